@@ -1,0 +1,33 @@
+#include "server/collision/aabb.h"
+
+#include <limits>
+
+namespace ligature {
+
+Aabb ComputeAabb(const Shape& shape, const Transform& pose, double margin) {
+  Vec3 extent = Vec3::Zero();
+  switch (shape.type) {
+    // A sphere is the same size along every axis.
+    case ShapeType::kSphere:
+      extent.setConstant(shape.radius);
+      break;
+    // A rotated box reaches |R| * half_extents along each world axis.
+    case ShapeType::kBox:
+      extent = pose.orientation.toRotationMatrix().cwiseAbs() * shape.half_extents;
+      break;
+    // A capsule is its segment's bounds grown by the radius.
+    case ShapeType::kCapsule:
+      extent = pose.Rotate(Vec3(0.0, shape.half_length, 0.0)).cwiseAbs() +
+               Vec3::Constant(shape.radius);
+      break;
+    // A plane is infinite: its box is unbounded in every direction.
+    case ShapeType::kPlane: {
+      const double inf = std::numeric_limits<double>::infinity();
+      return {Vec3::Constant(-inf), Vec3::Constant(inf)};
+    }
+  }
+  extent.array() += margin;
+  return {pose.position - extent, pose.position + extent};
+}
+
+}  // namespace ligature

@@ -1,0 +1,56 @@
+#include "server/collision/narrowphase.h"
+
+#include "server/collision/pairs/pair_functions.h"
+
+namespace ligature {
+namespace {
+
+// A table entry: the pair function and whether it takes the shapes in swapped order.
+struct PairEntry {
+  PairFunction fn;
+  bool swapped;
+};
+
+// Indexed [type of a][type of b]. Each pair has one function written for the lower type
+// first; the mirrored cell calls it with the arguments swapped.
+constexpr PairEntry kPairTable[kShapeTypeCount][kShapeTypeCount] = {
+    // a = sphere
+    {{CollideSphereSphere, false},
+     {CollideSphereBox, false},
+     {CollideSphereCapsule, false},
+     {CollideSpherePlane, false}},
+    // a = box
+    {{CollideSphereBox, true},
+     {CollideBoxBox, false},
+     {CollideBoxCapsule, false},
+     {CollideBoxPlane, false}},
+    // a = capsule
+    {{CollideSphereCapsule, true},
+     {CollideBoxCapsule, true},
+     {CollideCapsuleCapsule, false},
+     {CollideCapsulePlane, false}},
+    // a = plane
+    {{CollideSpherePlane, true},
+     {CollideBoxPlane, true},
+     {CollideCapsulePlane, true},
+     {CollidePlanePlane, false}},
+};
+
+}  // namespace
+
+int Collide(const Shape& a, const Transform& pa, const Shape& b, const Transform& pb,
+            double margin, ContactManifold* out) {
+  out->count = 0;
+  const int ia = static_cast<int>(a.type);
+  const int ib = static_cast<int>(b.type);
+  if (ia < 0 || ia >= kShapeTypeCount || ib < 0 || ib >= kShapeTypeCount) return 0;
+  const PairEntry& entry = kPairTable[ia][ib];
+  if (!entry.swapped) return entry.fn(a, pa, b, pb, margin, out);
+
+  // Swapped call: normals come back from B to A, so flip them to point from A to B.
+  const int count = entry.fn(b, pb, a, pa, margin, out);
+  for (int i = 0; i < count; ++i) out->points[i].normal = -out->points[i].normal;
+  return count;
+}
+
+}  // namespace ligature

@@ -1,0 +1,57 @@
+#pragma once
+// Small geometric helpers shared by the pair functions: safe normalization, closest points
+// on segments and boxes, and building a contact point from two surface points.
+
+#include <array>
+
+#include "server/collision/contact.h"
+#include "server/collision/shape.h"
+#include "server/math/transform.h"
+
+namespace ligature {
+
+// Lengths below this are treated as zero when a direction is needed (m).
+inline constexpr double kGeometryEpsilon = 1e-12;
+
+// Unit vector along `v`, or `fallback` (assumed unit) when `v` is too short to normalize.
+Vec3 NormalizedOr(const Vec3& v, const Vec3& fallback);
+
+// A unit vector perpendicular to `v`; UnitX when `v` is zero.
+Vec3 AnyPerpendicular(const Vec3& v);
+
+// Parameter in [0, 1] of the point of segment [a, b] closest to `p`.
+double ClosestParamOnSegment(const Vec3& p, const Vec3& a, const Vec3& b);
+
+// Closest points between segments [p0, p1] and [q0, q1]: parameters s (first) and t
+// (second) in [0, 1] and the points themselves. Degenerate segments act as points;
+// parallel segments get one valid pair of closest points (not unique).
+struct SegmentClosestPoints {
+  double s = 0.0;
+  double t = 0.0;
+  Vec3 on_first = Vec3::Zero();
+  Vec3 on_second = Vec3::Zero();
+};
+SegmentClosestPoints ClosestPointsBetweenSegments(const Vec3& p0, const Vec3& p1,
+                                                  const Vec3& q0, const Vec3& q1);
+
+// Parameter in [0, 1] of the point of segment [s0, s1] closest to the solid box with
+// half extents `half` centred at the origin (all in the box's frame). Exact: the squared
+// distance is piecewise quadratic between the points where the segment crosses a face plane.
+double ClosestParamSegmentToBox(const Vec3& s0, const Vec3& s1, const Vec3& half);
+
+// Clips the parameter range [*t0, *t1] of segment s0 + t * (s1 - s0) to the slab
+// |x[axis]| <= half. Returns false when nothing is left.
+bool ClipSegmentToSlab(const Vec3& s0, const Vec3& s1, int axis, double half, double* t0,
+                       double* t1);
+
+// World-space end points of a capsule's inner segment (local -Y end first).
+void CapsuleSegment(const Shape& capsule, const Transform& pose, Vec3* p0, Vec3* p1);
+
+// World-space corners of a box; corner k has local sign (+/-) on axis i from bit i of k.
+std::array<Vec3, 8> BoxCorners(const Shape& box, const Transform& pose);
+
+// Contact with position midway between the surface point on A and the one on B.
+ContactPoint MakeContact(const Vec3& on_a, const Vec3& on_b, const Vec3& normal,
+                         double distance);
+
+}  // namespace ligature

@@ -1,0 +1,45 @@
+#pragma once
+// One function per pair of shape types, in canonical order (lower ShapeType first). Each
+// clears `out`, writes the points whose signed distance is below `margin`, with normals
+// pointing from `a` to `b`, and returns how many it wrote.
+
+#include "server/collision/contact.h"
+#include "server/collision/shape.h"
+#include "server/math/transform.h"
+
+namespace ligature {
+
+using PairFunction = int (*)(const Shape& a, const Transform& pa, const Shape& b,
+                             const Transform& pb, double margin, ContactManifold* out);
+
+// sphere_pairs.cc
+int CollideSphereSphere(const Shape& a, const Transform& pa, const Shape& b,
+                        const Transform& pb, double margin, ContactManifold* out);
+int CollideSphereBox(const Shape& a, const Transform& pa, const Shape& b, const Transform& pb,
+                     double margin, ContactManifold* out);
+int CollideSphereCapsule(const Shape& a, const Transform& pa, const Shape& b,
+                         const Transform& pb, double margin, ContactManifold* out);
+
+// box_box.cc
+int CollideBoxBox(const Shape& a, const Transform& pa, const Shape& b, const Transform& pb,
+                  double margin, ContactManifold* out);
+
+// box_capsule.cc
+int CollideBoxCapsule(const Shape& a, const Transform& pa, const Shape& b,
+                      const Transform& pb, double margin, ContactManifold* out);
+
+// capsule_pairs.cc
+int CollideCapsuleCapsule(const Shape& a, const Transform& pa, const Shape& b,
+                          const Transform& pb, double margin, ContactManifold* out);
+
+// plane_pairs.cc (the plane is always `b`)
+int CollideSpherePlane(const Shape& a, const Transform& pa, const Shape& b,
+                       const Transform& pb, double margin, ContactManifold* out);
+int CollideBoxPlane(const Shape& a, const Transform& pa, const Shape& b, const Transform& pb,
+                    double margin, ContactManifold* out);
+int CollideCapsulePlane(const Shape& a, const Transform& pa, const Shape& b,
+                        const Transform& pb, double margin, ContactManifold* out);
+int CollidePlanePlane(const Shape& a, const Transform& pa, const Shape& b,
+                      const Transform& pb, double margin, ContactManifold* out);
+
+}  // namespace ligature

@@ -1,0 +1,56 @@
+#pragma once
+// Constraint rows: what every constraint kind hands the solvers. A block is one generalized
+// constraint (dimension 1 to 3) between two bodies: its directions as Jacobian rows on each
+// body's six displacement DOFs (linear then angular, world frame), its violation after free
+// motion, and the law that turns a violation into a force.
+
+#include <cstdint>
+#include <vector>
+
+#include "server/math/types.h"
+
+namespace ligature {
+
+enum class ConstraintLaw : uint8_t {
+  kBilateral = 0,        // violation driven to zero in every dimension
+  kUnilateral = 1,       // dimension 1: violation >= 0, force >= 0, complementary
+  kFrictionContact = 2,  // dimension 3: unilateral normal (row 0) + Coulomb friction (rows 1-2)
+};
+
+// Body index meaning "the immovable world".
+inline constexpr uint32_t kWorldBody = UINT32_MAX;
+
+using BlockJacobian = Eigen::Matrix<double, 3, 6>;
+
+struct ConstraintBlock {
+  ConstraintLaw law = ConstraintLaw::kBilateral;
+  int dim = 1;
+  uint32_t body_a = kWorldBody;
+  uint32_t body_b = kWorldBody;
+  BlockJacobian jacobian_a = BlockJacobian::Zero();  // rows [0, dim)
+  BlockJacobian jacobian_b = BlockJacobian::Zero();
+  Vec3 violation_free = Vec3::Zero();  // m, delta_free per dimension
+  Vec3 force = Vec3::Zero();           // N; warm start on input, solution on output
+  double friction = 0.0;               // Coulomb coefficient (kFrictionContact)
+};
+
+struct ConstraintRows {
+  std::vector<ConstraintBlock> blocks;
+
+  void Clear() { blocks.clear(); }
+  int Dimensions() const {
+    int n = 0;
+    for (const auto& b : blocks) n += b.dim;
+    return n;
+  }
+};
+
+// Jacobian row of a world point attached to a body at lever arm r (point - body origin),
+// moving along direction d: d . (dx + dtheta x r) = [d, r x d] . [dx, dtheta].
+inline Eigen::Matrix<double, 1, 6> PointRow(const Vec3& d, const Vec3& r) {
+  Eigen::Matrix<double, 1, 6> row;
+  row << d.transpose(), r.cross(d).transpose();
+  return row;
+}
+
+}  // namespace ligature

@@ -1,0 +1,37 @@
+#pragma once
+// Rows of a contact: a unilateral normal row, plus two tangent rows with Coulomb friction.
+
+#include "server/collision/contact.h"
+#include "server/constraint/constraint_rows.h"
+
+namespace ligature {
+
+// The two bodies of a contact as the row builder needs them: dense index (or kWorldBody),
+// origin, and free-motion velocities.
+struct ContactBody {
+  uint32_t index = kWorldBody;
+  Vec3 origin = Vec3::Zero();
+  Vec3 linear_velocity = Vec3::Zero();
+  Vec3 angular_velocity = Vec3::Zero();
+};
+
+// Penetration left alone, so that resting contacts persist from tick to tick (m).
+inline constexpr double kPenetrationSlop = 5e-4;
+// Fraction of the remaining penetration removed per tick. Removing all of it at once turns
+// the correction into a separating velocity and makes stacks jitter.
+inline constexpr double kPenetrationRecovery = 0.2;
+
+// The gap a contact row tries to keep: a separation counts in full (speculative contact);
+// a penetration beyond the slop is recovered gradually.
+double ContactGap(double distance);
+
+// A deterministic orthonormal tangent pair for a unit normal.
+void TangentBasis(const Vec3& n, Vec3* t1, Vec3* t2);
+
+// Builds the block of one contact point (normal from A to B). The violation after free
+// motion is the gap (ContactGap) plus the relative free displacement over the step, h v_rel.
+// With friction > 0 the block is a 3D friction contact; otherwise a 1D unilateral one.
+ConstraintBlock MakeContactBlock(const ContactPoint& p, const ContactBody& a,
+                                 const ContactBody& b, double friction, double h);
+
+}  // namespace ligature

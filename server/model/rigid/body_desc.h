@@ -1,0 +1,30 @@
+#pragma once
+// Description of a rigid body as clients give it: the input to the model and to scene files.
+
+#include <string>
+
+#include "server/collision/shape.h"
+#include "server/math/transform.h"
+
+namespace ligature {
+
+enum class BodyKind : uint8_t { kDynamic = 0, kKinematic = 1, kStatic = 2 };
+
+struct Material {
+  double density = 1000.0;   // kg/m^3
+  double mass = 0.0;         // kg; > 0 overrides density
+  double friction = 0.5;     // Coulomb coefficient
+  double restitution = 0.0;  // [0, 1]
+};
+
+struct BodyDesc {
+  std::string id;
+  BodyKind kind = BodyKind::kDynamic;
+  Shape shape;
+  Material material;
+  Transform pose;
+  Vec3 linear_velocity = Vec3::Zero();   // m/s
+  Vec3 angular_velocity = Vec3::Zero();  // rad/s
+};
+
+}  // namespace ligature

@@ -1,0 +1,137 @@
+#include "server/rpc/edits.h"
+
+#include "absl/strings/str_cat.h"
+#include "server/rpc/names.h"
+#include "server/world/scene_proto.h"
+#include "server/world/world_manager.h"
+
+namespace ligature {
+namespace {
+
+absl::StatusOr<std::string> ChildIn(const std::string& name, const std::string& collection,
+                                    const std::string& world_id, const std::string& field) {
+  auto parsed = ParseChildName(name, collection, field);
+  if (!parsed.ok()) return parsed.status();
+  if (parsed->world != world_id) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(field, ": names world ", parsed->world, ", not ", world_id));
+  }
+  return parsed->child;
+}
+
+}  // namespace
+
+absl::StatusOr<UpdateBodyEdit> UpdateBodyFromProto(const v1::UpdateBodyRequest& req,
+                                                   const std::string& world_id,
+                                                   const std::string& field) {
+  UpdateBodyEdit edit;
+  auto id = ChildIn(req.body().name(), "bodies", world_id, field + "body.name");
+  if (!id.ok()) return id.status();
+  edit.body_id = *id;
+  const v1::Body& b = req.body();
+  if (req.update_mask().paths_size() == 0) {
+    return absl::InvalidArgumentError(field + "update_mask: must name at least one field");
+  }
+  // Each masked field is validated as it would be on create.
+  for (int i = 0; i < req.update_mask().paths_size(); ++i) {
+    const std::string& p = req.update_mask().paths(i);
+    if (p == "pose") {
+      auto pose = PoseFromProto(b.pose(), field + "body.pose");
+      if (!pose.ok()) return pose.status();
+      edit.update.pose = *pose;
+    } else if (p == "linear_velocity") {
+      auto v = Vec3FromProto(b.linear_velocity(), field + "body.linear_velocity");
+      if (!v.ok()) return v.status();
+      edit.update.linear_velocity = *v;
+    } else if (p == "angular_velocity") {
+      auto v = Vec3FromProto(b.angular_velocity(), field + "body.angular_velocity");
+      if (!v.ok()) return v.status();
+      edit.update.angular_velocity = *v;
+    } else if (p == "material") {
+      auto m = MaterialFromProto(b.material(), field + "body.material");
+      if (!m.ok()) return m.status();
+      edit.update.material = *m;
+    } else if (p == "kind") {
+      switch (b.kind()) {
+        case v1::BODY_KIND_UNSPECIFIED:
+        case v1::BODY_KIND_DYNAMIC:
+          edit.update.kind = BodyKind::kDynamic;
+          break;
+        case v1::BODY_KIND_KINEMATIC:
+          edit.update.kind = BodyKind::kKinematic;
+          break;
+        case v1::BODY_KIND_STATIC:
+          edit.update.kind = BodyKind::kStatic;
+          break;
+        default:
+          return absl::InvalidArgumentError(field + "body.kind: unknown body kind");
+      }
+    } else {
+      return absl::InvalidArgumentError(
+          absl::StrCat(field, "update_mask.paths[", i, "]: cannot update \"", p, "\""));
+    }
+  }
+  return edit;
+}
+
+absl::StatusOr<SceneEdit> EditFromProto(const v1::Edit& e, const std::string& world_id,
+                                        const std::string& field) {
+  switch (e.kind_case()) {
+    case v1::Edit::kCreateBody: {
+      auto body = BodyFromProto(e.create_body(), field + ".create_body");
+      if (!body.ok()) return body.status();
+      return CreateBodyEdit{std::move(*body)};
+    }
+    case v1::Edit::kUpdateBody: {
+      auto u = UpdateBodyFromProto(e.update_body(), world_id, field + ".update_body.");
+      if (!u.ok()) return u.status();
+      return *u;
+    }
+    case v1::Edit::kDeleteBody: {
+      auto id = ChildIn(e.delete_body(), "bodies", world_id, field + ".delete_body");
+      if (!id.ok()) return id.status();
+      return DeleteBodyEdit{*id};
+    }
+    case v1::Edit::kCreateConstraint: {
+      auto c = ConstraintFromProto(e.create_constraint(), field + ".create_constraint");
+      if (!c.ok()) return c.status();
+      return CreateConstraintEdit{std::move(*c)};
+    }
+    case v1::Edit::kDeleteConstraint: {
+      auto id =
+          ChildIn(e.delete_constraint(), "constraints", world_id, field + ".delete_constraint");
+      if (!id.ok()) return id.status();
+      return DeleteConstraintEdit{*id};
+    }
+    case v1::Edit::KIND_NOT_SET:
+      break;
+  }
+  return absl::InvalidArgumentError(field + ": an edit kind is required");
+}
+
+absl::StatusOr<std::string> ApplyEdit(const SceneEdit& edit, World& world) {
+  const std::string world_id = WorldIdFromName(world.name());
+  if (auto* e = std::get_if<CreateBodyEdit>(&edit)) {
+    auto id = world.AddBody(e->body);
+    if (!id.ok()) return id.status();
+    return BodyName(world_id, *id);
+  }
+  if (auto* e = std::get_if<UpdateBodyEdit>(&edit)) {
+    if (auto s = world.UpdateBody(e->body_id, e->update); !s.ok()) return s;
+    return std::string();
+  }
+  if (auto* e = std::get_if<DeleteBodyEdit>(&edit)) {
+    if (auto s = world.RemoveBody(e->body_id); !s.ok()) return s;
+    return std::string();
+  }
+  if (auto* e = std::get_if<CreateConstraintEdit>(&edit)) {
+    auto id = world.AddConstraint(e->constraint);
+    if (!id.ok()) return id.status();
+    return ConstraintName(world_id, *id);
+  }
+  const auto& e = std::get<DeleteConstraintEdit>(edit);
+  if (auto s = world.RemoveConstraint(e.constraint_id); !s.ok()) return s;
+  return std::string();
+}
+
+}  // namespace ligature

@@ -1,0 +1,44 @@
+#pragma once
+// Scene edits converted from their proto form and validated, ready to apply to a World.
+
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "ligature/v1/scene_service.pb.h"
+#include "server/world/world.h"
+
+namespace ligature {
+
+struct CreateBodyEdit {
+  BodyDesc body;
+};
+struct UpdateBodyEdit {
+  std::string body_id;
+  BodyUpdate update;
+};
+struct DeleteBodyEdit {
+  std::string body_id;
+};
+struct CreateConstraintEdit {
+  ConstraintDesc constraint;
+};
+struct DeleteConstraintEdit {
+  std::string constraint_id;
+};
+using SceneEdit = std::variant<CreateBodyEdit, UpdateBodyEdit, DeleteBodyEdit,
+                               CreateConstraintEdit, DeleteConstraintEdit>;
+
+// Validates an UpdateBodyRequest of world `world_id` (field names relative to `field`).
+absl::StatusOr<UpdateBodyEdit> UpdateBodyFromProto(const v1::UpdateBodyRequest& req,
+                                                   const std::string& world_id,
+                                                   const std::string& field);
+// Validates one edit of a batch on world `world_id`.
+absl::StatusOr<SceneEdit> EditFromProto(const v1::Edit& edit, const std::string& world_id,
+                                        const std::string& field);
+
+// Applies one edit; returns the resource name it created, or "" when it created nothing.
+absl::StatusOr<std::string> ApplyEdit(const SceneEdit& edit, World& world);
+
+}  // namespace ligature

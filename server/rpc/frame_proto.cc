@@ -1,0 +1,46 @@
+#include "server/rpc/frame_proto.h"
+
+#include "server/world/scene_proto.h"
+
+namespace ligature {
+
+void FrameToProto(const Frame& frame, const absl::flat_hash_set<std::string>& only,
+                  v1::Frame* out) {
+  out->Clear();
+  out->set_world(frame.world);
+  out->set_tick(frame.tick);
+  out->set_sim_time(frame.sim_time);
+  for (const BodyState& b : frame.bodies) {
+    if (!only.empty() && !only.contains(b.id)) continue;
+    v1::BodyState* s = out->add_bodies();
+    s->set_id(b.id);
+    PoseToProto(b.pose, s->mutable_pose());
+    Vec3ToProto(b.linear_velocity, s->mutable_linear_velocity());
+    Vec3ToProto(b.angular_velocity, s->mutable_angular_velocity());
+  }
+  v1::SolverStats* stats = out->mutable_solver();
+  stats->set_iterations(frame.stats.iterations);
+  stats->set_residual(frame.stats.residual);
+  stats->set_constraint_rows(frame.stats.constraint_rows);
+  stats->set_contacts(frame.stats.contacts);
+  out->set_step_ms(frame.stats.step_ms);
+  for (const std::string& c : frame.removed_constraints) {
+    out->add_removed_constraints(frame.world + "/constraints/" + c);
+  }
+}
+
+v1::World WorldInfoToProto(const WorldInfo& info) {
+  v1::World w;
+  w.set_name(info.name);
+  *w.mutable_settings() = SettingsToProto(info.settings);
+  w.set_tick(info.tick);
+  w.set_sim_time(info.sim_time);
+  w.set_body_count(info.body_count);
+  w.set_constraint_count(info.constraint_count);
+  w.set_missed_ticks(info.missed_ticks);
+  w.set_overruns(info.overruns);
+  w.set_last_step_ms(info.last_step_ms);
+  return w;
+}
+
+}  // namespace ligature

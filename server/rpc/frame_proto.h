@@ -1,0 +1,17 @@
+#pragma once
+// Engine frames and world summaries -> ligature.v1 messages.
+
+#include "absl/container/flat_hash_set.h"
+#include "ligature/v1/frame.pb.h"
+#include "ligature/v1/world_service.pb.h"
+#include "server/world/frame.h"
+#include "server/world/world_host.h"
+
+namespace ligature {
+
+// `only` empty: every body; otherwise just those ids.
+void FrameToProto(const Frame& frame, const absl::flat_hash_set<std::string>& only,
+                  v1::Frame* out);
+v1::World WorldInfoToProto(const WorldInfo& info);
+
+}  // namespace ligature

@@ -1,0 +1,73 @@
+#include "server/rpc/frame_stream.h"
+
+#include <algorithm>
+#include <chrono>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "server/rpc/frame_proto.h"
+
+namespace ligature {
+
+absl::StatusOr<FrameStreamOptions> MakeFrameStreamOptions(
+    const WorldHost& host, double max_rate_hz,
+    const google::protobuf::RepeatedPtrField<std::string>& body_ids) {
+  FrameStreamOptions options;
+  if (!std::isfinite(max_rate_hz) || max_rate_hz < 0.0 || max_rate_hz > 10000.0) {
+    return absl::InvalidArgumentError("max_rate_hz: must be in [0, 10000]");
+  }
+  options.max_rate_hz = max_rate_hz;
+  const std::shared_ptr<const Frame> frame = host.LatestFrame();
+  absl::flat_hash_set<std::string> present;
+  for (const BodyState& b : frame->bodies) present.insert(b.id);
+  for (int i = 0; i < body_ids.size(); ++i) {
+    if (!present.contains(body_ids[i])) {
+      return absl::NotFoundError(
+          absl::StrCat("body_ids[", i, "]: body ", body_ids[i], " not found"));
+    }
+    options.only.insert(body_ids[i]);
+  }
+  return options;
+}
+
+absl::Status StreamFrames(const WorldHost& host, const FrameStreamOptions& options,
+                          const std::function<bool(const v1::Frame&)>& write,
+                          const std::function<absl::Status()>& should_stop,
+                          const std::atomic<bool>& server_stopping) {
+  using Clock = std::chrono::steady_clock;
+  // How often a quiet stream checks for cancellation.
+  constexpr auto kPoll = std::chrono::milliseconds(100);
+  uint64_t seen = 0;
+  Clock::time_point next_send = Clock::now();
+  v1::Frame message;
+  while (true) {
+    if (absl::Status s = should_stop(); !s.ok()) return s;
+    uint64_t version = 0;
+    bool open = true;
+    std::shared_ptr<const Frame> frame =
+        host.WaitForFrame(seen, absl::FromChrono(kPoll), &version, &open);
+    if (!open) {
+      if (server_stopping.load()) return absl::UnavailableError("the server is shutting down");
+      return absl::NotFoundError(absl::StrCat(host.name(), " was deleted"));
+    }
+    if (version == seen) continue;  // timed out: check for cancellation and wait again
+
+    // Hold to the rate limit, then send whatever is newest by then.
+    const double rate = options.max_rate_hz > 0.0 ? options.max_rate_hz : host.rate_hz();
+    if (Clock::now() < next_send) {
+      while (Clock::now() < next_send) {
+        std::this_thread::sleep_until(std::min(next_send, Clock::now() + kPoll));
+        if (absl::Status s = should_stop(); !s.ok()) return s;
+      }
+      frame = host.WaitForFrame(version, absl::ZeroDuration(), &version, &open);
+    }
+    seen = version;
+    FrameToProto(*frame, options.only, &message);
+    if (!write(message)) return absl::CancelledError("the client went away");
+    const auto period = std::chrono::duration_cast<Clock::duration>(
+        std::chrono::duration<double>(1.0 / rate));
+    next_send = std::max(next_send + period, Clock::now() - period);
+  }
+}
+
+}  // namespace ligature

@@ -1,0 +1,36 @@
+#pragma once
+// Sends a world's frames to one client at a bounded rate, always the newest frame: a slow
+// client skips frames instead of building a backlog, and its stream blocks only its own
+// thread, never the world.
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "ligature/v1/frame.pb.h"
+#include "server/world/world_host.h"
+
+namespace ligature {
+
+struct FrameStreamOptions {
+  double max_rate_hz = 0.0;               // 0: the world's rate
+  absl::flat_hash_set<std::string> only;  // body ids; empty: all
+};
+
+// Validates a watch request's rate and body filter against the world.
+absl::StatusOr<FrameStreamOptions> MakeFrameStreamOptions(
+    const WorldHost& host, double max_rate_hz,
+    const google::protobuf::RepeatedPtrField<std::string>& body_ids);
+
+// Streams until `write` fails (client gone), `should_stop` returns a non-OK status, or the
+// world closes. Returns the status the RPC should end with.
+absl::Status StreamFrames(const WorldHost& host, const FrameStreamOptions& options,
+                          const std::function<bool(const v1::Frame&)>& write,
+                          const std::function<absl::Status()>& should_stop,
+                          const std::atomic<bool>& server_stopping);
+
+}  // namespace ligature

@@ -1,0 +1,168 @@
+#include "server/rpc/scene_service_impl.h"
+
+#include "absl/strings/str_cat.h"
+#include "server/rpc/edits.h"
+#include "server/rpc/names.h"
+#include "server/rpc/status.h"
+#include "server/world/scene_proto.h"
+
+namespace ligature {
+namespace {
+
+constexpr absl::Duration kApplyTimeout = absl::Seconds(30);
+constexpr int kMaxBatchEdits = 10000;
+
+// Applies `edits` on the world's thread, all or none: on the first failure the world is
+// restored from a copy taken before the batch. Returns the created names.
+absl::StatusOr<std::vector<std::string>> ApplyAll(WorldHost& host, std::vector<SceneEdit> edits,
+                                                  bool prefix_errors) {
+  return host.Call<std::vector<std::string>>(
+      [edits = std::move(edits), prefix_errors](
+          World& world) -> absl::StatusOr<std::vector<std::string>> {
+        std::optional<World> backup;
+        if (edits.size() > 1) backup.emplace(world);
+        std::vector<std::string> created;
+        for (size_t i = 0; i < edits.size(); ++i) {
+          auto name = ApplyEdit(edits[i], world);
+          if (!name.ok()) {
+            if (backup) world = std::move(*backup);
+            if (!prefix_errors) return name.status();
+            return absl::Status(name.status().code(),
+                                absl::StrCat("edits[", i, "]: ", name.status().message()));
+          }
+          if (!name->empty()) created.push_back(std::move(*name));
+        }
+        return created;
+      },
+      kApplyTimeout);
+}
+
+// Finds the world named by `name` (field `field`).
+absl::StatusOr<std::shared_ptr<WorldHost>> HostFor(WorldManager* manager,
+                                                   const std::string& name,
+                                                   const std::string& field) {
+  auto id = ParseWorldName(name, field);
+  if (!id.ok()) return id.status();
+  return manager->Get(*id);
+}
+
+absl::StatusOr<std::shared_ptr<WorldHost>> HostForChild(WorldManager* manager,
+                                                        const std::string& name,
+                                                        const std::string& collection,
+                                                        const std::string& field,
+                                                        std::string* child) {
+  auto parsed = ParseChildName(name, collection, field);
+  if (!parsed.ok()) return parsed.status();
+  *child = parsed->child;
+  return manager->Get(parsed->world);
+}
+
+}  // namespace
+
+grpc::Status SceneServiceImpl::CreateBody(grpc::ServerContext*, const v1::CreateBodyRequest* req,
+                                          v1::Body* resp) {
+  auto host = HostFor(manager_, req->parent(), "parent");
+  if (!host.ok()) return ToGrpcStatus(host.status());
+  auto body = BodyFromProto(req->body(), "body");
+  if (!body.ok()) return ToGrpcStatus(body.status());
+  const std::string world_id = WorldIdFromName((*host)->name());
+  auto created = (*host)->Call<BodyDesc>(
+      [desc = std::move(*body)](World& w) -> absl::StatusOr<BodyDesc> {
+        auto id = w.AddBody(desc);
+        if (!id.ok()) return id.status();
+        return w.GetBody(*id);
+      },
+      kApplyTimeout);
+  if (!created.ok()) return ToGrpcStatus(created.status());
+  *resp = BodyToProto(*created);
+  resp->set_name(BodyName(world_id, created->id));
+  return grpc::Status::OK;
+}
+
+grpc::Status SceneServiceImpl::UpdateBody(grpc::ServerContext*, const v1::UpdateBodyRequest* req,
+                                          v1::Body* resp) {
+  std::string body_id;
+  auto host = HostForChild(manager_, req->body().name(), "bodies", "body.name", &body_id);
+  if (!host.ok()) return ToGrpcStatus(host.status());
+  const std::string world_id = WorldIdFromName((*host)->name());
+  auto edit = UpdateBodyFromProto(*req, world_id, "");
+  if (!edit.ok()) return ToGrpcStatus(edit.status());
+  auto updated = (*host)->Call<BodyDesc>(
+      [edit = std::move(*edit)](World& w) -> absl::StatusOr<BodyDesc> {
+        if (auto s = w.UpdateBody(edit.body_id, edit.update); !s.ok()) return s;
+        return w.GetBody(edit.body_id);
+      },
+      kApplyTimeout);
+  if (!updated.ok()) return ToGrpcStatus(updated.status());
+  *resp = BodyToProto(*updated);
+  resp->set_name(BodyName(world_id, updated->id));
+  return grpc::Status::OK;
+}
+
+grpc::Status SceneServiceImpl::DeleteBody(grpc::ServerContext*, const v1::DeleteBodyRequest* req,
+                                          v1::DeleteBodyResponse*) {
+  std::string body_id;
+  auto host = HostForChild(manager_, req->name(), "bodies", "name", &body_id);
+  if (!host.ok()) return ToGrpcStatus(host.status());
+  return ToGrpcStatus(ApplyAll(**host, {DeleteBodyEdit{body_id}}, false).status());
+}
+
+grpc::Status SceneServiceImpl::CreateConstraint(grpc::ServerContext*,
+                                                const v1::CreateConstraintRequest* req,
+                                                v1::Constraint* resp) {
+  auto host = HostFor(manager_, req->parent(), "parent");
+  if (!host.ok()) return ToGrpcStatus(host.status());
+  auto desc = ConstraintFromProto(req->constraint(), "constraint");
+  if (!desc.ok()) return ToGrpcStatus(desc.status());
+  auto created = ApplyAll(**host, {CreateConstraintEdit{*desc}}, false);
+  if (!created.ok()) return ToGrpcStatus(created.status());
+  *resp = req->constraint();
+  resp->set_name(created->front());
+  resp->set_id(created->front().substr(created->front().rfind('/') + 1));
+  return grpc::Status::OK;
+}
+
+grpc::Status SceneServiceImpl::DeleteConstraint(grpc::ServerContext*,
+                                                const v1::DeleteConstraintRequest* req,
+                                                v1::DeleteConstraintResponse*) {
+  std::string id;
+  auto host = HostForChild(manager_, req->name(), "constraints", "name", &id);
+  if (!host.ok()) return ToGrpcStatus(host.status());
+  return ToGrpcStatus(ApplyAll(**host, {DeleteConstraintEdit{id}}, false).status());
+}
+
+grpc::Status SceneServiceImpl::BatchEdit(grpc::ServerContext*, const v1::BatchEditRequest* req,
+                                         v1::BatchEditResponse* resp) {
+  auto host = HostFor(manager_, req->parent(), "parent");
+  if (!host.ok()) return ToGrpcStatus(host.status());
+  if (req->edits_size() > kMaxBatchEdits) {
+    return ToGrpcStatus(absl::InvalidArgumentError(
+        absl::StrCat("edits: at most ", kMaxBatchEdits, " edits per batch")));
+  }
+  // Every edit is validated before any is applied.
+  const std::string world_id = WorldIdFromName((*host)->name());
+  std::vector<SceneEdit> edits;
+  edits.reserve(req->edits_size());
+  for (int i = 0; i < req->edits_size(); ++i) {
+    auto edit = EditFromProto(req->edits(i), world_id, absl::StrCat("edits[", i, "]"));
+    if (!edit.ok()) return ToGrpcStatus(edit.status());
+    edits.push_back(std::move(*edit));
+  }
+  auto created = ApplyAll(**host, std::move(edits), true);
+  if (!created.ok()) return ToGrpcStatus(created.status());
+  for (std::string& name : *created) resp->add_created(std::move(name));
+  return grpc::Status::OK;
+}
+
+grpc::Status SceneServiceImpl::ExportScene(grpc::ServerContext*,
+                                           const v1::ExportSceneRequest* req, v1::Scene* resp) {
+  auto host = HostFor(manager_, req->parent(), "parent");
+  if (!host.ok()) return ToGrpcStatus(host.status());
+  auto scene = (*host)->Call<SceneDesc>(
+      [](World& w) -> absl::StatusOr<SceneDesc> { return w.Export(); }, kApplyTimeout);
+  if (!scene.ok()) return ToGrpcStatus(scene.status());
+  *resp = SceneToProto(*scene);
+  return grpc::Status::OK;
+}
+
+}  // namespace ligature

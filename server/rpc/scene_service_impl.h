@@ -1,0 +1,35 @@
+#pragma once
+// SceneService: edits are validated and converted here, then applied by the world's own
+// thread at its next tick.
+
+#include "ligature/v1/scene_service.grpc.pb.h"
+#include "server/world/world_manager.h"
+
+namespace ligature {
+
+class SceneServiceImpl final : public v1::SceneService::Service {
+ public:
+  explicit SceneServiceImpl(WorldManager* manager) : manager_(manager) {}
+
+  grpc::Status CreateBody(grpc::ServerContext* ctx, const v1::CreateBodyRequest* req,
+                          v1::Body* resp) override;
+  grpc::Status UpdateBody(grpc::ServerContext* ctx, const v1::UpdateBodyRequest* req,
+                          v1::Body* resp) override;
+  grpc::Status DeleteBody(grpc::ServerContext* ctx, const v1::DeleteBodyRequest* req,
+                          v1::DeleteBodyResponse* resp) override;
+  grpc::Status CreateConstraint(grpc::ServerContext* ctx,
+                                const v1::CreateConstraintRequest* req,
+                                v1::Constraint* resp) override;
+  grpc::Status DeleteConstraint(grpc::ServerContext* ctx,
+                                const v1::DeleteConstraintRequest* req,
+                                v1::DeleteConstraintResponse* resp) override;
+  grpc::Status BatchEdit(grpc::ServerContext* ctx, const v1::BatchEditRequest* req,
+                         v1::BatchEditResponse* resp) override;
+  grpc::Status ExportScene(grpc::ServerContext* ctx, const v1::ExportSceneRequest* req,
+                           v1::Scene* resp) override;
+
+ private:
+  WorldManager* manager_;
+};
+
+}  // namespace ligature

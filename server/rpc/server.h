@@ -1,0 +1,50 @@
+#pragma once
+// The gRPC server: the three ligature.v1 services, grpc.health.v1 and reflection, over one
+// WorldManager.
+
+#include <atomic>
+#include <memory>
+#include <string>
+
+#include "absl/status/status.h"
+#include "grpcpp/server.h"
+#include "server/rpc/scene_service_impl.h"
+#include "server/rpc/session_service_impl.h"
+#include "server/rpc/world_service_impl.h"
+#include "server/world/world_manager.h"
+
+namespace ligature {
+
+struct ServerOptions {
+  std::string listen_address = "127.0.0.1:50051";
+  WorldManagerOptions worlds;
+  int max_message_bytes = 64 << 20;  // larger requests get RESOURCE_EXHAUSTED
+};
+
+class Server {
+ public:
+  explicit Server(const ServerOptions& options);
+  ~Server();
+
+  // Binds and starts serving; reports the bound port (useful with port 0).
+  absl::Status Start();
+  int port() const { return port_; }
+  WorldManager& worlds() { return manager_; }
+
+  // Health goes NOT_SERVING, worlds close (streams end with UNAVAILABLE), then the server
+  // stops, letting in-flight unary calls finish for up to `grace`.
+  void Shutdown(absl::Duration grace = absl::Seconds(2));
+  void Wait();
+
+ private:
+  ServerOptions options_;
+  WorldManager manager_;
+  std::atomic<bool> stopping_{false};
+  WorldServiceImpl world_service_;
+  SceneServiceImpl scene_service_;
+  SessionServiceImpl session_service_;
+  std::unique_ptr<grpc::Server> server_;
+  int port_ = 0;
+};
+
+}  // namespace ligature

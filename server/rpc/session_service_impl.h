@@ -1,0 +1,27 @@
+#pragma once
+// SessionService: frame streams to watchers and device poses in from interactive clients.
+
+#include <atomic>
+
+#include "ligature/v1/session_service.grpc.pb.h"
+#include "server/world/world_manager.h"
+
+namespace ligature {
+
+class SessionServiceImpl final : public v1::SessionService::Service {
+ public:
+  // `stopping` turns true when the server shuts down; streams then end with UNAVAILABLE.
+  SessionServiceImpl(WorldManager* manager, const std::atomic<bool>* stopping)
+      : manager_(manager), stopping_(stopping) {}
+
+  grpc::Status Watch(grpc::ServerContext* ctx, const v1::WatchRequest* req,
+                     grpc::ServerWriter<v1::Frame>* writer) override;
+  grpc::Status Interact(grpc::ServerContext* ctx,
+                        grpc::ServerReaderWriter<v1::Frame, v1::InteractRequest>* stream) override;
+
+ private:
+  WorldManager* manager_;
+  const std::atomic<bool>* stopping_;
+};
+
+}  // namespace ligature

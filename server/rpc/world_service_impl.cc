@@ -1,0 +1,185 @@
+#include "server/rpc/world_service_impl.h"
+
+#include "absl/strings/str_cat.h"
+#include "server/rpc/frame_proto.h"
+#include "server/rpc/names.h"
+#include "server/rpc/status.h"
+#include "server/world/scene_library.h"
+#include "server/world/scene_proto.h"
+
+namespace ligature {
+namespace {
+
+// How long an RPC waits for a world to apply its command.
+constexpr absl::Duration kApplyTimeout = absl::Seconds(30);
+
+// Copies the masked fields of `from` onto `to`; fails on a path it does not know.
+absl::Status MergeSettings(const v1::WorldSettings& from,
+                           const google::protobuf::FieldMask& mask, v1::WorldSettings* to) {
+  if (mask.paths_size() == 0) {
+    return absl::InvalidArgumentError("update_mask: must name at least one field");
+  }
+  for (int i = 0; i < mask.paths_size(); ++i) {
+    const std::string& p = mask.paths(i);
+    if (p == "settings") {
+      *to = from;
+    } else if (p == "settings.rate_hz") {
+      to->set_rate_hz(from.rate_hz());
+    } else if (p == "settings.paused") {
+      to->set_paused(from.paused());
+    } else if (p == "settings.gravity") {
+      *to->mutable_gravity() = from.gravity();
+    } else if (p == "settings.solver") {
+      *to->mutable_solver() = from.solver();
+    } else if (p == "settings.solver.kind") {
+      to->mutable_solver()->set_kind(from.solver().kind());
+    } else if (p == "settings.solver.max_iterations") {
+      to->mutable_solver()->set_max_iterations(from.solver().max_iterations());
+    } else if (p == "settings.solver.tolerance") {
+      if (from.solver().has_tolerance()) {
+        to->mutable_solver()->set_tolerance(from.solver().tolerance());
+      } else {
+        to->mutable_solver()->clear_tolerance();
+      }
+    } else if (p == "settings.solver.warm_start") {
+      if (from.solver().has_warm_start()) {
+        to->mutable_solver()->set_warm_start(from.solver().warm_start());
+      } else {
+        to->mutable_solver()->clear_warm_start();
+      }
+    } else if (p == "settings.contact_margin") {
+      if (from.has_contact_margin()) {
+        to->set_contact_margin(from.contact_margin());
+      } else {
+        to->clear_contact_margin();
+      }
+    } else {
+      return absl::InvalidArgumentError(
+          absl::StrCat("update_mask.paths[", i, "]: cannot update \"", p, "\""));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+grpc::Status WorldServiceImpl::CreateWorld(grpc::ServerContext*,
+                                           const v1::CreateWorldRequest* req,
+                                           v1::World* resp) {
+  if (!req->world_id().empty()) {
+    if (auto s = ValidateId(req->world_id(), "world_id"); !s.ok()) return ToGrpcStatus(s);
+  }
+  v1::Scene scene_proto;
+  switch (req->source_case()) {
+    case v1::CreateWorldRequest::kScene:
+      scene_proto = req->scene();
+      break;
+    case v1::CreateWorldRequest::kSceneName: {
+      auto loaded = LoadBuiltinScene(req->scene_name());
+      if (!loaded.ok()) {
+        return ToGrpcStatus(absl::InvalidArgumentError(
+            absl::StrCat("scene_name: ", loaded.status().message())));
+      }
+      scene_proto = std::move(*loaded);
+      break;
+    }
+    case v1::CreateWorldRequest::SOURCE_NOT_SET:
+      break;  // an empty world with default settings
+  }
+  auto scene = SceneFromProto(scene_proto);
+  if (!scene.ok()) {
+    return ToGrpcStatus(absl::InvalidArgumentError(absl::StrCat(
+        req->source_case() == v1::CreateWorldRequest::kScene ? "scene." : "scene_name: ",
+        scene.status().message())));
+  }
+  auto host = manager_->Create(req->world_id(), *scene);
+  if (!host.ok()) return ToGrpcStatus(host.status());
+  *resp = WorldInfoToProto((*host)->Info());
+  return grpc::Status::OK;
+}
+
+grpc::Status WorldServiceImpl::GetWorld(grpc::ServerContext*, const v1::GetWorldRequest* req,
+                                        v1::World* resp) {
+  auto id = ParseWorldName(req->name(), "name");
+  if (!id.ok()) return ToGrpcStatus(id.status());
+  auto host = manager_->Get(*id);
+  if (!host.ok()) return ToGrpcStatus(host.status());
+  *resp = WorldInfoToProto((*host)->Info());
+  return grpc::Status::OK;
+}
+
+grpc::Status WorldServiceImpl::ListWorlds(grpc::ServerContext*,
+                                          const v1::ListWorldsRequest* req,
+                                          v1::ListWorldsResponse* resp) {
+  if (req->page_size() < 0 || req->page_size() > 1000) {
+    return ToGrpcStatus(absl::InvalidArgumentError("page_size: must be in [0, 1000]"));
+  }
+  if (!req->page_token().empty()) {
+    if (auto s = ValidateId(req->page_token(), "page_token"); !s.ok()) return ToGrpcStatus(s);
+  }
+  const WorldPage page =
+      manager_->List(req->page_size() == 0 ? 100 : req->page_size(), req->page_token());
+  for (const WorldInfo& info : page.worlds) *resp->add_worlds() = WorldInfoToProto(info);
+  resp->set_next_page_token(page.next_page_token);
+  return grpc::Status::OK;
+}
+
+grpc::Status WorldServiceImpl::UpdateWorld(grpc::ServerContext*,
+                                           const v1::UpdateWorldRequest* req,
+                                           v1::World* resp) {
+  auto id = ParseWorldName(req->world().name(), "world.name");
+  if (!id.ok()) return ToGrpcStatus(id.status());
+  auto host = manager_->Get(*id);
+  if (!host.ok()) return ToGrpcStatus(host.status());
+  // Merge and validate here; the world only receives settings known to be valid.
+  v1::WorldSettings merged = SettingsToProto((*host)->Info().settings);
+  if (auto s = MergeSettings(req->world().settings(), req->update_mask(), &merged); !s.ok()) {
+    return ToGrpcStatus(s);
+  }
+  auto settings = SettingsFromProto(merged, "world.settings");
+  if (!settings.ok()) return ToGrpcStatus(settings.status());
+  auto applied = (*host)->Call<bool>(
+      [settings = *settings](World& w) -> absl::StatusOr<bool> {
+        w.SetSettings(settings);
+        return true;
+      },
+      kApplyTimeout);
+  if (!applied.ok()) return ToGrpcStatus(applied.status());
+  *resp = WorldInfoToProto((*host)->Info());
+  return grpc::Status::OK;
+}
+
+grpc::Status WorldServiceImpl::DeleteWorld(grpc::ServerContext*,
+                                           const v1::DeleteWorldRequest* req,
+                                           v1::DeleteWorldResponse*) {
+  auto id = ParseWorldName(req->name(), "name");
+  if (!id.ok()) return ToGrpcStatus(id.status());
+  return ToGrpcStatus(manager_->Delete(*id));
+}
+
+grpc::Status WorldServiceImpl::StepWorld(grpc::ServerContext*, const v1::StepWorldRequest* req,
+                                         v1::Frame* resp) {
+  auto id = ParseWorldName(req->name(), "name");
+  if (!id.ok()) return ToGrpcStatus(id.status());
+  if (req->ticks() < 1 || req->ticks() > 100000) {
+    return ToGrpcStatus(absl::InvalidArgumentError("ticks: must be in [1, 100000]"));
+  }
+  auto host = manager_->Get(*id);
+  if (!host.ok()) return ToGrpcStatus(host.status());
+  const int ticks = req->ticks();
+  auto frame = (*host)->Call<Frame>(
+      [ticks](World& w) -> absl::StatusOr<Frame> {
+        if (!w.settings().paused) {
+          return absl::FailedPreconditionError(
+              "the world is running: pause it (settings.paused) before stepping it");
+        }
+        for (int i = 0; i < ticks; ++i) w.Step();
+        return w.MakeFrame();
+      },
+      kApplyTimeout + absl::Milliseconds(10) * ticks);
+  if (!frame.ok()) return ToGrpcStatus(frame.status());
+  FrameToProto(*frame, {}, resp);
+  return grpc::Status::OK;
+}
+
+}  // namespace ligature

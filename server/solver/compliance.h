@@ -1,0 +1,25 @@
+#pragma once
+// Per-body compliance in constraint resolution: C = (M / h^2)^-1 = h^2 M^-1 for a rigid body
+// (no stiffness, no damping), split into its linear and angular parts. Solvers see only
+// this and the rows, never the bodies themselves.
+
+#include <span>
+#include <vector>
+
+#include "server/math/types.h"
+
+namespace ligature {
+
+struct BodyCompliance {
+  double linear = 0.0;            // m/N
+  Mat3 angular = Mat3::Zero();    // rad/(N m), world frame
+
+  // Displacement [dx, dtheta] caused by generalized force [f, torque].
+  Vec6 Apply(const Vec6& wrench) const {
+    Vec6 out;
+    out << linear * wrench.head<3>(), angular * wrench.tail<3>();
+    return out;
+  }
+};
+
+}  // namespace ligature

@@ -1,0 +1,16 @@
+#pragma once
+// The constraint-specific treatment of the modified Gauss-Seidel: given the local compliance
+// block W_bb and the violation the block would have with its own force removed, each law
+// returns its new force. Laws know nothing of bodies or of the other constraints.
+
+#include "server/constraint/constraint_rows.h"
+
+namespace ligature {
+
+// W: dim x dim block (upper-left of a 3x3); w_inv: its inverse; free: violation without the
+// block's own force. Returns the new force.
+Vec3 SolveBilateral(int dim, const Mat3& w_inv, const Vec3& free);
+Vec3 SolveUnilateral(const Mat3& w, const Vec3& free);
+Vec3 SolveFrictionContact(const Mat3& w, const Mat3& w_inv, const Vec3& free, double mu);
+
+}  // namespace ligature

@@ -1,0 +1,112 @@
+#include "server/solver/gauss_seidel.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+
+#include "server/solver/constraint_laws.h"
+
+namespace ligature {
+namespace {
+
+// C H^T for one body of a block (zero for the world and for bodies without compliance).
+Eigen::Matrix<double, 6, 3> ComplianceTimesJt(const BlockJacobian& j, const BodyCompliance& c) {
+  Eigen::Matrix<double, 6, 3> out;
+  out.topRows<3>() = c.linear * j.leftCols<3>().transpose();
+  out.bottomRows<3>() = c.angular * j.rightCols<3>().transpose();
+  return out;
+}
+
+}  // namespace
+
+// Builds C H^T and the diagonal compliance block W_bb (and its inverse) of every block.
+void GaussSeidelSolver::Prepare(const ConstraintRows& rows,
+                                std::span<const BodyCompliance> compliance) {
+  cache_.resize(rows.blocks.size());
+  for (size_t i = 0; i < rows.blocks.size(); ++i) {
+    const ConstraintBlock& b = rows.blocks[i];
+    BlockCache& c = cache_[i];
+    c.cjt_a.setZero();
+    c.cjt_b.setZero();
+    Mat3 w = Mat3::Zero();
+    if (b.body_a != kWorldBody) {
+      c.cjt_a = ComplianceTimesJt(b.jacobian_a, compliance[b.body_a]);
+      w += b.jacobian_a * c.cjt_a;
+    }
+    if (b.body_b != kWorldBody) {
+      c.cjt_b = ComplianceTimesJt(b.jacobian_b, compliance[b.body_b]);
+      w += b.jacobian_b * c.cjt_b;
+    }
+    // Unused dimensions get an identity so the 3x3 inverse stays defined.
+    for (int d = b.dim; d < 3; ++d) {
+      w.row(d).setZero();
+      w.col(d).setZero();
+      w(d, d) = 1.0;
+    }
+    // A block on two immovable bodies has no compliance: it can do nothing.
+    for (int d = 0; d < b.dim; ++d) {
+      if (w(d, d) <= 0.0) w(d, d) = 1.0;
+    }
+    c.w = w;
+    c.w_inv = w.inverse();
+  }
+}
+
+SolveResult GaussSeidelSolver::Solve(ConstraintRows& rows,
+                                     std::span<const BodyCompliance> compliance,
+                                     const GaussSeidelOptions& options,
+                                     std::vector<Vec6>* displacements) {
+  std::vector<Vec6>& dq = *displacements;
+  dq.assign(compliance.size(), Vec6::Zero());
+  SolveResult result;
+  if (rows.blocks.empty()) return result;
+  Prepare(rows, compliance);
+
+  // Warm start: the displacements the previous forces cause.
+  for (size_t i = 0; i < rows.blocks.size(); ++i) {
+    ConstraintBlock& b = rows.blocks[i];
+    if (!options.warm_start) b.force.setZero();
+    if (b.force.isZero()) continue;
+    if (b.body_a != kWorldBody) dq[b.body_a] += cache_[i].cjt_a * b.force;
+    if (b.body_b != kWorldBody) dq[b.body_b] += cache_[i].cjt_b * b.force;
+  }
+
+  // Sweeps: each block sees the latest forces of the others through dq (eq. 1).
+  for (int it = 0; it < options.max_iterations; ++it) {
+    double residual = 0.0;
+    for (size_t i = 0; i < rows.blocks.size(); ++i) {
+      ConstraintBlock& b = rows.blocks[i];
+      const BlockCache& c = cache_[i];
+      Vec3 delta = b.violation_free;
+      if (b.body_a != kWorldBody) delta += b.jacobian_a * dq[b.body_a];
+      if (b.body_b != kWorldBody) delta += b.jacobian_b * dq[b.body_b];
+      // Violation with this block's own force removed.
+      const Vec3 free = delta - c.w * b.force;
+      Vec3 f;
+      switch (b.law) {
+        case ConstraintLaw::kBilateral:
+          f = SolveBilateral(b.dim, c.w_inv, free);
+          break;
+        case ConstraintLaw::kUnilateral:
+          f = SolveUnilateral(c.w, free);
+          break;
+        case ConstraintLaw::kFrictionContact:
+          f = SolveFrictionContact(c.w, c.w_inv, free, b.friction);
+          break;
+      }
+      assert(f.allFinite());
+      const Vec3 df = f - b.force;
+      if (df.isZero()) continue;
+      b.force = f;
+      if (b.body_a != kWorldBody) dq[b.body_a] += c.cjt_a * df;
+      if (b.body_b != kWorldBody) dq[b.body_b] += c.cjt_b * df;
+      residual = std::max(residual, (c.w * df).cwiseAbs().maxCoeff());
+    }
+    result.iterations = it + 1;
+    result.residual = residual;
+    if (residual < options.tolerance) break;
+  }
+  return result;
+}
+
+}  // namespace ligature

@@ -1,0 +1,48 @@
+#pragma once
+// Constraint-space block Gauss-Seidel: the default solver. Solves delta = W f + delta_free
+// with W = H C H^T, each block applying its own law (bilateral, unilateral, Coulomb
+// friction) on its own dimension (1x1 or 3x3 blocks). The coupling sum over the other
+// constraints, sum_j W_ij f_j, is evaluated through the bodies' accumulated correction
+// displacements dq = C H^T f, which gives the same iterates as an assembled W in
+// O(rows) memory.
+
+#include <span>
+#include <vector>
+
+#include "server/constraint/constraint_rows.h"
+#include "server/solver/compliance.h"
+
+namespace ligature {
+
+struct GaussSeidelOptions {
+  int max_iterations = 20;
+  double tolerance = 1e-7;  // m: stop when no block's violation changes by more in a sweep
+  bool warm_start = true;   // start from the forces already in the rows
+};
+
+struct SolveResult {
+  int iterations = 0;
+  double residual = 0.0;  // m, largest violation change in the last sweep
+};
+
+class GaussSeidelSolver {
+ public:
+  // Solves rows in place (forces out) and writes each body's correction displacement
+  // [dx, dtheta] to `displacements` (sized to compliance.size()).
+  SolveResult Solve(ConstraintRows& rows, std::span<const BodyCompliance> compliance,
+                    const GaussSeidelOptions& options, std::vector<Vec6>* displacements);
+
+ private:
+  // Per-block data constant during one solve.
+  struct BlockCache {
+    Eigen::Matrix<double, 6, 3> cjt_a;  // C_a H_a^T
+    Eigen::Matrix<double, 6, 3> cjt_b;
+    Mat3 w = Mat3::Identity();          // W_bb
+    Mat3 w_inv = Mat3::Identity();
+  };
+  void Prepare(const ConstraintRows& rows, std::span<const BodyCompliance> compliance);
+
+  std::vector<BlockCache> cache_;
+};
+
+}  // namespace ligature

@@ -1,0 +1,37 @@
+#pragma once
+// Immutable snapshots a world publishes after each tick.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "server/math/transform.h"
+
+namespace ligature {
+
+struct BodyState {
+  std::string id;
+  Transform pose;
+  Vec3 linear_velocity = Vec3::Zero();
+  Vec3 angular_velocity = Vec3::Zero();
+};
+
+// What the step did: solver figures and timings.
+struct StepStats {
+  int iterations = 0;
+  double residual = 0.0;   // m
+  int constraint_rows = 0;
+  int contacts = 0;
+  double step_ms = 0.0;    // wall time of the physics step
+};
+
+struct Frame {
+  std::string world;       // worlds/{world}
+  uint64_t tick = 0;
+  double sim_time = 0.0;   // s
+  std::vector<BodyState> bodies;
+  StepStats stats;
+  std::vector<std::string> removed_constraints;
+};
+
+}  // namespace ligature

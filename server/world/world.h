@@ -1,0 +1,126 @@
+#pragma once
+// A simulation world: constant model, changing state, and the step pipeline. Not
+// thread-safe: one thread at a time (the scheduler's worker, or a test) owns it.
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "server/collision/broadphase.h"
+#include "server/collision/contact.h"
+#include "server/constraint/constraint_rows.h"
+#include "server/constraint/constraint_set.h"
+#include "server/constraint/contact_cache.h"
+#include "server/model/rigid/rigid_bodies.h"
+#include "server/solver/gauss_seidel.h"
+#include "server/world/frame.h"
+#include "server/world/scene_desc.h"
+
+namespace ligature {
+
+struct WorldLimits {
+  int max_bodies = 100000;
+  int max_constraints = 100000;
+};
+
+// Which fields of a body an update changes.
+struct BodyUpdate {
+  std::optional<Transform> pose;
+  std::optional<Vec3> linear_velocity;
+  std::optional<Vec3> angular_velocity;
+  std::optional<Material> material;
+  std::optional<BodyKind> kind;
+};
+
+class World {
+ public:
+  World(std::string name, const WorldSettings& settings, const WorldLimits& limits);
+
+  // Builds a world from a validated scene; fails (and builds nothing) on a bad reference.
+  static absl::StatusOr<std::unique_ptr<World>> FromScene(std::string name,
+                                                          const SceneDesc& scene,
+                                                          const WorldLimits& limits);
+
+  // Edits. Ids are checked here; values are validated at the boundary before they arrive.
+  absl::StatusOr<std::string> AddBody(const BodyDesc& desc);
+  absl::Status UpdateBody(const std::string& id, const BodyUpdate& update);
+  absl::Status RemoveBody(const std::string& id);
+  absl::StatusOr<std::string> AddConstraint(const ConstraintDesc& desc);
+  absl::Status RemoveConstraint(const std::string& id);
+  void SetSettings(const WorldSettings& settings) { settings_ = settings; }
+  // Drives a kinematic body to `pose` over the next tick.
+  absl::Status SetDeviceTarget(const std::string& body_id, const Transform& pose);
+
+  absl::StatusOr<BodyDesc> GetBody(const std::string& id) const;
+  bool HasBody(const std::string& id) const { return body_ids_.contains(id); }
+  bool HasConstraint(const std::string& id) const { return constraints_.Contains(id); }
+  SceneDesc Export() const;
+
+  // Advances the world by one tick of settings().dt().
+  void Step();
+  Frame MakeFrame() const;
+
+  const std::string& name() const { return name_; }
+  const WorldSettings& settings() const { return settings_; }
+  uint64_t tick() const { return tick_; }
+  double sim_time() const { return sim_time_; }
+  const StepStats& last_stats() const { return stats_; }
+  int body_count() const { return bodies_.size(); }
+  int constraint_count() const { return constraints_.size(); }
+  const RigidBodies& bodies() const { return bodies_; }
+
+ private:
+  // The step pipeline, one function per stage, in order.
+  void ApplyDeviceTargets();
+  void AccumulateForces();
+  void IntegrateFreeMotion();
+  void DetectCollisions();
+  void BuildConstraintRows();
+  void SolveConstraints();
+  void ApplyCorrectionMotion();
+
+  std::string NextId(const char* prefix);
+
+  std::string name_;
+  WorldSettings settings_;
+  WorldLimits limits_;
+  uint64_t tick_ = 0;
+  double sim_time_ = 0.0;
+  uint64_t next_id_ = 1;
+
+  RigidBodies bodies_;
+  absl::flat_hash_map<std::string, BodyHandle> body_ids_;
+  ConstraintSet constraints_;
+  std::vector<std::pair<BodyHandle, Transform>> device_targets_;  // arrival order
+  std::vector<std::string> removed_constraints_;       // since the last step
+  std::vector<std::string> tick_removed_constraints_;  // during the last step
+
+  // A contact point found this tick, with the dense indices of its bodies.
+  struct Contact {
+    uint32_t a = 0;
+    uint32_t b = 0;
+    ContactPoint point;
+  };
+
+  // Per-step scratch, kept to reuse capacity.
+  std::vector<Vec3> force_;                   // N, external force per body
+  std::vector<Vec3> free_position_;           // pose after free motion
+  std::vector<Quat> free_orientation_;
+  SweepAndPrune broadphase_;
+  std::vector<Aabb> aabbs_;
+  std::vector<ProxyPair> pairs_;
+  std::vector<Contact> contacts_;
+  ContactCache contact_cache_;
+  ConstraintRows rows_;
+  std::vector<BodyCompliance> compliance_;
+  std::vector<Vec6> displacements_;
+  GaussSeidelSolver solver_;
+  StepStats stats_;
+};
+
+}  // namespace ligature

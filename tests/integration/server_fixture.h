@@ -1,0 +1,101 @@
+#pragma once
+// A real ligatured server on a loopback port, and stubs connected to it.
+
+#include <gtest/gtest.h>
+
+#include <memory>
+
+#include "grpcpp/create_channel.h"
+#include "grpcpp/security/credentials.h"
+#include "ligature/v1/scene_service.grpc.pb.h"
+#include "ligature/v1/session_service.grpc.pb.h"
+#include "ligature/v1/world_service.grpc.pb.h"
+#include "server/rpc/server.h"
+
+namespace ligature::testing {
+
+class ServerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ServerOptions options;
+    options.listen_address = "127.0.0.1:0";
+    options.worlds.max_worlds = 8;
+    options.worlds.world_limits.max_bodies = 200;
+    options.max_message_bytes = 1 << 20;
+    Customize(&options);
+    server_ = std::make_unique<Server>(options);
+    ASSERT_TRUE(server_->Start().ok());
+    channel_ = grpc::CreateChannel("127.0.0.1:" + std::to_string(server_->port()),
+                                   grpc::InsecureChannelCredentials());
+    worlds_ = v1::WorldService::NewStub(channel_);
+    scenes_ = v1::SceneService::NewStub(channel_);
+    sessions_ = v1::SessionService::NewStub(channel_);
+  }
+  void TearDown() override {
+    if (server_) server_->Shutdown(absl::Milliseconds(200));
+  }
+  virtual void Customize(ServerOptions*) {}
+
+  // Creates a world from a built-in scene; fails the test on error.
+  v1::World CreateWorld(const std::string& id, const std::string& scene_name) {
+    grpc::ClientContext ctx;
+    v1::CreateWorldRequest req;
+    req.set_world_id(id);
+    req.set_scene_name(scene_name);
+    v1::World world;
+    const grpc::Status s = worlds_->CreateWorld(&ctx, req, &world);
+    EXPECT_TRUE(s.ok()) << s.error_message();
+    return world;
+  }
+
+  // Creates a world from an explicit scene.
+  grpc::Status CreateWorld(const std::string& id, const v1::Scene& scene, v1::World* out) {
+    grpc::ClientContext ctx;
+    v1::CreateWorldRequest req;
+    req.set_world_id(id);
+    *req.mutable_scene() = scene;
+    return worlds_->CreateWorld(&ctx, req, out);
+  }
+
+  grpc::Status SetPaused(const std::string& world, bool paused) {
+    grpc::ClientContext ctx;
+    v1::UpdateWorldRequest req;
+    req.mutable_world()->set_name(world);
+    req.mutable_world()->mutable_settings()->set_paused(paused);
+    req.mutable_update_mask()->add_paths("settings.paused");
+    v1::World out;
+    return worlds_->UpdateWorld(&ctx, req, &out);
+  }
+
+  grpc::Status Step(const std::string& world, int ticks, v1::Frame* frame) {
+    grpc::ClientContext ctx;
+    v1::StepWorldRequest req;
+    req.set_name(world);
+    req.set_ticks(ticks);
+    return worlds_->StepWorld(&ctx, req, frame);
+  }
+
+  std::unique_ptr<Server> server_;
+  std::shared_ptr<grpc::Channel> channel_;
+  std::unique_ptr<v1::WorldService::Stub> worlds_;
+  std::unique_ptr<v1::SceneService::Stub> scenes_;
+  std::unique_ptr<v1::SessionService::Stub> sessions_;
+};
+
+// A small paused scene: ground plane and one ball.
+inline v1::Scene BallScene() {
+  v1::Scene scene;
+  scene.mutable_settings()->set_rate_hz(100);
+  scene.mutable_settings()->set_paused(true);
+  v1::Body* ground = scene.add_bodies();
+  ground->set_id("ground");
+  ground->set_kind(v1::BODY_KIND_STATIC);
+  ground->mutable_shape()->mutable_plane();
+  v1::Body* ball = scene.add_bodies();
+  ball->set_id("ball");
+  ball->mutable_shape()->mutable_sphere()->set_radius(0.1);
+  ball->mutable_pose()->mutable_position()->set_y(1.0);
+  return scene;
+}
+
+}  // namespace ligature::testing

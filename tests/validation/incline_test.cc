@@ -1,0 +1,72 @@
+// Coulomb friction on an incline: a box sticks when tan(angle) < mu, and slides with
+// acceleration g (sin - mu cos) when tan(angle) > mu.
+
+#include <gtest/gtest.h>
+
+#include <numbers>
+
+#include "tests/validation/test_scenes.h"
+
+namespace ligature {
+namespace {
+
+constexpr double kG = 9.81;
+
+// A static plane tilted by `angle` about z, and a box resting on it at the origin.
+std::unique_ptr<World> InclineWorld(double angle, double mu) {
+  SceneDesc scene;
+  scene.settings.rate_hz = 200.0;
+  scene.settings.solver.max_iterations = 50;
+  const Quat tilt(Eigen::AngleAxisd(angle, Vec3::UnitZ()));
+  BodyDesc ground = testing::MakeBody("slope", Shape::Plane(), Vec3::Zero(), BodyKind::kStatic);
+  ground.pose.orientation = tilt;
+  ground.material.friction = mu;
+  scene.bodies.push_back(ground);
+  const Vec3 half(0.2, 0.1, 0.2);
+  BodyDesc box = testing::MakeBody("box", Shape::Box(half), tilt * Vec3(0, half.y(), 0));
+  box.pose.orientation = tilt;
+  box.material.friction = mu;
+  scene.bodies.push_back(box);
+  return testing::MakeWorld(scene);
+}
+
+TEST(Incline, BoxSticksWhenTangentBelowFriction) {
+  const double angle = 25.0 * std::numbers::pi / 180.0;  // tan = 0.466
+  auto world = InclineWorld(angle, 0.6);
+  const Vec3 start = testing::PositionOf(*world, "box");
+  for (int i = 0; i < 600; ++i) world->Step();
+  EXPECT_LT((testing::PositionOf(*world, "box") - start).norm(), 1e-3);
+}
+
+TEST(Incline, BoxSlidesWithCoulombAcceleration) {
+  const double angle = 30.0 * std::numbers::pi / 180.0;  // tan = 0.577
+  const double mu = 0.3;
+  auto world = InclineWorld(angle, mu);
+  const Vec3 down_slope = Quat(Eigen::AngleAxisd(angle, Vec3::UnitZ())) * Vec3(-1, 0, 0);
+  // Let the contact settle, then measure the acceleration over two seconds.
+  for (int i = 0; i < 20; ++i) world->Step();
+  const double v0 = testing::VelocityOf(*world, "box").dot(down_slope);
+  const double t0 = world->sim_time();
+  for (int i = 0; i < 400; ++i) world->Step();
+  const double v1 = testing::VelocityOf(*world, "box").dot(down_slope);
+  const double measured = (v1 - v0) / (world->sim_time() - t0);
+  const double expected = kG * (std::sin(angle) - mu * std::cos(angle));
+  EXPECT_NEAR(measured, expected, 0.02 * expected);
+  // Sliding, not tumbling.
+  EXPECT_LT(world->GetBody("box")->angular_velocity.norm(), 1e-2);
+}
+
+TEST(Incline, FrictionlessBoxSlidesWithGSin) {
+  const double angle = 20.0 * std::numbers::pi / 180.0;
+  auto world = InclineWorld(angle, 0.0);
+  const Vec3 down_slope = Quat(Eigen::AngleAxisd(angle, Vec3::UnitZ())) * Vec3(-1, 0, 0);
+  for (int i = 0; i < 20; ++i) world->Step();
+  const double v0 = testing::VelocityOf(*world, "box").dot(down_slope);
+  for (int i = 0; i < 200; ++i) world->Step();
+  const double v1 = testing::VelocityOf(*world, "box").dot(down_slope);
+  const double expected = kG * std::sin(angle);
+  EXPECT_NEAR((v1 - v0) / 1.0, expected, 0.02 * expected);
+}
+
+}  // namespace
+}  // namespace ligature
