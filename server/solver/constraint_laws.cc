@@ -1,6 +1,10 @@
 #include "server/solver/constraint_laws.h"
 
 #include <algorithm>
+#include <cmath>
+
+#include <Eigen/Cholesky>
+#include <Eigen/Eigenvalues>
 
 namespace ligature {
 
@@ -22,28 +26,49 @@ Vec3 SolveUnilateral(const Mat3& w, const Vec3& free) {
   return f;
 }
 
-// Coulomb friction in displacement: first try sticking (zero tangential displacement) and
-// keep it if the force lies inside the cone. Otherwise the contact slides: the tangential
-// force sits on the cone's border, opposite to the tangential displacement the contact
-// would have under its normal force alone, and the normal force is recomputed with it.
-// A separating contact carries no force.
-Vec3 SolveFrictionContact(const Mat3& w, const Mat3& w_inv, const Vec3& free, double mu) {
-  const Vec3 stick = -w_inv * free;
-  if (stick.x() > 0.0 && stick.tail<2>().norm() <= mu * stick.x()) return stick;
+namespace {
 
-  double fn = w(0, 0) > 0.0 ? -free.x() / w(0, 0) : 0.0;
-  if (fn <= 0.0) return Vec3::Zero();
-  Eigen::Vector2d ft = Eigen::Vector2d::Zero();
-  // Two fixed-point passes between the normal force and the sliding direction.
-  for (int pass = 0; pass < 2; ++pass) {
-    const Eigen::Vector2d slide = free.tail<2>() + w.block<2, 1>(1, 0) * fn;
-    const double len = slide.norm();
-    if (len < 1e-300) break;
-    ft = -(mu * fn / len) * slide;
-    fn = std::max(0.0, -(free.x() + w(0, 1) * ft.x() + w(0, 2) * ft.y()) / w(0, 0));
-    ft *= fn > 0.0 ? 1.0 : 0.0;
+// The sliding force of a contact on the cone border, |f_t| = r, exactly opposite to the
+// tangential displacement it leaves: a + B f_t = lambda * u with f_t = -r u, |u| = 1,
+// lambda >= 0 (a: tangential displacement without friction, B: the 2x2 tangential
+// compliance). Then u = (lambda I + r B)^-1 a; lambda solves |u| = 1, found by Newton's
+// method on a convex decreasing function of lambda, starting from 0.
+Eigen::Vector2d SlidingForce(const Eigen::Vector2d& a, const Eigen::Matrix2d& b, double r) {
+  const Eigen::SelfAdjointEigenSolver<Eigen::Matrix2d> eig(b);
+  const Eigen::Vector2d ap = eig.eigenvectors().transpose() * a;
+  const Eigen::Vector2d k = r * eig.eigenvalues().cwiseMax(0.0);
+  double lambda = 0.0;
+  for (int it = 0; it < 20; ++it) {
+    const Eigen::Vector2d d = (k.array() + lambda).matrix();
+    const Eigen::Vector2d q = ap.cwiseQuotient(d);
+    const double g = q.squaredNorm() - 1.0;
+    if (g <= 1e-12) break;
+    const double dg = -2.0 * q.cwiseAbs2().cwiseQuotient(d).sum();
+    lambda -= g / dg;
   }
-  if (ft.norm() > mu * fn) ft *= mu * fn / ft.norm();
+  Eigen::Vector2d u = eig.eigenvectors() * ap.cwiseQuotient((k.array() + lambda).matrix());
+  const double n = u.norm();
+  if (!(n > 0.0) || !std::isfinite(n)) return Eigen::Vector2d::Zero();
+  return -(r / n) * u;
+}
+
+}  // namespace
+
+// Coulomb friction in displacement, as a normal sub-block then a tangential one (a
+// Gauss-Seidel sweep inside the block, which keeps strongly coupled corner contacts
+// stable): the normal force cancels the normal violation given the current friction force
+// and never pulls; the friction force sticks (zero tangential displacement) when that lies
+// inside the cone, and otherwise slides on the cone's border, exactly opposite to the
+// sliding it leaves.
+Vec3 SolveFrictionContact(const Mat3& w, const Vec3& previous, const Vec3& free, double mu) {
+  const Eigen::Vector2d ft_prev = previous.tail<2>();
+  const double fn =
+      std::max(0.0, -(free.x() + w.block<1, 2>(0, 1).dot(ft_prev)) / w(0, 0));
+  if (fn == 0.0 || mu == 0.0) return Vec3(fn, 0.0, 0.0);
+  const Eigen::Vector2d a = free.tail<2>() + w.block<2, 1>(1, 0) * fn;
+  const Eigen::Matrix2d b = w.block<2, 2>(1, 1);
+  Eigen::Vector2d ft = -b.llt().solve(a);
+  if (ft.norm() > mu * fn) ft = SlidingForce(a, b, mu * fn);
   return Vec3(fn, ft.x(), ft.y());
 }
 

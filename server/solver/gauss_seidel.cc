@@ -82,7 +82,7 @@ SolveResult GaussSeidelSolver::Solve(ConstraintRows& rows,
       if (b.body_b != kWorldBody) delta += b.jacobian_b * dq[b.body_b];
       // Violation with this block's own force removed.
       const Vec3 free = delta - c.w * b.force;
-      Vec3 f;
+      Vec3 f = Vec3::Zero();
       switch (b.law) {
         case ConstraintLaw::kBilateral:
           f = SolveBilateral(b.dim, c.w_inv, free);
@@ -91,7 +91,7 @@ SolveResult GaussSeidelSolver::Solve(ConstraintRows& rows,
           f = SolveUnilateral(c.w, free);
           break;
         case ConstraintLaw::kFrictionContact:
-          f = SolveFrictionContact(c.w, c.w_inv, free, b.friction);
+          f = SolveFrictionContact(c.w, b.force, free, b.friction);
           break;
       }
       assert(f.allFinite());
