@@ -17,8 +17,8 @@ Aabb ComputeAabb(const Shape& shape, const Transform& pose, double margin) {
       break;
     // A capsule is its segment's bounds grown by the radius.
     case ShapeType::kCapsule:
-      extent = pose.Rotate(Vec3(0.0, shape.half_length, 0.0)).cwiseAbs() +
-               Vec3::Constant(shape.radius);
+      extent =
+          pose.Rotate(Vec3(0.0, shape.half_length, 0.0)).cwiseAbs() + Vec3::Constant(shape.radius);
       break;
     // A plane is infinite: its box is unbounded in every direction.
     case ShapeType::kPlane: {

@@ -38,8 +38,8 @@ constexpr PairEntry kPairTable[kShapeTypeCount][kShapeTypeCount] = {
 
 }  // namespace
 
-int Collide(const Shape& a, const Transform& pa, const Shape& b, const Transform& pb,
-            double margin, ContactManifold* out) {
+int Collide(const Shape& a, const Transform& pa, const Shape& b, const Transform& pb, double margin,
+            ContactManifold* out) {
   out->count = 0;
   const int ia = static_cast<int>(a.type);
   const int ib = static_cast<int>(b.type);

@@ -8,7 +8,10 @@
 
 namespace ligature {
 
-class SessionServiceImpl final : public v1::SessionService::Service {
+// Watch is a synchronous handler (one thread per watcher, which only ever blocks itself);
+// Interact is a callback reactor, since it reads and writes at once.
+class SessionServiceImpl final
+    : public v1::SessionService::WithCallbackMethod_Interact<v1::SessionService::Service> {
  public:
   // `stopping` turns true when the server shuts down; streams then end with UNAVAILABLE.
   SessionServiceImpl(WorldManager* manager, const std::atomic<bool>* stopping)
@@ -16,8 +19,8 @@ class SessionServiceImpl final : public v1::SessionService::Service {
 
   grpc::Status Watch(grpc::ServerContext* ctx, const v1::WatchRequest* req,
                      grpc::ServerWriter<v1::Frame>* writer) override;
-  grpc::Status Interact(grpc::ServerContext* ctx,
-                        grpc::ServerReaderWriter<v1::Frame, v1::InteractRequest>* stream) override;
+  grpc::ServerBidiReactor<v1::InteractRequest, v1::Frame>* Interact(
+      grpc::CallbackServerContext* ctx) override;
 
  private:
   WorldManager* manager_;

@@ -97,6 +97,7 @@ class World {
   absl::flat_hash_map<std::string, BodyHandle> body_ids_;
   ConstraintSet constraints_;
   std::vector<std::pair<BodyHandle, Transform>> device_targets_;  // arrival order
+  std::vector<BodyHandle> device_driven_;  // bodies moved by a device last tick
   std::vector<std::string> removed_constraints_;       // since the last step
   std::vector<std::string> tick_removed_constraints_;  // during the last step
 

@@ -30,9 +30,18 @@ void World::Step() {
           .count();
 }
 
-// Device poses set the velocity that carries each kinematic body to its target in one tick.
+// Device poses set the velocity that carries each kinematic body to its target in one
+// tick. A body whose device sent nothing this tick holds still at its last target.
 void World::ApplyDeviceTargets() {
   const double h = settings_.dt();
+  for (const BodyHandle& handle : device_driven_) {
+    if (!bodies_.IsValid(handle)) continue;
+    const uint32_t i = bodies_.Index(handle);
+    if (bodies_.kind[i] != BodyKind::kKinematic) continue;
+    bodies_.linear_velocity[i].setZero();
+    bodies_.angular_velocity[i].setZero();
+  }
+  device_driven_.clear();
   for (const auto& [handle, target] : device_targets_) {
     if (!bodies_.IsValid(handle)) continue;
     const uint32_t i = bodies_.Index(handle);
@@ -43,6 +52,7 @@ void World::ApplyDeviceTargets() {
     if (delta.w() < 0.0) delta.coeffs() = -delta.coeffs();
     const Eigen::AngleAxisd rot(delta);
     bodies_.angular_velocity[i] = rot.axis() * (rot.angle() / h);
+    device_driven_.push_back(handle);
   }
   device_targets_.clear();
 }

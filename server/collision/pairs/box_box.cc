@@ -1,11 +1,13 @@
 // Box against box: separating-axis test over the 15 candidate axes, then either a clipped
-// face manifold (up to four points) or a single edge-edge point.
+// face manifold (up to four points) or a single edge-edge point. Boxes that are apart but
+// within the margin get their exact gap.
 
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <limits>
 
+#include "server/collision/pairs/box_distance.h"
 #include "server/collision/pairs/contact_reduction.h"
 #include "server/collision/pairs/geometry.h"
 #include "server/collision/pairs/pair_functions.h"
@@ -53,16 +55,16 @@ struct SatAxis {
   double separation = -std::numeric_limits<double>::infinity();
 };
 
-SatAxis TestAxis(const OrientedBox& a, const OrientedBox& b, const Vec3& unit_axis,
-                 AxisKind kind, int index_a, int index_b) {
+SatAxis TestAxis(const OrientedBox& a, const OrientedBox& b, const Vec3& unit_axis, AxisKind kind,
+                 int index_a, int index_b) {
   const double along = (b.centre - a.centre).dot(unit_axis);
   SatAxis result;
   result.kind = kind;
   result.index_a = index_a;
   result.index_b = index_b;
   result.normal = SignOf(along) * unit_axis;
-  result.separation = std::abs(along) - ProjectedRadius(a, unit_axis) -
-                      ProjectedRadius(b, unit_axis);
+  result.separation =
+      std::abs(along) - ProjectedRadius(a, unit_axis) - ProjectedRadius(b, unit_axis);
   return result;
 }
 
@@ -73,8 +75,8 @@ bool ClearlyBetter(const SatAxis& candidate, const SatAxis& current, double rela
 }
 
 // Keeps the part of the convex polygon `in` where dot(plane_normal, v) <= offset.
-int ClipPolygon(const std::array<Vec3, 8>& in, int count, const Vec3& plane_normal,
-                double offset, std::array<Vec3, 8>* out) {
+int ClipPolygon(const std::array<Vec3, 8>& in, int count, const Vec3& plane_normal, double offset,
+                std::array<Vec3, 8>* out) {
   int written = 0;
   for (int i = 0; i < count; ++i) {
     const Vec3& cur = in[i];
@@ -112,8 +114,8 @@ void FaceContact(const OrientedBox& ref, int ref_axis, const Vec3& ref_normal,
   const Vec3 inc_centre = inc.centre + inc_side * inc.half[inc_axis] * inc.axes.col(inc_axis);
   const Vec3 e1 = inc.half[i1] * inc.axes.col(i1);
   const Vec3 e2 = inc.half[i2] * inc.axes.col(i2);
-  std::array<Vec3, 8> polygon = {inc_centre + e1 + e2, inc_centre - e1 + e2,
-                                 inc_centre - e1 - e2, inc_centre + e1 - e2};
+  std::array<Vec3, 8> polygon = {inc_centre + e1 + e2, inc_centre - e1 + e2, inc_centre - e1 - e2,
+                                 inc_centre + e1 - e2};
   int count = 4;
 
   // Clip against the four side planes of the reference face.
@@ -143,11 +145,10 @@ void FaceContact(const OrientedBox& ref, int ref_axis, const Vec3& ref_normal,
   ReduceContacts(std::span<const ContactPoint>(candidates.data(), kept), normal_ab, out);
 }
 
-// Edge-edge contact: the edge of A along axis `ia` furthest along the normal and the edge
-// of B along `ib` furthest against it; one point between their closest points.
-void EdgeContact(const OrientedBox& a, int ia, const OrientedBox& b, int ib,
-                 const SatAxis& axis, ContactManifold* out) {
-  const Vec3& n = axis.normal;
+// Edge-edge closest points: the edge of A along axis `ia` furthest along the normal and the
+// edge of B along `ib` furthest against it.
+SegmentClosestPoints EdgeClosestPoints(const OrientedBox& a, int ia, const OrientedBox& b, int ib,
+                                       const Vec3& n) {
   Vec3 mid_a = a.centre;
   Vec3 mid_b = b.centre;
   for (int k = 0; k < 3; ++k) {
@@ -156,9 +157,43 @@ void EdgeContact(const OrientedBox& a, int ia, const OrientedBox& b, int ib,
   }
   const Vec3 ea = a.half[ia] * a.axes.col(ia);
   const Vec3 eb = b.half[ib] * b.axes.col(ib);
-  const SegmentClosestPoints c =
-      ClosestPointsBetweenSegments(mid_a - ea, mid_a + ea, mid_b - eb, mid_b + eb);
-  out->Add(MakeContact(c.on_first, c.on_second, n, axis.separation));
+  return ClosestPointsBetweenSegments(mid_a - ea, mid_a + ea, mid_b - eb, mid_b + eb);
+}
+
+// Face contact for a face axis of A (A's face is the reference) or of B (B's face is).
+void AddFaceContact(const OrientedBox& a, const OrientedBox& b, const SatAxis& axis, double margin,
+                    ContactManifold* out) {
+  if (axis.kind == AxisKind::kFaceA) {
+    FaceContact(a, axis.index_a, axis.normal, b, axis.normal, margin, out);
+  } else {
+    FaceContact(b, axis.index_b, -axis.normal, a, axis.normal, margin, out);
+  }
+}
+
+// Fallback when clipping leaves nothing although the boxes overlap: one point at the
+// deepest corner of the incident box, at the depth found by the separating-axis test.
+void AddSupportContact(const OrientedBox& a, const OrientedBox& b, const SatAxis& axis,
+                       ContactManifold* out) {
+  const Vec3& n = axis.normal;
+  const bool b_incident = axis.kind == AxisKind::kFaceA;
+  const OrientedBox& inc = b_incident ? b : a;
+  const double towards = b_incident ? -1.0 : 1.0;  // direction of the incident box's tip
+  Vec3 tip = inc.centre;
+  for (int k = 0; k < 3; ++k) {
+    tip += SignOf(towards * inc.axes.col(k).dot(n)) * inc.half[k] * inc.axes.col(k);
+  }
+  const Vec3 other = tip + towards * axis.separation * n;
+  if (b_incident) {
+    out->Add(MakeContact(other, tip, n, axis.separation));
+  } else {
+    out->Add(MakeContact(tip, other, n, axis.separation));
+  }
+}
+
+double MinDistance(const ContactManifold& m) {
+  double d = std::numeric_limits<double>::infinity();
+  for (int i = 0; i < m.count; ++i) d = std::min(d, m.points[i].distance);
+  return d;
 }
 
 }  // namespace
@@ -199,17 +234,46 @@ int CollideBoxBox(const Shape& a, const Transform& pa, const Shape& b, const Tra
   SatAxis best = ClearlyBetter(face_b, face_a, kFaceRelativeTolerance) ? face_b : face_a;
   if (ClearlyBetter(edge, best, kEdgeRelativeTolerance)) best = edge;
 
-  switch (best.kind) {
-    case AxisKind::kFaceA:
-      FaceContact(box_a, best.index_a, best.normal, box_b, best.normal, margin, out);
-      break;
-    case AxisKind::kFaceB:
-      FaceContact(box_b, best.index_b, -best.normal, box_a, best.normal, margin, out);
-      break;
-    case AxisKind::kEdge:
-      EdgeContact(box_a, best.index_a, box_b, best.index_b, best, out);
-      break;
+  // Overlapping: a clipped face manifold, or one point between the two edges.
+  if (best.separation <= 0.0) {
+    if (best.kind == AxisKind::kEdge) {
+      const SegmentClosestPoints c =
+          EdgeClosestPoints(box_a, best.index_a, box_b, best.index_b, best.normal);
+      out->Add(MakeContact(c.on_first, c.on_second, best.normal, best.separation));
+    } else {
+      AddFaceContact(box_a, box_b, best, margin, out);
+      if (out->count == 0) AddSupportContact(box_a, box_b, best, out);
+    }
+    return out->count;
   }
+
+  // Separated within the margin. The best axis bounds the gap from below; when the chosen
+  // features realize that bound, it is the exact gap and they are kept.
+  const double tolerance =
+      kAbsoluteTolerance * (1.0 + std::max(a.half_extents.maxCoeff(), b.half_extents.maxCoeff()));
+  if (best.kind == AxisKind::kEdge) {
+    const SegmentClosestPoints c =
+        EdgeClosestPoints(box_a, best.index_a, box_b, best.index_b, best.normal);
+    if ((c.on_second - c.on_first).norm() <= best.separation + tolerance) {
+      out->Add(MakeContact(c.on_first, c.on_second, best.normal, best.separation));
+      return out->count;
+    }
+  } else {
+    AddFaceContact(box_a, box_b, best, margin, out);
+    if (out->count > 0 && MinDistance(*out) <= best.separation + tolerance) return out->count;
+  }
+
+  // Otherwise (corner against edge, corner against corner, ...) measure the exact gap: keep
+  // the face manifold if its deepest point matches it, else report the exact closest pair.
+  const BoxClosestPoints exact = ClosestPointsOfDisjointBoxes(a, pa, b, pb);
+  if (!(exact.distance < margin)) {
+    out->count = 0;
+    return 0;
+  }
+  if (out->count > 0 && MinDistance(*out) <= exact.distance + tolerance) return out->count;
+  out->count = 0;
+  const Vec3 n = NormalizedOr(exact.on_b - exact.on_a, best.normal);
+  out->Add(MakeContact(exact.on_a, exact.on_b, n, exact.distance));
   return out->count;
 }
 

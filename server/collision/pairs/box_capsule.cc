@@ -3,7 +3,6 @@
 // stably; otherwise one point between the closest features.
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <limits>
 
@@ -21,7 +20,7 @@ constexpr double kMinClipLength = 1e-9;
 constexpr double kEdgeRelativeTolerance = 0.05;
 constexpr double kAbsoluteTolerance = 1e-6;
 
-// Everything a contact needs, in the box frame.
+// The capsule in the box frame: its segment end points and radius.
 struct LocalCapsule {
   Vec3 s0;
   Vec3 s1;
@@ -31,8 +30,8 @@ struct LocalCapsule {
 // Adds a point given in the box frame: box surface point, capsule surface point, normal.
 void AddLocal(const Transform& box_pose, const Vec3& on_box, const Vec3& on_capsule,
               const Vec3& n_local, double distance, ContactManifold* out) {
-  out->Add(MakeContact(box_pose.Apply(on_box), box_pose.Apply(on_capsule),
-                       box_pose.Rotate(n_local), distance));
+  out->Add(MakeContact(box_pose.Apply(on_box), box_pose.Apply(on_capsule), box_pose.Rotate(n_local),
+                       distance));
 }
 
 // Face contact on face `axis` with outward sign `side`: clip the segment to the face's
@@ -114,15 +113,25 @@ void DeepContact(const LocalCapsule& cap, const Vec3& half, const Transform& box
   const bool use_edge = edge.separation > face.separation +
                                               kEdgeRelativeTolerance * std::abs(face.separation) +
                                               kAbsoluteTolerance;
+  const double distance = (use_edge ? edge.separation : face.separation) - cap.radius;
   if (!use_edge) {
-    const double side = face.normal[face.face] >= 0.0 ? 1.0 : -1.0;
-    if (FaceContact(cap, half, face.face, side, box_pose, margin, out)) return;
+    // Face axis: clip against the face; should clipping leave nothing (only possible through
+    // rounding), use the end of the segment deepest below the face.
+    const int axis = face.face;
+    const double side = face.normal[axis] >= 0.0 ? 1.0 : -1.0;
+    if (FaceContact(cap, half, axis, side, box_pose, margin, out)) return;
+    if (!(distance < margin)) return;
+    const Vec3 deep = side * cap.s0[axis] <= side * cap.s1[axis] ? cap.s0 : cap.s1;
+    Vec3 on_box = deep;
+    on_box[axis] = side * half[axis];
+    AddLocal(box_pose, on_box, deep - cap.radius * face.normal, face.normal, distance, out);
+    return;
   }
 
-  // Edge of the box along `edge.edge` furthest along the normal.
-  const int k = use_edge ? edge.edge : 0;
-  const SegmentAxis& chosen = use_edge ? edge : face;
-  const Vec3& n = chosen.normal;
+  // Edge axis: one point between the segment and the box edge along `edge.edge` that lies
+  // furthest along the normal.
+  const int k = edge.edge;
+  const Vec3& n = edge.normal;
   Vec3 mid = Vec3::Zero();
   for (int j = 0; j < 3; ++j) {
     if (j != k) mid[j] = (n[j] >= 0.0 ? 1.0 : -1.0) * half[j];
@@ -130,7 +139,6 @@ void DeepContact(const LocalCapsule& cap, const Vec3& half, const Transform& box
   const Vec3 along = half[k] * Vec3::Unit(k);
   const SegmentClosestPoints c =
       ClosestPointsBetweenSegments(cap.s0, cap.s1, mid - along, mid + along);
-  const double distance = chosen.separation - cap.radius;
   if (distance < margin) {
     AddLocal(box_pose, c.on_second, c.on_first - cap.radius * n, n, distance, out);
   }
@@ -138,8 +146,8 @@ void DeepContact(const LocalCapsule& cap, const Vec3& half, const Transform& box
 
 }  // namespace
 
-int CollideBoxCapsule(const Shape& a, const Transform& pa, const Shape& b,
-                      const Transform& pb, double margin, ContactManifold* out) {
+int CollideBoxCapsule(const Shape& a, const Transform& pa, const Shape& b, const Transform& pb,
+                      double margin, ContactManifold* out) {
   out->count = 0;
   const Vec3& half = a.half_extents;
   Vec3 w0;

@@ -17,8 +17,8 @@ constexpr double kMinOverlap = 1e-6;
 
 // Adds the contact between spheres of radius ra at pa and rb at pb; returns the centre
 // distance so callers can compare candidates.
-double AddSpherePair(const Vec3& pa, double ra, const Vec3& pb, double rb,
-                     const Vec3& fallback, double margin, ContactManifold* out) {
+double AddSpherePair(const Vec3& pa, double ra, const Vec3& pb, double rb, const Vec3& fallback,
+                     double margin, ContactManifold* out) {
   const Vec3 delta = pb - pa;
   const double centre_distance = delta.norm();
   const Vec3 n = NormalizedOr(delta, fallback);
@@ -42,8 +42,8 @@ Vec3 FallbackNormal(const Vec3& da, const Vec3& db, const Vec3& ca, const Vec3& 
 
 }  // namespace
 
-int CollideCapsuleCapsule(const Shape& a, const Transform& pa, const Shape& b,
-                          const Transform& pb, double margin, ContactManifold* out) {
+int CollideCapsuleCapsule(const Shape& a, const Transform& pa, const Shape& b, const Transform& pb,
+                          double margin, ContactManifold* out) {
   out->count = 0;
   Vec3 p0;
   Vec3 p1;
@@ -76,16 +76,15 @@ int CollideCapsuleCapsule(const Shape& a, const Transform& pa, const Shape& b,
       }
       const double closest_distance = (closest.on_second - closest.on_first).norm();
       if (closest_distance < std::min(end_distance[0], end_distance[1]) - 1e-9) {
-        AddSpherePair(closest.on_first, a.radius, closest.on_second, b.radius, fallback,
-                      margin, out);
+        AddSpherePair(closest.on_first, a.radius, closest.on_second, b.radius, fallback, margin,
+                      out);
       }
       return out->count;
     }
   }
 
   // General case: a single point between the closest points of the segments.
-  AddSpherePair(closest.on_first, a.radius, closest.on_second, b.radius, fallback, margin,
-                out);
+  AddSpherePair(closest.on_first, a.radius, closest.on_second, b.radius, fallback, margin, out);
   return out->count;
 }
 

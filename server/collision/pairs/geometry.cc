@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 
 namespace ligature {
 
@@ -34,8 +33,8 @@ double ClosestParamOnSegment(const Vec3& p, const Vec3& a, const Vec3& b) {
 
 // Minimizes |p0 + s d1 - (q0 + t d2)|^2 over the unit square: solve the unclamped 2x2
 // system (or pick s = 0 when parallel), then clamp t and re-solve s for the clamped t.
-SegmentClosestPoints ClosestPointsBetweenSegments(const Vec3& p0, const Vec3& p1,
-                                                  const Vec3& q0, const Vec3& q1) {
+SegmentClosestPoints ClosestPointsBetweenSegments(const Vec3& p0, const Vec3& p1, const Vec3& q0,
+                                                  const Vec3& q1) {
   const Vec3 d1 = p1 - p0;
   const Vec3 d2 = q1 - q0;
   const Vec3 r = p0 - q0;
@@ -169,8 +168,7 @@ std::array<Vec3, 8> BoxCorners(const Shape& box, const Transform& pose) {
   return corners;
 }
 
-ContactPoint MakeContact(const Vec3& on_a, const Vec3& on_b, const Vec3& normal,
-                         double distance) {
+ContactPoint MakeContact(const Vec3& on_a, const Vec3& on_b, const Vec3& normal, double distance) {
   ContactPoint p;
   p.position = 0.5 * (on_a + on_b);
   p.normal = normal;

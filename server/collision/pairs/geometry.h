@@ -31,8 +31,8 @@ struct SegmentClosestPoints {
   Vec3 on_first = Vec3::Zero();
   Vec3 on_second = Vec3::Zero();
 };
-SegmentClosestPoints ClosestPointsBetweenSegments(const Vec3& p0, const Vec3& p1,
-                                                  const Vec3& q0, const Vec3& q1);
+SegmentClosestPoints ClosestPointsBetweenSegments(const Vec3& p0, const Vec3& p1, const Vec3& q0,
+                                                  const Vec3& q1);
 
 // Parameter in [0, 1] of the point of segment [s0, s1] closest to the solid box with
 // half extents `half` centred at the origin (all in the box's frame). Exact: the squared
@@ -51,7 +51,6 @@ void CapsuleSegment(const Shape& capsule, const Transform& pose, Vec3* p0, Vec3*
 std::array<Vec3, 8> BoxCorners(const Shape& box, const Transform& pose);
 
 // Contact with position midway between the surface point on A and the one on B.
-ContactPoint MakeContact(const Vec3& on_a, const Vec3& on_b, const Vec3& normal,
-                         double distance);
+ContactPoint MakeContact(const Vec3& on_a, const Vec3& on_b, const Vec3& normal, double distance);
 
 }  // namespace ligature

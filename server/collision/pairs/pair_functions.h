@@ -13,33 +13,33 @@ using PairFunction = int (*)(const Shape& a, const Transform& pa, const Shape& b
                              const Transform& pb, double margin, ContactManifold* out);
 
 // sphere_pairs.cc
-int CollideSphereSphere(const Shape& a, const Transform& pa, const Shape& b,
-                        const Transform& pb, double margin, ContactManifold* out);
+int CollideSphereSphere(const Shape& a, const Transform& pa, const Shape& b, const Transform& pb,
+                        double margin, ContactManifold* out);
 int CollideSphereBox(const Shape& a, const Transform& pa, const Shape& b, const Transform& pb,
                      double margin, ContactManifold* out);
-int CollideSphereCapsule(const Shape& a, const Transform& pa, const Shape& b,
-                         const Transform& pb, double margin, ContactManifold* out);
+int CollideSphereCapsule(const Shape& a, const Transform& pa, const Shape& b, const Transform& pb,
+                         double margin, ContactManifold* out);
 
 // box_box.cc
 int CollideBoxBox(const Shape& a, const Transform& pa, const Shape& b, const Transform& pb,
                   double margin, ContactManifold* out);
 
 // box_capsule.cc
-int CollideBoxCapsule(const Shape& a, const Transform& pa, const Shape& b,
-                      const Transform& pb, double margin, ContactManifold* out);
+int CollideBoxCapsule(const Shape& a, const Transform& pa, const Shape& b, const Transform& pb,
+                      double margin, ContactManifold* out);
 
 // capsule_pairs.cc
-int CollideCapsuleCapsule(const Shape& a, const Transform& pa, const Shape& b,
-                          const Transform& pb, double margin, ContactManifold* out);
+int CollideCapsuleCapsule(const Shape& a, const Transform& pa, const Shape& b, const Transform& pb,
+                          double margin, ContactManifold* out);
 
 // plane_pairs.cc (the plane is always `b`)
-int CollideSpherePlane(const Shape& a, const Transform& pa, const Shape& b,
-                       const Transform& pb, double margin, ContactManifold* out);
+int CollideSpherePlane(const Shape& a, const Transform& pa, const Shape& b, const Transform& pb,
+                       double margin, ContactManifold* out);
 int CollideBoxPlane(const Shape& a, const Transform& pa, const Shape& b, const Transform& pb,
                     double margin, ContactManifold* out);
-int CollideCapsulePlane(const Shape& a, const Transform& pa, const Shape& b,
-                        const Transform& pb, double margin, ContactManifold* out);
-int CollidePlanePlane(const Shape& a, const Transform& pa, const Shape& b,
-                      const Transform& pb, double margin, ContactManifold* out);
+int CollideCapsulePlane(const Shape& a, const Transform& pa, const Shape& b, const Transform& pb,
+                        double margin, ContactManifold* out);
+int CollidePlanePlane(const Shape& a, const Transform& pa, const Shape& b, const Transform& pb,
+                      double margin, ContactManifold* out);
 
 }  // namespace ligature

@@ -12,8 +12,8 @@ namespace {
 
 // A sphere of radius r at c against the plane through `origin` with unit `up`. The normal
 // from the shape to the plane is -up. Adds the point when within the margin.
-void SphereAgainstPlane(const Vec3& c, double r, const Vec3& origin, const Vec3& up,
-                        double margin, ContactManifold* out) {
+void SphereAgainstPlane(const Vec3& c, double r, const Vec3& origin, const Vec3& up, double margin,
+                        ContactManifold* out) {
   const double height = up.dot(c - origin);
   const double distance = height - r;
   if (!(distance < margin)) return;
@@ -23,8 +23,8 @@ void SphereAgainstPlane(const Vec3& c, double r, const Vec3& origin, const Vec3&
 }  // namespace
 
 // One point below the sphere centre.
-int CollideSpherePlane(const Shape& a, const Transform& pa, const Shape& /*b*/,
-                       const Transform& pb, double margin, ContactManifold* out) {
+int CollideSpherePlane(const Shape& a, const Transform& pa, const Shape& /*b*/, const Transform& pb,
+                       double margin, ContactManifold* out) {
   out->count = 0;
   const Vec3 up = pb.Rotate(Vec3::UnitY());
   SphereAgainstPlane(pa.position, a.radius, pb.position, up, margin, out);
@@ -33,8 +33,8 @@ int CollideSpherePlane(const Shape& a, const Transform& pa, const Shape& /*b*/,
 
 // Every box corner within the margin, keeping the four deepest (ties by corner index, so
 // the result is deterministic).
-int CollideBoxPlane(const Shape& a, const Transform& pa, const Shape& /*b*/,
-                    const Transform& pb, double margin, ContactManifold* out) {
+int CollideBoxPlane(const Shape& a, const Transform& pa, const Shape& /*b*/, const Transform& pb,
+                    double margin, ContactManifold* out) {
   out->count = 0;
   const Vec3 up = pb.Rotate(Vec3::UnitY());
   const std::array<Vec3, 8> corners = BoxCorners(a, pa);

@@ -24,11 +24,10 @@ int SphereVsSphere(const Vec3& ca, double ra, const Vec3& cb, double rb, const V
 }  // namespace
 
 // Centre-to-centre distance minus both radii; coincident centres push along +Y.
-int CollideSphereSphere(const Shape& a, const Transform& pa, const Shape& b,
-                        const Transform& pb, double margin, ContactManifold* out) {
+int CollideSphereSphere(const Shape& a, const Transform& pa, const Shape& b, const Transform& pb,
+                        double margin, ContactManifold* out) {
   out->count = 0;
-  return SphereVsSphere(pa.position, a.radius, pb.position, b.radius, Vec3::UnitY(), margin,
-                        out);
+  return SphereVsSphere(pa.position, a.radius, pb.position, b.radius, Vec3::UnitY(), margin, out);
 }
 
 // Sphere (A) against box (B), in the box frame. Centre outside: closest box point gives the
@@ -76,8 +75,8 @@ int CollideSphereBox(const Shape& a, const Transform& pa, const Shape& b, const 
 
 // Sphere (A) against the closest point of the capsule's segment (B). A centre on the
 // segment is pushed sideways, perpendicular to the capsule axis.
-int CollideSphereCapsule(const Shape& a, const Transform& pa, const Shape& b,
-                         const Transform& pb, double margin, ContactManifold* out) {
+int CollideSphereCapsule(const Shape& a, const Transform& pa, const Shape& b, const Transform& pb,
+                         double margin, ContactManifold* out) {
   out->count = 0;
   Vec3 s0;
   Vec3 s1;

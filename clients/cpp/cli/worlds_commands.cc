@@ -1,0 +1,135 @@
+// Commands on worlds: worlds list|create|get|delete|update, and step.
+
+#include <string>
+#include <vector>
+
+#include "clients/cpp/cli/command.h"
+#include "clients/cpp/cli/output_format.h"
+#include "clients/cpp/cli/status_macros.h"
+#include "clients/cpp/cli/value_parse.h"
+#include "clients/cpp/client.h"
+#include "clients/cpp/frame_format.h"
+#include "google/protobuf/text_format.h"
+
+namespace ligature::client::cli {
+
+namespace {
+
+namespace v1 = ::ligature::v1;
+
+// worlds list: one line per world.
+absl::Status ListWorlds(const Invocation& invocation) {
+  Client client(invocation.server, invocation.client_options);
+  LIGATURE_ASSIGN_OR_RETURN(const std::vector<v1::World> worlds, client.ListWorlds());
+  for (const v1::World& world : worlds) invocation.out << FormatWorldLine(world) << "\n";
+  return absl::OkStatus();
+}
+
+// worlds create: prints the new world's name, which is all a script needs to go on.
+absl::Status CreateWorld(const Invocation& invocation) {
+  LIGATURE_ASSIGN_OR_RETURN(const std::string scene, RequiredFlag(invocation, "scene", Verbatim));
+  LIGATURE_ASSIGN_OR_RETURN(const std::optional<std::string> id,
+                            OptionalFlag(invocation, "id", Verbatim));
+  Client client(invocation.server, invocation.client_options);
+  LIGATURE_ASSIGN_OR_RETURN(const v1::World world,
+                            client.CreateWorldFromSpec(id.value_or(""), scene));
+  invocation.out << world.name() << "\n";
+  return absl::OkStatus();
+}
+
+// worlds get: the whole World message in text format.
+absl::Status GetWorld(const Invocation& invocation) {
+  Client client(invocation.server, invocation.client_options);
+  LIGATURE_ASSIGN_OR_RETURN(const v1::World world, client.GetWorld(invocation.args.positional[0]));
+  std::string text;
+  google::protobuf::TextFormat::PrintToString(world, &text);
+  invocation.out << text;
+  return absl::OkStatus();
+}
+
+absl::Status DeleteWorld(const Invocation& invocation) {
+  Client client(invocation.server, invocation.client_options);
+  return client.DeleteWorld(invocation.args.positional[0]);
+}
+
+// worlds update: each flag given sets one settings field and adds its path to the mask,
+// so fields not mentioned keep their values.
+absl::Status UpdateWorld(const Invocation& invocation) {
+  v1::World changes;
+  std::vector<std::string> mask;
+  v1::WorldSettings* settings = changes.mutable_settings();
+
+  LIGATURE_ASSIGN_OR_RETURN(const std::optional<double> rate,
+                            OptionalFlag(invocation, "rate", ParseNumber));
+  if (rate.has_value()) {
+    settings->set_rate_hz(*rate);
+    mask.push_back("settings.rate_hz");
+  }
+  LIGATURE_ASSIGN_OR_RETURN(const std::optional<bool> paused,
+                            OptionalFlag(invocation, "paused", ParseBool));
+  if (paused.has_value()) {
+    settings->set_paused(*paused);
+    mask.push_back("settings.paused");
+  }
+  LIGATURE_ASSIGN_OR_RETURN(const std::optional<v1::Vec3> gravity,
+                            OptionalFlag(invocation, "gravity", ParseVec3));
+  if (gravity.has_value()) {
+    *settings->mutable_gravity() = *gravity;
+    mask.push_back("settings.gravity");
+  }
+  LIGATURE_ASSIGN_OR_RETURN(const std::optional<int32_t> iterations,
+                            OptionalFlag(invocation, "iterations", ParseInt32));
+  if (iterations.has_value()) {
+    settings->mutable_solver()->set_max_iterations(*iterations);
+    mask.push_back("settings.solver.max_iterations");
+  }
+  if (mask.empty()) {
+    return UsageError("nothing to update: give --rate, --paused, --gravity or --iterations");
+  }
+
+  Client client(invocation.server, invocation.client_options);
+  LIGATURE_ASSIGN_OR_RETURN(const v1::World world,
+                            client.UpdateWorld(invocation.args.positional[0], changes, mask));
+  invocation.out << FormatWorldLine(world) << "\n";
+  return absl::OkStatus();
+}
+
+// step: advances a paused world and prints the resulting frame.
+absl::Status StepWorld(const Invocation& invocation) {
+  LIGATURE_ASSIGN_OR_RETURN(const int32_t ticks, PositionalArg(invocation, 1, "N", ParseInt32));
+  Client client(invocation.server, invocation.client_options);
+  LIGATURE_ASSIGN_OR_RETURN(const v1::Frame frame,
+                            client.StepWorld(invocation.args.positional[0], ticks));
+  invocation.out << FormatFrameText(frame) << "\n";
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+std::vector<Command> WorldCommands() {
+  return {
+      {{"worlds", "list"}, {}, "", "List all worlds.", {}, ListWorlds},
+      {{"worlds", "create"},
+       {},
+       "[--id ID] --scene FILE|NAME",
+       "Create a world from a scene file or a built-in scene; prints its name.",
+       {{"id"}, {"scene"}},
+       CreateWorld},
+      {{"worlds", "get"}, {"W"}, "", "Print a world (text format).", {}, GetWorld},
+      {{"worlds", "delete"}, {"W"}, "", "Delete a world.", {}, DeleteWorld},
+      {{"worlds", "update"},
+       {"W"},
+       "[--rate HZ] [--paused true|false] [--gravity x,y,z] [--iterations N]",
+       "Change world settings; only the flags given are changed.",
+       {{"rate"}, {"paused"}, {"gravity"}, {"iterations"}},
+       UpdateWorld},
+      {{"step"},
+       {"W", "N"},
+       "",
+       "Advance a paused world by N ticks; prints the resulting frame.",
+       {},
+       StepWorld},
+  };
+}
+
+}  // namespace ligature::client::cli

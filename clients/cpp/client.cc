@@ -1,0 +1,255 @@
+#include "clients/cpp/client.h"
+
+#include <atomic>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "clients/cpp/resource_names.h"
+#include "clients/cpp/scene_file.h"
+#include "clients/cpp/status_util.h"
+#include "grpcpp/client_context.h"
+#include "grpcpp/create_channel.h"
+#include "grpcpp/security/credentials.h"
+#include "grpcpp/support/channel_arguments.h"
+
+namespace ligature::client {
+
+namespace v1 = ::ligature::v1;
+
+namespace {
+
+// Frames and exported scenes of large worlds exceed gRPC's default 4 MB receive limit, so
+// the client accepts messages of any size. Bandwidth-delay probing stays off so the HTTP/2
+// receive window stays small: the server sends a watcher the newest frame whenever the
+// window lets it, and a small window keeps what a slow watcher has in flight short.
+std::shared_ptr<grpc::Channel> MakeInsecureChannel(absl::string_view address) {
+  grpc::ChannelArguments args;
+  args.SetMaxReceiveMessageSize(-1);
+  args.SetInt(GRPC_ARG_HTTP2_BDP_PROBE, 0);
+  return grpc::CreateCustomChannel(std::string(address), grpc::InsecureChannelCredentials(), args);
+}
+
+void SetMask(const std::vector<std::string>& paths, google::protobuf::FieldMask* mask) {
+  for (const std::string& path : paths) mask->add_paths(path);
+}
+
+}  // namespace
+
+Client::Client(absl::string_view address, ClientOptions options)
+    : Client(MakeInsecureChannel(address), options) {}
+
+Client::Client(std::shared_ptr<grpc::Channel> channel, ClientOptions options)
+    : options_(options),
+      channel_(std::move(channel)),
+      worlds_(v1::WorldService::NewStub(channel_)),
+      scenes_(v1::SceneService::NewStub(channel_)),
+      sessions_(v1::SessionService::NewStub(channel_)) {}
+
+void Client::PrepareUnary(grpc::ClientContext& context) const {
+  if (options_.rpc_timeout != absl::InfiniteDuration()) {
+    context.set_deadline(absl::ToChronoTime(absl::Now() + options_.rpc_timeout));
+  }
+}
+
+// Pages through ListWorlds. A server that hands back the token it was given would loop
+// forever, so that is reported as an error instead.
+absl::StatusOr<std::vector<v1::World>> Client::ListWorlds() {
+  std::vector<v1::World> worlds;
+  v1::ListWorldsRequest request;
+  do {
+    grpc::ClientContext context;
+    PrepareUnary(context);
+    v1::ListWorldsResponse response;
+    grpc::Status status = worlds_->ListWorlds(&context, request, &response);
+    if (!status.ok()) return ToAbslStatus(status);
+    for (v1::World& world : *response.mutable_worlds()) worlds.push_back(std::move(world));
+    if (!response.next_page_token().empty() && response.next_page_token() == request.page_token()) {
+      return absl::InternalError(absl::StrCat("ListWorlds returned its request page token again: ",
+                                              response.next_page_token()));
+    }
+    request.set_page_token(response.next_page_token());
+  } while (!request.page_token().empty());
+  return worlds;
+}
+
+absl::StatusOr<v1::World> Client::CreateWorld(absl::string_view world_id, const v1::Scene& scene) {
+  v1::CreateWorldRequest request;
+  request.set_world_id(std::string(world_id));
+  *request.mutable_scene() = scene;
+  grpc::ClientContext context;
+  PrepareUnary(context);
+  v1::World world;
+  grpc::Status status = worlds_->CreateWorld(&context, request, &world);
+  if (!status.ok()) return ToAbslStatus(status);
+  return world;
+}
+
+absl::StatusOr<v1::World> Client::CreateWorldFromBuiltin(absl::string_view world_id,
+                                                         absl::string_view scene_name) {
+  v1::CreateWorldRequest request;
+  request.set_world_id(std::string(world_id));
+  request.set_scene_name(std::string(scene_name));
+  grpc::ClientContext context;
+  PrepareUnary(context);
+  v1::World world;
+  grpc::Status status = worlds_->CreateWorld(&context, request, &world);
+  if (!status.ok()) return ToAbslStatus(status);
+  return world;
+}
+
+absl::StatusOr<v1::World> Client::CreateWorldFromSpec(absl::string_view world_id,
+                                                      absl::string_view scene_spec) {
+  if (!IsSceneFileSpec(scene_spec)) return CreateWorldFromBuiltin(world_id, scene_spec);
+  absl::StatusOr<v1::Scene> scene = LoadSceneFile(scene_spec);
+  if (!scene.ok()) return scene.status();
+  return CreateWorld(world_id, *scene);
+}
+
+absl::StatusOr<v1::World> Client::GetWorld(absl::string_view world) {
+  v1::GetWorldRequest request;
+  request.set_name(WorldName(world));
+  grpc::ClientContext context;
+  PrepareUnary(context);
+  v1::World response;
+  grpc::Status status = worlds_->GetWorld(&context, request, &response);
+  if (!status.ok()) return ToAbslStatus(status);
+  return response;
+}
+
+absl::StatusOr<v1::World> Client::UpdateWorld(absl::string_view world, const v1::World& changes,
+                                              const std::vector<std::string>& update_mask) {
+  v1::UpdateWorldRequest request;
+  *request.mutable_world() = changes;
+  request.mutable_world()->set_name(WorldName(world));
+  SetMask(update_mask, request.mutable_update_mask());
+  grpc::ClientContext context;
+  PrepareUnary(context);
+  v1::World response;
+  grpc::Status status = worlds_->UpdateWorld(&context, request, &response);
+  if (!status.ok()) return ToAbslStatus(status);
+  return response;
+}
+
+absl::Status Client::DeleteWorld(absl::string_view world) {
+  v1::DeleteWorldRequest request;
+  request.set_name(WorldName(world));
+  grpc::ClientContext context;
+  PrepareUnary(context);
+  v1::DeleteWorldResponse response;
+  return ToAbslStatus(worlds_->DeleteWorld(&context, request, &response));
+}
+
+absl::StatusOr<v1::Frame> Client::StepWorld(absl::string_view world, int32_t ticks) {
+  v1::StepWorldRequest request;
+  request.set_name(WorldName(world));
+  request.set_ticks(ticks);
+  grpc::ClientContext context;
+  PrepareUnary(context);
+  v1::Frame frame;
+  grpc::Status status = worlds_->StepWorld(&context, request, &frame);
+  if (!status.ok()) return ToAbslStatus(status);
+  return frame;
+}
+
+absl::StatusOr<v1::Body> Client::CreateBody(absl::string_view world, const v1::Body& body) {
+  v1::CreateBodyRequest request;
+  request.set_parent(WorldName(world));
+  *request.mutable_body() = body;
+  grpc::ClientContext context;
+  PrepareUnary(context);
+  v1::Body response;
+  grpc::Status status = scenes_->CreateBody(&context, request, &response);
+  if (!status.ok()) return ToAbslStatus(status);
+  return response;
+}
+
+absl::StatusOr<v1::Body> Client::UpdateBody(absl::string_view world, absl::string_view body_id,
+                                            const v1::Body& changes,
+                                            const std::vector<std::string>& update_mask) {
+  v1::UpdateBodyRequest request;
+  *request.mutable_body() = changes;
+  request.mutable_body()->set_name(BodyName(world, body_id));
+  SetMask(update_mask, request.mutable_update_mask());
+  grpc::ClientContext context;
+  PrepareUnary(context);
+  v1::Body response;
+  grpc::Status status = scenes_->UpdateBody(&context, request, &response);
+  if (!status.ok()) return ToAbslStatus(status);
+  return response;
+}
+
+absl::Status Client::DeleteBody(absl::string_view world, absl::string_view body_id) {
+  v1::DeleteBodyRequest request;
+  request.set_name(BodyName(world, body_id));
+  grpc::ClientContext context;
+  PrepareUnary(context);
+  v1::DeleteBodyResponse response;
+  return ToAbslStatus(scenes_->DeleteBody(&context, request, &response));
+}
+
+absl::StatusOr<v1::Scene> Client::ExportScene(absl::string_view world) {
+  v1::ExportSceneRequest request;
+  request.set_parent(WorldName(world));
+  grpc::ClientContext context;
+  PrepareUnary(context);
+  v1::Scene scene;
+  grpc::Status status = scenes_->ExportScene(&context, request, &scene);
+  if (!status.ok()) return ToAbslStatus(status);
+  return scene;
+}
+
+// Runs one Watch stream. The duration becomes the call deadline; a stop request or a
+// callback returning false cancels the call. Cancellations we caused and the deadline we
+// set are normal ends, not errors.
+absl::StatusOr<WatchSummary> Client::Watch(const WatchOptions& options,
+                                           const FrameCallback& on_frame) {
+  v1::WatchRequest request;
+  request.set_world(WorldName(options.world));
+  request.set_max_rate_hz(options.max_rate_hz);
+  for (const std::string& id : options.body_ids) request.add_body_ids(id);
+
+  grpc::ClientContext context;
+  const bool has_duration = options.duration != absl::InfiniteDuration();
+  if (has_duration) context.set_deadline(absl::ToChronoTime(absl::Now() + options.duration));
+
+  // Declared after `context` so that it is destroyed first: once destroyed, no callback is
+  // running or will run, and the context is still alive while one does.
+  std::atomic<bool> stop_requested{false};
+  std::stop_callback cancel_on_stop(options.stop, [&] {
+    stop_requested = true;
+    context.TryCancel();
+  });
+
+  WatchSummary summary;
+  bool callback_stopped = false;
+  std::unique_ptr<grpc::ClientReader<v1::Frame>> reader = sessions_->Watch(&context, request);
+  v1::Frame frame;
+  while (reader->Read(&frame)) {
+    ++summary.frames;
+    if (!on_frame(frame)) {
+      callback_stopped = true;
+      context.TryCancel();
+      break;
+    }
+  }
+  // Finish must follow a Read that returned false; drain what was in flight.
+  if (callback_stopped) {
+    while (reader->Read(&frame)) {
+    }
+  }
+  const grpc::Status status = reader->Finish();
+
+  if ((callback_stopped || stop_requested) &&
+      (status.ok() || status.error_code() == grpc::StatusCode::CANCELLED)) {
+    summary.end = WatchEnd::kStopped;
+  } else if (has_duration && status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) {
+    summary.end = WatchEnd::kDurationElapsed;
+  } else if (!status.ok()) {
+    return ToAbslStatus(status);
+  } else {
+    summary.end = WatchEnd::kServerClosed;
+  }
+  return summary;
+}
+
+}  // namespace ligature::client

@@ -1,0 +1,123 @@
+#pragma once
+// A synchronous C++ client for the Ligature server (package ligature.v1).
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <stop_token>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+#include "grpcpp/channel.h"
+#include "ligature/v1/frame.pb.h"
+#include "ligature/v1/scene.pb.h"
+#include "ligature/v1/scene_service.grpc.pb.h"
+#include "ligature/v1/session_service.grpc.pb.h"
+#include "ligature/v1/world_service.grpc.pb.h"
+
+namespace ligature::client {
+
+struct ClientOptions {
+  // Deadline of each unary call, measured from its start. Infinite means no deadline.
+  absl::Duration rpc_timeout = absl::InfiniteDuration();
+};
+
+// What to watch and for how long.
+struct WatchOptions {
+  std::string world;                  // world id or name
+  double max_rate_hz = 0;             // frames per second at most; 0 means the world's rate
+  std::vector<std::string> body_ids;  // only these bodies; empty means all
+  // The stream is cancelled once this much time has passed. Infinite means no limit.
+  absl::Duration duration = absl::InfiniteDuration();
+  // The stream is cancelled when a stop is requested on this token (e.g. from SIGINT).
+  std::stop_token stop;
+};
+
+// Why a watch ended without an error.
+enum class WatchEnd {
+  kServerClosed,     // the server ended the stream
+  kDurationElapsed,  // WatchOptions::duration passed
+  kStopped,          // a stop was requested, or the frame callback returned false
+};
+
+struct WatchSummary {
+  int64_t frames = 0;
+  WatchEnd end = WatchEnd::kServerClosed;
+};
+
+// Called for each frame received; return false to end the watch.
+using FrameCallback = std::function<bool(const ligature::v1::Frame&)>;
+
+// One connection to a server. World arguments accept a world id ("demo") or name
+// ("worlds/demo"). Errors carry the gRPC code and message of the failed call. The methods
+// are thread-safe.
+class Client {
+ public:
+  // Connects to `address` (host:port) over an insecure channel.
+  explicit Client(absl::string_view address, ClientOptions options = {});
+  // Uses an existing channel.
+  explicit Client(std::shared_ptr<grpc::Channel> channel, ClientOptions options = {});
+
+  // All worlds, following page tokens until the last page.
+  absl::StatusOr<std::vector<ligature::v1::World>> ListWorlds();
+
+  // Creates a world from an explicit scene. An empty `world_id` lets the server choose.
+  absl::StatusOr<ligature::v1::World> CreateWorld(absl::string_view world_id,
+                                                  const ligature::v1::Scene& scene);
+  // Creates a world from a built-in scene such as "default".
+  absl::StatusOr<ligature::v1::World> CreateWorldFromBuiltin(absl::string_view world_id,
+                                                             absl::string_view scene_name);
+  // Creates a world from a scene file when IsSceneFileSpec(scene_spec), otherwise from the
+  // built-in scene of that name.
+  absl::StatusOr<ligature::v1::World> CreateWorldFromSpec(absl::string_view world_id,
+                                                          absl::string_view scene_spec);
+
+  absl::StatusOr<ligature::v1::World> GetWorld(absl::string_view world);
+
+  // Changes the fields of `changes` named by `update_mask` (e.g. "settings.rate_hz");
+  // `changes.name` is ignored in favour of `world`.
+  absl::StatusOr<ligature::v1::World> UpdateWorld(absl::string_view world,
+                                                  const ligature::v1::World& changes,
+                                                  const std::vector<std::string>& update_mask);
+
+  absl::Status DeleteWorld(absl::string_view world);
+
+  // Advances a paused world by `ticks` ticks and returns the resulting frame.
+  absl::StatusOr<ligature::v1::Frame> StepWorld(absl::string_view world, int32_t ticks);
+
+  absl::StatusOr<ligature::v1::Body> CreateBody(absl::string_view world,
+                                                const ligature::v1::Body& body);
+
+  // Changes the fields of body `body_id` named by `update_mask` ("pose",
+  // "linear_velocity", "angular_velocity", "material", "kind"), taking values from
+  // `changes`.
+  absl::StatusOr<ligature::v1::Body> UpdateBody(absl::string_view world, absl::string_view body_id,
+                                                const ligature::v1::Body& changes,
+                                                const std::vector<std::string>& update_mask);
+
+  absl::Status DeleteBody(absl::string_view world, absl::string_view body_id);
+
+  // The world's current content, in a form CreateWorld accepts.
+  absl::StatusOr<ligature::v1::Scene> ExportScene(absl::string_view world);
+
+  // Streams frames to `on_frame` until the server ends the stream, the duration passes, a
+  // stop is requested or the callback returns false. The last three end the watch with
+  // an OK result; a stream error is returned as such.
+  absl::StatusOr<WatchSummary> Watch(const WatchOptions& options, const FrameCallback& on_frame);
+
+ private:
+  // Applies the per-call deadline to a unary call's context.
+  void PrepareUnary(grpc::ClientContext& context) const;
+
+  ClientOptions options_;
+  std::shared_ptr<grpc::Channel> channel_;
+  std::unique_ptr<ligature::v1::WorldService::Stub> worlds_;
+  std::unique_ptr<ligature::v1::SceneService::Stub> scenes_;
+  std::unique_ptr<ligature::v1::SessionService::Stub> sessions_;
+};
+
+}  // namespace ligature::client

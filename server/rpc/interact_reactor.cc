@@ -1,0 +1,127 @@
+#include "server/rpc/interact_reactor.h"
+
+#include "absl/strings/str_cat.h"
+#include "server/rpc/names.h"
+#include "server/rpc/status.h"
+#include "server/world/scene_proto.h"
+
+namespace ligature {
+
+InteractReactor::InteractReactor(WorldManager* manager, const std::atomic<bool>* stopping)
+    : manager_(manager), stopping_(stopping) {
+  StartRead(&request_);
+}
+
+absl::Status InteractReactor::Start(const v1::InteractRequest& first) {
+  auto id = ParseWorldName(first.world(), "world");
+  if (!id.ok()) return id.status();
+  auto host = manager_->Get(*id);
+  if (!host.ok()) return host.status();
+  host_ = *host;
+  auto options = MakeFrameStreamOptions(*host_, first.max_rate_hz(), first.body_ids());
+  if (!options.ok()) return options.status();
+  options_ = std::move(*options);
+  return absl::OkStatus();
+}
+
+// Validates each pose, then queues it; the world reports unknown or non-kinematic bodies
+// through the shared state, and the first such error ends the stream.
+absl::Status InteractReactor::QueuePoses(const v1::InteractRequest& msg) {
+  for (int i = 0; i < msg.poses_size(); ++i) {
+    const v1::DevicePose& p = msg.poses(i);
+    const std::string field = absl::StrCat("poses[", i, "]");
+    if (auto s = ValidateId(p.body_id(), field + ".body_id"); !s.ok()) return s;
+    auto pose = PoseFromProto(p.pose(), field + ".pose");
+    if (!pose.ok()) return pose.status();
+    const bool queued =
+        host_->Enqueue([shared = shared_, body = p.body_id(), pose = *pose](World* w) {
+          if (w == nullptr) return;
+          if (absl::Status s = w->SetDeviceTarget(body, pose); !s.ok()) {
+            std::lock_guard<std::mutex> lock(shared->mu);
+            if (shared->error.ok()) shared->error = s;
+            shared->cv.notify_all();
+          }
+        });
+    if (!queued) return absl::NotFoundError(absl::StrCat(host_->name(), " was deleted"));
+  }
+  return absl::OkStatus();
+}
+
+void InteractReactor::OnReadDone(bool ok) {
+  if (!ok) {
+    // The client half-closed (or the call is going away): the writer ends the stream.
+    std::lock_guard<std::mutex> lock(shared_->mu);
+    shared_->client_done = true;
+    shared_->cv.notify_all();
+    if (!started_) Finish(grpc::Status::OK);
+    return;
+  }
+  if (!started_) {
+    if (absl::Status s = Start(request_); !s.ok()) {
+      Finish(ToGrpcStatus(s));
+      return;
+    }
+    started_ = true;
+    writer_ = std::thread([this] { WriterLoop(); });
+  }
+  if (absl::Status s = QueuePoses(request_); !s.ok()) {
+    std::lock_guard<std::mutex> lock(shared_->mu);
+    if (shared_->error.ok()) shared_->error = s;
+    shared_->cv.notify_all();
+    return;  // no further reads: the writer finishes with this error
+  }
+  StartRead(&request_);
+}
+
+bool InteractReactor::WriteAndWait(const v1::Frame& frame) {
+  {
+    std::lock_guard<std::mutex> lock(shared_->mu);
+    if (shared_->cancelled) return false;
+    shared_->write_pending = true;
+  }
+  out_ = frame;
+  StartWrite(&out_);
+  std::unique_lock<std::mutex> lock(shared_->mu);
+  shared_->cv.wait(lock, [&] { return !shared_->write_pending; });
+  return shared_->write_ok;
+}
+
+void InteractReactor::OnWriteDone(bool ok) {
+  std::lock_guard<std::mutex> lock(shared_->mu);
+  shared_->write_pending = false;
+  shared_->write_ok = ok;
+  shared_->cv.notify_all();
+}
+
+void InteractReactor::OnCancel() {
+  std::lock_guard<std::mutex> lock(shared_->mu);
+  shared_->cancelled = true;
+  shared_->cv.notify_all();
+}
+
+void InteractReactor::WriterLoop() {
+  absl::Status result = StreamFrames(
+      *host_, options_, [this](const v1::Frame& f) { return WriteAndWait(f); },
+      [this]() -> absl::Status {
+        std::lock_guard<std::mutex> lock(shared_->mu);
+        if (shared_->cancelled) return absl::CancelledError("cancelled by the client");
+        if (!shared_->error.ok()) return shared_->error;
+        if (shared_->client_done) return absl::CancelledError("");
+        return absl::OkStatus();
+      },
+      *stopping_);
+  bool client_done;
+  {
+    std::lock_guard<std::mutex> lock(shared_->mu);
+    client_done = shared_->client_done && shared_->error.ok() && !shared_->cancelled;
+  }
+  // A client that half-closed ended the session normally.
+  Finish(client_done ? grpc::Status::OK : ToGrpcStatus(result));
+}
+
+void InteractReactor::OnDone() {
+  if (writer_.joinable()) writer_.join();
+  delete this;
+}
+
+}  // namespace ligature

@@ -1,0 +1,58 @@
+#pragma once
+// One Interact stream as a callback-API reactor. Reads arrive through OnReadDone and queue
+// device poses for the world; a writer thread streams frames (FrameStream) and is the only
+// one to Finish once writing has begun, so no write is ever outstanding at Finish.
+
+#include <atomic>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include "grpcpp/support/server_callback.h"
+#include "ligature/v1/session_service.pb.h"
+#include "server/rpc/frame_stream.h"
+#include "server/world/world_manager.h"
+
+namespace ligature {
+
+class InteractReactor final
+    : public grpc::ServerBidiReactor<v1::InteractRequest, v1::Frame> {
+ public:
+  InteractReactor(WorldManager* manager, const std::atomic<bool>* stopping);
+
+  void OnReadDone(bool ok) override;
+  void OnWriteDone(bool ok) override;
+  void OnCancel() override;
+  void OnDone() override;
+
+ private:
+  // State shared with commands queued on the world, which may run after the stream ends.
+  struct Shared {
+    std::mutex mu;
+    std::condition_variable cv;
+    absl::Status error;         // first failure from a pose or the world
+    bool client_done = false;   // the client half-closed
+    bool cancelled = false;
+    bool write_pending = false;
+    bool write_ok = true;
+  };
+
+  // Validates the first message; starts the writer on success.
+  absl::Status Start(const v1::InteractRequest& first);
+  absl::Status QueuePoses(const v1::InteractRequest& msg);
+  void WriterLoop();
+  bool WriteAndWait(const v1::Frame& frame);
+
+  WorldManager* manager_;
+  const std::atomic<bool>* stopping_;
+  std::shared_ptr<Shared> shared_ = std::make_shared<Shared>();
+  std::shared_ptr<WorldHost> host_;
+  FrameStreamOptions options_;
+  v1::InteractRequest request_;
+  v1::Frame out_;
+  bool started_ = false;
+  std::thread writer_;
+};
+
+}  // namespace ligature

@@ -1,0 +1,99 @@
+// ligature-bench: runs the registered benchmarks and prints one JSON line per result on
+// stdout. Everything else (progress, errors, usage) goes to stderr.
+//
+//   ligature-bench --list
+//   ligature-bench [--quick] [--filter REGEX]
+
+#include <cstdio>
+#include <regex>
+#include <string>
+#include <string_view>
+
+#include "tests/bench/registry.h"
+#include "tests/bench/runner.h"
+
+namespace ligature::bench {
+namespace {
+
+struct Flags {
+  bool list = false;
+  bool quick = false;
+  std::string filter;  // empty: every benchmark
+};
+
+void PrintUsage() {
+  std::fprintf(stderr,
+               "usage: ligature-bench --list\n"
+               "       ligature-bench [--quick] [--filter REGEX]\n"
+               "  --list          print the benchmark names, one per line\n"
+               "  --quick         fewer timed steps; the whole run stays under a minute\n"
+               "  --filter REGEX  run only benchmarks whose name matches (ECMAScript search)\n");
+}
+
+// Hand-parses argv; returns false (after printing why) on anything it does not know.
+bool ParseFlags(int argc, char** argv, Flags* flags) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "--list") {
+      flags->list = true;
+    } else if (arg == "--quick") {
+      flags->quick = true;
+    } else if (arg == "--filter") {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "ligature-bench: --filter needs a regex\n");
+        return false;
+      }
+      flags->filter = argv[++i];
+    } else if (arg.starts_with("--filter=")) {
+      flags->filter = std::string(arg.substr(std::string_view("--filter=").size()));
+    } else {
+      std::fprintf(stderr, "ligature-bench: unknown argument '%s'\n", argv[i]);
+      return false;
+    }
+  }
+  return true;
+}
+
+int Main(int argc, char** argv) {
+  Flags flags;
+  if (!ParseFlags(argc, argv, &flags)) {
+    PrintUsage();
+    return 2;
+  }
+
+  // std::regex reports a bad pattern only by throwing, so this is the one place that catches.
+  std::regex filter;
+  try {
+    filter = std::regex(flags.filter.empty() ? std::string(".*") : flags.filter);
+  } catch (const std::regex_error& e) {
+    std::fprintf(stderr, "ligature-bench: bad --filter regex: %s\n", e.what());
+    return 2;
+  }
+
+  const RunOptions options{.quick = flags.quick};
+  int matched = 0;
+  bool all_ok = true;
+  for (const StepBench& bench : Registry::Global().benches()) {
+    if (!std::regex_search(bench.name, filter)) continue;
+    ++matched;
+    if (flags.list) {
+      std::printf("%s\n", bench.name.c_str());
+      continue;
+    }
+    const RunResult result = RunStepBench(bench, options);
+    all_ok = all_ok && result.ok;
+    // Flush per line so a partial run still leaves complete results behind.
+    std::printf("%s\n", result.json_line.c_str());
+    std::fflush(stdout);
+  }
+  if (matched == 0) {
+    std::fprintf(stderr, "ligature-bench: no benchmark matches '%s'\n", flags.filter.c_str());
+    return 1;
+  }
+  return all_ok ? 0 : 1;
+}
+
+}  // namespace
+}  // namespace ligature::bench
+
+int main(int argc, char** argv) { return ligature::bench::Main(argc, argv); }
