@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages Ligature builds and tests with.
+# Installs the Debian 12 packages Ligature builds and tests with, or with --runtime only
+# those ligatured needs to run (the container's runtime stage).
 # Idempotent: installs only what is missing and prints nothing when nothing is.
 set -euo pipefail
 
-packages=(
-  build-essential cmake pkg-config ccache
-  libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
-  libeigen3-dev libabsl-dev libgtest-dev libgmock-dev libbenchmark-dev
-  libbullet-dev grpc-proto python3-grpcio python3-protobuf
-)
+if [[ "${1:-}" == "--runtime" ]]; then
+  packages=(libgrpc++1.51 libgrpc29 libprotobuf32 libabsl20220623)
+else
+  packages=(
+    build-essential cmake pkg-config ccache
+    libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
+    libeigen3-dev libabsl-dev libgtest-dev libgmock-dev libbenchmark-dev
+    libbullet-dev grpc-proto
+  )
+fi
 
 missing=()
 for p in "${packages[@]}"; do

@@ -35,10 +35,15 @@ absl::StatusOr<UpdateBodyEdit> UpdateBodyFromProto(const v1::UpdateBodyRequest& 
   // Each masked field is validated as it would be on create.
   for (int i = 0; i < req.update_mask().paths_size(); ++i) {
     const std::string& p = req.update_mask().paths(i);
-    if (p == "pose") {
-      auto pose = PoseFromProto(b.pose(), field + "body.pose");
-      if (!pose.ok()) return pose.status();
-      edit.update.pose = *pose;
+    if (p == "pose" || p == "pose.position") {
+      auto position = PoseFromProto(b.pose(), field + "body.pose");
+      if (!position.ok()) return position.status();
+      edit.update.position = position->position;
+      if (p == "pose") edit.update.orientation = position->orientation;
+    } else if (p == "pose.orientation") {
+      auto q = QuatFromProto(b.pose().orientation(), field + "body.pose.orientation");
+      if (!q.ok()) return q.status();
+      edit.update.orientation = *q;
     } else if (p == "linear_velocity") {
       auto v = Vec3FromProto(b.linear_velocity(), field + "body.linear_velocity");
       if (!v.ok()) return v.status();

@@ -59,10 +59,8 @@ absl::Status World::UpdateBody(const std::string& id, const BodyUpdate& u) {
   const uint32_t i = bodies_.Index(it->second);
   if (u.kind) bodies_.SetKind(i, *u.kind);
   if (u.material) bodies_.SetMaterial(i, *u.material);
-  if (u.pose) {
-    bodies_.position[i] = u.pose->position;
-    bodies_.orientation[i] = u.pose->orientation.normalized();
-  }
+  if (u.position) bodies_.position[i] = *u.position;
+  if (u.orientation) bodies_.orientation[i] = u.orientation->normalized();
   if (bodies_.kind[i] != BodyKind::kStatic) {
     if (u.linear_velocity) bodies_.linear_velocity[i] = *u.linear_velocity;
     if (u.angular_velocity) bodies_.angular_velocity[i] = *u.angular_velocity;

@@ -30,7 +30,8 @@ struct WorldLimits {
 
 // Which fields of a body an update changes.
 struct BodyUpdate {
-  std::optional<Transform> pose;
+  std::optional<Vec3> position;
+  std::optional<Quat> orientation;
   std::optional<Vec3> linear_velocity;
   std::optional<Vec3> angular_velocity;
   std::optional<Material> material;

@@ -59,19 +59,7 @@ absl::Status CreateBody(const Invocation& invocation) {
   return absl::OkStatus();
 }
 
-// The current pose of body `body_id`. The API has no GetBody, so it is read from an
-// exported scene.
-absl::StatusOr<v1::Pose> CurrentPose(Client& client, absl::string_view world,
-                                     absl::string_view body_id) {
-  LIGATURE_ASSIGN_OR_RETURN(const v1::Scene scene, client.ExportScene(world));
-  for (const v1::Body& body : scene.bodies()) {
-    if (body.id() == body_id) return body.pose();
-  }
-  return absl::NotFoundError(absl::StrCat("no body ", body_id, " in ", WorldName(world)));
-}
-
-// bodies update: the update mask has whole-message paths only ("pose"), so changing just
-// the position or just the orientation keeps the other half from the current pose.
+// bodies update: each flag given becomes one path of the update mask.
 absl::Status UpdateBody(const Invocation& invocation) {
   const std::string& world = invocation.args.positional[0];
   const std::string& body_id = invocation.args.positional[1];
@@ -84,28 +72,27 @@ absl::Status UpdateBody(const Invocation& invocation) {
                             OptionalFlag(invocation, "quat", ParseQuaternion));
   LIGATURE_ASSIGN_OR_RETURN(const std::optional<v1::Vec3> vel,
                             OptionalFlag(invocation, "vel", ParseVec3));
-  LIGATURE_ASSIGN_OR_RETURN(const std::optional<bool> kinematic,
-                            OptionalFlag(invocation, "kinematic", ParseBool));
-  if (!pos && !quat && !vel && !kinematic) {
-    return UsageError("nothing to update: give --pos, --quat, --vel or --kinematic");
+  LIGATURE_ASSIGN_OR_RETURN(const std::optional<v1::BodyKind> kind,
+                            OptionalFlag(invocation, "kind", ParseBodyKind));
+  if (!pos && !quat && !vel && !kind) {
+    return UsageError("nothing to update: give --pos, --quat, --vel or --kind");
   }
 
   Client client(invocation.server, invocation.client_options);
-  if (pos || quat) {
-    v1::Pose* pose = changes.mutable_pose();
-    if (!pos || !quat) {
-      LIGATURE_ASSIGN_OR_RETURN(*pose, CurrentPose(client, world, body_id));
-    }
-    if (pos) *pose->mutable_position() = *pos;
-    if (quat) *pose->mutable_orientation() = *quat;
-    mask.push_back("pose");
+  if (pos) {
+    *changes.mutable_pose()->mutable_position() = *pos;
+    mask.push_back("pose.position");
+  }
+  if (quat) {
+    *changes.mutable_pose()->mutable_orientation() = *quat;
+    mask.push_back("pose.orientation");
   }
   if (vel) {
     *changes.mutable_linear_velocity() = *vel;
     mask.push_back("linear_velocity");
   }
-  if (kinematic) {
-    changes.set_kind(*kinematic ? v1::BODY_KIND_KINEMATIC : v1::BODY_KIND_DYNAMIC);
+  if (kind) {
+    changes.set_kind(*kind);
     mask.push_back("kind");
   }
 
@@ -133,9 +120,9 @@ std::vector<Command> BodyCommands() {
        CreateBody},
       {{"bodies", "update"},
        {"W", "ID"},
-       "[--pos x,y,z] [--quat x,y,z,w] [--vel x,y,z] [--kinematic true|false]",
-       "Change a body's pose, velocity or kind (--kinematic false: dynamic).",
-       {{"pos"}, {"quat"}, {"vel"}, {"kinematic"}},
+       "[--pos x,y,z] [--quat x,y,z,w] [--vel x,y,z] [--kind dynamic|kinematic|static]",
+       "Change a body's position, orientation, velocity or kind; only the flags given change.",
+       {{"pos"}, {"quat"}, {"vel"}, {"kind"}},
        UpdateBody},
       {{"bodies", "delete"},
        {"W", "ID"},

@@ -217,40 +217,33 @@ TEST_F(CliTest, BodiesCreatePlaneDefaultsToStatic) {
   EXPECT_EQ(server_.recorded().create_body.body().kind(), ligature::v1::BODY_KIND_KINEMATIC);
 }
 
-TEST_F(CliTest, BodiesUpdatePositionKeepsCurrentOrientation) {
-  ligature::v1::Scene scene;
-  ligature::v1::Body* ball = scene.add_bodies();
-  ball->set_id("ball");
-  ball->mutable_pose()->mutable_orientation()->set_z(1);
-  server_.set_scene(scene);
-
+TEST_F(CliTest, BodiesUpdateSendsOnlyTheFlagsGiven) {
   ToolRun run = RunAgainstServer({"bodies", "update", "demo", "ball", "--pos", "1,2,3", "--vel",
-                                  "0,0,1", "--kinematic", "true"});
+                                  "0,0,1", "--kind", "kinematic"});
   EXPECT_EQ(run.code, 0) << run.err;
   EXPECT_THAT(run.out, StartsWith("worlds/demo/bodies/ball kinematic p=(1.000,2.000,3.000)"));
   const ligature::v1::UpdateBodyRequest request = server_.recorded().update_body;
   EXPECT_EQ(request.body().name(), "worlds/demo/bodies/ball");
-  EXPECT_THAT(request.update_mask().paths(), ElementsAre("pose", "linear_velocity", "kind"));
+  EXPECT_THAT(request.update_mask().paths(),
+              ElementsAre("pose.position", "linear_velocity", "kind"));
   EXPECT_EQ(request.body().pose().position().z(), 3);
-  EXPECT_EQ(request.body().pose().orientation().z(), 1);
   EXPECT_EQ(request.body().linear_velocity().z(), 1);
   EXPECT_EQ(request.body().kind(), ligature::v1::BODY_KIND_KINEMATIC);
 }
 
-TEST_F(CliTest, BodiesUpdateOfUnknownBodyIsNotFound) {
-  ToolRun run = RunAgainstServer({"bodies", "update", "demo", "ghost", "--quat", "0,0,0,1"});
-  EXPECT_EQ(run.code, 1);
-  EXPECT_EQ(run.err, "error: NOT_FOUND: no body ghost in worlds/demo\n");
-}
-
-TEST_F(CliTest, BodiesUpdateWithFullPoseNeedsNoExport) {
-  ToolRun run = RunAgainstServer({"bodies", "update", "demo", "ball", "--pos", "0,1,0", "--quat",
-                                  "0,0,0,2", "--kinematic", "false"});
+TEST_F(CliTest, BodiesUpdateOrientationAloneNormalizesTheQuaternion) {
+  ToolRun run = RunAgainstServer({"bodies", "update", "demo", "ball", "--quat", "0,0,0,2",
+                                  "--kind", "dynamic"});
   EXPECT_EQ(run.code, 0) << run.err;
-  EXPECT_EQ(server_.recorded().export_scene.parent(), "");
   const ligature::v1::UpdateBodyRequest request = server_.recorded().update_body;
+  EXPECT_THAT(request.update_mask().paths(), ElementsAre("pose.orientation", "kind"));
   EXPECT_EQ(request.body().pose().orientation().w(), 1);
   EXPECT_EQ(request.body().kind(), ligature::v1::BODY_KIND_DYNAMIC);
+}
+
+TEST_F(CliTest, BodiesUpdateWithBadKindIsAUsageError) {
+  ToolRun run = RunAgainstServer({"bodies", "update", "demo", "ball", "--kind", "floaty"});
+  EXPECT_EQ(run.code, 2);
 }
 
 TEST_F(CliTest, BodiesDelete) {

@@ -1,0 +1,161 @@
+#include "server/model/rigid/mass_properties.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+
+namespace ligature {
+namespace {
+
+constexpr double kPi = std::numbers::pi;
+
+Material Density(double density) {
+  Material m;
+  m.density = density;
+  return m;
+}
+
+Material Mass(double mass) {
+  Material m;
+  m.density = 1000.0;
+  m.mass = mass;
+  return m;
+}
+
+void ExpectVecNear(const Vec3& actual, const Vec3& expected, double rel_tol) {
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_NEAR(actual[i], expected[i], rel_tol * std::abs(expected[i]))
+        << "component " << i << ": " << actual.transpose() << " vs " << expected.transpose();
+  }
+}
+
+// Mass and principal inertia of a solid capsule (radius r, segment half length l, axis Y)
+// by slicing it into thin discs along the axis and integrating numerically with Simpson's
+// rule: a disc of radius rho and mass dm contributes dm rho^2 / 2 about the axis and
+// dm (rho^2 / 4 + y^2) about a transverse axis through the centre. Independent of the
+// hemisphere/parallel-axis decomposition used by the engine.
+MassProperties CapsuleBySlicing(double r, double l, double density) {
+  double mass = 0.0, axial = 0.0, transverse = 0.0;
+  // Each piece (cap, cylinder, cap) has a polynomial integrand, so Simpson is accurate.
+  const double pieces[3][2] = {{-l - r, -l}, {-l, l}, {l, l + r}};
+  for (const auto& piece : pieces) {
+    const int n = 2000;  // even
+    const double dy = (piece[1] - piece[0]) / n;
+    if (dy <= 0.0) continue;
+    for (int i = 0; i <= n; ++i) {
+      const double y = piece[0] + i * dy;
+      const double over = std::max(0.0, std::abs(y) - l);
+      const double rho2 = std::max(0.0, r * r - over * over);
+      const double w = ((i == 0 || i == n) ? 1.0 : (i % 2 == 1 ? 4.0 : 2.0)) * dy / 3.0;
+      const double dm = density * kPi * rho2;  // per unit length
+      mass += w * dm;
+      axial += w * dm * rho2 / 2.0;
+      transverse += w * dm * (rho2 / 4.0 + y * y);
+    }
+  }
+  MassProperties out;
+  out.mass = mass;
+  out.inertia = Vec3(transverse, axial, transverse);
+  return out;
+}
+
+// Volumes against the textbook formulas.
+TEST(ShapeVolumeTest, MatchesClosedForms) {
+  EXPECT_NEAR(ShapeVolume(Shape::Sphere(0.5)), 4.0 / 3.0 * kPi * 0.125, 1e-12);
+  EXPECT_NEAR(ShapeVolume(Shape::Box(Vec3(0.5, 1.0, 1.5))), 6.0, 1e-12);
+  // Cylinder of length 2 plus a sphere of radius 0.3.
+  EXPECT_NEAR(ShapeVolume(Shape::Capsule(0.3, 1.0)),
+              kPi * 0.09 * 2.0 + 4.0 / 3.0 * kPi * 0.027, 1e-12);
+  EXPECT_EQ(ShapeVolume(Shape::Plane()), 0.0);
+}
+
+// Solid sphere: m = rho 4/3 pi r^3, I = 2/5 m r^2 about every axis.
+TEST(MassPropertiesTest, SolidSphere) {
+  const double r = 0.5, rho = 800.0;
+  const MassProperties mp = ComputeMassProperties(Shape::Sphere(r), Density(rho));
+  const double m = rho * 4.0 / 3.0 * kPi * r * r * r;
+  EXPECT_NEAR(mp.mass, m, 1e-9 * m);
+  ExpectVecNear(mp.inertia, Vec3::Constant(0.4 * m * r * r), 1e-12);
+}
+
+// Solid box with edges a, b, c: I_x = m (b^2 + c^2) / 12 and so on.
+TEST(MassPropertiesTest, SolidBox) {
+  const MassProperties mp =
+      ComputeMassProperties(Shape::Box(Vec3(0.5, 1.0, 1.5)), Density(1000.0));
+  // Edges 1 x 2 x 3 m: 6 m^3 of water.
+  EXPECT_NEAR(mp.mass, 6000.0, 1e-9);
+  ExpectVecNear(mp.inertia, Vec3(6000.0 * 13.0 / 12.0, 6000.0 * 10.0 / 12.0, 6000.0 * 5.0 / 12.0),
+                1e-12);
+}
+
+// A cube has the same moment about every axis: m s^2 / 6.
+TEST(MassPropertiesTest, CubeIsIsotropic) {
+  const MassProperties mp = ComputeMassProperties(Shape::Box(Vec3::Constant(0.2)), Density(500));
+  const double m = 500.0 * 0.4 * 0.4 * 0.4;
+  EXPECT_NEAR(mp.mass, m, 1e-12);
+  ExpectVecNear(mp.inertia, Vec3::Constant(m * 0.16 / 6.0), 1e-12);
+}
+
+// Capsules of several proportions against slicing integration; the axial moment is the
+// smaller one for a long capsule and the symmetry axis is local Y.
+TEST(MassPropertiesTest, CapsuleMatchesSlicingIntegration) {
+  const struct {
+    double r, l;
+  } cases[] = {{0.3, 1.0}, {0.5, 0.1}, {0.1, 2.0}, {1.0, 1.0}};
+  for (const auto& c : cases) {
+    SCOPED_TRACE(testing::Message() << "r=" << c.r << " l=" << c.l);
+    const MassProperties mp = ComputeMassProperties(Shape::Capsule(c.r, c.l), Density(1200.0));
+    const MassProperties ref = CapsuleBySlicing(c.r, c.l, 1200.0);
+    EXPECT_NEAR(mp.mass, ref.mass, 1e-8 * ref.mass);
+    ExpectVecNear(mp.inertia, ref.inertia, 1e-7);
+    EXPECT_DOUBLE_EQ(mp.inertia.x(), mp.inertia.z());
+  }
+  const MassProperties long_capsule =
+      ComputeMassProperties(Shape::Capsule(0.1, 2.0), Density(1000.0));
+  EXPECT_LT(long_capsule.inertia.y(), long_capsule.inertia.x());
+}
+
+// A capsule with no segment is a sphere.
+TEST(MassPropertiesTest, CapsuleWithZeroLengthIsASphere) {
+  const MassProperties cap = ComputeMassProperties(Shape::Capsule(0.4, 0.0), Density(700.0));
+  const MassProperties sph = ComputeMassProperties(Shape::Sphere(0.4), Density(700.0));
+  EXPECT_NEAR(cap.mass, sph.mass, 1e-12 * sph.mass);
+  ExpectVecNear(cap.inertia, sph.inertia, 1e-12);
+}
+
+// material.mass > 0 sets the mass and scales the inertia in proportion; density is ignored.
+TEST(MassPropertiesTest, MassOverrideScalesInertia) {
+  const Shape shapes[] = {Shape::Sphere(0.5), Shape::Box(Vec3(0.1, 0.2, 0.3)),
+                          Shape::Capsule(0.2, 0.6)};
+  for (const Shape& shape : shapes) {
+    SCOPED_TRACE(static_cast<int>(shape.type));
+    const MassProperties by_density = ComputeMassProperties(shape, Density(1000.0));
+    const MassProperties by_mass = ComputeMassProperties(shape, Mass(2.5));
+    EXPECT_DOUBLE_EQ(by_mass.mass, 2.5);
+    ExpectVecNear(by_mass.inertia, by_density.inertia * (2.5 / by_density.mass), 1e-12);
+  }
+  // Sphere of 2 kg, radius 0.5: I = 0.4 * 2 * 0.25.
+  const MassProperties sphere = ComputeMassProperties(Shape::Sphere(0.5), Mass(2.0));
+  ExpectVecNear(sphere.inertia, Vec3::Constant(0.2), 1e-12);
+}
+
+// Mass is linear in density.
+TEST(MassPropertiesTest, MassProportionalToDensity) {
+  const Shape box = Shape::Box(Vec3(0.3, 0.4, 0.5));
+  const MassProperties light = ComputeMassProperties(box, Density(100.0));
+  const MassProperties heavy = ComputeMassProperties(box, Density(300.0));
+  EXPECT_NEAR(heavy.mass, 3.0 * light.mass, 1e-12);
+  ExpectVecNear(heavy.inertia, 3.0 * light.inertia, 1e-12);
+}
+
+// Planes have no volume, hence no mass from density, and no inertia.
+TEST(MassPropertiesTest, PlaneHasNone) {
+  const MassProperties mp = ComputeMassProperties(Shape::Plane(), Density(1000.0));
+  EXPECT_EQ(mp.mass, 0.0);
+  EXPECT_TRUE(mp.inertia.isZero());
+}
+
+}  // namespace
+}  // namespace ligature
