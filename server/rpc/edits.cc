@@ -35,21 +35,25 @@ absl::StatusOr<UpdateBodyEdit> UpdateBodyFromProto(const v1::UpdateBodyRequest& 
   // Each masked field is validated as it would be on create.
   for (int i = 0; i < req.update_mask().paths_size(); ++i) {
     const std::string& p = req.update_mask().paths(i);
-    if (p == "pose" || p == "pose.position") {
-      auto position = PoseFromProto(b.pose(), field + "body.pose");
+    if (p == "pose") {
+      auto pose = PoseFromProto(b.pose(), field + "body.pose");
+      if (!pose.ok()) return pose.status();
+      edit.update.position = pose->position;
+      edit.update.orientation = pose->orientation;
+    } else if (p == "pose.position") {
+      auto position = PositionFromProto(b.pose().position(), field + "body.pose.position");
       if (!position.ok()) return position.status();
-      edit.update.position = position->position;
-      if (p == "pose") edit.update.orientation = position->orientation;
+      edit.update.position = *position;
     } else if (p == "pose.orientation") {
       auto q = QuatFromProto(b.pose().orientation(), field + "body.pose.orientation");
       if (!q.ok()) return q.status();
       edit.update.orientation = *q;
     } else if (p == "linear_velocity") {
-      auto v = Vec3FromProto(b.linear_velocity(), field + "body.linear_velocity");
+      auto v = VelocityFromProto(b.linear_velocity(), field + "body.linear_velocity");
       if (!v.ok()) return v.status();
       edit.update.linear_velocity = *v;
     } else if (p == "angular_velocity") {
-      auto v = Vec3FromProto(b.angular_velocity(), field + "body.angular_velocity");
+      auto v = VelocityFromProto(b.angular_velocity(), field + "body.angular_velocity");
       if (!v.ok()) return v.status();
       edit.update.angular_velocity = *v;
     } else if (p == "material") {

@@ -131,21 +131,31 @@ grpc::Status WorldServiceImpl::UpdateWorld(grpc::ServerContext*,
   if (!id.ok()) return ToGrpcStatus(id.status());
   auto host = manager_->Get(*id);
   if (!host.ok()) return ToGrpcStatus(host.status());
-  // Merge and validate here; the world only receives settings known to be valid.
+  // Check the mask and the values against the current settings here, for a prompt error;
+  // then merge again on the world's thread, onto the settings as they are when the edit
+  // applies, so concurrent updates of different fields compose.
+  const v1::World request_world = req->world();
+  const google::protobuf::FieldMask mask = req->update_mask();
   v1::WorldSettings merged = SettingsToProto((*host)->Info().settings);
-  if (auto s = MergeSettings(req->world().settings(), req->update_mask(), &merged); !s.ok()) {
+  if (auto s = MergeSettings(request_world.settings(), mask, &merged); !s.ok()) {
     return ToGrpcStatus(s);
   }
-  auto settings = SettingsFromProto(merged, "world.settings");
-  if (!settings.ok()) return ToGrpcStatus(settings.status());
-  auto applied = (*host)->Call<bool>(
-      [settings = *settings](World& w) -> absl::StatusOr<bool> {
-        w.SetSettings(settings);
-        return true;
+  if (auto s = SettingsFromProto(merged, "world.settings"); !s.ok()) {
+    return ToGrpcStatus(s.status());
+  }
+  auto applied = (*host)->Call<WorldSettings>(
+      [request_world, mask](World& w) -> absl::StatusOr<WorldSettings> {
+        v1::WorldSettings current = SettingsToProto(w.settings());
+        if (auto s = MergeSettings(request_world.settings(), mask, &current); !s.ok()) return s;
+        auto settings = SettingsFromProto(current, "world.settings");
+        if (!settings.ok()) return settings.status();
+        w.SetSettings(*settings);
+        return *settings;
       },
       kApplyTimeout);
   if (!applied.ok()) return ToGrpcStatus(applied.status());
   *resp = WorldInfoToProto((*host)->Info());
+  *resp->mutable_settings() = SettingsToProto(*applied);
   return grpc::Status::OK;
 }
 

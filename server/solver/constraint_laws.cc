@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include <Eigen/Cholesky>
 #include <Eigen/Eigenvalues>
 
 namespace ligature {
@@ -60,15 +59,15 @@ Eigen::Vector2d SlidingForce(const Eigen::Vector2d& a, const Eigen::Matrix2d& b,
 // and never pulls; the friction force sticks (zero tangential displacement) when that lies
 // inside the cone, and otherwise slides on the cone's border, exactly opposite to the
 // sliding it leaves.
-Vec3 SolveFrictionContact(const Mat3& w, const Vec3& previous, const Vec3& free, double mu) {
+Vec3 SolveFrictionContact(const Mat3& w, const Eigen::Matrix2d& wt_inv, const Vec3& previous,
+                          const Vec3& free, double mu) {
   const Eigen::Vector2d ft_prev = previous.tail<2>();
   const double fn =
       std::max(0.0, -(free.x() + w.block<1, 2>(0, 1).dot(ft_prev)) / w(0, 0));
   if (fn == 0.0 || mu == 0.0) return Vec3(fn, 0.0, 0.0);
   const Eigen::Vector2d a = free.tail<2>() + w.block<2, 1>(1, 0) * fn;
-  const Eigen::Matrix2d b = w.block<2, 2>(1, 1);
-  Eigen::Vector2d ft = -b.llt().solve(a);
-  if (ft.norm() > mu * fn) ft = SlidingForce(a, b, mu * fn);
+  Eigen::Vector2d ft = -wt_inv * a;
+  if (ft.norm() > mu * fn) ft = SlidingForce(a, w.block<2, 2>(1, 1), mu * fn);
   return Vec3(fn, ft.x(), ft.y());
 }
 

@@ -7,10 +7,12 @@
 
 namespace ligature {
 
-// W: dim x dim block (upper-left of a 3x3); w_inv: its inverse; free: violation without the
-// block's own force; previous: the block's force before this update. Returns the new force.
+// W: dim x dim block (upper-left of a 3x3); w_inv: its inverse; wt_inv: the inverse of its
+// tangential 2x2 block (rows and columns 1-2); free: violation without the block's own
+// force; previous: the block's force before this update. Returns the new force.
 Vec3 SolveBilateral(int dim, const Mat3& w_inv, const Vec3& free);
 Vec3 SolveUnilateral(const Mat3& w, const Vec3& free);
-Vec3 SolveFrictionContact(const Mat3& w, const Vec3& previous, const Vec3& free, double mu);
+Vec3 SolveFrictionContact(const Mat3& w, const Eigen::Matrix2d& wt_inv, const Vec3& previous,
+                          const Vec3& free, double mu);
 
 }  // namespace ligature

@@ -49,6 +49,7 @@ void GaussSeidelSolver::Prepare(const ConstraintRows& rows,
     }
     c.w = w;
     c.w_inv = w.inverse();
+    if (b.law == ConstraintLaw::kFrictionContact) c.wt_inv = w.block<2, 2>(1, 1).inverse();
   }
 }
 
@@ -91,7 +92,7 @@ SolveResult GaussSeidelSolver::Solve(ConstraintRows& rows,
           f = SolveUnilateral(c.w, free);
           break;
         case ConstraintLaw::kFrictionContact:
-          f = SolveFrictionContact(c.w, b.force, free, b.friction);
+          f = SolveFrictionContact(c.w, c.wt_inv, b.force, free, b.friction);
           break;
       }
       assert(f.allFinite());

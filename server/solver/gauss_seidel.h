@@ -39,6 +39,7 @@ class GaussSeidelSolver {
     Eigen::Matrix<double, 6, 3> cjt_b;
     Mat3 w = Mat3::Identity();          // W_bb
     Mat3 w_inv = Mat3::Identity();
+    Eigen::Matrix2d wt_inv = Eigen::Matrix2d::Identity();  // tangential block, friction only
   };
   void Prepare(const ConstraintRows& rows, std::span<const BodyCompliance> compliance);
 

@@ -22,12 +22,17 @@ absl::Status CheckPositive(double v, const std::string& field) {
   return absl::OkStatus();
 }
 
-// Largest size accepted for a length, so bounds and products stay finite (m).
-constexpr double kMaxLength = 1e6;
+// Ranges that keep every derived quantity (mass, inertia, bounds, a tick's motion) finite
+// and well conditioned.
+constexpr double kMinLength = 1e-4;    // m
+constexpr double kMaxLength = 1e6;     // m
+constexpr double kMaxSpeed = 1e5;      // m/s and rad/s
+constexpr double kMaxDensity = 1e6;    // kg/m^3
+constexpr double kMaxMass = 1e9;       // kg
 
 absl::Status CheckLength(double v, const std::string& field) {
-  if (!std::isfinite(v) || v <= 0.0 || v > kMaxLength) {
-    return Invalid(field, absl::StrCat("must be in (0, ", kMaxLength, "] m"));
+  if (!std::isfinite(v) || v < kMinLength || v > kMaxLength) {
+    return Invalid(field, absl::StrCat("must be in [", kMinLength, ", ", kMaxLength, "] m"));
   }
   return absl::OkStatus();
 }
@@ -80,6 +85,15 @@ absl::StatusOr<Vec3> Vec3FromProto(const v1::Vec3& v, const std::string& field) 
   return Vec3(v.x(), v.y(), v.z());
 }
 
+// A linear or angular velocity: finite components and a magnitude of at most kMaxSpeed.
+absl::StatusOr<Vec3> VelocityFromProto(const v1::Vec3& v, const std::string& field) {
+  auto out = Vec3FromProto(v, field);
+  if (out.ok() && out->norm() > kMaxSpeed) {
+    return Invalid(field, absl::StrCat("magnitude must be at most ", kMaxSpeed));
+  }
+  return out;
+}
+
 absl::StatusOr<Quat> QuatFromProto(const v1::Quaternion& q, const std::string& field) {
   for (double c : {q.x(), q.y(), q.z(), q.w()}) RETURN_IF_ERROR(CheckFinite(c, field));
   // The proto default (all zero) is the identity.
@@ -92,12 +106,17 @@ absl::StatusOr<Quat> QuatFromProto(const v1::Quaternion& q, const std::string& f
   return out.normalized();
 }
 
-absl::StatusOr<Transform> PoseFromProto(const v1::Pose& p, const std::string& field) {
-  auto position = Vec3FromProto(p.position(), field + ".position");
-  if (!position.ok()) return position.status();
-  if (position->cwiseAbs().maxCoeff() > kMaxLength) {
-    return Invalid(field + ".position", absl::StrCat("must be within ", kMaxLength, " m"));
+absl::StatusOr<Vec3> PositionFromProto(const v1::Vec3& p, const std::string& field) {
+  auto position = Vec3FromProto(p, field);
+  if (position.ok() && position->cwiseAbs().maxCoeff() > kMaxLength) {
+    return Invalid(field, absl::StrCat("must be within ", kMaxLength, " m"));
   }
+  return position;
+}
+
+absl::StatusOr<Transform> PoseFromProto(const v1::Pose& p, const std::string& field) {
+  auto position = PositionFromProto(p.position(), field + ".position");
+  if (!position.ok()) return position.status();
   auto orientation = QuatFromProto(p.orientation(), field + ".orientation");
   if (!orientation.ok()) return orientation.status();
   return Transform{*position, *orientation};
@@ -107,10 +126,13 @@ absl::StatusOr<Material> MaterialFromProto(const v1::Material& m, const std::str
   Material out;
   if (m.has_density()) {
     RETURN_IF_ERROR(CheckPositive(m.density(), field + ".density"));
+    if (m.density() > kMaxDensity) {
+      return Invalid(field + ".density", absl::StrCat("must be at most ", kMaxDensity, " kg/m^3"));
+    }
     out.density = m.density();
   }
-  if (!std::isfinite(m.mass()) || m.mass() < 0.0) {
-    return Invalid(field + ".mass", "must be finite and >= 0");
+  if (!std::isfinite(m.mass()) || m.mass() < 0.0 || m.mass() > kMaxMass) {
+    return Invalid(field + ".mass", absl::StrCat("must be in [0, ", kMaxMass, "] kg"));
   }
   out.mass = m.mass();
   if (m.has_friction()) {
@@ -156,10 +178,10 @@ absl::StatusOr<BodyDesc> BodyFromProto(const v1::Body& b, const std::string& fie
   auto pose = PoseFromProto(b.pose(), field + ".pose");
   if (!pose.ok()) return pose.status();
   out.pose = *pose;
-  auto v = Vec3FromProto(b.linear_velocity(), field + ".linear_velocity");
+  auto v = VelocityFromProto(b.linear_velocity(), field + ".linear_velocity");
   if (!v.ok()) return v.status();
   out.linear_velocity = *v;
-  auto w = Vec3FromProto(b.angular_velocity(), field + ".angular_velocity");
+  auto w = VelocityFromProto(b.angular_velocity(), field + ".angular_velocity");
   if (!w.ok()) return w.status();
   out.angular_velocity = *w;
   return out;

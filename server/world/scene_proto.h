@@ -19,7 +19,11 @@ absl::StatusOr<ConstraintDesc> ConstraintFromProto(const v1::Constraint& c,
 
 // Field-level pieces, shared with partial updates.
 absl::StatusOr<Vec3> Vec3FromProto(const v1::Vec3& v, const std::string& field);
+// A velocity (m/s or rad/s): finite, magnitude at most 1e5.
+absl::StatusOr<Vec3> VelocityFromProto(const v1::Vec3& v, const std::string& field);
 absl::StatusOr<Quat> QuatFromProto(const v1::Quaternion& q, const std::string& field);
+// A world position (m): finite, each coordinate within 1e6.
+absl::StatusOr<Vec3> PositionFromProto(const v1::Vec3& p, const std::string& field);
 absl::StatusOr<Transform> PoseFromProto(const v1::Pose& p, const std::string& field);
 absl::StatusOr<Material> MaterialFromProto(const v1::Material& m, const std::string& field);
 absl::StatusOr<SolverSettings> SolverFromProto(const v1::SolverSettings& s,

@@ -190,17 +190,31 @@ void World::SolveConstraints() {
 }
 
 // Correction motion: the free poses plus the constraint displacements dq, with velocities
-// made consistent (v = v_free + dq / h). Orientations are renormalized by Rotated().
+// made consistent (v = v_free + dq / h). Orientations are renormalized by Rotated(). A body
+// whose new state is not finite (a numerical failure) is held where it was, at rest, and
+// counted, so that one bad body never poisons the world.
 void World::ApplyCorrectionMotion() {
   const int n = bodies_.size();
   const double h = settings_.dt();
+  stats_.recovered_bodies = 0;
   for (int i = 0; i < n; ++i) {
     if (bodies_.kind[i] == BodyKind::kStatic) continue;
     const Vec6& dq = displacements_[i];
-    bodies_.position[i] = free_position_[i] + dq.head<3>();
-    bodies_.orientation[i] = Rotated(free_orientation_[i], dq.tail<3>());
-    bodies_.linear_velocity[i] += dq.head<3>() / h;
-    bodies_.angular_velocity[i] += dq.tail<3>() / h;
+    const Vec3 position = free_position_[i] + dq.head<3>();
+    const Quat orientation = Rotated(free_orientation_[i], dq.tail<3>());
+    const Vec3 v = bodies_.linear_velocity[i] + dq.head<3>() / h;
+    const Vec3 w = bodies_.angular_velocity[i] + dq.tail<3>() / h;
+    if (!position.allFinite() || !orientation.coeffs().allFinite() || !v.allFinite() ||
+        !w.allFinite()) {
+      bodies_.linear_velocity[i].setZero();
+      bodies_.angular_velocity[i].setZero();
+      ++stats_.recovered_bodies;
+      continue;
+    }
+    bodies_.position[i] = position;
+    bodies_.orientation[i] = orientation;
+    bodies_.linear_velocity[i] = v;
+    bodies_.angular_velocity[i] = w;
   }
 }
 

@@ -83,8 +83,12 @@ double AlternatingProjectionDistance(ProjectA project_a, ProjectB project_b, Vec
   Vec3 on_b = project_b(start);
   Vec3 on_a = project_a(on_b);
   for (int i = 0; i < iterations; ++i) {
-    on_b = project_b(on_a);
-    on_a = project_a(on_b);
+    const Vec3 next_b = project_b(on_a);
+    const Vec3 next_a = project_a(next_b);
+    const bool settled = (next_a - on_a).norm() + (next_b - on_b).norm() < 1e-15;
+    on_a = next_a;
+    on_b = next_b;
+    if (settled) break;  // a fixed point: the sets' closest pair (or a common point)
   }
   return (on_b - on_a).norm();
 }

@@ -15,13 +15,13 @@ namespace {
 using collision_testing::AxisAngleDeg;
 using collision_testing::Pose;
 
-TEST(GeometryTest, NormalizedOrUsesFallbackForZero) {
+TEST(PairGeometryTest, NormalizedOrUsesFallbackForZero) {
   EXPECT_LT((NormalizedOr(Vec3(0, 3, 4), Vec3::UnitX()) - Vec3(0, 0.6, 0.8)).norm(), 1e-15);
   EXPECT_EQ(NormalizedOr(Vec3::Zero(), Vec3::UnitZ()), Vec3::UnitZ());
   EXPECT_EQ(NormalizedOr(Vec3(1e-300, 0, 0), Vec3::UnitZ()), Vec3::UnitZ());
 }
 
-TEST(GeometryTest, AnyPerpendicularIsUnitAndPerpendicular) {
+TEST(PairGeometryTest, AnyPerpendicularIsUnitAndPerpendicular) {
   for (const Vec3& v : {Vec3(1, 0, 0), Vec3(0, 1, 0), Vec3(0, 0, -2), Vec3(1, 1, 1),
                         Vec3(1e-9, 3, 1e-9), Vec3(-2, 5, 0.3)}) {
     const Vec3 p = AnyPerpendicular(v);
@@ -31,7 +31,7 @@ TEST(GeometryTest, AnyPerpendicularIsUnitAndPerpendicular) {
   EXPECT_NEAR(AnyPerpendicular(Vec3::Zero()).norm(), 1.0, 1e-12);
 }
 
-TEST(GeometryTest, ClosestParamOnSegment) {
+TEST(PairGeometryTest, ClosestParamOnSegment) {
   const Vec3 a(0, 0, 0);
   const Vec3 b(2, 0, 0);
   EXPECT_DOUBLE_EQ(ClosestParamOnSegment(Vec3(0.5, 3, 0), a, b), 0.25);
@@ -40,7 +40,7 @@ TEST(GeometryTest, ClosestParamOnSegment) {
   EXPECT_DOUBLE_EQ(ClosestParamOnSegment(Vec3(9, 1, 0), a, a), 0.0);
 }
 
-TEST(GeometryTest, CrossingSegments) {
+TEST(PairGeometryTest, CrossingSegments) {
   const SegmentClosestPoints c = ClosestPointsBetweenSegments(Vec3(-1, 0, 0), Vec3(1, 0, 0),
                                                               Vec3(0.5, 2, -1), Vec3(0.5, 2, 1));
   EXPECT_NEAR(c.s, 0.75, 1e-12);
@@ -49,21 +49,21 @@ TEST(GeometryTest, CrossingSegments) {
   EXPECT_LT((c.on_second - Vec3(0.5, 2, 0)).norm(), 1e-12);
 }
 
-TEST(GeometryTest, SegmentsClampedAtEnds) {
+TEST(PairGeometryTest, SegmentsClampedAtEnds) {
   const SegmentClosestPoints c =
       ClosestPointsBetweenSegments(Vec3(0, 0, 0), Vec3(1, 0, 0), Vec3(3, 1, 0), Vec3(3, 4, 0));
   EXPECT_LT((c.on_first - Vec3(1, 0, 0)).norm(), 1e-12);
   EXPECT_LT((c.on_second - Vec3(3, 1, 0)).norm(), 1e-12);
 }
 
-TEST(GeometryTest, ParallelSegmentsGiveAValidClosestPair) {
+TEST(PairGeometryTest, ParallelSegmentsGiveAValidClosestPair) {
   const SegmentClosestPoints c =
       ClosestPointsBetweenSegments(Vec3(0, 0, 0), Vec3(2, 0, 0), Vec3(1, 1, 0), Vec3(5, 1, 0));
   EXPECT_NEAR((c.on_second - c.on_first).norm(), 1.0, 1e-12);
   EXPECT_TRUE(c.on_first.allFinite() && c.on_second.allFinite());
 }
 
-TEST(GeometryTest, DegenerateSegmentsActAsPoints) {
+TEST(PairGeometryTest, DegenerateSegmentsActAsPoints) {
   const Vec3 p(1, 1, 1);
   SegmentClosestPoints c = ClosestPointsBetweenSegments(p, p, Vec3(0, 0, 0), Vec3(0, 4, 0));
   EXPECT_LT((c.on_second - Vec3(0, 1, 0)).norm(), 1e-12);
@@ -75,7 +75,7 @@ TEST(GeometryTest, DegenerateSegmentsActAsPoints) {
 }
 
 // Dense sampling cannot beat the exact closest points of random segment pairs.
-TEST(GeometryTest, RandomSegmentsAgreeWithSampling) {
+TEST(PairGeometryTest, RandomSegmentsAgreeWithSampling) {
   std::mt19937 rng(5);
   std::uniform_real_distribution<double> u(-2.0, 2.0);
   for (int trial = 0; trial < 200; ++trial) {
@@ -95,7 +95,7 @@ TEST(GeometryTest, RandomSegmentsAgreeWithSampling) {
   }
 }
 
-TEST(GeometryTest, SegmentToBoxFlatAboveFace) {
+TEST(PairGeometryTest, SegmentToBoxFlatAboveFace) {
   const Vec3 half(1, 1, 1);
   // Crosses above the top face diagonally downwards: closest at its low end.
   EXPECT_NEAR(ClosestParamSegmentToBox(Vec3(-3, 3, 0), Vec3(0, 1.5, 0), half), 1.0, 1e-12);
@@ -109,7 +109,7 @@ TEST(GeometryTest, SegmentToBoxFlatAboveFace) {
 }
 
 // The piecewise minimizer agrees with dense sampling on random segments.
-TEST(GeometryTest, RandomSegmentsToBoxAgreeWithSampling) {
+TEST(PairGeometryTest, RandomSegmentsToBoxAgreeWithSampling) {
   std::mt19937 rng(17);
   std::uniform_real_distribution<double> u(-3.0, 3.0);
   const Vec3 half(0.5, 1.0, 1.5);
@@ -128,7 +128,7 @@ TEST(GeometryTest, RandomSegmentsToBoxAgreeWithSampling) {
   }
 }
 
-TEST(GeometryTest, ClipSegmentToSlab) {
+TEST(PairGeometryTest, ClipSegmentToSlab) {
   double t0 = 0.0, t1 = 1.0;
   EXPECT_TRUE(ClipSegmentToSlab(Vec3(-2, 0, 0), Vec3(2, 0, 0), 0, 1.0, &t0, &t1));
   EXPECT_DOUBLE_EQ(t0, 0.25);
@@ -149,7 +149,7 @@ TEST(GeometryTest, ClipSegmentToSlab) {
   EXPECT_FALSE(ClipSegmentToSlab(Vec3(1.5, -3, 0), Vec3(1.5, 3, 0), 0, 1.0, &t0, &t1));
 }
 
-TEST(GeometryTest, CapsuleSegmentFollowsPose) {
+TEST(PairGeometryTest, CapsuleSegmentFollowsPose) {
   Vec3 p0, p1;
   CapsuleSegment(Shape::Capsule(0.3, 2.0), Pose(Vec3(1, 1, 1), AxisAngleDeg(Vec3::UnitZ(), -90)),
                  &p0, &p1);
@@ -157,7 +157,7 @@ TEST(GeometryTest, CapsuleSegmentFollowsPose) {
   EXPECT_LT((p1 - Vec3(3, 1, 1)).norm(), 1e-12);
 }
 
-TEST(GeometryTest, BoxCornersFollowBitLayout) {
+TEST(PairGeometryTest, BoxCornersFollowBitLayout) {
   const auto corners = BoxCorners(Shape::Box(Vec3(1, 2, 3)), Pose(Vec3(10, 0, 0)));
   EXPECT_EQ(corners[0], Vec3(9, -2, -3));
   EXPECT_EQ(corners[1], Vec3(11, -2, -3));
@@ -165,7 +165,7 @@ TEST(GeometryTest, BoxCornersFollowBitLayout) {
   EXPECT_EQ(corners[7], Vec3(11, 2, 3));
 }
 
-TEST(GeometryTest, MakeContactIsMidway) {
+TEST(PairGeometryTest, MakeContactIsMidway) {
   const ContactPoint p = MakeContact(Vec3(0, 1, 0), Vec3(0, 0.8, 0), Vec3::UnitY(), -0.2);
   EXPECT_LT((p.position - Vec3(0, 0.9, 0)).norm(), 1e-15);
   EXPECT_EQ(p.normal, Vec3::UnitY());

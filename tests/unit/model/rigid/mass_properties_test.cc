@@ -66,8 +66,8 @@ TEST(ShapeVolumeTest, MatchesClosedForms) {
   EXPECT_NEAR(ShapeVolume(Shape::Sphere(0.5)), 4.0 / 3.0 * kPi * 0.125, 1e-12);
   EXPECT_NEAR(ShapeVolume(Shape::Box(Vec3(0.5, 1.0, 1.5))), 6.0, 1e-12);
   // Cylinder of length 2 plus a sphere of radius 0.3.
-  EXPECT_NEAR(ShapeVolume(Shape::Capsule(0.3, 1.0)),
-              kPi * 0.09 * 2.0 + 4.0 / 3.0 * kPi * 0.027, 1e-12);
+  EXPECT_NEAR(ShapeVolume(Shape::Capsule(0.3, 1.0)), kPi * 0.09 * 2.0 + 4.0 / 3.0 * kPi * 0.027,
+              1e-12);
   EXPECT_EQ(ShapeVolume(Shape::Plane()), 0.0);
 }
 
@@ -82,8 +82,7 @@ TEST(MassPropertiesTest, SolidSphere) {
 
 // Solid box with edges a, b, c: I_x = m (b^2 + c^2) / 12 and so on.
 TEST(MassPropertiesTest, SolidBox) {
-  const MassProperties mp =
-      ComputeMassProperties(Shape::Box(Vec3(0.5, 1.0, 1.5)), Density(1000.0));
+  const MassProperties mp = ComputeMassProperties(Shape::Box(Vec3(0.5, 1.0, 1.5)), Density(1000.0));
   // Edges 1 x 2 x 3 m: 6 m^3 of water.
   EXPECT_NEAR(mp.mass, 6000.0, 1e-9);
   ExpectVecNear(mp.inertia, Vec3(6000.0 * 13.0 / 12.0, 6000.0 * 10.0 / 12.0, 6000.0 * 5.0 / 12.0),
@@ -101,9 +100,7 @@ TEST(MassPropertiesTest, CubeIsIsotropic) {
 // Capsules of several proportions against slicing integration; the axial moment is the
 // smaller one for a long capsule and the symmetry axis is local Y.
 TEST(MassPropertiesTest, CapsuleMatchesSlicingIntegration) {
-  const struct {
-    double r, l;
-  } cases[] = {{0.3, 1.0}, {0.5, 0.1}, {0.1, 2.0}, {1.0, 1.0}};
+  const struct { double r, l; } cases[] = {{0.3, 1.0}, {0.5, 0.1}, {0.1, 2.0}, {1.0, 1.0}};
   for (const auto& c : cases) {
     SCOPED_TRACE(testing::Message() << "r=" << c.r << " l=" << c.l);
     const MassProperties mp = ComputeMassProperties(Shape::Capsule(c.r, c.l), Density(1200.0));

@@ -4,6 +4,10 @@
 
 #include <numbers>
 #include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
 
 namespace ligature {
 namespace {
@@ -148,7 +152,7 @@ TEST(RigidBodiesTest, ChurnKeepsHandlesAttachedToTheirBodies) {
   RigidBodies bodies;
   std::vector<std::pair<BodyHandle, std::string>> live;
   for (int round = 0; round < 50; ++round) {
-    const std::string id = "b" + std::to_string(round);
+    const std::string id = absl::StrCat("b", round);
     live.emplace_back(bodies.Add(Sphere(id, round)), id);
     if (round % 3 == 2) {
       const size_t victim = (round * 7) % live.size();

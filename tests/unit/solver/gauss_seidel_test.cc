@@ -1,0 +1,291 @@
+#include "server/solver/gauss_seidel.h"
+
+#include <gtest/gtest.h>
+
+#include <Eigen/Cholesky>
+#include <algorithm>
+#include <random>
+#include <vector>
+
+namespace ligature {
+namespace {
+
+using MatX = Eigen::MatrixXd;
+using VecX = Eigen::VectorXd;
+
+constexpr double kH = 0.01;  // s
+
+// Compliance h^2 M^-1 of a body of mass m and principal inertia I, turned by q.
+BodyCompliance Compliance(double m, const Vec3& inertia, const Quat& q) {
+  BodyCompliance c;
+  c.linear = kH * kH / m;
+  const Mat3 r = q.toRotationMatrix();
+  c.angular = kH * kH * r * inertia.cwiseInverse().asDiagonal() * r.transpose();
+  return c;
+}
+
+std::vector<BodyCompliance> TwoBodies() {
+  return {Compliance(2.0, Vec3(0.1, 0.2, 0.3),
+                     Quat(Eigen::AngleAxisd(0.4, Vec3(1, 2, 3).normalized()))),
+          Compliance(5.0, Vec3(0.5, 0.3, 0.8),
+                     Quat(Eigen::AngleAxisd(-1.1, Vec3(0, 1, 1).normalized())))};
+}
+
+// 6x6 compliance matrix of a body, [dx, dtheta] per [f, torque].
+Mat6 Dense(const BodyCompliance& c) {
+  Mat6 m = Mat6::Zero();
+  m.topLeftCorner<3, 3>() = c.linear * Mat3::Identity();
+  m.bottomRightCorner<3, 3>() = c.angular;
+  return m;
+}
+
+BlockJacobian RandomJacobian(std::mt19937& rng) {
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  BlockJacobian j;
+  for (int r = 0; r < 3; ++r) {
+    for (int c = 0; c < 6; ++c) j(r, c) = u(rng);
+  }
+  return j;
+}
+
+// The assembled system of a set of bilateral 3D blocks: H (rows x 6 bodies), C, W = H C H^T
+// and the stacked free violations.
+struct Assembled {
+  MatX h, c, w;
+  VecX delta;
+};
+
+Assembled Assemble(const ConstraintRows& rows, const std::vector<BodyCompliance>& bodies) {
+  const int n = rows.Dimensions();
+  const int m = 6 * static_cast<int>(bodies.size());
+  Assembled a;
+  a.h = MatX::Zero(n, m);
+  a.c = MatX::Zero(m, m);
+  a.delta = VecX::Zero(n);
+  for (size_t i = 0; i < bodies.size(); ++i) a.c.block<6, 6>(6 * i, 6 * i) = Dense(bodies[i]);
+  int row = 0;
+  for (const ConstraintBlock& b : rows.blocks) {
+    if (b.body_a != kWorldBody) {
+      a.h.block(row, 6 * b.body_a, b.dim, 6) = b.jacobian_a.topRows(b.dim);
+    }
+    if (b.body_b != kWorldBody) {
+      a.h.block(row, 6 * b.body_b, b.dim, 6) = b.jacobian_b.topRows(b.dim);
+    }
+    a.delta.segment(row, b.dim) = b.violation_free.head(b.dim);
+    row += b.dim;
+  }
+  a.w = a.h * a.c * a.h.transpose();
+  return a;
+}
+
+VecX StackedForces(const ConstraintRows& rows) {
+  VecX f(rows.Dimensions());
+  int row = 0;
+  for (const ConstraintBlock& b : rows.blocks) {
+    f.segment(row, b.dim) = b.force.head(b.dim);
+    row += b.dim;
+  }
+  return f;
+}
+
+VecX StackedDisplacements(const std::vector<Vec6>& dq) {
+  VecX out(6 * dq.size());
+  for (size_t i = 0; i < dq.size(); ++i) out.segment<6>(6 * i) = dq[i];
+  return out;
+}
+
+// Two bilateral 3D blocks sharing body 0: world-0 and 0-1, with generic directions.
+ConstraintRows CoupledRows() {
+  std::mt19937 rng(2024);
+  ConstraintRows rows;
+  ConstraintBlock first;
+  first.law = ConstraintLaw::kBilateral;
+  first.dim = 3;
+  first.body_b = 0;
+  first.jacobian_b = RandomJacobian(rng);
+  first.violation_free = Vec3(0.01, -0.02, 0.005);
+  rows.blocks.push_back(first);
+  ConstraintBlock second;
+  second.law = ConstraintLaw::kBilateral;
+  second.dim = 3;
+  second.body_a = 0;
+  second.body_b = 1;
+  second.jacobian_a = RandomJacobian(rng);
+  second.jacobian_b = RandomJacobian(rng);
+  second.violation_free = Vec3(-0.004, 0.012, 0.02);
+  rows.blocks.push_back(second);
+  return rows;
+}
+
+// A single ball joint on one body (anchored to the world at lever arm r) is solved exactly
+// in one sweep: f = -W^-1 delta with W = J C J^T, and the body's correction closes the gap.
+TEST(GaussSeidelTest, SingleBilateralBlockExactInOneSweep) {
+  const std::vector<BodyCompliance> bodies = {TwoBodies()[0]};
+  const Vec3 arm(0.3, -0.2, 0.1);
+  ConstraintRows rows;
+  ConstraintBlock block;
+  block.law = ConstraintLaw::kBilateral;
+  block.dim = 3;
+  block.body_b = 0;
+  block.jacobian_b << Mat3::Identity(), -Skew(arm);  // dx + dtheta x arm
+  block.violation_free = Vec3(0.02, -0.01, 0.03);
+  rows.blocks.push_back(block);
+
+  const Mat6 c = Dense(bodies[0]);
+  const Mat3 w = block.jacobian_b * c * block.jacobian_b.transpose();
+  const Vec3 exact = w.ldlt().solve(-block.violation_free);
+
+  GaussSeidelSolver solver;
+  GaussSeidelOptions options;
+  options.max_iterations = 1;
+  std::vector<Vec6> dq;
+  const SolveResult result = solver.Solve(rows, bodies, options, &dq);
+  EXPECT_EQ(result.iterations, 1);
+  EXPECT_LT((rows.blocks[0].force - exact).norm(), 1e-9 * exact.norm());
+  ASSERT_EQ(dq.size(), 1u);
+  EXPECT_LT((dq[0] - c * block.jacobian_b.transpose() * rows.blocks[0].force).norm(), 1e-15);
+  EXPECT_LT((block.violation_free + block.jacobian_b * dq[0]).norm(), 1e-14);
+
+  // With room for more sweeps, the second one changes nothing and the solve stops there.
+  rows.blocks[0].force.setZero();
+  const SolveResult again = solver.Solve(rows, bodies, GaussSeidelOptions{}, &dq);
+  EXPECT_EQ(again.iterations, 2);
+  EXPECT_LT(again.residual, 1e-12);
+}
+
+// Two coupled blocks converge to the exact solution of W f = -delta, assembled here from
+// H C H^T and solved directly; the displacements are C H^T f.
+TEST(GaussSeidelTest, CoupledBlocksConvergeToAssembledSolution) {
+  const std::vector<BodyCompliance> bodies = TwoBodies();
+  ConstraintRows rows = CoupledRows();
+  const Assembled a = Assemble(rows, bodies);
+  const VecX exact = a.w.ldlt().solve(-a.delta);
+
+  GaussSeidelSolver solver;
+  GaussSeidelOptions options;
+  options.max_iterations = 5000;
+  options.tolerance = 1e-15;
+  std::vector<Vec6> dq;
+  const SolveResult result = solver.Solve(rows, bodies, options, &dq);
+  EXPECT_LT(result.iterations, options.max_iterations);
+  EXPECT_LT(result.residual, options.tolerance);
+  const VecX f = StackedForces(rows);
+  EXPECT_LT((f - exact).norm(), 1e-8 * exact.norm()) << f.transpose() << "\n" << exact.transpose();
+  const VecX q = StackedDisplacements(dq);
+  EXPECT_LT((q - a.c * a.h.transpose() * f).norm(), 1e-12 * q.norm());
+  EXPECT_LT((a.delta + a.h * q).norm(), 1e-12);
+}
+
+// Warm start at the solution: the first sweep changes nothing, so one sweep is enough.
+// Without warm start the same rows need many sweeps.
+TEST(GaussSeidelTest, WarmStartAtSolutionTakesOneSweep) {
+  const std::vector<BodyCompliance> bodies = TwoBodies();
+  ConstraintRows rows = CoupledRows();
+  const Assembled a = Assemble(rows, bodies);
+  const VecX exact = a.w.ldlt().solve(-a.delta);
+  rows.blocks[0].force = exact.segment<3>(0);
+  rows.blocks[1].force = exact.segment<3>(3);
+
+  GaussSeidelSolver solver;
+  GaussSeidelOptions options;
+  options.max_iterations = 100;
+  options.tolerance = 1e-10;
+  std::vector<Vec6> dq;
+  ConstraintRows warm = rows;
+  const SolveResult result = solver.Solve(warm, bodies, options, &dq);
+  EXPECT_EQ(result.iterations, 1);
+  EXPECT_LT(result.residual, options.tolerance);
+  EXPECT_LT((StackedForces(warm) - exact).norm(), 1e-9 * exact.norm());
+  // The warm-start forces' displacements are applied.
+  EXPECT_LT((a.delta + a.h * StackedDisplacements(dq)).norm(), 1e-12);
+
+  options.warm_start = false;
+  ConstraintRows cold = rows;
+  const SolveResult cold_result = solver.Solve(cold, bodies, options, &dq);
+  EXPECT_GT(cold_result.iterations, 2);
+}
+
+// The residual is the largest violation change W_bb df of any block in the last sweep:
+// recomputed here from the forces after k-1 and k sweeps.
+TEST(GaussSeidelTest, ResidualIsLastSweepViolationChange) {
+  const std::vector<BodyCompliance> bodies = TwoBodies();
+  const Assembled a = Assemble(CoupledRows(), bodies);
+  GaussSeidelSolver solver;
+  GaussSeidelOptions options;
+  options.tolerance = 0.0;
+  std::vector<Vec6> dq;
+  for (int k = 2; k <= 4; ++k) {
+    SCOPED_TRACE(k);
+    ConstraintRows before = CoupledRows(), after = CoupledRows();
+    options.max_iterations = k - 1;
+    solver.Solve(before, bodies, options, &dq);
+    options.max_iterations = k;
+    const SolveResult result = solver.Solve(after, bodies, options, &dq);
+    double expected = 0.0;
+    for (int b = 0; b < 2; ++b) {
+      const Mat3 w_bb = a.w.block<3, 3>(3 * b, 3 * b);
+      const Vec3 df = after.blocks[b].force - before.blocks[b].force;
+      expected = std::max(expected, (w_bb * df).cwiseAbs().maxCoeff());
+    }
+    ASSERT_GT(expected, 0.0);
+    EXPECT_NEAR(result.residual, expected, 1e-9 * expected);
+  }
+}
+
+// The solver stops at max_iterations even when not converged.
+TEST(GaussSeidelTest, MaxIterationsRespected) {
+  const std::vector<BodyCompliance> bodies = TwoBodies();
+  ConstraintRows rows = CoupledRows();
+  const Assembled a = Assemble(rows, bodies);
+  const VecX exact = a.w.ldlt().solve(-a.delta);
+  GaussSeidelSolver solver;
+  GaussSeidelOptions options;
+  options.max_iterations = 3;
+  options.tolerance = 0.0;
+  std::vector<Vec6> dq;
+  const SolveResult result = solver.Solve(rows, bodies, options, &dq);
+  EXPECT_EQ(result.iterations, 3);
+  EXPECT_GT(result.residual, 0.0);
+  EXPECT_GT((StackedForces(rows) - exact).norm(), 1e-6 * exact.norm());
+}
+
+// A unilateral row pushes a penetrating body out exactly and leaves a separated one alone.
+TEST(GaussSeidelTest, UnilateralRows) {
+  const std::vector<BodyCompliance> bodies = TwoBodies();
+  ConstraintRows rows;
+  ConstraintBlock block;
+  block.law = ConstraintLaw::kUnilateral;
+  block.dim = 1;
+  block.body_b = 1;
+  block.jacobian_b.row(0) << 0.0, 1.0, 0.0, 0.0, 0.0, 0.0;  // B along +Y
+  block.violation_free.x() = -0.003;
+  rows.blocks.push_back(block);
+  block.body_b = 0;
+  block.violation_free.x() = 0.002;
+  rows.blocks.push_back(block);
+
+  GaussSeidelSolver solver;
+  std::vector<Vec6> dq;
+  solver.Solve(rows, bodies, GaussSeidelOptions{}, &dq);
+  // f = 0.003 / (h^2 / m) for the 5 kg body.
+  EXPECT_NEAR(rows.blocks[0].force.x(), 0.003 * 5.0 / (kH * kH), 1e-9);
+  EXPECT_NEAR(dq[1][1], 0.003, 1e-15);
+  EXPECT_EQ(rows.blocks[1].force.x(), 0.0);
+  EXPECT_TRUE(dq[0].isZero());
+}
+
+// No rows: no iterations, and zero displacements sized to the bodies.
+TEST(GaussSeidelTest, EmptyRows) {
+  const std::vector<BodyCompliance> bodies = TwoBodies();
+  ConstraintRows rows;
+  GaussSeidelSolver solver;
+  std::vector<Vec6> dq = {Vec6::Ones()};
+  const SolveResult result = solver.Solve(rows, bodies, GaussSeidelOptions{}, &dq);
+  EXPECT_EQ(result.iterations, 0);
+  ASSERT_EQ(dq.size(), 2u);
+  EXPECT_TRUE(dq[0].isZero());
+  EXPECT_TRUE(dq[1].isZero());
+}
+
+}  // namespace
+}  // namespace ligature
