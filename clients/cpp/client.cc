@@ -76,12 +76,7 @@ absl::StatusOr<v1::World> Client::CreateWorld(absl::string_view world_id, const 
   v1::CreateWorldRequest request;
   request.set_world_id(std::string(world_id));
   *request.mutable_scene() = scene;
-  grpc::ClientContext context;
-  PrepareUnary(context);
-  v1::World world;
-  grpc::Status status = worlds_->CreateWorld(&context, request, &world);
-  if (!status.ok()) return ToAbslStatus(status);
-  return world;
+  return Call<v1::World>(*worlds_, &v1::WorldService::Stub::CreateWorld, request);
 }
 
 absl::StatusOr<v1::World> Client::CreateWorldFromBuiltin(absl::string_view world_id,
@@ -89,12 +84,7 @@ absl::StatusOr<v1::World> Client::CreateWorldFromBuiltin(absl::string_view world
   v1::CreateWorldRequest request;
   request.set_world_id(std::string(world_id));
   request.set_scene_name(std::string(scene_name));
-  grpc::ClientContext context;
-  PrepareUnary(context);
-  v1::World world;
-  grpc::Status status = worlds_->CreateWorld(&context, request, &world);
-  if (!status.ok()) return ToAbslStatus(status);
-  return world;
+  return Call<v1::World>(*worlds_, &v1::WorldService::Stub::CreateWorld, request);
 }
 
 absl::StatusOr<v1::World> Client::CreateWorldFromSpec(absl::string_view world_id,
@@ -108,12 +98,7 @@ absl::StatusOr<v1::World> Client::CreateWorldFromSpec(absl::string_view world_id
 absl::StatusOr<v1::World> Client::GetWorld(absl::string_view world) {
   v1::GetWorldRequest request;
   request.set_name(WorldName(world));
-  grpc::ClientContext context;
-  PrepareUnary(context);
-  v1::World response;
-  grpc::Status status = worlds_->GetWorld(&context, request, &response);
-  if (!status.ok()) return ToAbslStatus(status);
-  return response;
+  return Call<v1::World>(*worlds_, &v1::WorldService::Stub::GetWorld, request);
 }
 
 absl::StatusOr<v1::World> Client::UpdateWorld(absl::string_view world, const v1::World& changes,
@@ -122,45 +107,28 @@ absl::StatusOr<v1::World> Client::UpdateWorld(absl::string_view world, const v1:
   *request.mutable_world() = changes;
   request.mutable_world()->set_name(WorldName(world));
   SetMask(update_mask, request.mutable_update_mask());
-  grpc::ClientContext context;
-  PrepareUnary(context);
-  v1::World response;
-  grpc::Status status = worlds_->UpdateWorld(&context, request, &response);
-  if (!status.ok()) return ToAbslStatus(status);
-  return response;
+  return Call<v1::World>(*worlds_, &v1::WorldService::Stub::UpdateWorld, request);
 }
 
 absl::Status Client::DeleteWorld(absl::string_view world) {
   v1::DeleteWorldRequest request;
   request.set_name(WorldName(world));
-  grpc::ClientContext context;
-  PrepareUnary(context);
-  v1::DeleteWorldResponse response;
-  return ToAbslStatus(worlds_->DeleteWorld(&context, request, &response));
+  return Call<v1::DeleteWorldResponse>(*worlds_, &v1::WorldService::Stub::DeleteWorld, request)
+      .status();
 }
 
 absl::StatusOr<v1::Frame> Client::StepWorld(absl::string_view world, int32_t ticks) {
   v1::StepWorldRequest request;
   request.set_name(WorldName(world));
   request.set_ticks(ticks);
-  grpc::ClientContext context;
-  PrepareUnary(context);
-  v1::Frame frame;
-  grpc::Status status = worlds_->StepWorld(&context, request, &frame);
-  if (!status.ok()) return ToAbslStatus(status);
-  return frame;
+  return Call<v1::Frame>(*worlds_, &v1::WorldService::Stub::StepWorld, request);
 }
 
 absl::StatusOr<v1::Body> Client::CreateBody(absl::string_view world, const v1::Body& body) {
   v1::CreateBodyRequest request;
   request.set_parent(WorldName(world));
   *request.mutable_body() = body;
-  grpc::ClientContext context;
-  PrepareUnary(context);
-  v1::Body response;
-  grpc::Status status = scenes_->CreateBody(&context, request, &response);
-  if (!status.ok()) return ToAbslStatus(status);
-  return response;
+  return Call<v1::Body>(*scenes_, &v1::SceneService::Stub::CreateBody, request);
 }
 
 absl::StatusOr<v1::Body> Client::UpdateBody(absl::string_view world, absl::string_view body_id,
@@ -170,32 +138,20 @@ absl::StatusOr<v1::Body> Client::UpdateBody(absl::string_view world, absl::strin
   *request.mutable_body() = changes;
   request.mutable_body()->set_name(BodyName(world, body_id));
   SetMask(update_mask, request.mutable_update_mask());
-  grpc::ClientContext context;
-  PrepareUnary(context);
-  v1::Body response;
-  grpc::Status status = scenes_->UpdateBody(&context, request, &response);
-  if (!status.ok()) return ToAbslStatus(status);
-  return response;
+  return Call<v1::Body>(*scenes_, &v1::SceneService::Stub::UpdateBody, request);
 }
 
 absl::Status Client::DeleteBody(absl::string_view world, absl::string_view body_id) {
   v1::DeleteBodyRequest request;
   request.set_name(BodyName(world, body_id));
-  grpc::ClientContext context;
-  PrepareUnary(context);
-  v1::DeleteBodyResponse response;
-  return ToAbslStatus(scenes_->DeleteBody(&context, request, &response));
+  return Call<v1::DeleteBodyResponse>(*scenes_, &v1::SceneService::Stub::DeleteBody, request)
+      .status();
 }
 
 absl::StatusOr<v1::Scene> Client::ExportScene(absl::string_view world) {
   v1::ExportSceneRequest request;
   request.set_parent(WorldName(world));
-  grpc::ClientContext context;
-  PrepareUnary(context);
-  v1::Scene scene;
-  grpc::Status status = scenes_->ExportScene(&context, request, &scene);
-  if (!status.ok()) return ToAbslStatus(status);
-  return scene;
+  return Call<v1::Scene>(*scenes_, &v1::SceneService::Stub::ExportScene, request);
 }
 
 // Runs one Watch stream. The duration becomes the call deadline; a stop request or a

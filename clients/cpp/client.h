@@ -12,7 +12,9 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "clients/cpp/status_util.h"
 #include "grpcpp/channel.h"
+#include "grpcpp/client_context.h"
 #include "ligature/v1/frame.pb.h"
 #include "ligature/v1/scene.pb.h"
 #include "ligature/v1/scene_service.grpc.pb.h"
@@ -112,6 +114,19 @@ class Client {
  private:
   // Applies the per-call deadline to a unary call's context.
   void PrepareUnary(grpc::ClientContext& context) const;
+
+  // One unary call on `stub` with the per-call deadline; a failed call's status is returned.
+  template <typename Response, typename Stub, typename Request>
+  absl::StatusOr<Response> Call(
+      Stub& stub, grpc::Status (Stub::*method)(grpc::ClientContext*, const Request&, Response*),
+      const Request& request) const {
+    grpc::ClientContext context;
+    PrepareUnary(context);
+    Response response;
+    const grpc::Status status = (stub.*method)(&context, request, &response);
+    if (!status.ok()) return ToAbslStatus(status);
+    return response;
+  }
 
   ClientOptions options_;
   std::shared_ptr<grpc::Channel> channel_;
