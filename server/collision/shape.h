@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-#include "server/math/types.h"
+#include "server/math/transform.h"
 
 namespace ligature {
 
@@ -24,6 +24,12 @@ struct Shape {
     Shape s; s.type = ShapeType::kCapsule; s.radius = r; s.half_length = half_len; return s;
   }
   static Shape Plane() { Shape s; s.type = ShapeType::kPlane; return s; }
+};
+
+// One shape of a compound body, placed by a pose in the body's frame.
+struct ChildShape {
+  Shape shape;
+  Transform local;
 };
 
 }  // namespace ligature

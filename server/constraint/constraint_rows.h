@@ -15,6 +15,9 @@ enum class ConstraintLaw : uint8_t {
   kBilateral = 0,        // violation driven to zero in every dimension
   kUnilateral = 1,       // dimension 1: violation >= 0, force >= 0, complementary
   kFrictionContact = 2,  // dimension 3: unilateral normal (row 0) + Coulomb friction (rows 1-2)
+  // Dimension 3: rows 0-1 bilateral, row 2 Coulomb friction bounded by mu |(f0, f1)| (a
+  // point sliding on a curve with friction along the tangent).
+  kBilateralFriction = 3,
 };
 
 // Body index meaning "the immovable world".

@@ -21,6 +21,9 @@ inline constexpr double kPenetrationSlop = 5e-4;
 // the correction into a separating velocity and makes stacks jitter.
 inline constexpr double kPenetrationRecovery = 0.2;
 
+// Approach speed below which a contact does not bounce (m/s), so resting contacts rest.
+inline constexpr double kBounceThreshold = 0.2;
+
 // The gap a contact row tries to keep: a separation counts in full (speculative contact);
 // a penetration beyond the slop is recovered gradually.
 double ContactGap(double distance);

@@ -34,6 +34,11 @@ absl::Status MergeSettings(const v1::WorldSettings& from,
     } else if (p == "settings.solver.kind") {
       to->mutable_solver()->set_kind(from.solver().kind());
     } else if (p == "settings.solver.max_iterations") {
+      // Named explicitly, zero is a request for no iterations, not for the default.
+      if (from.solver().max_iterations() < 1) {
+        return absl::InvalidArgumentError(
+            "world.settings.solver.max_iterations: must be in [1, 10000]");
+      }
       to->mutable_solver()->set_max_iterations(from.solver().max_iterations());
     } else if (p == "settings.solver.tolerance") {
       if (from.solver().has_tolerance()) {
@@ -46,6 +51,14 @@ absl::Status MergeSettings(const v1::WorldSettings& from,
         to->mutable_solver()->set_warm_start(from.solver().warm_start());
       } else {
         to->mutable_solver()->clear_warm_start();
+      }
+    } else if (p == "settings.solver.time_budget_us") {
+      to->mutable_solver()->set_time_budget_us(from.solver().time_budget_us());
+    } else if (p == "settings.solver.position_share") {
+      if (from.solver().has_position_share()) {
+        to->mutable_solver()->set_position_share(from.solver().position_share());
+      } else {
+        to->mutable_solver()->clear_position_share();
       }
     } else if (p == "settings.contact_margin") {
       if (from.has_contact_margin()) {

@@ -71,4 +71,15 @@ Vec3 SolveFrictionContact(const Mat3& w, const Eigen::Matrix2d& wt_inv, const Ve
   return Vec3(fn, ft.x(), ft.y());
 }
 
+// A bilateral pair of rows with friction on the third: the bilateral rows cancel their
+// violation given the current friction force; the friction row sticks if it can within
+// mu |(f0, f1)|, else sits on that bound against its displacement.
+Vec3 SolveBilateralFriction(const Mat3& w, const Vec3& previous, const Vec3& free, double mu) {
+  const Eigen::Vector2d rhs = free.head<2>() + w.block<2, 1>(0, 2) * previous.z();
+  const Eigen::Vector2d f01 = -w.block<2, 2>(0, 0).inverse() * rhs;
+  const double limit = mu * f01.norm();
+  const double stick = -(free.z() + w.block<1, 2>(2, 0).dot(f01)) / w(2, 2);
+  return Vec3(f01.x(), f01.y(), std::clamp(stick, -limit, limit));
+}
+
 }  // namespace ligature

@@ -12,6 +12,7 @@ namespace ligature {
 // force; previous: the block's force before this update. Returns the new force.
 Vec3 SolveBilateral(int dim, const Mat3& w_inv, const Vec3& free);
 Vec3 SolveUnilateral(const Mat3& w, const Vec3& free);
+Vec3 SolveBilateralFriction(const Mat3& w, const Vec3& previous, const Vec3& free, double mu);
 Vec3 SolveFrictionContact(const Mat3& w, const Eigen::Matrix2d& wt_inv, const Vec3& previous,
                           const Vec3& free, double mu);
 

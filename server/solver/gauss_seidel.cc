@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "server/solver/constraint_laws.h"
+#include "server/solver/solve_clock.h"
 
 namespace ligature {
 namespace {
@@ -55,7 +56,7 @@ void GaussSeidelSolver::Prepare(const ConstraintRows& rows,
 
 SolveResult GaussSeidelSolver::Solve(ConstraintRows& rows,
                                      std::span<const BodyCompliance> compliance,
-                                     const GaussSeidelOptions& options,
+                                     const SolverOptions& options,
                                      std::vector<Vec6>* displacements) {
   std::vector<Vec6>& dq = *displacements;
   dq.assign(compliance.size(), Vec6::Zero());
@@ -72,10 +73,16 @@ SolveResult GaussSeidelSolver::Solve(ConstraintRows& rows,
     if (b.body_b != kWorldBody) dq[b.body_b] += cache_[i].cjt_b * b.force;
   }
 
-  // Sweeps: each block sees the latest forces of the others through dq (eq. 1).
+  // Sweeps: each block sees the latest forces of the others through dq (eq. 1). The sweep
+  // direction alternates (symmetric Gauss-Seidel), so that along a chain of constraints a
+  // correction travels end to end in one pair of sweeps instead of one link per sweep.
+  const SolveClock clock(options.time_budget_us);
+  const size_t count = rows.blocks.size();
   for (int it = 0; it < options.max_iterations; ++it) {
     double residual = 0.0;
-    for (size_t i = 0; i < rows.blocks.size(); ++i) {
+    const bool forward = it % 2 == 0;
+    for (size_t step = 0; step < count; ++step) {
+      const size_t i = forward ? step : count - 1 - step;
       ConstraintBlock& b = rows.blocks[i];
       const BlockCache& c = cache_[i];
       Vec3 delta = b.violation_free;
@@ -90,6 +97,9 @@ SolveResult GaussSeidelSolver::Solve(ConstraintRows& rows,
           break;
         case ConstraintLaw::kUnilateral:
           f = SolveUnilateral(c.w, free);
+          break;
+        case ConstraintLaw::kBilateralFriction:
+          f = SolveBilateralFriction(c.w, b.force, free, b.friction);
           break;
         case ConstraintLaw::kFrictionContact:
           f = SolveFrictionContact(c.w, c.wt_inv, b.force, free, b.friction);
@@ -106,6 +116,10 @@ SolveResult GaussSeidelSolver::Solve(ConstraintRows& rows,
     result.iterations = it + 1;
     result.residual = residual;
     if (residual < options.tolerance) break;
+    if (clock.Expired()) {
+      result.budget_exhausted = it + 1 < options.max_iterations;
+      break;
+    }
   }
   return result;
 }

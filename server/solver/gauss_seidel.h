@@ -9,28 +9,14 @@
 #include <span>
 #include <vector>
 
-#include "server/constraint/constraint_rows.h"
-#include "server/solver/compliance.h"
+#include "server/solver/solver.h"
 
 namespace ligature {
 
-struct GaussSeidelOptions {
-  int max_iterations = 20;
-  double tolerance = 1e-7;  // m: stop when no block's violation changes by more in a sweep
-  bool warm_start = true;   // start from the forces already in the rows
-};
-
-struct SolveResult {
-  int iterations = 0;
-  double residual = 0.0;  // m, largest violation change in the last sweep
-};
-
-class GaussSeidelSolver {
+class GaussSeidelSolver final : public ConstraintSolver {
  public:
-  // Solves rows in place (forces out) and writes each body's correction displacement
-  // [dx, dtheta] to `displacements` (sized to compliance.size()).
   SolveResult Solve(ConstraintRows& rows, std::span<const BodyCompliance> compliance,
-                    const GaussSeidelOptions& options, std::vector<Vec6>* displacements);
+                    const SolverOptions& options, std::vector<Vec6>* displacements) override;
 
  private:
   // Per-block data constant during one solve.

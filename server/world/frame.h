@@ -20,6 +20,8 @@ struct BodyState {
 struct StepStats {
   int iterations = 0;
   double residual = 0.0;   // m
+  bool budget_exhausted = false;  // a solver pass stopped on the time budget
+  double max_penetration = 0.0;   // m, deepest contact overlap left after the step
   int constraint_rows = 0;
   int contacts = 0;
   double step_ms = 0.0;    // wall time of the physics step

@@ -6,17 +6,26 @@
 #include <string>
 #include <vector>
 
+#include "server/constraint/joint.h"
 #include "server/model/rigid/body_desc.h"
 
 namespace ligature {
 
-enum class SolverKind : uint8_t { kGaussSeidel = 0 };
+enum class SolverKind : uint8_t {
+  kGaussSeidel = 0,  // constraint-space block Gauss-Seidel, position-level contacts
+  kTunableLcp = 1,   // active-set LCP with one CG step per check, post-stabilized
+};
 
 struct SolverSettings {
   SolverKind kind = SolverKind::kGaussSeidel;
-  int max_iterations = 20;
+  int max_iterations = 20;  // per pass
   double tolerance = 1e-7;  // m
   bool warm_start = true;
+  double time_budget_us = 0.0;  // per tick for all passes; 0: none
+  // Tunable solver: share of the budget (and of max_iterations) given to the position
+  // pass (penetration and joint drift removed by displacements); the rest goes to the
+  // velocity pass (constraint impulses, friction and restitution).
+  double position_share = 0.3;
 };
 
 struct WorldSettings {
@@ -29,17 +38,16 @@ struct WorldSettings {
   double dt() const { return 1.0 / rate_hz; }
 };
 
-// A point of body A held to a point of body B (or the world when body_b is empty).
-struct PointConstraintDesc {
-  std::string body_a;
-  Vec3 anchor_a = Vec3::Zero();  // local to A
-  std::string body_b;            // empty: world
-  Vec3 anchor_b = Vec3::Zero();  // local to B, or world point
-};
-
+// A joint between body A and body B (the world when body_b is empty), with frames in each
+// body's frame (or the world frame). A curve constraint names its body as body_b, with
+// frame_b.position the anchor, and body_a empty.
 struct ConstraintDesc {
   std::string id;
-  PointConstraintDesc point;
+  JointParams params;
+  std::string body_a;
+  Transform frame_a;
+  std::string body_b;
+  Transform frame_b;
 };
 
 struct SceneDesc {

@@ -62,10 +62,34 @@ absl::StatusOr<Shape> ShapeFromProto(const v1::Shape& s, const std::string& fiel
       return Shape::Capsule(s.capsule().radius(), s.capsule().half_length());
     case v1::Shape::kPlane:
       return Shape::Plane();
+    case v1::Shape::kCompound:
+      return Invalid(field + ".compound", "a compound cannot be nested or hold a plane");
     case v1::Shape::KIND_NOT_SET:
       break;
   }
   return Invalid(field, "a shape (sphere, box, capsule or plane) is required");
+}
+
+// The children of a compound: 1 to 64 primitive shapes (no planes) with their poses.
+absl::StatusOr<std::vector<ChildShape>> CompoundFromProto(const v1::Compound& c,
+                                                          const std::string& field) {
+  constexpr int kMaxChildren = 64;
+  if (c.children_size() < 1 || c.children_size() > kMaxChildren) {
+    return Invalid(field + ".children", absl::StrCat("must hold 1 to ", kMaxChildren, " shapes"));
+  }
+  std::vector<ChildShape> out;
+  for (int i = 0; i < c.children_size(); ++i) {
+    const std::string child = absl::StrCat(field, ".children[", i, "]");
+    if (c.children(i).shape().has_plane()) {
+      return Invalid(child + ".shape.plane", "a compound cannot hold a plane");
+    }
+    auto shape = ShapeFromProto(c.children(i).shape(), child + ".shape");
+    if (!shape.ok()) return shape.status();
+    auto pose = PoseFromProto(c.children(i).pose(), child + ".pose");
+    if (!pose.ok()) return pose.status();
+    out.push_back({*shape, *pose});
+  }
+  return out;
 }
 
 }  // namespace
@@ -166,10 +190,16 @@ absl::StatusOr<BodyDesc> BodyFromProto(const v1::Body& b, const std::string& fie
     default:
       return Invalid(field + ".kind", "unknown body kind");
   }
-  auto shape = ShapeFromProto(b.shape(), field + ".shape");
-  if (!shape.ok()) return shape.status();
-  out.shape = *shape;
-  if (out.shape.type == ShapeType::kPlane && out.kind != BodyKind::kStatic) {
+  if (b.shape().has_compound()) {
+    auto children = CompoundFromProto(b.shape().compound(), field + ".shape.compound");
+    if (!children.ok()) return children.status();
+    out.children = std::move(*children);
+  } else {
+    auto shape = ShapeFromProto(b.shape(), field + ".shape");
+    if (!shape.ok()) return shape.status();
+    out.shape = *shape;
+  }
+  if (out.children.empty() && out.shape.type == ShapeType::kPlane && out.kind != BodyKind::kStatic) {
     return Invalid(field + ".kind", "a plane must be BODY_KIND_STATIC");
   }
   auto material = MaterialFromProto(b.material(), field + ".material");
@@ -187,25 +217,6 @@ absl::StatusOr<BodyDesc> BodyFromProto(const v1::Body& b, const std::string& fie
   return out;
 }
 
-absl::StatusOr<ConstraintDesc> ConstraintFromProto(const v1::Constraint& c,
-                                                   const std::string& field) {
-  ConstraintDesc out;
-  if (!c.id().empty()) RETURN_IF_ERROR(ValidateId(c.id(), field + ".id"));
-  out.id = c.id();
-  if (c.kind_case() != v1::Constraint::kPoint) {
-    return Invalid(field, "a constraint kind (point) is required");
-  }
-  const v1::PointConstraint& p = c.point();
-  RETURN_IF_ERROR(ValidateId(p.body_a(), field + ".point.body_a"));
-  if (!p.body_b().empty()) RETURN_IF_ERROR(ValidateId(p.body_b(), field + ".point.body_b"));
-  auto anchor_a = Vec3FromProto(p.anchor_a(), field + ".point.anchor_a");
-  if (!anchor_a.ok()) return anchor_a.status();
-  auto anchor_b = Vec3FromProto(p.anchor_b(), field + ".point.anchor_b");
-  if (!anchor_b.ok()) return anchor_b.status();
-  out.point = {p.body_a(), *anchor_a, p.body_b(), *anchor_b};
-  return out;
-}
-
 absl::StatusOr<SolverSettings> SolverFromProto(const v1::SolverSettings& s,
                                                const std::string& field) {
   SolverSettings out;
@@ -213,6 +224,9 @@ absl::StatusOr<SolverSettings> SolverFromProto(const v1::SolverSettings& s,
     case v1::SOLVER_KIND_UNSPECIFIED:
     case v1::SOLVER_KIND_GAUSS_SEIDEL:
       out.kind = SolverKind::kGaussSeidel;
+      break;
+    case v1::SOLVER_KIND_TUNABLE_LCP:
+      out.kind = SolverKind::kTunableLcp;
       break;
     default:
       return Invalid(field + ".kind", "unknown solver kind");
@@ -230,6 +244,18 @@ absl::StatusOr<SolverSettings> SolverFromProto(const v1::SolverSettings& s,
     out.tolerance = s.tolerance();
   }
   if (s.has_warm_start()) out.warm_start = s.warm_start();
+  if (!std::isfinite(s.time_budget_us()) || s.time_budget_us() < 0.0 ||
+      s.time_budget_us() > 1e6) {
+    return Invalid(field + ".time_budget_us", "must be in [0, 1e6] us");
+  }
+  out.time_budget_us = s.time_budget_us();
+  if (s.has_position_share()) {
+    if (!std::isfinite(s.position_share()) || s.position_share() < 0.0 ||
+        s.position_share() > 1.0) {
+      return Invalid(field + ".position_share", "must be in [0, 1]");
+    }
+    out.position_share = s.position_share();
+  }
   return out;
 }
 
@@ -303,12 +329,34 @@ v1::WorldSettings SettingsToProto(const WorldSettings& s) {
   out.set_rate_hz(s.rate_hz);
   Vec3ToProto(s.gravity, out.mutable_gravity());
   out.set_paused(s.paused);
-  out.mutable_solver()->set_kind(v1::SOLVER_KIND_GAUSS_SEIDEL);
+  out.mutable_solver()->set_kind(s.solver.kind == SolverKind::kTunableLcp
+                                     ? v1::SOLVER_KIND_TUNABLE_LCP
+                                     : v1::SOLVER_KIND_GAUSS_SEIDEL);
+  out.mutable_solver()->set_time_budget_us(s.solver.time_budget_us);
+  out.mutable_solver()->set_position_share(s.solver.position_share);
   out.mutable_solver()->set_max_iterations(s.solver.max_iterations);
   out.mutable_solver()->set_tolerance(s.solver.tolerance);
   out.mutable_solver()->set_warm_start(s.solver.warm_start);
   out.set_contact_margin(s.contact_margin);
   return out;
+}
+
+void ShapeToProto(const Shape& s, v1::Shape* shape) {
+  switch (s.type) {
+    case ShapeType::kSphere:
+      shape->mutable_sphere()->set_radius(s.radius);
+      break;
+    case ShapeType::kBox:
+      Vec3ToProto(s.half_extents, shape->mutable_box()->mutable_half_extents());
+      break;
+    case ShapeType::kCapsule:
+      shape->mutable_capsule()->set_radius(s.radius);
+      shape->mutable_capsule()->set_half_length(s.half_length);
+      break;
+    case ShapeType::kPlane:
+      shape->mutable_plane();
+      break;
+  }
 }
 
 v1::Body BodyToProto(const BodyDesc& b) {
@@ -325,21 +373,15 @@ v1::Body BodyToProto(const BodyDesc& b) {
       out.set_kind(v1::BODY_KIND_STATIC);
       break;
   }
-  v1::Shape* shape = out.mutable_shape();
-  switch (b.shape.type) {
-    case ShapeType::kSphere:
-      shape->mutable_sphere()->set_radius(b.shape.radius);
-      break;
-    case ShapeType::kBox:
-      Vec3ToProto(b.shape.half_extents, shape->mutable_box()->mutable_half_extents());
-      break;
-    case ShapeType::kCapsule:
-      shape->mutable_capsule()->set_radius(b.shape.radius);
-      shape->mutable_capsule()->set_half_length(b.shape.half_length);
-      break;
-    case ShapeType::kPlane:
-      shape->mutable_plane();
-      break;
+  if (b.children.empty()) {
+    ShapeToProto(b.shape, out.mutable_shape());
+  } else {
+    v1::Compound* compound = out.mutable_shape()->mutable_compound();
+    for (const ChildShape& c : b.children) {
+      v1::CompoundChild* child = compound->add_children();
+      ShapeToProto(c.shape, child->mutable_shape());
+      PoseToProto(c.local, child->mutable_pose());
+    }
   }
   v1::Material* m = out.mutable_material();
   m->set_density(b.material.density);
@@ -349,17 +391,6 @@ v1::Body BodyToProto(const BodyDesc& b) {
   PoseToProto(b.pose, out.mutable_pose());
   Vec3ToProto(b.linear_velocity, out.mutable_linear_velocity());
   Vec3ToProto(b.angular_velocity, out.mutable_angular_velocity());
-  return out;
-}
-
-v1::Constraint ConstraintToProto(const ConstraintDesc& c) {
-  v1::Constraint out;
-  out.set_id(c.id);
-  v1::PointConstraint* p = out.mutable_point();
-  p->set_body_a(c.point.body_a);
-  Vec3ToProto(c.point.anchor_a, p->mutable_anchor_a());
-  p->set_body_b(c.point.body_b);
-  Vec3ToProto(c.point.anchor_b, p->mutable_anchor_b());
   return out;
 }
 

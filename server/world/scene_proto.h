@@ -6,6 +6,7 @@
 
 #include "absl/status/statusor.h"
 #include "ligature/v1/scene.pb.h"
+#include "server/world/constraint_proto.h"
 #include "server/world/scene_desc.h"
 
 namespace ligature {
@@ -14,8 +15,6 @@ absl::StatusOr<SceneDesc> SceneFromProto(const v1::Scene& scene);
 absl::StatusOr<WorldSettings> SettingsFromProto(const v1::WorldSettings& s,
                                                 const std::string& field);
 absl::StatusOr<BodyDesc> BodyFromProto(const v1::Body& body, const std::string& field);
-absl::StatusOr<ConstraintDesc> ConstraintFromProto(const v1::Constraint& c,
-                                                   const std::string& field);
 
 // Field-level pieces, shared with partial updates.
 absl::StatusOr<Vec3> Vec3FromProto(const v1::Vec3& v, const std::string& field);
@@ -33,7 +32,7 @@ absl::Status ValidateId(const std::string& id, const std::string& field);
 v1::Scene SceneToProto(const SceneDesc& scene);
 v1::WorldSettings SettingsToProto(const WorldSettings& s);
 v1::Body BodyToProto(const BodyDesc& body);
-v1::Constraint ConstraintToProto(const ConstraintDesc& c);
+void ShapeToProto(const Shape& s, v1::Shape* out);
 void Vec3ToProto(const Vec3& v, v1::Vec3* out);
 void PoseToProto(const Transform& t, v1::Pose* out);
 

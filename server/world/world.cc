@@ -59,8 +59,12 @@ absl::Status World::UpdateBody(const std::string& id, const BodyUpdate& u) {
   const uint32_t i = bodies_.Index(it->second);
   if (u.kind) bodies_.SetKind(i, *u.kind);
   if (u.material) bodies_.SetMaterial(i, *u.material);
-  if (u.position) bodies_.position[i] = *u.position;
-  if (u.orientation) bodies_.orientation[i] = u.orientation->normalized();
+  if (u.position || u.orientation) {
+    Transform pose = bodies_.BodyPose(i);
+    if (u.position) pose.position = *u.position;
+    if (u.orientation) pose.orientation = *u.orientation;
+    bodies_.SetBodyPose(i, pose);
+  }
   if (bodies_.kind[i] != BodyKind::kStatic) {
     if (u.linear_velocity) bodies_.linear_velocity[i] = *u.linear_velocity;
     if (u.angular_velocity) bodies_.angular_velocity[i] = *u.angular_velocity;
@@ -85,31 +89,40 @@ absl::StatusOr<std::string> World::AddConstraint(const ConstraintDesc& desc) {
     return absl::ResourceExhaustedError(absl::StrCat(
         "world ", name_, " holds the maximum of ", limits_.max_constraints, " constraints"));
   }
-  PointConstraint c;
-  c.id = desc.id.empty() ? NextId("constraint-") : desc.id;
-  if (constraints_.Contains(c.id)) {
-    return absl::AlreadyExistsError(absl::StrCat("constraint ", c.id, " already exists"));
+  Joint j;
+  j.id = desc.id.empty() ? NextId("constraint-") : desc.id;
+  if (constraints_.Contains(j.id)) {
+    return absl::AlreadyExistsError(absl::StrCat("constraint ", j.id, " already exists"));
   }
-  const PointConstraintDesc& p = desc.point;
-  auto a = body_ids_.find(p.body_a);
-  if (a == body_ids_.end()) {
-    return absl::NotFoundError(absl::StrCat("point.body_a: body ", p.body_a, " not found"));
-  }
-  c.body_a = a->second;
-  if (!p.body_b.empty()) {
-    auto b = body_ids_.find(p.body_b);
-    if (b == body_ids_.end()) {
-      return absl::NotFoundError(absl::StrCat("point.body_b: body ", p.body_b, " not found"));
+  j.params = desc.params;
+  // Frames arrive in the bodies' frames (or the world's); joints hold them in the
+  // centre-of-mass frames.
+  auto attach = [&](const std::string& body, const Transform& frame, const char* field,
+                    BodyHandle* handle, Transform* local) -> absl::Status {
+    *local = frame;
+    if (body.empty()) return absl::OkStatus();
+    auto it = body_ids_.find(body);
+    if (it == body_ids_.end()) {
+      return absl::NotFoundError(absl::StrCat(field, ": body ", body, " not found"));
     }
-    if (b->second == c.body_a) {
-      return absl::InvalidArgumentError("point.body_b: must differ from point.body_a");
-    }
-    c.body_b = b->second;
+    *handle = it->second;
+    local->position = bodies_.ToCenterFrame(bodies_.Index(it->second), frame.position);
+    return absl::OkStatus();
+  };
+  if (auto s = attach(desc.body_a, desc.frame_a, "body_a", &j.body_a, &j.frame_a); !s.ok()) {
+    return s;
   }
-  c.anchor_a = p.anchor_a;
-  c.anchor_b = p.anchor_b;
-  std::string id = c.id;
-  constraints_.Add(std::move(c));
+  if (auto s = attach(desc.body_b, desc.frame_b, "body_b", &j.body_b, &j.frame_b); !s.ok()) {
+    return s;
+  }
+  if (j.params.kind == JointKind::kCurve ? j.body_b.IsNull() : j.body_a.IsNull()) {
+    return absl::InvalidArgumentError("a constraint needs a body");
+  }
+  if (!j.body_a.IsNull() && j.body_a == j.body_b) {
+    return absl::InvalidArgumentError("body_b: must differ from body_a");
+  }
+  std::string id = j.id;
+  constraints_.Add(std::move(j));
   return id;
 }
 
@@ -144,13 +157,21 @@ SceneDesc World::Export() const {
   SceneDesc scene;
   scene.settings = settings_;
   for (int i = 0; i < bodies_.size(); ++i) scene.bodies.push_back(bodies_.Describe(i));
-  for (const PointConstraint& c : constraints_.points()) {
+  // Frames back from the centre-of-mass frames to the bodies' frames.
+  auto detach = [&](BodyHandle handle, const Transform& local, std::string* body,
+                    Transform* frame) {
+    *frame = local;
+    if (handle.IsNull()) return;
+    const uint32_t i = bodies_.Index(handle);
+    *body = bodies_.id[i];
+    frame->position = bodies_.FromCenterFrame(i, local.position);
+  };
+  for (const Joint& j : constraints_.joints()) {
     ConstraintDesc d;
-    d.id = c.id;
-    d.point.body_a = bodies_.id[bodies_.Index(c.body_a)];
-    d.point.anchor_a = c.anchor_a;
-    if (!c.body_b.IsNull()) d.point.body_b = bodies_.id[bodies_.Index(c.body_b)];
-    d.point.anchor_b = c.anchor_b;
+    d.id = j.id;
+    d.params = j.params;
+    detach(j.body_a, j.frame_a, &d.body_a, &d.frame_a);
+    detach(j.body_b, j.frame_b, &d.body_b, &d.frame_b);
     scene.constraints.push_back(std::move(d));
   }
   return scene;
@@ -165,9 +186,7 @@ Frame World::MakeFrame() const {
   f.removed_constraints = tick_removed_constraints_;
   f.bodies.reserve(bodies_.size());
   for (int i = 0; i < bodies_.size(); ++i) {
-    f.bodies.push_back({bodies_.id[i],
-                        {bodies_.position[i], bodies_.orientation[i]},
-                        bodies_.linear_velocity[i],
+    f.bodies.push_back({bodies_.id[i], bodies_.BodyPose(i), bodies_.linear_velocity[i],
                         bodies_.angular_velocity[i]});
   }
   return f;

@@ -18,6 +18,7 @@
 #include "server/constraint/contact_cache.h"
 #include "server/model/rigid/rigid_bodies.h"
 #include "server/solver/gauss_seidel.h"
+#include "server/solver/tunable_lcp.h"
 #include "server/world/frame.h"
 #include "server/world/scene_desc.h"
 
@@ -108,6 +109,26 @@ class World {
     uint32_t b = 0;
     ContactPoint point;
   };
+  // Where a joint's blocks sit in rows_ (to copy solved forces back).
+  struct JointBlocks {
+    uint32_t joint = 0;
+    uint32_t first = 0;
+    int count = 0;
+  };
+
+  // The passes of the two solver pipelines (see world_step.cc).
+  void SolveGaussSeidel();
+  void SolveTunable();
+  void UpdateCompliance(const std::vector<Quat>& orientations);
+  void BuildContactRows(const std::vector<Vec3>& positions,
+                        const std::vector<Quat>& orientations, bool with_friction);
+  enum class JointLevel { kPosition, kVelocity };
+  void BuildJointRows(const std::vector<Vec3>& positions, const std::vector<Quat>& orientations,
+                      JointLevel level);
+  void StoreWarmStart(const std::vector<Vec3>& positions, const std::vector<Quat>& orientations);
+  double MaxPenetration() const;
+  void RemoveReleasedJoints();
+  void StabilizeJoints();
 
   // Per-step scratch, kept to reuse capacity.
   std::vector<Vec3> force_;                   // N, external force per body
@@ -116,12 +137,16 @@ class World {
   SweepAndPrune broadphase_;
   std::vector<Aabb> aabbs_;
   std::vector<ProxyPair> pairs_;
+  std::vector<ProxyPair> jointed_;  // body pairs joined by a constraint, sorted
   std::vector<Contact> contacts_;
   ContactCache contact_cache_;
   ConstraintRows rows_;
   std::vector<BodyCompliance> compliance_;
   std::vector<Vec6> displacements_;
-  GaussSeidelSolver solver_;
+  std::vector<JointBlocks> joint_blocks_;
+  std::vector<uint32_t> released_;  // joints released this step (indices into joints())
+  GaussSeidelSolver gauss_seidel_;
+  TunableLcpSolver tunable_;
   StepStats stats_;
 };
 

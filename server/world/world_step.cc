@@ -1,4 +1,15 @@
 // The step pipeline of a world, one function per stage, in the order Step() runs them.
+//
+// Two solver pipelines share the stages:
+//  - Gauss-Seidel (default): contacts are found at the start-of-tick poses with a
+//    speculative margin, every row is a position-level constraint on the free-motion poses
+//    (delta = gap + h v), one solve gives displacements dq, and the correction motion sets
+//    x = x_free + dq, v = v_free + dq / h.
+//  - Tunable LCP (post-stabilized, after the tunable-LCP paper): contacts are found at the
+//    free-motion poses; a position pass removes penetration and joint drift by
+//    displacements alone; a velocity pass solves contact and joint rows on velocities
+//    (delta = h J v) with Coulomb friction and Poisson restitution; the time budget is
+//    split between the passes.
 
 #include <algorithm>
 #include <chrono>
@@ -6,7 +17,8 @@
 
 #include "server/collision/narrowphase.h"
 #include "server/constraint/contact_rows.h"
-#include "server/constraint/point_constraint_rows.h"
+#include "server/constraint/joint_rows.h"
+#include "server/solver/solve_clock.h"
 #include "server/world/world.h"
 
 namespace ligature {
@@ -20,6 +32,8 @@ void World::Step() {
   BuildConstraintRows();
   SolveConstraints();
   ApplyCorrectionMotion();
+  StabilizeJoints();
+  RemoveReleasedJoints();
   // Constraints removed by this tick's edits are reported in this tick's frame.
   tick_removed_constraints_ = std::move(removed_constraints_);
   removed_constraints_.clear();
@@ -46,7 +60,9 @@ void World::ApplyDeviceTargets() {
     if (!bodies_.IsValid(handle)) continue;
     const uint32_t i = bodies_.Index(handle);
     if (bodies_.kind[i] != BodyKind::kKinematic) continue;
-    bodies_.linear_velocity[i] = (target.position - bodies_.position[i]) / h;
+    // The target is the body frame's pose; the state is the centre of mass's.
+    const Vec3 center = target.position + target.orientation * bodies_.center_local[i];
+    bodies_.linear_velocity[i] = (center - bodies_.position[i]) / h;
     // Shortest rotation from the current orientation to the target's.
     Quat delta = target.orientation * bodies_.orientation[i].conjugate();
     if (delta.w() < 0.0) delta.coeffs() = -delta.coeffs();
@@ -85,123 +101,320 @@ void World::IntegrateFreeMotion() {
   }
 }
 
-// Broadphase over bounds grown by the contact margin and the step's motion (speculative
-// contacts, so fast bodies do not tunnel), then the narrowphase table on each candidate.
+// Broadphase over each body's bounds (the union of its shapes'), then the narrowphase
+// table on every pair of shapes of the candidate pairs. Gauss-Seidel looks at the
+// start-of-tick poses with bounds grown by the step's motion (speculative contacts, so fast
+// bodies do not tunnel); the tunable pipeline looks at the free-motion poses.
 void World::DetectCollisions() {
   const int n = bodies_.size();
   const double h = settings_.dt();
   const double margin = settings_.contact_margin;
+  const bool speculative = settings_.solver.kind == SolverKind::kGaussSeidel;
+  const std::vector<Vec3>& positions = speculative ? bodies_.position : free_position_;
+  const std::vector<Quat>& orientations = speculative ? bodies_.orientation : free_orientation_;
+  auto reach = [&](int i) {
+    return speculative ? h * bodies_.linear_velocity[i].norm() : 0.0;
+  };
   aabbs_.resize(n);
   for (int i = 0; i < n; ++i) {
-    const double reach = 0.5 * margin + h * bodies_.linear_velocity[i].norm();
-    aabbs_[i] = ComputeAabb(bodies_.shape[i], {bodies_.position[i], bodies_.orientation[i]},
-                            reach);
+    const Transform pose{positions[i], orientations[i]};
+    const double grow = 0.5 * margin + reach(i);
+    const std::vector<ChildShape>& shapes = bodies_.shapes[i];
+    aabbs_[i] = ComputeAabb(shapes[0].shape, pose * shapes[0].local, grow);
+    for (size_t k = 1; k < shapes.size(); ++k) {
+      const Aabb box = ComputeAabb(shapes[k].shape, pose * shapes[k].local, grow);
+      aabbs_[i].min = aabbs_[i].min.cwiseMin(box.min);
+      aabbs_[i].max = aabbs_[i].max.cwiseMax(box.max);
+    }
   }
   broadphase_.FindPairs(aabbs_, &pairs_);
+
+  // Bodies joined by a constraint do not collide with each other (a chain's links touch at
+  // their joints by design).
+  jointed_.clear();
+  for (const Joint& j : constraints_.joints()) {
+    if (j.body_a.IsNull() || j.body_b.IsNull()) continue;
+    const uint32_t a = bodies_.Index(j.body_a), b = bodies_.Index(j.body_b);
+    jointed_.push_back({std::min(a, b), std::max(a, b)});
+  }
+  std::sort(jointed_.begin(), jointed_.end());
 
   contacts_.clear();
   ContactManifold manifold;
   for (const auto& [a, b] : pairs_) {
     if (!bodies_.IsDynamic(a) && !bodies_.IsDynamic(b)) continue;
-    const double pair_margin = margin + h * (bodies_.linear_velocity[a].norm() +
-                                             bodies_.linear_velocity[b].norm());
-    manifold.count = 0;
-    Collide(bodies_.shape[a], {bodies_.position[a], bodies_.orientation[a]}, bodies_.shape[b],
-            {bodies_.position[b], bodies_.orientation[b]}, pair_margin, &manifold);
-    for (int k = 0; k < manifold.count; ++k) contacts_.push_back({a, b, manifold.points[k]});
-  }
-}
-
-// Rows for every contact (warm-started from the cache) and every user constraint
-// (evaluated at the free-motion poses).
-void World::BuildConstraintRows() {
-  const double h = settings_.dt();
-  rows_.Clear();
-  contact_cache_.BeginTick();
-  // Static and kinematic bodies take no correction (index kWorldBody) but keep their motion.
-  auto side = [&](uint32_t i) {
-    ContactBody s;
-    s.index = bodies_.IsDynamic(i) ? i : kWorldBody;
-    s.origin = bodies_.position[i];
-    s.linear_velocity = bodies_.linear_velocity[i];
-    s.angular_velocity = bodies_.angular_velocity[i];
-    return s;
-  };
-  for (const Contact& c : contacts_) {
-    const double mu = std::sqrt(bodies_.material[c.a].friction * bodies_.material[c.b].friction);
-    ConstraintBlock block = MakeContactBlock(c.point, side(c.a), side(c.b), mu, h);
-    const Vec3 local_a = Transform{bodies_.position[c.a], bodies_.orientation[c.a]}
-                             .InverseApply(c.point.position);
-    block.force = contact_cache_.Lookup(bodies_.HandleAt(c.a), bodies_.HandleAt(c.b), local_a);
-    rows_.blocks.push_back(block);
+    if (std::binary_search(jointed_.begin(), jointed_.end(), ProxyPair{a, b})) continue;
+    const double pair_margin = margin + reach(a) + reach(b);
+    const Transform pa{positions[a], orientations[a]};
+    const Transform pb{positions[b], orientations[b]};
+    for (const ChildShape& ca : bodies_.shapes[a]) {
+      for (const ChildShape& cb : bodies_.shapes[b]) {
+        manifold.count = 0;
+        Collide(ca.shape, pa * ca.local, cb.shape, pb * cb.local, pair_margin, &manifold);
+        for (int k = 0; k < manifold.count; ++k) contacts_.push_back({a, b, manifold.points[k]});
+      }
+    }
   }
   stats_.contacts = static_cast<int>(contacts_.size());
+}
 
-  auto point_side = [&](BodyHandle handle, const Vec3& anchor) {
-    PointSide s;
-    if (handle.IsNull()) {
-      s.point = anchor;
-      return s;
-    }
-    const uint32_t i = bodies_.Index(handle);
-    const Vec3 arm = free_orientation_[i] * anchor;
-    s.point = free_position_[i] + arm;
-    s.arm = arm;
-    s.index = bodies_.IsDynamic(i) ? i : kWorldBody;
-    return s;
-  };
-  for (const PointConstraint& c : constraints_.points()) {
-    rows_.blocks.push_back(MakePointBlock(point_side(c.body_a, c.anchor_a),
-                                          point_side(c.body_b, c.anchor_b), c.force));
-  }
+// Gauss-Seidel rows: every contact (warm-started from the cache, position level with a
+// speculative gap) and every joint at velocity level; joint drift is removed afterwards by
+// StabilizeJoints. The tunable pipeline builds its rows pass by pass (SolveTunable).
+void World::BuildConstraintRows() {
+  contact_cache_.BeginTick();
+  rows_.Clear();
+  if (settings_.solver.kind != SolverKind::kGaussSeidel) return;
+  BuildContactRows(bodies_.position, bodies_.orientation, true);
+  BuildJointRows(bodies_.position, bodies_.orientation, JointLevel::kVelocity);
   stats_.constraint_rows = rows_.Dimensions();
 }
 
-// Compliance h^2 M^-1 of every body at its free orientation, then the chosen solver.
-void World::SolveConstraints() {
+// Contact blocks at `positions` (lever arms), warm-started from the cache. With the
+// Gauss-Seidel pipeline the gap term follows ContactGap (speculative, slow recovery).
+void World::BuildContactRows(const std::vector<Vec3>& positions,
+                             const std::vector<Quat>& orientations, bool with_friction) {
+  const double h = settings_.dt();
+  for (const Contact& c : contacts_) {
+    const double mu =
+        with_friction
+            ? std::sqrt(bodies_.material[c.a].friction * bodies_.material[c.b].friction)
+            : 0.0;
+    auto side = [&](uint32_t i) {
+      ContactBody s;
+      s.index = bodies_.IsDynamic(i) ? i : kWorldBody;
+      s.origin = positions[i];
+      s.linear_velocity = bodies_.linear_velocity[i];
+      s.angular_velocity = bodies_.angular_velocity[i];
+      return s;
+    };
+    ConstraintBlock block = MakeContactBlock(c.point, side(c.a), side(c.b), mu, h);
+    const Vec3 local_a =
+        Transform{positions[c.a], orientations[c.a]}.InverseApply(c.point.position);
+    block.force = contact_cache_.Lookup(bodies_.HandleAt(c.a), bodies_.HandleAt(c.b), local_a);
+    rows_.blocks.push_back(block);
+  }
+}
+
+// Joint blocks at the given centre-of-mass poses. At JointLevel::kPosition their
+// violations are the joints' geometric errors there; at JointLevel::kVelocity they are the
+// relative motion the current velocities would cause over the step, h J v (a limit keeps
+// its remaining room, so it is speculative). A curve constraint whose point left the curve
+// through a releasing end emits nothing and is removed at the end of the step
+// (RemoveReleasedJoints), which reports it in this tick's frame.
+void World::BuildJointRows(const std::vector<Vec3>& positions,
+                           const std::vector<Quat>& orientations, JointLevel level) {
+  const double h = settings_.dt();
+  joint_blocks_.clear();
+  auto side = [&](BodyHandle handle) {
+    JointSide s;
+    if (handle.IsNull()) return s;
+    const uint32_t i = bodies_.Index(handle);
+    s.index = bodies_.IsDynamic(i) ? i : kWorldBody;
+    s.pose = {positions[i], orientations[i]};
+    return s;
+  };
+  auto velocity = [&](uint32_t i) {
+    Vec6 v = Vec6::Zero();
+    if (i != kWorldBody) v << bodies_.linear_velocity[i], bodies_.angular_velocity[i];
+    return v;
+  };
+  auto& joints = constraints_.joints();
+  for (uint32_t k = 0; k < joints.size(); ++k) {
+    if (std::find(released_.begin(), released_.end(), k) != released_.end()) continue;
+    const uint32_t first = static_cast<uint32_t>(rows_.blocks.size());
+    const JointRowsResult r =
+        AppendJointRows(joints[k], side(joints[k].body_a), side(joints[k].body_b), &rows_);
+    if (r.released) released_.push_back(k);
+    if (r.blocks == 0) continue;
+    joint_blocks_.push_back({k, first, r.blocks});
+    if (level == JointLevel::kPosition) continue;
+    for (int m = 0; m < r.blocks; ++m) {
+      ConstraintBlock& b = rows_.blocks[first + m];
+      const Vec3 hjv = h * (b.jacobian_a * velocity(b.body_a) + b.jacobian_b * velocity(b.body_b));
+      if (b.law == ConstraintLaw::kUnilateral) {
+        b.violation_free.x() = std::max(b.violation_free.x(), 0.0) + hjv.x();
+      } else {
+        b.violation_free = hjv;
+      }
+    }
+  }
+}
+
+// Removes the curve constraints released during the step and reports them in its frame.
+void World::RemoveReleasedJoints() {
+  std::vector<std::string> ids;
+  for (uint32_t k : released_) ids.push_back(constraints_.joints()[k].id);
+  released_.clear();
+  for (std::string& id : ids) {
+    constraints_.Remove(id);
+    removed_constraints_.push_back(std::move(id));
+  }
+}
+
+// Per-body compliance h^2 M^-1 at the given orientations.
+void World::UpdateCompliance(const std::vector<Quat>& orientations) {
   const int n = bodies_.size();
   const double h2 = settings_.dt() * settings_.dt();
   compliance_.resize(n);
   for (int i = 0; i < n; ++i) {
-    const Mat3 r = free_orientation_[i].toRotationMatrix();
+    const Mat3 r = orientations[i].toRotationMatrix();
     compliance_[i].linear = h2 * bodies_.inv_mass[i];
-    compliance_[i].angular = h2 * r * bodies_.inv_inertia_local[i].asDiagonal() * r.transpose();
-  }
-  GaussSeidelOptions options;
-  options.max_iterations = settings_.solver.max_iterations;
-  options.tolerance = settings_.solver.tolerance;
-  options.warm_start = settings_.solver.warm_start;
-  const SolveResult result = solver_.Solve(rows_, compliance_, options, &displacements_);
-  stats_.iterations = result.iterations;
-  stats_.residual = result.residual;
-
-  // Remember the forces for the next tick's warm start.
-  for (size_t k = 0; k < contacts_.size(); ++k) {
-    const Contact& c = contacts_[k];
-    const Vec3 local_a = Transform{bodies_.position[c.a], bodies_.orientation[c.a]}
-                             .InverseApply(c.point.position);
-    contact_cache_.Store(bodies_.HandleAt(c.a), bodies_.HandleAt(c.b), local_a,
-                         rows_.blocks[k].force);
-  }
-  auto& points = constraints_.points();
-  for (size_t k = 0; k < points.size(); ++k) {
-    points[k].force = rows_.blocks[contacts_.size() + k].force;
+    compliance_[i].angular = h2 * r * bodies_.inv_inertia_local[i] * r.transpose();
   }
 }
 
-// Correction motion: the free poses plus the constraint displacements dq, with velocities
-// made consistent (v = v_free + dq / h). Orientations are renormalized by Rotated(). A body
-// whose new state is not finite (a numerical failure) is held where it was, at rest, and
-// counted, so that one bad body never poisons the world.
+// Remembers the solved forces for the next tick's warm start: contact blocks first in
+// rows_ (matched by their point in A's frame at the poses the rows were built on), then the
+// joints' blocks as recorded in joint_blocks_.
+void World::StoreWarmStart(const std::vector<Vec3>& positions,
+                           const std::vector<Quat>& orientations) {
+  for (size_t k = 0; k < contacts_.size(); ++k) {
+    const Contact& c = contacts_[k];
+    const Vec3 local_a =
+        Transform{positions[c.a], orientations[c.a]}.InverseApply(c.point.position);
+    contact_cache_.Store(bodies_.HandleAt(c.a), bodies_.HandleAt(c.b), local_a,
+                         rows_.blocks[k].force);
+  }
+  auto& joints = constraints_.joints();
+  for (const JointBlocks& jb : joint_blocks_) {
+    for (int m = 0; m < jb.count; ++m) {
+      joints[jb.joint].forces[m] = rows_.blocks[jb.first + m].force;
+    }
+  }
+}
+
+void World::SolveConstraints() {
+  stats_.budget_exhausted = false;
+  if (settings_.solver.kind == SolverKind::kTunableLcp) {
+    SolveTunable();
+  } else {
+    SolveGaussSeidel();
+  }
+}
+
+// One position-level solve of every row on the free-motion poses.
+void World::SolveGaussSeidel() {
+  UpdateCompliance(free_orientation_);
+  SolverOptions options;
+  options.max_iterations = settings_.solver.max_iterations;
+  options.tolerance = settings_.solver.tolerance;
+  options.warm_start = settings_.solver.warm_start;
+  options.time_budget_us = settings_.solver.time_budget_us;
+  const SolveResult result = gauss_seidel_.Solve(rows_, compliance_, options, &displacements_);
+  stats_.iterations = result.iterations;
+  stats_.residual = result.residual;
+  stats_.budget_exhausted = result.budget_exhausted;
+  StoreWarmStart(bodies_.position, bodies_.orientation);
+}
+
+// Post-stabilized passes of the tunable pipeline. Position pass: contact normals and joint
+// rows at the free-motion poses, solved for displacements that are applied to the poses
+// alone. Velocity pass: the same constraints on velocities (delta = h J v), with friction
+// and restitution; its displacements become velocity changes in the correction motion.
+void World::SolveTunable() {
+  constexpr int kPositionRounds = 2;
+  const SolverSettings& s = settings_.solver;
+  const double h = settings_.dt();
+  const int n = bodies_.size();
+  UpdateCompliance(free_orientation_);
+  SolverOptions options;
+  options.tolerance = s.tolerance;
+  const double share = std::clamp(s.position_share, 0.0, 1.0);
+  const SolveClock tick_clock(s.time_budget_us);
+
+  // Position pass: remove penetration beyond the slop and joint drift, from zero forces.
+  // The rows are linear in the displacements while the joints are not, so the pass runs
+  // twice, the second time re-linearized at the corrected poses (a Newton step), with
+  // half the pass's iterations and budget each.
+  SolveResult position;
+  double deepest = 0.0;
+  for (int round = 0; round < kPositionRounds; ++round) {
+    rows_.Clear();
+    BuildContactRows(free_position_, free_orientation_, false);
+    for (size_t k = 0; k < contacts_.size(); ++k) {
+      rows_.blocks[k].violation_free.x() = contacts_[k].point.distance + kPenetrationSlop;
+    }
+    BuildJointRows(free_position_, free_orientation_, JointLevel::kPosition);
+    for (ConstraintBlock& b : rows_.blocks) b.force.setZero();
+    options.warm_start = false;
+    options.max_iterations =
+        std::max(1, static_cast<int>(s.max_iterations * share / kPositionRounds));
+    options.time_budget_us = s.time_budget_us * share / kPositionRounds;
+    const SolveResult r = tunable_.Solve(rows_, compliance_, options, &displacements_);
+    position.iterations += r.iterations;
+    position.budget_exhausted |= r.budget_exhausted;
+    deepest = 0.0;
+    for (size_t k = 0; k < contacts_.size(); ++k) {
+      const ConstraintBlock& b = rows_.blocks[k];
+      double after = b.violation_free.x() - kPenetrationSlop;
+      if (b.body_a != kWorldBody) after += b.jacobian_a.row(0) * displacements_[b.body_a];
+      if (b.body_b != kWorldBody) after += b.jacobian_b.row(0) * displacements_[b.body_b];
+      deepest = std::max(deepest, -after);
+    }
+    for (int i = 0; i < n; ++i) {
+      if (bodies_.kind[i] != BodyKind::kDynamic) continue;
+      free_position_[i] += displacements_[i].head<3>();
+      free_orientation_[i] = Rotated(free_orientation_[i], displacements_[i].tail<3>());
+    }
+    // Contacts' distances move with the bodies: the second round sees what is left.
+    for (size_t k = 0; k < contacts_.size(); ++k) {
+      const ConstraintBlock& b = rows_.blocks[k];
+      double moved = 0.0;
+      if (b.body_a != kWorldBody) moved += b.jacobian_a.row(0) * displacements_[b.body_a];
+      if (b.body_b != kWorldBody) moved += b.jacobian_b.row(0) * displacements_[b.body_b];
+      contacts_[k].point.distance += moved;
+    }
+  }
+
+  // Velocity pass: rows on velocities, warm-started, with the rest of the budget.
+  rows_.Clear();
+  BuildContactRows(free_position_, free_orientation_, true);
+  for (size_t k = 0; k < contacts_.size(); ++k) {
+    ConstraintBlock& b = rows_.blocks[k];
+    const double gap = contacts_[k].point.distance;
+    // MakeContactBlock put gap + h v_n in row 0; keep h v_n, allow closing a real gap.
+    const double hvn = b.violation_free.x() - ContactGap(gap);
+    const double epsilon = std::max(bodies_.material[contacts_[k].a].restitution,
+                                    bodies_.material[contacts_[k].b].restitution);
+    const double bounce_speed = std::max(kBounceThreshold, 2.0 * settings_.gravity.norm() * h);
+    if (gap <= kPenetrationSlop && hvn < -bounce_speed * h) {
+      b.violation_free.x() = (1.0 + epsilon) * hvn;  // leave with -epsilon v_n
+    } else {
+      b.violation_free.x() = std::max(gap, 0.0) + hvn;
+    }
+  }
+  BuildJointRows(free_position_, free_orientation_, JointLevel::kVelocity);
+  stats_.constraint_rows = rows_.Dimensions();
+  options.warm_start = s.warm_start;
+  options.max_iterations = std::max(1, s.max_iterations - position.iterations);
+  options.time_budget_us =
+      s.time_budget_us > 0.0 ? std::max(1.0, s.time_budget_us - tick_clock.ElapsedUs()) : 0.0;
+  const SolveResult velocity = tunable_.Solve(rows_, compliance_, options, &displacements_);
+  stats_.iterations = position.iterations + velocity.iterations;
+  stats_.residual = velocity.residual;
+  stats_.budget_exhausted = position.budget_exhausted || velocity.budget_exhausted;
+  stats_.max_penetration = deepest;
+  StoreWarmStart(free_position_, free_orientation_);
+}
+
+// Correction motion. Gauss-Seidel: the free poses plus the constraint displacements dq,
+// velocities made consistent (v = v_free + dq / h). Tunable: the poses are the
+// position-corrected free poses and the velocity pass's dq changes the velocities.
+// Orientations are renormalized by Rotated(). A body whose new state is not finite (a
+// numerical failure) is held where it was, at rest, and counted, so that one bad body never
+// poisons the world.
 void World::ApplyCorrectionMotion() {
   const int n = bodies_.size();
   const double h = settings_.dt();
+  const bool tunable = settings_.solver.kind == SolverKind::kTunableLcp;
   stats_.recovered_bodies = 0;
   for (int i = 0; i < n; ++i) {
     if (bodies_.kind[i] == BodyKind::kStatic) continue;
     const Vec6& dq = displacements_[i];
-    const Vec3 position = free_position_[i] + dq.head<3>();
-    const Quat orientation = Rotated(free_orientation_[i], dq.tail<3>());
+    const Vec3 position = tunable ? free_position_[i] : free_position_[i] + dq.head<3>();
+    const Quat orientation =
+        tunable ? free_orientation_[i] : Rotated(free_orientation_[i], dq.tail<3>());
     const Vec3 v = bodies_.linear_velocity[i] + dq.head<3>() / h;
     const Vec3 w = bodies_.angular_velocity[i] + dq.tail<3>() / h;
     if (!position.allFinite() || !orientation.coeffs().allFinite() || !v.allFinite() ||
@@ -216,6 +429,56 @@ void World::ApplyCorrectionMotion() {
     bodies_.linear_velocity[i] = v;
     bodies_.angular_velocity[i] = w;
   }
+  if (!tunable) stats_.max_penetration = MaxPenetration();
+}
+
+// Post-stabilization of the joints (Gauss-Seidel pipeline): the solve linearized the joints
+// at the free-motion poses, and large rotations leave a second-order error. The joint rows
+// are rebuilt at the corrected poses and solved once more; the displacements move the
+// poses alone, so drift is removed without feeding energy into the velocities.
+void World::StabilizeJoints() {
+  if (settings_.solver.kind != SolverKind::kGaussSeidel || constraints_.size() == 0) return;
+  const int n = bodies_.size();
+  rows_.Clear();
+  BuildJointRows(bodies_.position, bodies_.orientation, JointLevel::kPosition);
+  if (rows_.blocks.empty()) return;
+  for (ConstraintBlock& b : rows_.blocks) {
+    b.force.setZero();
+    // Friction and limits take no part: only the bilateral geometry is projected.
+    if (b.law != ConstraintLaw::kBilateral && b.law != ConstraintLaw::kUnilateral) {
+      b.law = ConstraintLaw::kBilateral;
+      b.dim = std::min(b.dim, 2);
+    }
+  }
+  UpdateCompliance(bodies_.orientation);
+  SolverOptions options;
+  options.max_iterations = settings_.solver.max_iterations;
+  options.tolerance = settings_.solver.tolerance;
+  options.warm_start = false;
+  gauss_seidel_.Solve(rows_, compliance_, options, &displacements_);
+  for (int i = 0; i < n; ++i) {
+    if (!bodies_.IsDynamic(i)) continue;
+    const Vec3 p = bodies_.position[i] + displacements_[i].head<3>();
+    const Quat q = Rotated(bodies_.orientation[i], displacements_[i].tail<3>());
+    if (!p.allFinite() || !q.coeffs().allFinite()) continue;
+    bodies_.position[i] = p;
+    bodies_.orientation[i] = q;
+  }
+}
+
+// Deepest overlap left by a Gauss-Seidel step: each contact's gap after the step, to first
+// order, is its distance plus the change of its normal row (h v_n + J dq).
+double World::MaxPenetration() const {
+  double deepest = 0.0;
+  for (size_t k = 0; k < contacts_.size(); ++k) {
+    const ConstraintBlock& b = rows_.blocks[k];
+    double after = b.violation_free.x() - ContactGap(contacts_[k].point.distance) +
+                   contacts_[k].point.distance;
+    if (b.body_a != kWorldBody) after += b.jacobian_a.row(0) * displacements_[b.body_a];
+    if (b.body_b != kWorldBody) after += b.jacobian_b.row(0) * displacements_[b.body_b];
+    deepest = std::max(deepest, -after);
+  }
+  return deepest;
 }
 
 }  // namespace ligature

@@ -10,7 +10,6 @@
 #include <string_view>
 
 #include "tests/bench/registry.h"
-#include "tests/bench/runner.h"
 
 namespace ligature::bench {
 namespace {
@@ -73,17 +72,17 @@ int Main(int argc, char** argv) {
   const RunOptions options{.quick = flags.quick};
   int matched = 0;
   bool all_ok = true;
-  for (const StepBench& bench : Registry::Global().benches()) {
+  for (const Benchmark& bench : Registry::Global().benches()) {
     if (!std::regex_search(bench.name, filter)) continue;
     ++matched;
     if (flags.list) {
       std::printf("%s\n", bench.name.c_str());
       continue;
     }
-    const RunResult result = RunStepBench(bench, options);
+    const RunResult result = bench.run(options);
     all_ok = all_ok && result.ok;
-    // Flush per line so a partial run still leaves complete results behind.
-    std::printf("%s\n", result.json_line.c_str());
+    // Flush per benchmark so a partial run still leaves complete results behind.
+    for (const std::string& line : result.json_lines) std::printf("%s\n", line.c_str());
     std::fflush(stdout);
   }
   if (matched == 0) {

@@ -1,7 +1,10 @@
 #include "tests/bench/registry.h"
 
 #include <algorithm>
+#include <memory>
 #include <utility>
+
+#include "tests/bench/runner.h"
 
 namespace ligature::bench {
 
@@ -11,11 +14,20 @@ Registry& Registry::Global() {
   return *registry;
 }
 
-void Registry::Add(StepBench bench) {
+void Registry::Add(Benchmark bench) {
   benches_.push_back(std::move(bench));
   // Static initialisation order across files is unspecified; keep --list stable by name.
-  std::sort(benches_.begin(), benches_.end(),
-            [](const StepBench& a, const StepBench& b) { return a.name < b.name; });
+  std::stable_sort(benches_.begin(), benches_.end(),
+                   [](const Benchmark& a, const Benchmark& b) { return a.name < b.name; });
+}
+
+Registrar::Registrar(Benchmark bench) { Registry::Global().Add(std::move(bench)); }
+
+Registrar::Registrar(StepBench bench) {
+  // The spec is shared by the closure; running it never changes it.
+  auto spec = std::make_shared<const StepBench>(std::move(bench));
+  Registry::Global().Add(
+      {spec->name, [spec](const RunOptions& options) { return RunStepBench(*spec, options); }});
 }
 
 }  // namespace ligature::bench

@@ -1,6 +1,7 @@
 #pragma once
-// The benchmark registry: each benchmark names itself and gives factories for our engine's
-// scene and, optionally, a peer engine's copy of the same scene.
+// The benchmark registry: each benchmark names itself and says how to run it. Most are step
+// benchmarks (one or more variants of our engine timed against zero or more peer engines
+// on the same scene, interleaved); a few run their own protocol and format their own lines.
 
 #include <functional>
 #include <memory>
@@ -21,26 +22,55 @@ class SteppedScene {
   virtual void Step() = 0;
   // Contact points found by the last step.
   virtual int Contacts() const = 0;
-  // Optional facts about this side's last step for the notes (e.g. "iterations=10").
+  // Forgets what Notes() summarizes; called once settling is over, before timing.
+  virtual void ResetSummary() {}
+  // Optional facts about this side's steps since ResetSummary() for the notes, as
+  // comma-separated key=value pairs (e.g. "iterations=10").
   virtual std::string Notes() const { return ""; }
 };
 
 using SceneFactory = std::function<absl::StatusOr<std::unique_ptr<SteppedScene>>()>;
 
-// A benchmark timing whole world steps (metric step_ms), ours against an optional peer.
+// One side of a step benchmark.
+struct SideSpec {
+  std::string label;  // ours: the variant (e.g. "tunable"); a peer: its name ("bullet-3.24")
+  SceneFactory factory;
+};
+
+// A benchmark timing whole world steps (metric step_ms). Every side is stepped in turn, in
+// chunks (A B C A B C ...), so machine noise lands on all alike. It prints one line per
+// variant of ours and per peer (ratio = that variant's median / that peer's median), or one
+// line per variant when there is no peer.
 struct StepBench {
-  std::string name;                  // family/scene, e.g. "rigid/spheres375"
+  std::string name;  // family/scene, e.g. "rigid/spheres375"
   std::string metric = "step_ms";
-  std::optional<double> paper;       // the seed paper's figure for this scene, in `metric` units
-  std::string paper_source;          // where `paper` comes from, for the notes
-  SceneFactory ours;
-  std::string peer_name;             // e.g. "bullet-3.24"; empty when there is no peer
-  SceneFactory peer;                 // empty when there is no peer
-  int settle_steps = 300;            // untimed steps run on both sides first
-  int timed_steps = 1000;            // per side, full run
-  int quick_timed_steps = 200;       // per side, --quick
-  int chunk_steps = 50;              // steps per side between switches (A B A B ...)
-  std::string setup;                 // scene facts for the notes, e.g. "dt 0.01, 10 iterations"
+  std::optional<double> paper;  // the seed paper's figure for this scene, in `metric` units
+  std::string paper_source;     // where `paper` comes from, for the notes
+  std::vector<SideSpec> ours;   // at least one
+  std::vector<SideSpec> peers;  // may be empty
+  int settle_steps = 300;       // untimed steps run on every side first
+  int timed_steps = 1000;       // per side, full run
+  int quick_timed_steps = 200;  // per side, --quick
+  int chunk_steps = 50;         // steps per side between switches
+  std::string setup;            // scene facts for the notes, e.g. "dt=0.01"
+};
+
+struct RunOptions {
+  bool quick = false;
+  // With --quick, stop adding timed chunks once a benchmark has used this much wall time,
+  // so a slow side cannot push the whole quick run past its one-minute budget.
+  double quick_budget_s = 7.0;
+};
+
+struct RunResult {
+  std::vector<std::string> json_lines;  // the stdout lines, without newlines
+  bool ok = true;                       // false when a side failed to build
+};
+
+// Any registered benchmark: a name and the function that runs it.
+struct Benchmark {
+  std::string name;
+  std::function<RunResult(const RunOptions&)> run;
 };
 
 // All registered benchmarks, sorted by name.
@@ -48,16 +78,17 @@ class Registry {
  public:
   static Registry& Global();
 
-  void Add(StepBench bench);
-  const std::vector<StepBench>& benches() const { return benches_; }
+  void Add(Benchmark bench);
+  const std::vector<Benchmark>& benches() const { return benches_; }
 
  private:
-  std::vector<StepBench> benches_;
+  std::vector<Benchmark> benches_;
 };
 
 // Registers a benchmark from a namespace-scope static: `const Registrar kReg(MakeSpec());`.
 struct Registrar {
-  explicit Registrar(StepBench bench) { Registry::Global().Add(std::move(bench)); }
+  explicit Registrar(Benchmark bench);
+  explicit Registrar(StepBench bench);
 };
 
 }  // namespace ligature::bench

@@ -32,10 +32,10 @@ struct Side {
   bool ready() const { return scene != nullptr; }
 };
 
-Side BuildSide(std::string label, const SceneFactory& factory) {
+Side BuildSide(const SideSpec& spec) {
   Side side;
-  side.label = std::move(label);
-  absl::StatusOr<std::unique_ptr<SteppedScene>> scene = factory();
+  side.label = spec.label;
+  absl::StatusOr<std::unique_ptr<SteppedScene>> scene = spec.factory();
   if (!scene.ok()) {
     side.error = std::string(scene.status().message());
   } else if (*scene == nullptr) {
@@ -52,6 +52,7 @@ void Settle(Side& side, int steps) {
   const Clock::time_point start = Clock::now();
   for (int i = 0; i < steps; ++i) side.scene->Step();
   side.settle_s = SecondsSince(start);
+  side.scene->ResetSummary();
 }
 
 // Times `steps` consecutive steps, one clock sample around each.
@@ -70,57 +71,82 @@ std::string FormatMs(double ms) {
   return buf;
 }
 
-// The free-text notes field: contact counts, the protocol, the peer's tail and any failure.
-std::string BuildNotes(const StepBench& bench, const Side& ours, const Side* peer,
-                       int settle_steps, bool budget_hit) {
-  auto contacts = [](const Side& side) {
-    return side.ready() ? std::to_string(side.scene->Contacts()) : std::string("n/a");
+std::string ContactsOf(const Side& side) {
+  return side.ready() ? std::to_string(side.scene->Contacts()) : std::string("n/a");
+}
+
+// The free-text notes of one line (one variant of ours against one peer or none): our
+// side's own facts first, then contacts, the scene, the peer's tail, the protocol and any
+// failure.
+std::string BuildNotes(const StepBench& bench, const Side& ours, const Side* peer, int sides,
+                       bool budget_hit) {
+  std::string notes;
+  auto add = [&notes](const std::string& part) {
+    if (part.empty()) return;
+    if (!notes.empty()) notes += ", ";
+    notes += part;
   };
-  std::string notes = "contacts ours=" + contacts(ours);
-  if (peer != nullptr) {
-    notes += " peer=" + contacts(*peer);
-    notes += ", interleaved chunks of " + std::to_string(bench.chunk_steps) + " steps";
-  }
-  notes += ", " + std::to_string(settle_steps) + " settling steps";
-  if (!bench.setup.empty()) notes += ", " + bench.setup;
+  if (ours.ready()) add(ours.scene->Notes());
+  add("contacts ours=" + ContactsOf(ours) + (peer ? " peer=" + ContactsOf(*peer) : ""));
+  add(bench.setup);
   if (peer != nullptr && peer->ready() && !peer->step_ms.empty()) {
-    notes += ", peer p99=" + FormatMs(Percentile(peer->step_ms, 99.0)) + " ms n=" +
-             std::to_string(peer->step_ms.size());
+    add("peer p99=" + FormatMs(Percentile(peer->step_ms, 99.0)) +
+        " ms n=" + std::to_string(peer->step_ms.size()));
   }
-  if (ours.ready()) {
-    const std::string extra = ours.scene->Notes();
-    if (!extra.empty()) notes += ", ours " + extra;
-  }
-  if (peer != nullptr && peer->ready()) {
-    const std::string extra = peer->scene->Notes();
-    if (!extra.empty()) notes += ", peer " + extra;
-  }
-  if (budget_hit) notes += ", stopped early at the quick time budget";
-  if (!ours.error.empty()) notes += ", ours failed: " + ours.error;
-  if (peer != nullptr && !peer->error.empty()) notes += ", peer failed: " + peer->error;
-  if (bench.paper && !bench.paper_source.empty()) notes += ", paper: " + bench.paper_source;
+  if (peer != nullptr && peer->ready()) add(peer->scene->Notes());
+  add("interleaved chunks of " + std::to_string(bench.chunk_steps) + " steps over " +
+      std::to_string(sides) + " sides, " + std::to_string(bench.settle_steps) + " settling steps");
+  if (budget_hit) add("stopped early at the quick time budget");
+  if (!ours.error.empty()) add("ours failed: " + ours.error);
+  if (peer != nullptr && !peer->error.empty()) add("peer failed: " + peer->error);
+  if (bench.paper && !bench.paper_source.empty()) add("paper: " + bench.paper_source);
   return notes;
+}
+
+// One result line: `ours` against `peer` (or alone when peer is null).
+std::string FormatLine(const StepBench& bench, const Side& ours, const Side* peer, int sides,
+                       bool budget_hit) {
+  std::optional<double> ours_median, ours_p99, peer_median, ratio;
+  if (!ours.step_ms.empty()) {
+    ours_median = Median(ours.step_ms);
+    ours_p99 = Percentile(ours.step_ms, 99.0);
+  }
+  if (peer != nullptr && !peer->step_ms.empty()) peer_median = Median(peer->step_ms);
+  if (ours_median && peer_median && *peer_median > 0.0) ratio = *ours_median / *peer_median;
+
+  JsonLine line;
+  line.String("bench", bench.name)
+      .String("metric", bench.metric)
+      .Number("median", ours_median)
+      .Number("p99", ours_p99)
+      .Integer("n", static_cast<long long>(ours.step_ms.size()))
+      .Number("paper", bench.paper)
+      .String("peer", peer ? std::optional<std::string>(peer->label) : std::nullopt)
+      .Number("peer_median", peer_median)
+      .Number("ratio", ratio)
+      .String("notes", BuildNotes(bench, ours, peer, sides, budget_hit));
+  return line.Finish();
 }
 
 }  // namespace
 
 RunResult RunStepBench(const StepBench& bench, const RunOptions& options) {
   const Clock::time_point start = Clock::now();
-  const bool has_peer = static_cast<bool>(bench.peer);
   const int target = options.quick ? bench.quick_timed_steps : bench.timed_steps;
   const int chunk = std::max(1, bench.chunk_steps);
 
-  // Build both sides, then settle both before any timing.
-  Side ours = BuildSide("ours", bench.ours);
-  std::optional<Side> peer;
-  if (has_peer) peer = BuildSide(bench.peer_name, bench.peer);
-  std::fprintf(stderr, "[%s] settling %d steps\n", bench.name.c_str(), bench.settle_steps);
-  Settle(ours, bench.settle_steps);
-  if (peer) Settle(*peer, bench.settle_steps);
+  // Build every side, then settle them all before any timing.
+  std::vector<Side> ours, peers;
+  for (const SideSpec& spec : bench.ours) ours.push_back(BuildSide(spec));
+  for (const SideSpec& spec : bench.peers) peers.push_back(BuildSide(spec));
+  std::vector<Side*> sides;
+  for (Side& side : ours) sides.push_back(&side);
+  for (Side& side : peers) sides.push_back(&side);
+  std::fprintf(stderr, "[%s] settling %d steps on %zu sides\n", bench.name.c_str(),
+               bench.settle_steps, sides.size());
+  for (Side* side : sides) Settle(*side, bench.settle_steps);
 
-  // Alternate chunks, ours then peer, so machine noise lands on both sides alike.
-  std::vector<Side*> sides = {&ours};
-  if (peer) sides.push_back(&*peer);
+  // Alternate chunks over all sides in a fixed order.
   bool budget_hit = false;
   for (;;) {
     bool stepped = false;
@@ -137,7 +163,7 @@ RunResult RunStepBench(const StepBench& bench, const RunOptions& options) {
     }
   }
 
-  // Summaries on stderr; the single result line goes back to the caller for stdout.
+  // Summaries on stderr; the result lines go back to the caller for stdout.
   for (const Side* side : sides) {
     if (!side->ready()) {
       std::fprintf(stderr, "[%s] %s failed: %s\n", bench.name.c_str(), side->label.c_str(),
@@ -151,30 +177,18 @@ RunResult RunStepBench(const StepBench& bench, const RunOptions& options) {
                  side->scene->Contacts());
   }
 
-  std::optional<double> ours_median, ours_p99, peer_median, ratio;
-  if (!ours.step_ms.empty()) {
-    ours_median = Median(ours.step_ms);
-    ours_p99 = Percentile(ours.step_ms, 99.0);
-  }
-  if (peer && !peer->step_ms.empty()) peer_median = Median(peer->step_ms);
-  if (ours_median && peer_median && *peer_median > 0.0) ratio = *ours_median / *peer_median;
-
-  JsonLine line;
-  line.String("bench", bench.name)
-      .String("metric", bench.metric)
-      .Number("median", ours_median)
-      .Number("p99", ours_p99)
-      .Integer("n", static_cast<long long>(ours.step_ms.size()))
-      .Number("paper", bench.paper)
-      .String("peer", has_peer ? std::optional<std::string>(bench.peer_name) : std::nullopt)
-      .Number("peer_median", peer_median)
-      .Number("ratio", ratio)
-      .String("notes", BuildNotes(bench, ours, peer ? &*peer : nullptr, bench.settle_steps,
-                                  budget_hit));
-
+  // One line per variant of ours and per peer, or per variant alone without peers.
   RunResult result;
-  result.json_line = line.Finish();
-  result.ok = ours.ready() && (!peer || peer->ready());
+  const int count = static_cast<int>(sides.size());
+  for (const Side& variant : ours) {
+    if (peers.empty()) {
+      result.json_lines.push_back(FormatLine(bench, variant, nullptr, count, budget_hit));
+    }
+    for (const Side& peer : peers) {
+      result.json_lines.push_back(FormatLine(bench, variant, &peer, count, budget_hit));
+    }
+  }
+  for (const Side* side : sides) result.ok = result.ok && side->ready();
   return result;
 }
 

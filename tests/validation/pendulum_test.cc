@@ -40,9 +40,10 @@ TEST(Pendulum, SmallAnglePeriodWithinHalfPercent) {
       pivot + length * Vec3(std::sin(theta0), -std::cos(theta0), 0.0)));
   ConstraintDesc joint;
   joint.id = "joint";
-  joint.point.body_a = "bob";
-  joint.point.anchor_a = length * Vec3(-std::sin(theta0), std::cos(theta0), 0.0);
-  joint.point.anchor_b = pivot;
+  joint.params.kind = JointKind::kBall;
+  joint.body_a = "bob";
+  joint.frame_a.position = length * Vec3(-std::sin(theta0), std::cos(theta0), 0.0);
+  joint.frame_b.position = pivot;
   scene.constraints.push_back(joint);
   auto world = testing::MakeWorld(scene);
 
@@ -53,7 +54,7 @@ TEST(Pendulum, SmallAnglePeriodWithinHalfPercent) {
   EXPECT_NEAR(period, expected, 0.005 * expected) << "expected " << expected;
 
   // The joint holds: the bob stays at the pendulum length from the pivot.
-  const Vec3 anchor = world->GetBody("bob")->pose.Apply(joint.point.anchor_a);
+  const Vec3 anchor = world->GetBody("bob")->pose.Apply(joint.frame_a.position);
   EXPECT_LT((anchor - pivot).norm(), 1e-4);
 }
 

@@ -2,6 +2,7 @@
 // Description of a rigid body as clients give it: the input to the model and to scene files.
 
 #include <string>
+#include <vector>
 
 #include "server/collision/shape.h"
 #include "server/math/transform.h"
@@ -20,7 +21,8 @@ struct Material {
 struct BodyDesc {
   std::string id;
   BodyKind kind = BodyKind::kDynamic;
-  Shape shape;
+  Shape shape;                       // a single shape at the body origin, or ...
+  std::vector<ChildShape> children;  // ... when not empty: a compound of these (no planes)
   Material material;
   Transform pose;
   Vec3 linear_velocity = Vec3::Zero();   // m/s

@@ -56,4 +56,33 @@ MassProperties ComputeMassProperties(const Shape& shape, const Material& materia
   return out;
 }
 
+CompoundMass ComputeCompoundMass(const std::vector<ChildShape>& children,
+                                 const Material& material) {
+  // Each child at the material's density; the mass override is applied to the sum.
+  Material per_child = material;
+  per_child.mass = 0.0;
+  CompoundMass out;
+  for (const ChildShape& c : children) {
+    const double m = ComputeMassProperties(c.shape, per_child).mass;
+    out.mass += m;
+    out.center += m * c.local.position;
+  }
+  if (out.mass <= 0.0) return out;
+  out.center /= out.mass;
+  // Each child's principal inertia rotated to the body axes, moved to the centre of mass
+  // by the parallel-axis theorem.
+  for (const ChildShape& c : children) {
+    const MassProperties mp = ComputeMassProperties(c.shape, per_child);
+    const Mat3 r = c.local.orientation.toRotationMatrix();
+    const Vec3 d = c.local.position - out.center;
+    out.inertia += r * mp.inertia.asDiagonal() * r.transpose() +
+                   mp.mass * (d.squaredNorm() * Mat3::Identity() - d * d.transpose());
+  }
+  if (material.mass > 0.0) {
+    out.inertia *= material.mass / out.mass;
+    out.mass = material.mass;
+  }
+  return out;
+}
+
 }  // namespace ligature

@@ -20,17 +20,29 @@ BodyHandle RigidBodies::Add(const BodyDesc& desc) {
   slots_[slot].dense = dense;
   slot_of_.push_back(slot);
 
+  // Shapes in the body frame, then re-centred on the centre of mass (density does not
+  // move it: one material per body).
+  std::vector<ChildShape> children = desc.children;
+  if (children.empty()) children.push_back({desc.shape, Transform{}});
+  const Vec3 center = desc.shape.type == ShapeType::kPlane && desc.children.empty()
+                          ? Vec3::Zero()
+                          : ComputeCompoundMass(children, desc.material).center;
+  for (ChildShape& c : children) c.local.position -= center;
+
   id.push_back(desc.id);
   kind.push_back(desc.kind);
-  shape.push_back(desc.shape);
+  shapes.push_back(std::move(children));
+  compound.push_back(desc.children.empty() ? 0 : 1);
+  center_local.push_back(center);
   material.push_back(desc.material);
   inv_mass.push_back(0.0);
-  inv_inertia_local.push_back(Vec3::Zero());
-  position.push_back(desc.pose.position);
-  orientation.push_back(desc.pose.orientation.normalized());
+  inv_inertia_local.push_back(Mat3::Zero());
+  position.push_back(Vec3::Zero());
+  orientation.push_back(Quat::Identity());
   const bool moves = desc.kind != BodyKind::kStatic;
   linear_velocity.push_back(moves ? desc.linear_velocity : Vec3::Zero());
   angular_velocity.push_back(moves ? desc.angular_velocity : Vec3::Zero());
+  SetBodyPose(dense, desc.pose);
   UpdateMass(dense);
   return {slot, slots_[slot].generation};
 }
@@ -46,7 +58,9 @@ void RigidBodies::Remove(BodyHandle handle) {
   };
   move_last(id);
   move_last(kind);
-  move_last(shape);
+  move_last(shapes);
+  move_last(compound);
+  move_last(center_local);
   move_last(material);
   move_last(inv_mass);
   move_last(inv_inertia_local);
@@ -83,13 +97,27 @@ void RigidBodies::SetKind(uint32_t index, BodyKind k) {
   UpdateMass(index);
 }
 
+Transform RigidBodies::BodyPose(uint32_t i) const {
+  return {position[i] - orientation[i] * center_local[i], orientation[i]};
+}
+
+void RigidBodies::SetBodyPose(uint32_t i, const Transform& body_pose) {
+  orientation[i] = body_pose.orientation.normalized();
+  position[i] = body_pose.position + orientation[i] * center_local[i];
+}
+
 BodyDesc RigidBodies::Describe(uint32_t i) const {
   BodyDesc d;
   d.id = id[i];
   d.kind = kind[i];
-  d.shape = shape[i];
+  if (compound[i]) {
+    d.children = shapes[i];
+    for (ChildShape& c : d.children) c.local.position += center_local[i];
+  } else {
+    d.shape = shapes[i].front().shape;
+  }
   d.material = material[i];
-  d.pose = {position[i], orientation[i]};
+  d.pose = BodyPose(i);
   d.linear_velocity = linear_velocity[i];
   d.angular_velocity = angular_velocity[i];
   return d;
@@ -97,14 +125,15 @@ BodyDesc RigidBodies::Describe(uint32_t i) const {
 
 // Only dynamic bodies have finite mass; the others do not respond to forces or constraints.
 void RigidBodies::UpdateMass(uint32_t i) {
-  if (kind[i] != BodyKind::kDynamic || shape[i].type == ShapeType::kPlane) {
+  const bool plane = shapes[i].front().shape.type == ShapeType::kPlane;
+  if (kind[i] != BodyKind::kDynamic || plane) {
     inv_mass[i] = 0.0;
     inv_inertia_local[i].setZero();
     return;
   }
-  const MassProperties mp = ComputeMassProperties(shape[i], material[i]);
+  const CompoundMass mp = ComputeCompoundMass(shapes[i], material[i]);
   inv_mass[i] = 1.0 / mp.mass;
-  inv_inertia_local[i] = mp.inertia.cwiseInverse();
+  inv_inertia_local[i] = mp.inertia.inverse();
 }
 
 }  // namespace ligature

@@ -1,6 +1,10 @@
 #pragma once
 // Rigid bodies as flat arrays (structure of arrays), dense and swap-removed, addressed from
 // outside through handles (slot + generation) so that a stale handle is detected.
+//
+// Internally a body's state is the pose of its centre of mass (with the body's own axes),
+// and its shapes are placed relative to that. Clients see the body frame they gave; the
+// conversion is BodyPose()/SetBodyPose(). For a single shape the two frames coincide.
 
 #include <cstdint>
 #include <string>
@@ -35,21 +39,35 @@ class RigidBodies {
   bool IsDynamic(uint32_t index) const { return kind[index] == BodyKind::kDynamic; }
   BodyDesc Describe(uint32_t index) const;
 
+  // The body frame's pose (as clients see it) <-> the centre-of-mass pose held here.
+  Transform BodyPose(uint32_t index) const;
+  void SetBodyPose(uint32_t index, const Transform& body_pose);
+  // A point given in the body frame, expressed in the centre-of-mass frame.
+  Vec3 ToCenterFrame(uint32_t index, const Vec3& body_point) const {
+    return body_point - center_local[index];
+  }
+  Vec3 FromCenterFrame(uint32_t index, const Vec3& center_point) const {
+    return center_point + center_local[index];
+  }
+
   // Model: changes only through edits.
   std::vector<std::string> id;
   std::vector<BodyKind> kind;
-  std::vector<Shape> shape;
+  std::vector<std::vector<ChildShape>> shapes;  // placed in the centre-of-mass frame
+  std::vector<uint8_t> compound;                // given as children (vs a single shape)
+  std::vector<Vec3> center_local;               // centre of mass in the body frame (m)
   std::vector<Material> material;
-  std::vector<double> inv_mass;             // 1/kg, 0 for kinematic and static bodies
-  std::vector<Vec3> inv_inertia_local;      // 1/(kg m^2), principal axes
+  std::vector<double> inv_mass;                 // 1/kg, 0 for kinematic and static bodies
+  std::vector<Mat3> inv_inertia_local;          // 1/(kg m^2), body axes, about the centre
 
-  // State: changes every tick.
+  // State: changes every tick. Position is the centre of mass's.
   std::vector<Vec3> position;
   std::vector<Quat> orientation;
-  std::vector<Vec3> linear_velocity;
+  std::vector<Vec3> linear_velocity;   // of the centre of mass
   std::vector<Vec3> angular_velocity;
 
  private:
+  // Places the shapes around the centre of mass and sets the inverse mass and inertia.
   void UpdateMass(uint32_t index);
 
   struct Slot {

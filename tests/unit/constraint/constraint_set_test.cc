@@ -11,20 +11,22 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::UnorderedElementsAre;
 
-PointConstraint Point(const std::string& id, BodyHandle a, BodyHandle b = {}) {
-  PointConstraint c;
+// A ball joint whose frame positions encode its id, so a mixed-up entry shows.
+Joint Point(const std::string& id, BodyHandle a, BodyHandle b = {}) {
+  Joint c;
   c.id = id;
+  c.params.kind = JointKind::kBall;
   c.body_a = a;
   c.body_b = b;
-  c.anchor_a = Vec3(id.size(), 0.0, 0.0);
-  c.anchor_b = Vec3(0.0, static_cast<double>(id.back()), 0.0);
+  c.frame_a.position = Vec3(id.size(), 0.0, 0.0);
+  c.frame_b.position = Vec3(0.0, static_cast<double>(id.back()), 0.0);
   return c;
 }
 
 // Every stored constraint is found under its own id, and nothing else is.
 void ExpectIndexConsistent(const ConstraintSet& set) {
-  for (const PointConstraint& c : set.points()) {
-    const PointConstraint* found = set.Find(c.id);
+  for (const Joint& c : set.joints()) {
+    const Joint* found = set.Find(c.id);
     ASSERT_NE(found, nullptr) << c.id;
     EXPECT_EQ(found, &c) << c.id;
     EXPECT_TRUE(set.Contains(c.id));
@@ -56,17 +58,17 @@ TEST(ConstraintSetTest, SwapRemoveKeepsIndexMapRight) {
   set.Add(Point("c3", kA, kC));
   set.Remove("c0");
   ASSERT_EQ(set.size(), 3);
-  EXPECT_EQ(set.points()[0].id, "c3");
+  EXPECT_EQ(set.joints()[0].id, "c3");
   EXPECT_FALSE(set.Contains("c0"));
   ASSERT_NE(set.Find("c3"), nullptr);
   EXPECT_EQ(set.Find("c3")->body_b, kC);
-  EXPECT_EQ(set.Find("c3")->anchor_b, Vec3(0, '3', 0));
+  EXPECT_EQ(set.Find("c3")->frame_b.position, Vec3(0, '3', 0));
   ExpectIndexConsistent(set);
 
   set.Remove("c2");  // now the last one: no swap
   set.Remove("c1");
   ASSERT_EQ(set.size(), 1);
-  EXPECT_EQ(set.points()[0].id, "c3");
+  EXPECT_EQ(set.joints()[0].id, "c3");
   ExpectIndexConsistent(set);
 
   set.Remove("c3");
@@ -108,6 +110,63 @@ TEST(ConstraintSetTest, RemoveAttachedToMatchesGeneration) {
   set.Add(Point("new", BodyHandle{4, 2}));
   EXPECT_THAT(set.RemoveAttachedTo(BodyHandle{4, 2}), ElementsAre("new"));
   EXPECT_TRUE(set.Contains("old"));
+  ExpectIndexConsistent(set);
+}
+
+// A swap-remove moves the whole joint: kind, limits, curve and the runtime state.
+TEST(ConstraintSetTest, SwapRemoveMovesParamsAndRuntimeState) {
+  ConstraintSet set;
+  set.Add(Point("first", kA));
+  Joint curve;
+  curve.id = "curve";
+  curve.params.kind = JointKind::kCurve;
+  curve.params.curve = {Vec3(0, 0, 0), Vec3(1, 0, 0), Vec3(1, 1, 0)};
+  curve.params.smooth = true;
+  curve.params.friction = 0.3;
+  curve.params.curve_end = CurveEnd::kRelease;
+  curve.body_b = kB;
+  curve.frame_b.position = Vec3(0.1, 0.2, 0.3);
+  curve.forces[1] = Vec3(4, 5, 6);
+  curve.curve_segment = 1;
+  curve.curve_samples = {Vec3(0, 0, 0), Vec3(1, 0, 0)};
+  curve.curve_normal = Vec3(0, 0, 1);
+  set.Add(curve);
+  Joint hinge = Point("hinge", kA, kC);
+  hinge.params.kind = JointKind::kHinge;
+  hinge.params.limited = true;
+  hinge.params.lower = -0.5;
+  hinge.params.upper = 1.5;
+  hinge.frame_a.orientation = Quat(Eigen::AngleAxisd(0.25, Vec3::UnitY()));
+  set.Add(hinge);
+
+  set.Remove("first");  // "hinge" moves to the front
+  ASSERT_EQ(set.size(), 2);
+  const Joint* h = set.Find("hinge");
+  ASSERT_NE(h, nullptr);
+  EXPECT_EQ(h, &set.joints()[0]);
+  EXPECT_EQ(h->params.kind, JointKind::kHinge);
+  EXPECT_TRUE(h->params.limited);
+  EXPECT_EQ(h->params.lower, -0.5);
+  EXPECT_EQ(h->params.upper, 1.5);
+  EXPECT_TRUE(h->frame_a.orientation.isApprox(hinge.frame_a.orientation, 1e-15));
+  EXPECT_EQ(h->body_b, kC);
+
+  set.Remove("hinge");  // "curve" moves to the front
+  ASSERT_EQ(set.size(), 1);
+  const Joint* c = set.Find("curve");
+  ASSERT_NE(c, nullptr);
+  EXPECT_TRUE(c->body_a.IsNull());
+  EXPECT_EQ(c->body_b, kB);
+  EXPECT_EQ(c->params.curve, curve.params.curve);
+  EXPECT_TRUE(c->params.smooth);
+  EXPECT_EQ(c->params.friction, 0.3);
+  EXPECT_EQ(c->params.curve_end, CurveEnd::kRelease);
+  EXPECT_EQ(c->forces[1], Vec3(4, 5, 6));
+  EXPECT_EQ(c->curve_segment, 1u);
+  EXPECT_EQ(c->curve_samples, curve.curve_samples);
+  EXPECT_EQ(c->curve_normal, Vec3(0, 0, 1));
+  // The curve's body is on side B: removing B's constraints finds it.
+  EXPECT_THAT(set.RemoveAttachedTo(kB), ElementsAre("curve"));
   ExpectIndexConsistent(set);
 }
 

@@ -204,7 +204,8 @@ TEST(EditFromProtoTest, ConvertsEachKind) {
   joint.mutable_create_constraint()->mutable_point()->set_body_a("ball");
   e = EditFromProto(joint, "w", "edits[2]");
   ASSERT_TRUE(e.ok()) << e.status();
-  EXPECT_EQ(std::get<CreateConstraintEdit>(*e).constraint.point.body_a, "ball");
+  EXPECT_EQ(std::get<CreateConstraintEdit>(*e).constraint.body_a, "ball");
+  EXPECT_EQ(std::get<CreateConstraintEdit>(*e).constraint.params.kind, JointKind::kBall);
 
   v1::Edit unjoint;
   unjoint.set_delete_constraint("worlds/w/constraints/pin");
@@ -289,7 +290,7 @@ TEST(ApplyEditTest, ReturnsCreatedNames) {
 
   ConstraintDesc c;
   c.id = "pin";
-  c.point.body_a = "ball";
+  c.body_a = "ball";
   auto joint = ApplyEdit(CreateConstraintEdit{c}, world);
   ASSERT_TRUE(joint.ok()) << joint.status();
   EXPECT_EQ(*joint, "worlds/lab/constraints/pin");
@@ -302,7 +303,7 @@ TEST(ApplyEditTest, UpdatesAndDeletesReturnEmpty) {
   ASSERT_TRUE(world.AddBody(Ball("ball")).ok());
   ConstraintDesc c;
   c.id = "pin";
-  c.point.body_a = "ball";
+  c.body_a = "ball";
   ASSERT_TRUE(world.AddConstraint(c).ok());
 
   UpdateBodyEdit update;
@@ -338,7 +339,7 @@ TEST(ApplyEditTest, PropagatesWorldErrors) {
   update.body_id = "nobody";
   EXPECT_EQ(ApplyEdit(update, world).status().code(), absl::StatusCode::kNotFound);
   ConstraintDesc c;
-  c.point.body_a = "nobody";
+  c.body_a = "nobody";
   EXPECT_EQ(ApplyEdit(CreateConstraintEdit{c}, world).status().code(), absl::StatusCode::kNotFound);
 }
 

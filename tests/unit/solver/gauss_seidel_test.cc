@@ -136,7 +136,7 @@ TEST(GaussSeidelTest, SingleBilateralBlockExactInOneSweep) {
   const Vec3 exact = w.ldlt().solve(-block.violation_free);
 
   GaussSeidelSolver solver;
-  GaussSeidelOptions options;
+  SolverOptions options;
   options.max_iterations = 1;
   std::vector<Vec6> dq;
   const SolveResult result = solver.Solve(rows, bodies, options, &dq);
@@ -148,7 +148,7 @@ TEST(GaussSeidelTest, SingleBilateralBlockExactInOneSweep) {
 
   // With room for more sweeps, the second one changes nothing and the solve stops there.
   rows.blocks[0].force.setZero();
-  const SolveResult again = solver.Solve(rows, bodies, GaussSeidelOptions{}, &dq);
+  const SolveResult again = solver.Solve(rows, bodies, SolverOptions{}, &dq);
   EXPECT_EQ(again.iterations, 2);
   EXPECT_LT(again.residual, 1e-12);
 }
@@ -162,7 +162,7 @@ TEST(GaussSeidelTest, CoupledBlocksConvergeToAssembledSolution) {
   const VecX exact = a.w.ldlt().solve(-a.delta);
 
   GaussSeidelSolver solver;
-  GaussSeidelOptions options;
+  SolverOptions options;
   options.max_iterations = 5000;
   options.tolerance = 1e-15;
   std::vector<Vec6> dq;
@@ -187,7 +187,7 @@ TEST(GaussSeidelTest, WarmStartAtSolutionTakesOneSweep) {
   rows.blocks[1].force = exact.segment<3>(3);
 
   GaussSeidelSolver solver;
-  GaussSeidelOptions options;
+  SolverOptions options;
   options.max_iterations = 100;
   options.tolerance = 1e-10;
   std::vector<Vec6> dq;
@@ -211,7 +211,7 @@ TEST(GaussSeidelTest, ResidualIsLastSweepViolationChange) {
   const std::vector<BodyCompliance> bodies = TwoBodies();
   const Assembled a = Assemble(CoupledRows(), bodies);
   GaussSeidelSolver solver;
-  GaussSeidelOptions options;
+  SolverOptions options;
   options.tolerance = 0.0;
   std::vector<Vec6> dq;
   for (int k = 2; k <= 4; ++k) {
@@ -239,7 +239,7 @@ TEST(GaussSeidelTest, MaxIterationsRespected) {
   const Assembled a = Assemble(rows, bodies);
   const VecX exact = a.w.ldlt().solve(-a.delta);
   GaussSeidelSolver solver;
-  GaussSeidelOptions options;
+  SolverOptions options;
   options.max_iterations = 3;
   options.tolerance = 0.0;
   std::vector<Vec6> dq;
@@ -266,7 +266,7 @@ TEST(GaussSeidelTest, UnilateralRows) {
 
   GaussSeidelSolver solver;
   std::vector<Vec6> dq;
-  solver.Solve(rows, bodies, GaussSeidelOptions{}, &dq);
+  solver.Solve(rows, bodies, SolverOptions{}, &dq);
   // f = 0.003 / (h^2 / m) for the 5 kg body.
   EXPECT_NEAR(rows.blocks[0].force.x(), 0.003 * 5.0 / (kH * kH), 1e-9);
   EXPECT_NEAR(dq[1][1], 0.003, 1e-15);
@@ -280,7 +280,7 @@ TEST(GaussSeidelTest, EmptyRows) {
   ConstraintRows rows;
   GaussSeidelSolver solver;
   std::vector<Vec6> dq = {Vec6::Ones()};
-  const SolveResult result = solver.Solve(rows, bodies, GaussSeidelOptions{}, &dq);
+  const SolveResult result = solver.Solve(rows, bodies, SolverOptions{}, &dq);
   EXPECT_EQ(result.iterations, 0);
   ASSERT_EQ(dq.size(), 2u);
   EXPECT_TRUE(dq[0].isZero());

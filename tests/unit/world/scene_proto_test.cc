@@ -69,8 +69,9 @@ TEST(SceneFromProtoTest, ValidSceneConverts) {
   EXPECT_EQ(scene->bodies[2].shape.half_extents, Vec3(0.1, 0.2, 0.3));
   EXPECT_EQ(scene->bodies[3].shape.half_length, 0.4);
   ASSERT_EQ(scene->constraints.size(), 1u);
-  EXPECT_EQ(scene->constraints[0].point.body_a, "ball");
-  EXPECT_TRUE(scene->constraints[0].point.body_b.empty());
+  EXPECT_EQ(scene->constraints[0].params.kind, JointKind::kBall);
+  EXPECT_EQ(scene->constraints[0].body_a, "ball");
+  EXPECT_TRUE(scene->constraints[0].body_b.empty());
   EXPECT_EQ(scene->settings.rate_hz, 120.0);
 }
 
@@ -255,6 +256,8 @@ v1::Scene FullScene() {
   w->mutable_solver()->set_max_iterations(33);
   w->mutable_solver()->set_tolerance(1e-9);
   w->mutable_solver()->set_warm_start(false);
+  w->mutable_solver()->set_time_budget_us(2500.0);
+  w->mutable_solver()->set_position_share(0.45);
   w->set_contact_margin(0.05);
 
   v1::Body* b = s.add_bodies();
@@ -306,6 +309,32 @@ v1::Scene FullScene() {
   c->mutable_linear_velocity();
   c->mutable_angular_velocity();
 
+  // A compound: a seat and a leg, each with a full pose.
+  v1::Body* stool = s.add_bodies();
+  stool->set_id("stool");
+  stool->set_kind(v1::BODY_KIND_DYNAMIC);
+  v1::CompoundChild* seat = stool->mutable_shape()->mutable_compound()->add_children();
+  seat->mutable_shape()->mutable_capsule()->set_radius(0.2);
+  seat->mutable_shape()->mutable_capsule()->set_half_length(0.05);
+  seat->mutable_pose()->mutable_position()->set_y(0.5);
+  seat->mutable_pose()->mutable_orientation()->set_x(0.6);
+  seat->mutable_pose()->mutable_orientation()->set_w(0.8);
+  v1::CompoundChild* leg = stool->mutable_shape()->mutable_compound()->add_children();
+  auto* leg_h = leg->mutable_shape()->mutable_box()->mutable_half_extents();
+  leg_h->set_x(0.02);
+  leg_h->set_y(0.25);
+  leg_h->set_z(0.02);
+  leg->mutable_pose()->mutable_position()->set_x(0.1);
+  leg->mutable_pose()->mutable_orientation()->set_w(1.0);
+  stool->mutable_material()->set_density(600.0);
+  stool->mutable_material()->set_mass(0.0);
+  stool->mutable_material()->set_friction(0.5);
+  stool->mutable_material()->set_restitution(0.0);
+  stool->mutable_pose()->mutable_position()->set_x(-2.0);
+  stool->mutable_pose()->mutable_orientation()->set_w(1.0);
+  stool->mutable_linear_velocity();
+  stool->mutable_angular_velocity();
+
   v1::Constraint* k = s.add_constraints();
   k->set_id("hinge");
   k->mutable_point()->set_body_a("rod");
@@ -330,7 +359,14 @@ TEST(SceneProtoRoundTripTest, KeepsValues) {
   EXPECT_EQ(desc->bodies[0].material.mass, 12.0);
   EXPECT_TRUE(desc->bodies[0].pose.orientation.isApprox(Quat(0.8, 0.0, 0.6, 0.0)));
   EXPECT_EQ(desc->settings.solver.max_iterations, 33);
+  EXPECT_EQ(desc->settings.solver.time_budget_us, 2500.0);
+  EXPECT_EQ(desc->settings.solver.position_share, 0.45);
   EXPECT_TRUE(desc->settings.paused);
+  ASSERT_EQ(desc->bodies[3].children.size(), 2u);
+  EXPECT_EQ(desc->bodies[3].children[0].shape.type, ShapeType::kCapsule);
+  EXPECT_EQ(desc->bodies[3].children[0].local.position, Vec3(0, 0.5, 0));
+  EXPECT_TRUE(desc->bodies[3].children[0].local.orientation.isApprox(Quat(0.8, 0.6, 0, 0)));
+  EXPECT_EQ(desc->bodies[3].children[1].shape.half_extents, Vec3(0.02, 0.25, 0.02));
 }
 
 // The individual converters agree with the scene converter.
@@ -349,6 +385,207 @@ TEST(SceneProtoRoundTripTest, BodyAndConstraintConverters) {
   bad.mutable_pose()->mutable_position()->set_x(kNaN);
   EXPECT_THAT(std::string(BodyFromProto(bad, "body").status().message()),
               StartsWith("body.pose.position.x:"));
+}
+
+// ---------------------------------------------------------------------------------------
+// Compound shapes, solver settings and value ranges.
+
+// Turns body 1 of the valid scene into a compound of `n` unit spheres along x.
+v1::Compound* MakeCompound(v1::Scene& s, int n) {
+  v1::Compound* compound = s.mutable_bodies(1)->mutable_shape()->mutable_compound();
+  for (int i = 0; i < n; ++i) {
+    v1::CompoundChild* child = compound->add_children();
+    child->mutable_shape()->mutable_sphere()->set_radius(0.25);
+    child->mutable_pose()->mutable_position()->set_x(0.5 * i);
+  }
+  return compound;
+}
+
+// A compound converts to children with their shapes and poses, and no single shape.
+TEST(SceneFromProtoTest, CompoundConverts) {
+  v1::Scene s = ValidScene();
+  v1::Compound* compound = MakeCompound(s, 2);
+  auto* box = compound->mutable_children(1)->mutable_shape()->mutable_box()->mutable_half_extents();
+  box->set_x(0.1);
+  box->set_y(0.2);
+  box->set_z(0.3);
+  compound->mutable_children(1)->mutable_pose()->mutable_orientation()->set_z(1.0);
+  auto scene = SceneFromProto(s);
+  ASSERT_TRUE(scene.ok()) << scene.status();
+  const BodyDesc& b = scene->bodies[1];
+  ASSERT_EQ(b.children.size(), 2u);
+  EXPECT_EQ(b.children[0].shape.type, ShapeType::kSphere);
+  EXPECT_EQ(b.children[0].shape.radius, 0.25);
+  EXPECT_EQ(b.children[0].local.position, Vec3::Zero());
+  EXPECT_EQ(b.children[1].shape.type, ShapeType::kBox);
+  EXPECT_EQ(b.children[1].shape.half_extents, Vec3(0.1, 0.2, 0.3));
+  EXPECT_EQ(b.children[1].local.position, Vec3(0.5, 0, 0));
+  EXPECT_TRUE(b.children[1].local.orientation.isApprox(Quat(0, 0, 0, 1)));
+  EXPECT_EQ(b.pose.position, Vec3(0, 2, 0));
+}
+
+// A compound holds 1 to 64 primitive children: no planes, no nesting, each valid.
+TEST(SceneFromProtoTest, BadCompoundNamesItsField) {
+  ExpectInvalid(
+      [](v1::Scene& s) {
+        MakeCompound(s, 3)->mutable_children(2)->mutable_shape()->mutable_plane();
+      },
+      "bodies[1].shape.compound.children[2].shape.plane");
+  ExpectInvalid(
+      [](v1::Scene& s) {
+        MakeCompound(s, 1)->mutable_children(0)->mutable_shape()->mutable_plane();
+      },
+      "bodies[1].shape.compound.children[0].shape.plane");
+  ExpectInvalid([](v1::Scene& s) { MakeCompound(s, 0); }, "bodies[1].shape.compound.children");
+  ExpectInvalid([](v1::Scene& s) { MakeCompound(s, 65); }, "bodies[1].shape.compound.children");
+  ExpectInvalid(
+      [](v1::Scene& s) {
+        MakeCompound(s, 2)->mutable_children(1)->mutable_shape()->mutable_compound();
+      },
+      "bodies[1].shape.compound.children[1].shape.compound");
+  ExpectInvalid(
+      [](v1::Scene& s) {
+        MakeCompound(s, 2)->mutable_children(1)->mutable_shape()->mutable_sphere()->set_radius(0);
+      },
+      "bodies[1].shape.compound.children[1].shape.sphere.radius");
+  ExpectInvalid(
+      [](v1::Scene& s) { MakeCompound(s, 2)->mutable_children(0)->mutable_shape()->Clear(); },
+      "bodies[1].shape.compound.children[0].shape");
+  ExpectInvalid(
+      [](v1::Scene& s) {
+        MakeCompound(s, 2)->mutable_children(1)->mutable_pose()->mutable_orientation()->set_w(3);
+      },
+      "bodies[1].shape.compound.children[1].pose.orientation");
+  // 64 children are fine.
+  v1::Scene s = ValidScene();
+  MakeCompound(s, 64);
+  auto scene = SceneFromProto(s);
+  ASSERT_TRUE(scene.ok()) << scene.status();
+  EXPECT_EQ(scene->bodies[1].children.size(), 64u);
+}
+
+// Sizes are in [1e-4, 1e6] m and positions within 1e6 m.
+TEST(SceneFromProtoTest, SizeAndPositionRanges) {
+  ExpectInvalid(
+      [](v1::Scene& s) {
+        s.mutable_bodies(1)->mutable_shape()->mutable_sphere()->set_radius(5e-5);
+      },
+      "bodies[1].shape.sphere.radius");
+  ExpectInvalid(
+      [](v1::Scene& s) {
+        s.mutable_bodies(1)->mutable_shape()->mutable_sphere()->set_radius(2e6);
+      },
+      "bodies[1].shape.sphere.radius");
+  ExpectInvalid(
+      [](v1::Scene& s) {
+        s.mutable_bodies(2)->mutable_shape()->mutable_box()->mutable_half_extents()->set_y(1.5e6);
+      },
+      "bodies[2].shape.box.half_extents.y");
+  ExpectInvalid(
+      [](v1::Scene& s) { s.mutable_bodies(1)->mutable_pose()->mutable_position()->set_z(-2e6); },
+      "bodies[1].pose.position");
+  // The bounds themselves are allowed.
+  v1::Scene s = ValidScene();
+  s.mutable_bodies(1)->mutable_shape()->mutable_sphere()->set_radius(1e-4);
+  s.mutable_bodies(3)->mutable_shape()->mutable_capsule()->set_half_length(1e6);
+  s.mutable_bodies(2)->mutable_pose()->mutable_position()->set_x(-1e6);
+  EXPECT_TRUE(SceneFromProto(s).ok()) << SceneFromProto(s).status();
+}
+
+// Velocities are finite with a magnitude of at most 1e5 (m/s or rad/s).
+TEST(SceneFromProtoTest, VelocityRange) {
+  ExpectInvalid(
+      [](v1::Scene& s) { s.mutable_bodies(1)->mutable_linear_velocity()->set_x(1e6); },
+      "bodies[1].linear_velocity");
+  // Each component below the bound, the magnitude above it.
+  ExpectInvalid(
+      [](v1::Scene& s) {
+        s.mutable_bodies(2)->mutable_angular_velocity()->set_x(8e4);
+        s.mutable_bodies(2)->mutable_angular_velocity()->set_y(8e4);
+      },
+      "bodies[2].angular_velocity");
+  v1::Vec3 v;
+  v.set_x(6e4);
+  v.set_y(-8e4);  // magnitude exactly 1e5
+  auto ok = VelocityFromProto(v, "v");
+  ASSERT_TRUE(ok.ok()) << ok.status();
+  EXPECT_EQ(*ok, Vec3(6e4, -8e4, 0));
+  v.set_z(10.0);
+  auto too_fast = VelocityFromProto(v, "v");
+  EXPECT_EQ(too_fast.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(too_fast.status().message()), StartsWith("v:"));
+  v.set_z(kNaN);
+  EXPECT_THAT(std::string(VelocityFromProto(v, "v").status().message()), StartsWith("v.z:"));
+}
+
+// PositionFromProto: finite, each coordinate within 1e6 m.
+TEST(SceneFromProtoTest, PositionFromProtoRange) {
+  v1::Vec3 p;
+  p.set_x(1e6);
+  p.set_y(-1e6);
+  p.set_z(0.5);
+  auto ok = PositionFromProto(p, "p");
+  ASSERT_TRUE(ok.ok()) << ok.status();
+  EXPECT_EQ(*ok, Vec3(1e6, -1e6, 0.5));
+  p.set_y(-1.000001e6);
+  auto far = PositionFromProto(p, "p");
+  EXPECT_EQ(far.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(far.status().message()), StartsWith("p:"));
+  p.set_y(0.0);
+  p.set_x(kInf);
+  EXPECT_THAT(std::string(PositionFromProto(p, "p").status().message()), StartsWith("p.x:"));
+}
+
+// Solver settings: the kind, the time budget in [0, 1e6] us and the position share in
+// [0, 1].
+TEST(SceneFromProtoTest, SolverSettings) {
+  v1::Scene s = ValidScene();
+  v1::SolverSettings* solver = s.mutable_settings()->mutable_solver();
+  solver->set_kind(v1::SOLVER_KIND_TUNABLE_LCP);
+  solver->set_time_budget_us(1e6);
+  solver->set_position_share(1.0);
+  auto scene = SceneFromProto(s);
+  ASSERT_TRUE(scene.ok()) << scene.status();
+  EXPECT_EQ(scene->settings.solver.kind, SolverKind::kTunableLcp);
+  EXPECT_EQ(scene->settings.solver.time_budget_us, 1e6);
+  EXPECT_EQ(scene->settings.solver.position_share, 1.0);
+  // Zero is a valid share, not "unset".
+  solver->set_position_share(0.0);
+  solver->set_kind(v1::SOLVER_KIND_GAUSS_SEIDEL);
+  scene = SceneFromProto(s);
+  ASSERT_TRUE(scene.ok());
+  EXPECT_EQ(scene->settings.solver.kind, SolverKind::kGaussSeidel);
+  EXPECT_EQ(scene->settings.solver.position_share, 0.0);
+  // Unset: Gauss-Seidel, no budget, share 0.3; and the way back names the kind.
+  scene = SceneFromProto(ValidScene());
+  ASSERT_TRUE(scene.ok());
+  EXPECT_EQ(scene->settings.solver.kind, SolverKind::kGaussSeidel);
+  EXPECT_EQ(scene->settings.solver.time_budget_us, 0.0);
+  EXPECT_EQ(scene->settings.solver.position_share, 0.3);
+  WorldSettings tunable;
+  tunable.solver.kind = SolverKind::kTunableLcp;
+  EXPECT_EQ(SettingsToProto(tunable).solver().kind(), v1::SOLVER_KIND_TUNABLE_LCP);
+
+  ExpectInvalid(
+      [](v1::Scene& s) {
+        s.mutable_settings()->mutable_solver()->set_kind(static_cast<v1::SolverKind>(9));
+      },
+      "settings.solver.kind");
+  ExpectInvalid(
+      [](v1::Scene& s) { s.mutable_settings()->mutable_solver()->set_time_budget_us(-1.0); },
+      "settings.solver.time_budget_us");
+  ExpectInvalid(
+      [](v1::Scene& s) { s.mutable_settings()->mutable_solver()->set_time_budget_us(2e6); },
+      "settings.solver.time_budget_us");
+  ExpectInvalid(
+      [](v1::Scene& s) { s.mutable_settings()->mutable_solver()->set_time_budget_us(kNaN); },
+      "settings.solver.time_budget_us");
+  ExpectInvalid(
+      [](v1::Scene& s) { s.mutable_settings()->mutable_solver()->set_position_share(1.5); },
+      "settings.solver.position_share");
+  ExpectInvalid(
+      [](v1::Scene& s) { s.mutable_settings()->mutable_solver()->set_position_share(-0.1); },
+      "settings.solver.position_share");
 }
 
 }  // namespace

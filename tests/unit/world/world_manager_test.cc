@@ -84,7 +84,7 @@ TEST(WorldManagerTest, BadSceneIsNotRegistered) {
   SceneDesc scene = PausedScene();
   ConstraintDesc c;
   c.id = "pin";
-  c.point.body_a = "missing";
+  c.body_a = "missing";
   scene.constraints.push_back(c);
   auto created = manager.Create("bad", scene);
   EXPECT_EQ(created.status().code(), absl::StatusCode::kNotFound);

@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 #include <string>
 
@@ -23,13 +24,15 @@ BodyDesc Body(const std::string& id, const Vec3& position, BodyKind kind = BodyK
   return b;
 }
 
-ConstraintDesc Joint(const std::string& id, const std::string& a, const std::string& b = "") {
+// A ball joint from the top of `a` to the bottom of `b`, or to the world point (0, 5, 0).
+ConstraintDesc BallJoint(const std::string& id, const std::string& a, const std::string& b = "") {
   ConstraintDesc c;
   c.id = id;
-  c.point.body_a = a;
-  c.point.anchor_a = Vec3(0.0, 0.25, 0.0);
-  c.point.body_b = b;
-  c.point.anchor_b = b.empty() ? Vec3(0.0, 5.0, 0.0) : Vec3(0.0, -0.25, 0.0);
+  c.params.kind = JointKind::kBall;
+  c.body_a = a;
+  c.frame_a.position = Vec3(0.0, 0.25, 0.0);
+  c.body_b = b;
+  c.frame_b.position = b.empty() ? Vec3(0.0, 5.0, 0.0) : Vec3(0.0, -0.25, 0.0);
   return c;
 }
 
@@ -61,12 +64,12 @@ TEST(WorldTest, AddBodyIdsAndAlreadyExists) {
   EXPECT_THAT(std::string(dup.status().message()), HasSubstr("body-2"));
   EXPECT_EQ(world->body_count(), 3);
 
-  auto joint = world->AddConstraint(Joint("", *first));
+  auto joint = world->AddConstraint(BallJoint("", *first));
   ASSERT_TRUE(joint.ok());
   EXPECT_THAT(*joint, StartsWith("constraint-"));
   EXPECT_TRUE(world->HasConstraint(*joint));
-  ASSERT_TRUE(world->AddConstraint(Joint("j", "body-2")).ok());
-  auto joint_dup = world->AddConstraint(Joint("j", "body-3"));
+  ASSERT_TRUE(world->AddConstraint(BallJoint("j", "body-2")).ok());
+  auto joint_dup = world->AddConstraint(BallJoint("j", "body-3"));
   EXPECT_EQ(joint_dup.status().code(), absl::StatusCode::kAlreadyExists);
   EXPECT_EQ(world->constraint_count(), 2);
 }
@@ -75,7 +78,7 @@ TEST(WorldTest, AddBodyIdsAndAlreadyExists) {
 TEST(WorldTest, GeneratedIdsSkipConstraintIds) {
   auto world = EmptyWorld();
   ASSERT_TRUE(world->AddBody(Body("a", Vec3(0, 10, 0))).ok());
-  ASSERT_TRUE(world->AddConstraint(Joint("body-1", "a")).ok());
+  ASSERT_TRUE(world->AddConstraint(BallJoint("body-1", "a")).ok());
   auto id = world->AddBody(Body("", Vec3(3, 10, 0)));
   ASSERT_TRUE(id.ok());
   EXPECT_NE(*id, "body-1");
@@ -92,8 +95,8 @@ TEST(WorldTest, LimitsAreResourceExhausted) {
   auto third = world->AddBody(Body("c", Vec3(6, 10, 0)));
   EXPECT_EQ(third.status().code(), absl::StatusCode::kResourceExhausted);
   EXPECT_EQ(world->body_count(), 2);
-  ASSERT_TRUE(world->AddConstraint(Joint("j1", "a")).ok());
-  auto second = world->AddConstraint(Joint("j2", "b"));
+  ASSERT_TRUE(world->AddConstraint(BallJoint("j1", "a")).ok());
+  auto second = world->AddConstraint(BallJoint("j2", "b"));
   EXPECT_EQ(second.status().code(), absl::StatusCode::kResourceExhausted);
   EXPECT_EQ(world->constraint_count(), 1);
   // Freeing room makes adding possible again.
@@ -106,13 +109,13 @@ TEST(WorldTest, LimitsAreResourceExhausted) {
 TEST(WorldTest, AddConstraintChecksBodies) {
   auto world = EmptyWorld();
   ASSERT_TRUE(world->AddBody(Body("a", Vec3(0, 10, 0))).ok());
-  auto missing_a = world->AddConstraint(Joint("j", "zz"));
+  auto missing_a = world->AddConstraint(BallJoint("j", "zz"));
   EXPECT_EQ(missing_a.status().code(), absl::StatusCode::kNotFound);
-  EXPECT_THAT(std::string(missing_a.status().message()), HasSubstr("point.body_a"));
-  auto missing_b = world->AddConstraint(Joint("j", "a", "zz"));
+  EXPECT_THAT(std::string(missing_a.status().message()), HasSubstr("body_a: body zz not found"));
+  auto missing_b = world->AddConstraint(BallJoint("j", "a", "zz"));
   EXPECT_EQ(missing_b.status().code(), absl::StatusCode::kNotFound);
-  EXPECT_THAT(std::string(missing_b.status().message()), HasSubstr("point.body_b"));
-  auto self = world->AddConstraint(Joint("j", "a", "a"));
+  EXPECT_THAT(std::string(missing_b.status().message()), HasSubstr("body_b: body zz not found"));
+  auto self = world->AddConstraint(BallJoint("j", "a", "a"));
   EXPECT_EQ(self.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(world->constraint_count(), 0);
 }
@@ -124,10 +127,10 @@ TEST(WorldTest, RemoveBodyRemovesAndReportsAttachedConstraints) {
   for (const char* id : {"a", "b", "c"}) {
     ASSERT_TRUE(world->AddBody(Body(id, Vec3(id[0] * 3.0, 10, 0))).ok());
   }
-  ASSERT_TRUE(world->AddConstraint(Joint("ab", "a", "b")).ok());
-  ASSERT_TRUE(world->AddConstraint(Joint("bc", "b", "c")).ok());
-  ASSERT_TRUE(world->AddConstraint(Joint("a-top", "a")).ok());
-  ASSERT_TRUE(world->AddConstraint(Joint("b-top", "b")).ok());
+  ASSERT_TRUE(world->AddConstraint(BallJoint("ab", "a", "b")).ok());
+  ASSERT_TRUE(world->AddConstraint(BallJoint("bc", "b", "c")).ok());
+  ASSERT_TRUE(world->AddConstraint(BallJoint("a-top", "a")).ok());
+  ASSERT_TRUE(world->AddConstraint(BallJoint("b-top", "b")).ok());
 
   ASSERT_TRUE(world->RemoveBody("b").ok());
   EXPECT_FALSE(world->HasBody("b"));
@@ -154,7 +157,7 @@ TEST(WorldTest, RemoveBodyKeepsOthersIntact) {
   BodyDesc c = Body("c", Vec3(6, 10, 0));
   c.linear_velocity = Vec3(1, 2, 3);
   ASSERT_TRUE(world->AddBody(c).ok());
-  ASSERT_TRUE(world->AddConstraint(Joint("c-top", "c")).ok());
+  ASSERT_TRUE(world->AddConstraint(BallJoint("c-top", "c")).ok());
   ASSERT_TRUE(world->RemoveBody("a").ok());
   auto got = world->GetBody("c");
   ASSERT_TRUE(got.ok());
@@ -162,7 +165,8 @@ TEST(WorldTest, RemoveBodyKeepsOthersIntact) {
   EXPECT_EQ(got->linear_velocity, Vec3(1, 2, 3));
   const SceneDesc scene = world->Export();
   ASSERT_EQ(scene.constraints.size(), 1u);
-  EXPECT_EQ(scene.constraints[0].point.body_a, "c");
+  EXPECT_EQ(scene.constraints[0].body_a, "c");
+  EXPECT_EQ(scene.constraints[0].frame_a.position, Vec3(0.0, 0.25, 0.0));
 }
 
 // UpdateBody changes exactly the given fields.
@@ -292,7 +296,8 @@ TEST(WorldTest, LatestDeviceTargetWins) {
 TEST(WorldTest, PointConstraintHoldsBody) {
   auto world = EmptyWorld();
   ASSERT_TRUE(world->AddBody(Body("bob", Vec3(0, 4.75, 0))).ok());
-  ASSERT_TRUE(world->AddConstraint(Joint("pin", "bob")).ok());  // anchor (0, 0.25, 0) to (0, 5, 0)
+  // Anchor (0, 0.25, 0) of the body to the world point (0, 5, 0).
+  ASSERT_TRUE(world->AddConstraint(BallJoint("pin", "bob")).ok());
   for (int i = 0; i < 100; ++i) world->Step();
   auto bob = world->GetBody("bob");
   const Vec3 anchor = bob->pose.Apply(Vec3(0, 0.25, 0));
@@ -307,6 +312,15 @@ void ExpectSameBody(const BodyDesc& a, const BodyDesc& b) {
   EXPECT_EQ(a.shape.radius, b.shape.radius);
   EXPECT_EQ(a.shape.half_extents, b.shape.half_extents);
   EXPECT_EQ(a.shape.half_length, b.shape.half_length);
+  ASSERT_EQ(a.children.size(), b.children.size());
+  for (size_t k = 0; k < a.children.size(); ++k) {
+    EXPECT_EQ(a.children[k].shape.type, b.children[k].shape.type) << k;
+    EXPECT_EQ(a.children[k].shape.radius, b.children[k].shape.radius) << k;
+    EXPECT_EQ(a.children[k].shape.half_extents, b.children[k].shape.half_extents) << k;
+    EXPECT_LT((a.children[k].local.position - b.children[k].local.position).norm(), 1e-12) << k;
+    EXPECT_TRUE(a.children[k].local.orientation.isApprox(b.children[k].local.orientation, 1e-15))
+        << k;
+  }
   EXPECT_EQ(a.material.density, b.material.density);
   EXPECT_EQ(a.material.mass, b.material.mass);
   EXPECT_EQ(a.material.friction, b.material.friction);
@@ -339,7 +353,7 @@ TEST(WorldTest, ExportThenFromSceneReproducesBodies) {
   cap.angular_velocity = Vec3(0, 1, 0);
   ASSERT_TRUE(world.AddBody(cap).ok());
   ASSERT_TRUE(world.AddBody(Body("kin", Vec3(-2, 1, 0), BodyKind::kKinematic)).ok());
-  ASSERT_TRUE(world.AddConstraint(Joint("pin", "body-1")).ok());
+  ASSERT_TRUE(world.AddConstraint(BallJoint("pin", "body-1")).ok());
   for (int i = 0; i < 5; ++i) world.Step();
 
   const SceneDesc scene = world.Export();
@@ -359,7 +373,8 @@ TEST(WorldTest, ExportThenFromSceneReproducesBodies) {
   EXPECT_NE(world.GetBody("body-1")->pose.position, Vec3(2, 3, 0));
   ASSERT_EQ((*copy)->Export().constraints.size(), 1u);
   EXPECT_EQ((*copy)->Export().constraints[0].id, "pin");
-  EXPECT_EQ((*copy)->Export().constraints[0].point.body_a, "body-1");
+  EXPECT_EQ((*copy)->Export().constraints[0].body_a, "body-1");
+  EXPECT_EQ((*copy)->Export().constraints[0].params.kind, JointKind::kBall);
   EXPECT_EQ((*copy)->settings().rate_hz, 120.0);
   EXPECT_EQ((*copy)->settings().gravity, Vec3(0.0, -3.0, 1.0));
   EXPECT_EQ((*copy)->settings().solver.max_iterations, 7);
@@ -375,12 +390,242 @@ TEST(WorldTest, FromSceneNamesBadEntry) {
   EXPECT_THAT(std::string(dup.status().message()), HasSubstr("bodies[1]"));
 
   scene.bodies.pop_back();
-  scene.constraints.push_back(Joint("ok", "a"));
-  scene.constraints.push_back(Joint("bad", "nobody"));
+  scene.constraints.push_back(BallJoint("ok", "a"));
+  scene.constraints.push_back(BallJoint("bad", "nobody"));
   auto bad = World::FromScene("worlds/x", scene, WorldLimits{});
   EXPECT_EQ(bad.status().code(), absl::StatusCode::kNotFound);
   EXPECT_THAT(std::string(bad.status().message()), HasSubstr("constraints[1]"));
-  EXPECT_THAT(std::string(bad.status().message()), HasSubstr("point.body_a"));
+  EXPECT_THAT(std::string(bad.status().message()), HasSubstr("body_a: body nobody not found"));
+}
+
+// ---------------------------------------------------------------------------------------
+// Compound bodies and joints: the world holds centre-of-mass frames, clients see body
+// frames.
+
+BodyDesc Ground() {
+  BodyDesc g;
+  g.id = "ground";
+  g.kind = BodyKind::kStatic;
+  g.shape = Shape::Plane();
+  return g;
+}
+
+// A 32 kg slab at the body origin and an 8 kg cube at (0.5, 0, 0), both 0.2 m tall with
+// their bottoms at y = -0.1: the centre of mass is at (0.1, 0, 0) in the body frame.
+BodyDesc Slab(const std::string& id, const Vec3& position) {
+  BodyDesc b;
+  b.id = id;
+  b.children.push_back({Shape::Box(Vec3(0.2, 0.1, 0.2)), Transform{}});
+  b.children.push_back({Shape::Box(Vec3(0.1, 0.1, 0.1)), Transform{Vec3(0.5, 0.0, 0.0)}});
+  b.pose.position = position;
+  return b;
+}
+
+void ExpectTransformNear(const Transform& actual, const Transform& expected, double tol) {
+  EXPECT_LT((actual.position - expected.position).norm(), tol)
+      << actual.position.transpose() << " vs " << expected.position.transpose();
+  EXPECT_LT(actual.orientation.angularDistance(expected.orientation), tol);
+}
+
+// A compound of two boxes falls flat onto a plane and comes to rest on its bottom face. Its
+// pose is reported for the body frame (origin over the slab, not over the centre of mass),
+// and Export returns the children as given; a world rebuilt from the export has the body
+// where it was.
+TEST(WorldCompoundTest, CompoundFallsAndRestsOnPlane) {
+  auto world = EmptyWorld();
+  ASSERT_TRUE(world->AddBody(Ground()).ok());
+  const BodyDesc slab = Slab("slab", Vec3(0.0, 1.0, 0.0));
+  ASSERT_TRUE(world->AddBody(slab).ok());
+  for (int i = 0; i < 200; ++i) world->Step();
+
+  auto got = world->GetBody("slab");
+  ASSERT_TRUE(got.ok());
+  // Resting on its bottom face: body origin 0.1 m up, not moved sideways, not tipped.
+  EXPECT_NEAR(got->pose.position.y(), 0.1, 2e-3);
+  EXPECT_NEAR(got->pose.position.x(), 0.0, 1e-3);
+  EXPECT_NEAR(got->pose.position.z(), 0.0, 1e-3);
+  EXPECT_LT(got->pose.orientation.angularDistance(Quat::Identity()), 1e-3);
+  EXPECT_LT(got->linear_velocity.norm(), 1e-2);
+  EXPECT_LT(got->angular_velocity.norm(), 1e-2);
+  // The centre of mass is held internally.
+  ASSERT_EQ(world->bodies().id[1], "slab");
+  EXPECT_LT((world->bodies().position[1] - got->pose.Apply(Vec3(0.1, 0, 0))).norm(), 1e-12);
+  // Frames carry the body frame too.
+  const Frame frame = world->MakeFrame();
+  ASSERT_EQ(frame.bodies.size(), 2u);
+  EXPECT_EQ(frame.bodies[1].id, "slab");
+  ExpectTransformNear(frame.bodies[1].pose, got->pose, 1e-15);
+
+  const SceneDesc scene = world->Export();
+  ASSERT_EQ(scene.bodies.size(), 2u);
+  const BodyDesc& exported = scene.bodies[1];
+  EXPECT_EQ(exported.id, "slab");
+  ASSERT_EQ(exported.children.size(), 2u);
+  for (size_t k = 0; k < 2; ++k) {
+    SCOPED_TRACE(k);
+    EXPECT_EQ(exported.children[k].shape.type, ShapeType::kBox);
+    EXPECT_EQ(exported.children[k].shape.half_extents, slab.children[k].shape.half_extents);
+    ExpectTransformNear(exported.children[k].local, slab.children[k].local, 1e-12);
+  }
+  ExpectTransformNear(exported.pose, got->pose, 1e-12);
+
+  auto copy = World::FromScene("worlds/copy", scene, WorldLimits{});
+  ASSERT_TRUE(copy.ok()) << copy.status();
+  auto rebuilt = (*copy)->GetBody("slab");
+  ASSERT_TRUE(rebuilt.ok());
+  ExpectSameBody(*rebuilt, *got);
+}
+
+// The body's pose as given round-trips through AddBody/GetBody and UpdateBody for a body
+// whose centre of mass is away from its origin, also when rotated.
+TEST(WorldCompoundTest, CompoundPoseRoundTripsThroughEdits) {
+  auto world = EmptyWorld();
+  BodyDesc slab = Slab("slab", Vec3(1.0, 2.0, 3.0));
+  slab.pose.orientation = Quat(Eigen::AngleAxisd(0.7, Vec3(0, 1, 1).normalized()));
+  ASSERT_TRUE(world->AddBody(slab).ok());
+  ExpectTransformNear(world->GetBody("slab")->pose, slab.pose, 1e-12);
+
+  BodyUpdate u;
+  u.position = Vec3(-1.0, 4.0, 0.5);
+  ASSERT_TRUE(world->UpdateBody("slab", u).ok());
+  ExpectTransformNear(world->GetBody("slab")->pose, {Vec3(-1.0, 4.0, 0.5), slab.pose.orientation},
+                      1e-12);
+  u = {};
+  u.orientation = Quat(Eigen::AngleAxisd(-1.1, Vec3::UnitX()));
+  ASSERT_TRUE(world->UpdateBody("slab", u).ok());
+  // Turning keeps the body origin where it was (the centre of mass moves around it).
+  ExpectTransformNear(world->GetBody("slab")->pose, {Vec3(-1.0, 4.0, 0.5), *u.orientation}, 1e-12);
+}
+
+// Hinge frames given in the bodies' frames come back unchanged from Export, before and
+// after stepping, for bodies whose centre of mass is away from their origin.
+TEST(WorldJointTest, HingeFramesSurviveExport) {
+  auto world = EmptyWorld();
+  ASSERT_TRUE(world->AddBody(Slab("a", Vec3(0.0, 10.0, 0.0))).ok());
+  BodyDesc b = Slab("b", Vec3(0.0, 10.0, 1.0));
+  b.pose.orientation = Quat(Eigen::AngleAxisd(0.4, Vec3::UnitY()));
+  ASSERT_TRUE(world->AddBody(b).ok());
+  ConstraintDesc hinge;
+  hinge.id = "hinge";
+  hinge.params.kind = JointKind::kHinge;
+  hinge.params.limited = true;
+  hinge.params.lower = -0.75;
+  hinge.params.upper = 0.5;
+  hinge.body_a = "a";
+  hinge.frame_a = {Vec3(0.15, -0.05, 0.2), Quat(Eigen::AngleAxisd(0.3, Vec3::UnitY()))};
+  hinge.body_b = "b";
+  hinge.frame_b = {Vec3(-0.1, 0.05, -0.3),
+                   Quat(Eigen::AngleAxisd(-0.2, Vec3(1, 1, 0).normalized()))};
+  ASSERT_TRUE(world->AddConstraint(hinge).ok());
+  // A hinge of `a` to the world: frame_b stays a world frame.
+  ConstraintDesc to_world = hinge;
+  to_world.id = "to-world";
+  to_world.body_b.clear();
+  to_world.frame_b = {Vec3(3.0, 2.0, 1.0), Quat(Eigen::AngleAxisd(0.9, Vec3::UnitZ()))};
+  ASSERT_TRUE(world->AddConstraint(to_world).ok());
+
+  for (int steps : {0, 3}) {
+    SCOPED_TRACE(steps);
+    for (int i = 0; i < steps; ++i) world->Step();
+    const SceneDesc scene = world->Export();
+    ASSERT_EQ(scene.constraints.size(), 2u);
+    for (const ConstraintDesc& given : {hinge, to_world}) {
+      SCOPED_TRACE(given.id);
+      const ConstraintDesc* out = nullptr;
+      for (const ConstraintDesc& c : scene.constraints) {
+        if (c.id == given.id) out = &c;
+      }
+      ASSERT_NE(out, nullptr);
+      EXPECT_EQ(out->params.kind, JointKind::kHinge);
+      EXPECT_TRUE(out->params.limited);
+      EXPECT_EQ(out->params.lower, -0.75);
+      EXPECT_EQ(out->params.upper, 0.5);
+      EXPECT_EQ(out->body_a, given.body_a);
+      EXPECT_EQ(out->body_b, given.body_b);
+      ExpectTransformNear(out->frame_a, given.frame_a, 1e-12);
+      ExpectTransformNear(out->frame_b, given.frame_b, 1e-12);
+    }
+  }
+}
+
+// A compound body hinged to the world about the world X axis swings about it: the hinge
+// point, given in the body frame, stays on the world point, and the axis stays aligned.
+TEST(WorldJointTest, HingeHoldsCompoundAtBodyFramePoint) {
+  auto world = EmptyWorld();
+  BodyDesc door;
+  door.id = "door";
+  door.children.push_back({Shape::Box(Vec3(0.1, 0.1, 0.1)), Transform{}});
+  door.children.push_back({Shape::Box(Vec3(0.1, 0.1, 0.1)), Transform{Vec3(0.0, 0.0, 0.6)}});
+  door.pose.position = Vec3(0.0, 5.0, 0.0);
+  ASSERT_TRUE(world->AddBody(door).ok());  // centre of mass (0, 0, 0.3) in the body frame
+  const Vec3 pin(0.05, 0.1, -0.1);         // body frame
+  ConstraintDesc hinge;
+  hinge.id = "hinge";
+  hinge.params.kind = JointKind::kHinge;
+  hinge.body_a = "door";
+  hinge.frame_a.position = pin;
+  hinge.frame_b.position = door.pose.Apply(pin);  // world
+  ASSERT_TRUE(world->AddConstraint(hinge).ok());
+
+  double lowest = 0.0;
+  for (int i = 0; i < 100; ++i) {
+    world->Step();
+    auto d = world->GetBody("door");
+    ASSERT_TRUE(d.ok());
+    EXPECT_LT((d->pose.Apply(pin) - hinge.frame_b.position).norm(), 1e-4) << "tick " << i;
+    EXPECT_LT((d->pose.Rotate(Vec3::UnitX()) - Vec3::UnitX()).norm(), 1e-4) << "tick " << i;
+    lowest = std::min(lowest, d->pose.Apply(Vec3(0, 0, 0.6)).y() - 5.0);
+  }
+  // It did swing: the far box went down.
+  EXPECT_LT(lowest, -0.2);
+}
+
+// Removing a body removes the joints of every kind that name it, on either side (a curve
+// names its body as B), and the next frame reports them.
+TEST(WorldJointTest, RemoveBodyRemovesItsJointsOfEveryKind) {
+  auto world = EmptyWorld();
+  ASSERT_TRUE(world->AddBody(Slab("a", Vec3(0, 10, 0))).ok());
+  ASSERT_TRUE(world->AddBody(Slab("b", Vec3(3, 10, 0))).ok());
+  ASSERT_TRUE(world->AddBody(Body("c", Vec3(6, 10, 0))).ok());
+  auto joint = [](const std::string& id, JointKind kind, const std::string& a,
+                  const std::string& b) {
+    ConstraintDesc c;
+    c.id = id;
+    c.params.kind = kind;
+    c.body_a = a;
+    c.body_b = b;
+    return c;
+  };
+  ConstraintDesc curve;
+  curve.id = "b-curve";
+  curve.params.kind = JointKind::kCurve;
+  curve.params.curve = {Vec3(3, 10, 0), Vec3(3, 10, 5)};
+  curve.body_b = "b";
+  ASSERT_TRUE(world->AddConstraint(joint("ab-hinge", JointKind::kHinge, "a", "b")).ok());
+  ASSERT_TRUE(world->AddConstraint(joint("bc-slider", JointKind::kSlider, "b", "c")).ok());
+  ASSERT_TRUE(world->AddConstraint(joint("b-fixed", JointKind::kFixed, "b", "")).ok());
+  ASSERT_TRUE(world->AddConstraint(curve).ok());
+  ConstraintDesc ball = joint("ac-ball", JointKind::kBall, "a", "c");
+  ball.frame_a.position = Vec3(3, 0, 0);
+  ball.frame_b.position = Vec3(-3, 0, 0);
+  ASSERT_TRUE(world->AddConstraint(ball).ok());
+  ASSERT_EQ(world->constraint_count(), 5);
+
+  ASSERT_TRUE(world->RemoveBody("b").ok());
+  EXPECT_EQ(world->constraint_count(), 1);
+  EXPECT_TRUE(world->HasConstraint("ac-ball"));
+  for (const char* id : {"ab-hinge", "bc-slider", "b-fixed", "b-curve"}) {
+    EXPECT_FALSE(world->HasConstraint(id)) << id;
+  }
+  world->Step();
+  EXPECT_THAT(world->MakeFrame().removed_constraints,
+              UnorderedElementsAre("ab-hinge", "bc-slider", "b-fixed", "b-curve"));
+  world->Step();
+  EXPECT_THAT(world->MakeFrame().removed_constraints, IsEmpty());
+  const SceneDesc scene = world->Export();
+  ASSERT_EQ(scene.constraints.size(), 1u);
+  EXPECT_EQ(scene.constraints[0].id, "ac-ball");
+  EXPECT_EQ(scene.constraints[0].body_b, "c");
 }
 
 }  // namespace

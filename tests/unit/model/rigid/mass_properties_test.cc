@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numbers>
+#include <vector>
 
 namespace ligature {
 namespace {
@@ -152,6 +153,127 @@ TEST(MassPropertiesTest, PlaneHasNone) {
   const MassProperties mp = ComputeMassProperties(Shape::Plane(), Density(1000.0));
   EXPECT_EQ(mp.mass, 0.0);
   EXPECT_TRUE(mp.inertia.isZero());
+}
+
+// ---------------------------------------------------------------------------------------
+// ComputeCompoundMass: mass, centre and inertia tensor of several children, against the
+// parallel-axis theorem worked by hand.
+
+ChildShape Child(const Shape& shape, const Vec3& position,
+                 const Quat& orientation = Quat::Identity()) {
+  return {shape, Transform{position, orientation}};
+}
+
+void ExpectMatNear(const Mat3& actual, const Mat3& expected, double tol) {
+  EXPECT_LT((actual - expected).cwiseAbs().maxCoeff(), tol) << "actual\n"
+                                                            << actual << "\nexpected\n"
+                                                            << expected;
+}
+
+// Two equal spheres at (+-d, 0, 0): the centre is the origin; about x only the spheres'
+// own moments count, about y and z each adds m d^2. No products of inertia.
+TEST(CompoundMassTest, TwoSpheresParallelAxis) {
+  const double r = 0.2, d = 0.75, rho = 900.0;
+  const double m = rho * 4.0 / 3.0 * kPi * r * r * r;
+  const CompoundMass cm = ComputeCompoundMass(
+      {Child(Shape::Sphere(r), Vec3(d, 0, 0)), Child(Shape::Sphere(r), Vec3(-d, 0, 0))},
+      Density(rho));
+  EXPECT_NEAR(cm.mass, 2.0 * m, 1e-12 * m);
+  EXPECT_LT(cm.center.norm(), 1e-15);
+  const double own = 0.4 * m * r * r;
+  const double i_x = 2.0 * own;
+  const double i_yz = 2.0 * (own + m * d * d);
+  ExpectMatNear(cm.inertia, Vec3(i_x, i_yz, i_yz).asDiagonal().toDenseMatrix(), 1e-12 * i_yz);
+}
+
+// Unequal children: the centre is the mass-weighted mean of the children's centres, and
+// the inertia about it picks up products of inertia from the diagonal offset.
+TEST(CompoundMassTest, UnequalChildrenCentreAndProducts) {
+  // 1 kg/m^3 so masses are volumes: a unit cube (1 kg) at the origin and a 2 x 1 x 1 box
+  // (2 kg) at (3, 3, 0). Centre (2, 2, 0); offsets (-2, -2, 0) and (1, 1, 0).
+  const CompoundMass cm =
+      ComputeCompoundMass({Child(Shape::Box(Vec3(0.5, 0.5, 0.5)), Vec3::Zero()),
+                           Child(Shape::Box(Vec3(1.0, 0.5, 0.5)), Vec3(3, 3, 0))},
+                          Density(1.0));
+  EXPECT_NEAR(cm.mass, 3.0, 1e-12);
+  EXPECT_LT((cm.center - Vec3(2, 2, 0)).norm(), 1e-12);
+  // Own moments: cube 1/6 each; box 2 (1 + 1, 4 + 1, 4 + 1) / 12.
+  // Offsets: m (|d|^2 I - d d^T): cube d = (-2, -2, 0) -> [[4, -4, 0], [-4, 4, 0], [0, 0, 8]];
+  // box d = (1, 1, 0), m = 2 -> [[2, -2, 0], [-2, 2, 0], [0, 0, 4]].
+  Mat3 expected;
+  expected << 1.0 / 6 + 4.0 / 12 + 4 + 2, -6, 0,  //
+      -6, 1.0 / 6 + 10.0 / 12 + 4 + 2, 0,           //
+      0, 0, 1.0 / 6 + 10.0 / 12 + 8 + 4;
+  ExpectMatNear(cm.inertia, expected, 1e-12);
+}
+
+// A single box away from the body origin: the centre is the offset and the inertia is the
+// box's own, whatever the offset.
+TEST(CompoundMassTest, SingleOffsetBoxIsTheBox) {
+  const Shape box = Shape::Box(Vec3(0.5, 1.0, 1.5));
+  const Vec3 offset(1.25, -0.5, 3.0);
+  const CompoundMass cm = ComputeCompoundMass({Child(box, offset)}, Density(1000.0));
+  EXPECT_NEAR(cm.mass, 6000.0, 1e-9);
+  EXPECT_LT((cm.center - offset).norm(), 1e-12);
+  const Vec3 own(6000.0 * 13.0 / 12.0, 6000.0 * 10.0 / 12.0, 6000.0 * 5.0 / 12.0);
+  ExpectMatNear(cm.inertia, own.asDiagonal().toDenseMatrix(), 1e-9);
+}
+
+// A child's orientation rotates its principal moments into the body axes: a box turned a
+// quarter turn about z swaps its x and y moments; turned by another angle it gains a
+// product of inertia R diag(I) R^T.
+TEST(CompoundMassTest, RotatedChildRotatesInertia) {
+  const Shape box = Shape::Box(Vec3(0.5, 1.0, 1.5));
+  const Vec3 own(6000.0 * 13.0 / 12.0, 6000.0 * 10.0 / 12.0, 6000.0 * 5.0 / 12.0);
+  const CompoundMass quarter = ComputeCompoundMass(
+      {Child(box, Vec3(0, 1, 0), Quat(Eigen::AngleAxisd(kPi / 2, Vec3::UnitZ())))},
+      Density(1000.0));
+  ExpectMatNear(quarter.inertia, Vec3(own.y(), own.x(), own.z()).asDiagonal().toDenseMatrix(),
+                1e-9);
+  // 30 degrees about z: I_xy = (I_x - I_y) sin(30) cos(30).
+  const double a = kPi / 6;
+  const CompoundMass tilted = ComputeCompoundMass(
+      {Child(box, Vec3::Zero(), Quat(Eigen::AngleAxisd(a, Vec3::UnitZ())))}, Density(1000.0));
+  const double c = std::cos(a), s = std::sin(a);
+  Mat3 expected;
+  expected << own.x() * c * c + own.y() * s * s, (own.x() - own.y()) * s * c, 0,  //
+      (own.x() - own.y()) * s * c, own.x() * s * s + own.y() * c * c, 0,          //
+      0, 0, own.z();
+  ExpectMatNear(tilted.inertia, expected, 1e-9);
+}
+
+// material.mass > 0 sets the total mass and scales the whole tensor in proportion; the
+// centre does not move (one material for all children).
+TEST(CompoundMassTest, MassOverrideScalesInertia) {
+  const std::vector<ChildShape> children = {
+      Child(Shape::Sphere(0.3), Vec3(0.5, 0, 0)),
+      Child(Shape::Box(Vec3(0.1, 0.2, 0.3)), Vec3(-0.2, 0.4, 0.1),
+            Quat(Eigen::AngleAxisd(0.4, Vec3(1, 2, 3).normalized()))),
+      Child(Shape::Capsule(0.1, 0.5), Vec3(0, -0.3, 0.2))};
+  const CompoundMass by_density = ComputeCompoundMass(children, Density(1000.0));
+  const CompoundMass by_mass = ComputeCompoundMass(children, Mass(7.0));
+  EXPECT_DOUBLE_EQ(by_mass.mass, 7.0);
+  EXPECT_LT((by_mass.center - by_density.center).norm(), 1e-15);
+  ExpectMatNear(by_mass.inertia, by_density.inertia * (7.0 / by_density.mass),
+                1e-12 * by_density.inertia.norm());
+  // Two spheres of 0.5 kg each (1 kg in all), radius 0.5, at (+-1, 0, 0):
+  // I_x = 2 (0.4 * 0.5 * 0.25), I_y = 2 (0.4 * 0.5 * 0.25 + 0.5 * 1^2).
+  const CompoundMass pair = ComputeCompoundMass(
+      {Child(Shape::Sphere(0.5), Vec3(1, 0, 0)), Child(Shape::Sphere(0.5), Vec3(-1, 0, 0))},
+      Mass(1.0));
+  EXPECT_DOUBLE_EQ(pair.mass, 1.0);
+  EXPECT_NEAR(pair.inertia(0, 0), 2.0 * 0.4 * 0.5 * 0.25, 1e-12);
+  EXPECT_NEAR(pair.inertia(1, 1), 2.0 * (0.4 * 0.5 * 0.25 + 0.5), 1e-12);
+}
+
+// One child at the origin matches the single-shape computation.
+TEST(CompoundMassTest, SingleChildAtOriginMatchesShape) {
+  const Shape cap = Shape::Capsule(0.3, 1.0);
+  const MassProperties mp = ComputeMassProperties(cap, Density(1200.0));
+  const CompoundMass cm = ComputeCompoundMass({Child(cap, Vec3::Zero())}, Density(1200.0));
+  EXPECT_NEAR(cm.mass, mp.mass, 1e-12 * mp.mass);
+  EXPECT_TRUE(cm.center.isZero());
+  ExpectMatNear(cm.inertia, mp.inertia.asDiagonal().toDenseMatrix(), 1e-12 * mp.inertia.norm());
 }
 
 }  // namespace

@@ -33,7 +33,9 @@ double SphereMass(double density = 1000.0) { return density * 4.0 / 3.0 * kPi * 
 void ExpectConsistent(const RigidBodies& b) {
   const size_t n = static_cast<size_t>(b.size());
   EXPECT_EQ(b.kind.size(), n);
-  EXPECT_EQ(b.shape.size(), n);
+  EXPECT_EQ(b.shapes.size(), n);
+  EXPECT_EQ(b.compound.size(), n);
+  EXPECT_EQ(b.center_local.size(), n);
   EXPECT_EQ(b.material.size(), n);
   EXPECT_EQ(b.inv_mass.size(), n);
   EXPECT_EQ(b.inv_inertia_local.size(), n);
@@ -86,7 +88,8 @@ TEST(RigidBodiesTest, RemoveSwapsLastIntoHole) {
   EXPECT_EQ(ci, 1u);
   EXPECT_EQ(bodies.HandleAt(1), c);
   EXPECT_EQ(bodies.id[ci], "c");
-  EXPECT_EQ(bodies.shape[ci].type, ShapeType::kBox);
+  ASSERT_EQ(bodies.shapes[ci].size(), 1u);
+  EXPECT_EQ(bodies.shapes[ci][0].shape.type, ShapeType::kBox);
   EXPECT_EQ(bodies.material[ci].friction, 0.9);
   EXPECT_EQ(bodies.inv_mass[ci], c_inv_mass);
   EXPECT_EQ(bodies.position[ci], Vec3(3, 6, -3));
@@ -177,7 +180,7 @@ TEST(RigidBodiesTest, InverseMassByKind) {
   const uint32_t sta = bodies.Index(bodies.Add(Sphere("sta", 3, BodyKind::kStatic)));
   const double m = SphereMass();
   EXPECT_NEAR(bodies.inv_mass[dyn], 1.0 / m, 1e-15);
-  EXPECT_TRUE(bodies.inv_inertia_local[dyn].isApprox(Vec3::Constant(1.0 / (0.4 * m * 0.25))));
+  EXPECT_TRUE(bodies.inv_inertia_local[dyn].isApprox(Mat3::Identity() / (0.4 * m * 0.25)));
   EXPECT_EQ(bodies.inv_mass[kin], 0.0);
   EXPECT_TRUE(bodies.inv_inertia_local[kin].isZero());
   EXPECT_EQ(bodies.inv_mass[sta], 0.0);
@@ -223,7 +226,7 @@ TEST(RigidBodiesTest, SetKindRecomputesInverseMass) {
 
   bodies.SetKind(i, BodyKind::kDynamic);
   EXPECT_NEAR(bodies.inv_mass[i], inv_m, 1e-15);
-  EXPECT_GT(bodies.inv_inertia_local[i].minCoeff(), 0.0);
+  EXPECT_GT(bodies.inv_inertia_local[i].diagonal().minCoeff(), 0.0);
 }
 
 // SetMaterial recomputes the inverse mass from the new density or mass override.
@@ -239,7 +242,7 @@ TEST(RigidBodiesTest, SetMaterialRecomputesInverseMass) {
   m.mass = 2.0;  // override: I = 0.4 * 2 * 0.25 = 0.2
   bodies.SetMaterial(i, m);
   EXPECT_DOUBLE_EQ(bodies.inv_mass[i], 0.5);
-  EXPECT_TRUE(bodies.inv_inertia_local[i].isApprox(Vec3::Constant(5.0), 1e-12));
+  EXPECT_TRUE(bodies.inv_inertia_local[i].isApprox(5.0 * Mat3::Identity(), 1e-12));
 
   // A non-dynamic body stays massless whatever its material.
   bodies.SetKind(i, BodyKind::kKinematic);
@@ -260,11 +263,143 @@ TEST(RigidBodiesTest, DescribeReturnsTheBody) {
   EXPECT_EQ(out.kind, BodyKind::kDynamic);
   EXPECT_EQ(out.shape.type, ShapeType::kSphere);
   EXPECT_EQ(out.shape.radius, 0.5);
+  EXPECT_TRUE(out.children.empty());
+  EXPECT_EQ(bodies.compound[i], 0);
+  EXPECT_TRUE(bodies.center_local[i].isZero());
   EXPECT_EQ(out.material.restitution, 0.25);
   EXPECT_EQ(out.pose.position, d.pose.position);
   EXPECT_TRUE(out.pose.orientation.isApprox(Quat::Identity()));
   EXPECT_EQ(out.linear_velocity, d.linear_velocity);
   EXPECT_EQ(out.angular_velocity, d.angular_velocity);
+}
+
+// ---------------------------------------------------------------------------------------
+// Compound bodies: the state is the centre of mass's, the client sees the body frame.
+
+// Two boxes of one material, 8 kg at the body origin and 16 kg at (0.6, 0.2, 0), the second
+// turned about z: the centre of mass is at (0.4, 0.4 / 3, 0) in the body frame.
+BodyDesc TwoBoxes(const std::string& id) {
+  BodyDesc d;
+  d.id = id;
+  d.material.density = 1000.0;
+  d.children.push_back({Shape::Box(Vec3(0.1, 0.1, 0.1)), Transform{}});
+  d.children.push_back(
+      {Shape::Box(Vec3(0.2, 0.1, 0.1)),
+       Transform{Vec3(0.6, 0.2, 0.0), Quat(Eigen::AngleAxisd(0.5, Vec3::UnitZ()))}});
+  d.pose.position = Vec3(1.0, -2.0, 3.0);
+  d.pose.orientation = Quat(Eigen::AngleAxisd(0.8, Vec3(1, 2, 3).normalized()));
+  d.linear_velocity = Vec3(0.5, 0.0, -0.5);
+  d.angular_velocity = Vec3(0.0, 0.3, 0.0);
+  return d;
+}
+const Vec3 kTwoBoxesCenter(0.4, 0.4 / 3.0, 0.0);
+
+void ExpectPoseNear(const Transform& actual, const Transform& expected, double tol) {
+  EXPECT_LT((actual.position - expected.position).norm(), tol)
+      << actual.position.transpose() << " vs " << expected.position.transpose();
+  EXPECT_LT(actual.orientation.angularDistance(expected.orientation), tol);
+}
+
+// The held position is the centre of mass: body origin + R * center_local; BodyPose gives
+// the body frame back, and the shapes are placed around the centre of mass.
+TEST(RigidBodiesCompoundTest, PositionIsCentreOfMass) {
+  RigidBodies bodies;
+  const BodyDesc d = TwoBoxes("jack");
+  const uint32_t i = bodies.Index(bodies.Add(d));
+  EXPECT_EQ(bodies.compound[i], 1);
+  EXPECT_LT((bodies.center_local[i] - kTwoBoxesCenter).norm(), 1e-12);
+  const Vec3 expected = d.pose.position + d.pose.orientation * kTwoBoxesCenter;
+  EXPECT_LT((bodies.position[i] - expected).norm(), 1e-12);
+  EXPECT_TRUE(bodies.orientation[i].isApprox(d.pose.orientation, 1e-15));
+  ExpectPoseNear(bodies.BodyPose(i), d.pose, 1e-12);
+  ASSERT_EQ(bodies.shapes[i].size(), 2u);
+  EXPECT_LT((bodies.shapes[i][0].local.position + kTwoBoxesCenter).norm(), 1e-12);
+  EXPECT_LT((bodies.shapes[i][1].local.position - (Vec3(0.6, 0.2, 0.0) - kTwoBoxesCenter)).norm(),
+            1e-12);
+  // Points convert between the two frames by the centre offset.
+  EXPECT_LT((bodies.ToCenterFrame(i, Vec3(1, 1, 1)) - (Vec3(1, 1, 1) - kTwoBoxesCenter)).norm(),
+            1e-15);
+  EXPECT_LT((bodies.FromCenterFrame(i, bodies.ToCenterFrame(i, Vec3(1, 1, 1))) - Vec3(1, 1, 1))
+                .norm(),
+            1e-15);
+}
+
+// SetBodyPose then BodyPose returns the pose given, for several poses; the centre of mass
+// moves with the body frame.
+TEST(RigidBodiesCompoundTest, BodyPoseRoundTrips) {
+  RigidBodies bodies;
+  const uint32_t i = bodies.Index(bodies.Add(TwoBoxes("jack")));
+  const Transform poses[] = {
+      {Vec3::Zero(), Quat::Identity()},
+      {Vec3(-4.0, 0.5, 2.0), Quat(Eigen::AngleAxisd(3.0, Vec3::UnitY()))},
+      {Vec3(10.0, 20.0, -30.0), Quat(Eigen::AngleAxisd(1.2, Vec3(-1, 0.5, 2).normalized()))},
+  };
+  for (const Transform& pose : poses) {
+    bodies.SetBodyPose(i, pose);
+    ExpectPoseNear(bodies.BodyPose(i), pose, 1e-12);
+    EXPECT_LT((bodies.position[i] - (pose.position + pose.orientation * kTwoBoxesCenter)).norm(),
+              1e-12);
+  }
+  // An unnormalized orientation is stored normalized.
+  bodies.SetBodyPose(i, {Vec3(1, 2, 3), Quat(0.0, 0.0, 3.0, 0.0)});
+  EXPECT_NEAR(bodies.orientation[i].norm(), 1.0, 1e-15);
+  ExpectPoseNear(bodies.BodyPose(i), {Vec3(1, 2, 3), Quat(0, 0, 1, 0)}, 1e-12);
+}
+
+// Describe returns the children as given, in the body frame, and the body frame's pose.
+TEST(RigidBodiesCompoundTest, DescribeReturnsChildrenInBodyFrame) {
+  RigidBodies bodies;
+  const BodyDesc d = TwoBoxes("jack");
+  bodies.Add(Sphere("other", 1));  // not at index 0, so a mix-up of indices shows
+  const uint32_t i = bodies.Index(bodies.Add(d));
+  const BodyDesc out = bodies.Describe(i);
+  EXPECT_EQ(out.id, "jack");
+  ASSERT_EQ(out.children.size(), d.children.size());
+  for (size_t k = 0; k < d.children.size(); ++k) {
+    SCOPED_TRACE(k);
+    EXPECT_EQ(out.children[k].shape.type, d.children[k].shape.type);
+    EXPECT_EQ(out.children[k].shape.half_extents, d.children[k].shape.half_extents);
+    ExpectPoseNear(out.children[k].local, d.children[k].local, 1e-12);
+  }
+  ExpectPoseNear(out.pose, d.pose, 1e-12);
+  EXPECT_EQ(out.linear_velocity, d.linear_velocity);
+  EXPECT_EQ(out.angular_velocity, d.angular_velocity);
+  // Adding the description again gives the same body.
+  RigidBodies copy;
+  const uint32_t j = copy.Index(copy.Add(out));
+  EXPECT_LT((copy.position[j] - bodies.position[i]).norm(), 1e-12);
+  EXPECT_TRUE(copy.inv_inertia_local[j].isApprox(bodies.inv_inertia_local[i], 1e-12));
+}
+
+// The inverse mass and inertia are those of the compound about its centre of mass; a
+// removal swaps the compound's arrays along with the rest.
+TEST(RigidBodiesCompoundTest, MassPropertiesAndRemoval) {
+  RigidBodies bodies;
+  const BodyHandle first = bodies.Add(Sphere("a", 1));
+  const BodyHandle jack = bodies.Add(TwoBoxes("jack"));
+  uint32_t i = bodies.Index(jack);
+  EXPECT_NEAR(bodies.inv_mass[i], 1.0 / 24.0, 1e-15);
+  // About the centre (0.4, 0.4/3, 0): cube 8 kg at d0 = -c, box 16 kg at d1 = (0.2, 0.2/3, 0),
+  // the box's own moments turned by 0.5 rad about z.
+  const Vec3 c = kTwoBoxesCenter;
+  const Vec3 d0 = -c, d1 = Vec3(0.6, 0.2, 0.0) - c;
+  const Mat3 r = Eigen::AngleAxisd(0.5, Vec3::UnitZ()).toRotationMatrix();
+  const Mat3 cube = Mat3::Identity() * 8.0 * 0.08 / 12.0;
+  const Mat3 box = r * Vec3(0.08, 0.2, 0.2).asDiagonal() * r.transpose() * 16.0 / 12.0;
+  const Mat3 inertia = cube + 8.0 * (d0.squaredNorm() * Mat3::Identity() - d0 * d0.transpose()) +
+                       box + 16.0 * (d1.squaredNorm() * Mat3::Identity() - d1 * d1.transpose());
+  EXPECT_TRUE(bodies.inv_inertia_local[i].isApprox(inertia.inverse(), 1e-12))
+      << bodies.inv_inertia_local[i] << "\nvs\n" << inertia.inverse();
+
+  bodies.Remove(first);
+  ASSERT_TRUE(bodies.IsValid(jack));
+  i = bodies.Index(jack);
+  EXPECT_EQ(i, 0u);
+  EXPECT_EQ(bodies.compound[i], 1);
+  EXPECT_EQ(bodies.shapes[i].size(), 2u);
+  EXPECT_LT((bodies.center_local[i] - kTwoBoxesCenter).norm(), 1e-12);
+  EXPECT_TRUE(bodies.inv_inertia_local[i].isApprox(inertia.inverse(), 1e-12));
+  ExpectConsistent(bodies);
 }
 
 }  // namespace

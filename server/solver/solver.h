@@ -1,0 +1,37 @@
+#pragma once
+// The interface every constraint solver implements: it sees constraint rows and per-body
+// compliance, never the bodies, and returns each body's correction displacement.
+
+#include <span>
+#include <vector>
+
+#include "server/constraint/constraint_rows.h"
+#include "server/solver/compliance.h"
+
+namespace ligature {
+
+struct SolverOptions {
+  int max_iterations = 20;
+  double tolerance = 1e-7;   // m: stop when no row's violation changes by more in a sweep
+  bool warm_start = true;    // start from the forces already in the rows
+  // Wall-clock budget for this solve (us); 0 means none. The solver stops after the
+  // iteration during which the budget ran out.
+  double time_budget_us = 0.0;
+};
+
+struct SolveResult {
+  int iterations = 0;
+  double residual = 0.0;          // m, largest violation change in the last iteration
+  bool budget_exhausted = false;  // stopped by the time budget, not by convergence or cap
+};
+
+class ConstraintSolver {
+ public:
+  virtual ~ConstraintSolver() = default;
+  // Solves rows in place (forces out) and writes each body's correction displacement
+  // [dx, dtheta] to `displacements` (sized to compliance.size()).
+  virtual SolveResult Solve(ConstraintRows& rows, std::span<const BodyCompliance> compliance,
+                            const SolverOptions& options, std::vector<Vec6>* displacements) = 0;
+};
+
+}  // namespace ligature

@@ -1,0 +1,236 @@
+#include "tests/bench/peers/bullet_scene.h"
+
+#include <btBulletDynamicsCommon.h>
+
+#include <cmath>
+#include <map>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "tests/bench/peers/peer_body.h"
+
+namespace ligature::bench {
+namespace {
+
+btVector3 ToBullet(const Vec3& v) {
+  return btVector3(static_cast<btScalar>(v.x()), static_cast<btScalar>(v.y()),
+                   static_cast<btScalar>(v.z()));
+}
+
+btQuaternion ToBullet(const Quat& q) {
+  return btQuaternion(static_cast<btScalar>(q.x()), static_cast<btScalar>(q.y()),
+                      static_cast<btScalar>(q.z()), static_cast<btScalar>(q.w()));
+}
+
+btTransform ToBullet(const Transform& t) {
+  return btTransform(ToBullet(t.orientation), ToBullet(t.position));
+}
+
+class BulletScene : public SteppedScene {
+ public:
+  BulletScene(const WorldSettings& settings, const BulletSceneOptions& options);
+  ~BulletScene() override;
+
+  // Adds the Bullet twin of `desc`, or fails on a shape or kind the peer does not map.
+  absl::Status AddBody(const BodyDesc& desc);
+
+  // Exactly one substep of dt: maxSubSteps = 0 makes Bullet step by timeStep as given.
+  void Step() override { world_->stepSimulation(dt_, 0, dt_); }
+  int Contacts() const override;
+  std::string Notes() const override;
+
+ private:
+  // A static plane: Bullet's takes the world normal and offset, on a body at the origin.
+  void AddPlane(const BodyDesc& desc);
+  // The Bullet shape of one primitive, shared by every body and child of the same size as
+  // a Bullet user would share it.
+  btCollisionShape* Primitive(const Shape& shape);
+  // A compound of `children`, each placed by `frame` (our body frame in Bullet's) times its
+  // own pose.
+  btCollisionShape* Compound(const std::vector<ChildShape>& children, const Transform& frame);
+  // Creates the rigid body and adds it to the world.
+  void AddRigidBody(const BodyDesc& desc, btCollisionShape* shape, const Transform& pose,
+                    double mass, const Vec3& inertia);
+
+  btScalar dt_;
+  bool allow_sleeping_ = false;
+  int iterations_ = 0;
+  // Destroyed in reverse order: bodies leave the world before the world goes.
+  btDefaultCollisionConfiguration config_;
+  btCollisionDispatcher dispatcher_{&config_};
+  btDbvtBroadphase broadphase_;
+  btSequentialImpulseConstraintSolver solver_;
+  std::unique_ptr<btDiscreteDynamicsWorld> world_;
+  std::vector<std::unique_ptr<btCollisionShape>> shapes_;
+  // Shared primitives by (type, radius, half_length, half_extents), owned by shapes_.
+  std::map<std::tuple<int, double, double, double, double, double>, btCollisionShape*> primitives_;
+  std::vector<std::unique_ptr<btRigidBody>> bodies_;
+};
+
+BulletScene::BulletScene(const WorldSettings& settings, const BulletSceneOptions& options)
+    : dt_(static_cast<btScalar>(settings.dt())),
+      allow_sleeping_(options.allow_sleeping),
+      iterations_(settings.solver.max_iterations) {
+  world_ =
+      std::make_unique<btDiscreteDynamicsWorld>(&dispatcher_, &broadphase_, &solver_, &config_);
+  world_->setGravity(ToBullet(settings.gravity));
+  world_->getSolverInfo().m_numIterations = iterations_;
+}
+
+BulletScene::~BulletScene() {
+  for (const auto& body : bodies_) world_->removeRigidBody(body.get());
+}
+
+btCollisionShape* BulletScene::Primitive(const Shape& shape) {
+  const Vec3& h = shape.half_extents;
+  btCollisionShape*& cached = primitives_[{static_cast<int>(shape.type), shape.radius,
+                                           shape.half_length, h.x(), h.y(), h.z()}];
+  if (cached != nullptr) return cached;
+  // Bullet's capsule runs along local Y with the cylinder's full height, like ours.
+  switch (shape.type) {
+    case ShapeType::kSphere:
+      shapes_.push_back(std::make_unique<btSphereShape>(static_cast<btScalar>(shape.radius)));
+      break;
+    case ShapeType::kBox:
+      shapes_.push_back(std::make_unique<btBoxShape>(ToBullet(h)));
+      break;
+    case ShapeType::kCapsule:
+      shapes_.push_back(std::make_unique<btCapsuleShape>(
+          static_cast<btScalar>(shape.radius), static_cast<btScalar>(2.0 * shape.half_length)));
+      break;
+    case ShapeType::kPlane:
+      return nullptr;  // callers map planes themselves
+  }
+  cached = shapes_.back().get();
+  return cached;
+}
+
+btCollisionShape* BulletScene::Compound(const std::vector<ChildShape>& children,
+                                        const Transform& frame) {
+  auto compound = std::make_unique<btCompoundShape>();
+  for (const ChildShape& child : children) {
+    compound->addChildShape(ToBullet(frame * child.local), Primitive(child.shape));
+  }
+  shapes_.push_back(std::move(compound));
+  return shapes_.back().get();
+}
+
+void BulletScene::AddPlane(const BodyDesc& desc) {
+  // Our plane is the body's local XZ plane; Bullet's takes the world normal (the body's
+  // +Y) and its offset along it.
+  const Vec3 normal = desc.pose.orientation.normalized() * Vec3::UnitY();
+  shapes_.push_back(std::make_unique<btStaticPlaneShape>(
+      ToBullet(normal), static_cast<btScalar>(normal.dot(desc.pose.position))));
+  AddRigidBody(desc, shapes_.back().get(), Transform{}, 0.0, Vec3::Zero());
+}
+
+void BulletScene::AddRigidBody(const BodyDesc& desc, btCollisionShape* shape, const Transform& pose,
+                               double mass, const Vec3& inertia) {
+  btRigidBody::btRigidBodyConstructionInfo info(static_cast<btScalar>(mass), nullptr, shape,
+                                                ToBullet(inertia));
+  info.m_startWorldTransform = ToBullet(pose);
+  // Bullet combines two bodies' coefficients by product; giving every body the square root
+  // makes each contact's friction the geometric mean of the two, as in our engine.
+  info.m_friction = static_cast<btScalar>(std::sqrt(desc.material.friction));
+  info.m_restitution = static_cast<btScalar>(desc.material.restitution);
+  bodies_.push_back(std::make_unique<btRigidBody>(info));
+  btRigidBody* body = bodies_.back().get();
+  if (mass > 0.0) {
+    body->setLinearVelocity(ToBullet(desc.linear_velocity));
+    body->setAngularVelocity(ToBullet(desc.angular_velocity));
+    if (!allow_sleeping_) body->setActivationState(DISABLE_DEACTIVATION);
+  }
+  world_->addRigidBody(body);
+}
+
+absl::Status BulletScene::AddBody(const BodyDesc& desc) {
+  const std::string where = absl::StrCat("bullet peer: body \"", desc.id, "\": ");
+  if (desc.kind == BodyKind::kKinematic) {
+    return absl::InvalidArgumentError(where + "kinematic bodies are not supported");
+  }
+  // A plane is a body of its own, static only.
+  if (desc.children.empty() && desc.shape.type == ShapeType::kPlane) {
+    if (desc.kind != BodyKind::kStatic) {
+      return absl::InvalidArgumentError(where + "only static planes are supported");
+    }
+    AddPlane(desc);
+    return absl::OkStatus();
+  }
+  const std::vector<ChildShape> children = BodyChildren(desc);
+  for (const ChildShape& child : children) {
+    if (child.shape.type == ShapeType::kPlane) {
+      return absl::InvalidArgumentError(where + "a plane cannot be a compound child");
+    }
+  }
+
+  // A static body stays at its pose with its shapes as given. A dynamic body's Bullet frame
+  // is its centre of mass in its principal axes (Bullet takes a diagonal inertia), and its
+  // shapes move into that frame.
+  Transform pose{desc.pose.position, desc.pose.orientation.normalized()};
+  Transform shapes_frame;  // our body frame expressed in Bullet's body frame
+  double mass = 0.0;
+  Vec3 inertia = Vec3::Zero();
+  if (desc.kind == BodyKind::kDynamic) {
+    const PeerMass body_mass = BodyMass(desc);
+    const PrincipalAxes axes = ComputePrincipalAxes(body_mass.inertia);
+    const Transform center = CenterOfMassPose(desc, body_mass.center);
+    pose = {center.position, center.orientation * axes.rotation};
+    shapes_frame = {axes.rotation.conjugate() * -body_mass.center, axes.rotation.conjugate()};
+    mass = body_mass.mass;
+    inertia = axes.moments;
+  }
+
+  // One primitive when nothing moves it; else a compound, even of one child.
+  const bool identity = shapes_frame.position.isZero(0.0) &&
+                        shapes_frame.orientation.coeffs() == Quat::Identity().coeffs();
+  btCollisionShape* shape =
+      desc.children.empty() && identity ? Primitive(desc.shape) : Compound(children, shapes_frame);
+  AddRigidBody(desc, shape, pose, mass, inertia);
+  return absl::OkStatus();
+}
+
+int BulletScene::Contacts() const {
+  // Sum of the persistent manifolds' points after the last step.
+  btDispatcher* dispatcher = world_->getDispatcher();
+  int contacts = 0;
+  for (int i = 0; i < dispatcher->getNumManifolds(); ++i) {
+    contacts += dispatcher->getManifoldByIndexInternal(i)->getNumContacts();
+  }
+  return contacts;
+}
+
+std::string BulletScene::Notes() const {
+  return absl::StrCat("peer iterations=", iterations_,
+                      " sleeping=", allow_sleeping_ ? "on" : "off");
+}
+
+}  // namespace
+
+std::string BulletPeerName() {
+  const int version = btGetVersion();  // e.g. 324
+  return "bullet-" + std::to_string(version / 100) + "." + std::to_string(version % 100);
+}
+
+absl::StatusOr<std::unique_ptr<SteppedScene>> MakeBulletScene(const SceneDesc& scene,
+                                                              const BulletSceneOptions& options) {
+  // Settings the peer needs in range; SceneFromProto already checks scenes from files.
+  if (!(scene.settings.rate_hz > 0.0) || scene.settings.solver.max_iterations <= 0) {
+    return absl::InvalidArgumentError("bullet peer: rate_hz and max_iterations must be > 0");
+  }
+  if (!scene.constraints.empty()) {
+    return absl::InvalidArgumentError("bullet peer: constraints are not supported");
+  }
+  // One Bullet body per scene body, in scene order.
+  auto peer = std::make_unique<BulletScene>(scene.settings, options);
+  for (const BodyDesc& body : scene.bodies) {
+    absl::Status added = peer->AddBody(body);
+    if (!added.ok()) return added;
+  }
+  return peer;
+}
+
+}  // namespace ligature::bench

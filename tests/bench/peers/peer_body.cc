@@ -1,0 +1,43 @@
+#include "tests/bench/peers/peer_body.h"
+
+#include <Eigen/Eigenvalues>
+#include <cmath>
+
+#include "server/model/rigid/mass_properties.h"
+
+namespace ligature::bench {
+
+std::vector<ChildShape> BodyChildren(const BodyDesc& desc) {
+  if (!desc.children.empty()) return desc.children;
+  return {ChildShape{desc.shape, Transform{}}};
+}
+
+PeerMass BodyMass(const BodyDesc& desc) {
+  const CompoundMass mass = ComputeCompoundMass(BodyChildren(desc), desc.material);
+  return {mass.mass, mass.center, mass.inertia};
+}
+
+PrincipalAxes ComputePrincipalAxes(const Mat3& inertia) {
+  PrincipalAxes axes;
+  // Already diagonal (every single shape): keep the body's axes as they are.
+  const Mat3 off = inertia - Mat3(inertia.diagonal().asDiagonal());
+  if (off.cwiseAbs().maxCoeff() <= 1e-12 * inertia.trace()) {
+    axes.moments = inertia.diagonal();
+    return axes;
+  }
+  // Otherwise the symmetric eigen-decomposition; flip one axis if needed so the eigenvector
+  // matrix is a rotation rather than a reflection.
+  const Eigen::SelfAdjointEigenSolver<Mat3> solver(inertia);
+  Mat3 rotation = solver.eigenvectors();
+  if (rotation.determinant() < 0.0) rotation.col(2) = -rotation.col(2);
+  axes.rotation = Quat(rotation).normalized();
+  axes.moments = solver.eigenvalues();
+  return axes;
+}
+
+Transform CenterOfMassPose(const BodyDesc& desc, const Vec3& center) {
+  const Quat orientation = desc.pose.orientation.normalized();
+  return {desc.pose.position + orientation * center, orientation};
+}
+
+}  // namespace ligature::bench

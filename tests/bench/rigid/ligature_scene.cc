@@ -1,0 +1,84 @@
+#include "tests/bench/rigid/ligature_scene.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "server/world/world.h"
+#include "tests/bench/stats.h"
+
+namespace ligature::bench {
+namespace {
+
+std::string Format(double value) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.3g", value);
+  return buf;
+}
+
+class LigatureScene : public SteppedScene {
+ public:
+  explicit LigatureScene(std::unique_ptr<World> world) : world_(std::move(world)) {}
+
+  // One world step, then its figures into the summary.
+  void Step() override {
+    world_->Step();
+    const StepStats& stats = world_->last_stats();
+    iterations_.push_back(stats.iterations);
+    residual_.push_back(stats.residual);
+    penetration_.push_back(stats.max_penetration);
+    if (stats.budget_exhausted) ++exhausted_;
+  }
+  int Contacts() const override { return world_->last_stats().contacts; }
+  void ResetSummary() override {
+    iterations_.clear();
+    residual_.clear();
+    penetration_.clear();
+    exhausted_ = 0;
+  }
+  std::string Notes() const override;
+
+ private:
+  std::unique_ptr<World> world_;
+  // Per step since the last ResetSummary().
+  std::vector<double> iterations_;
+  std::vector<double> residual_;     // m
+  std::vector<double> penetration_;  // m
+  int exhausted_ = 0;
+};
+
+// key=value pairs: the settings, then medians (and maxima) over the summarized steps.
+std::string LigatureScene::Notes() const {
+  const WorldSettings& s = world_->settings();
+  std::string notes = absl::StrCat(
+      "solver=", SolverName(s.solver.kind), ", budget_us=",
+      s.solver.time_budget_us > 0.0 ? absl::StrCat(s.solver.time_budget_us) : std::string("none"),
+      ", dt=", Format(s.dt()), ", max_iterations=", s.solver.max_iterations,
+      ", tolerance=", Format(s.solver.tolerance));
+  if (iterations_.empty()) return notes;
+  absl::StrAppend(&notes, ", iterations=", Format(Median(iterations_)), " (max ",
+                  Format(*std::max_element(iterations_.begin(), iterations_.end())), ")",
+                  ", residual=", Format(Median(residual_)), ", max_penetration=",
+                  Format(*std::max_element(penetration_.begin(), penetration_.end())), " (median ",
+                  Format(Median(penetration_)), "), exhausted=", exhausted_, "/",
+                  iterations_.size());
+  return notes;
+}
+
+}  // namespace
+
+std::string SolverName(SolverKind kind) {
+  return kind == SolverKind::kTunableLcp ? "tunable" : "gauss-seidel";
+}
+
+absl::StatusOr<std::unique_ptr<SteppedScene>> MakeLigatureScene(const SceneDesc& scene) {
+  absl::StatusOr<std::unique_ptr<World>> world = World::FromScene("bench", scene, WorldLimits{});
+  if (!world.ok()) return world.status();
+  return std::make_unique<LigatureScene>(*std::move(world));
+}
+
+}  // namespace ligature::bench

@@ -1,0 +1,80 @@
+#include "tests/bench/rigid/scene_bench.h"
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "server/world/scene_library.h"
+#include "server/world/scene_proto.h"
+#include "tests/bench/peers/bullet_scene.h"
+#include "tests/bench/peers/ode_scene.h"
+#include "tests/bench/rigid/ligature_scene.h"
+
+namespace ligature::bench {
+
+absl::StatusOr<SceneDesc> LoadScene(const std::string& name) {
+  absl::StatusOr<v1::Scene> proto = LoadBuiltinScene(name);
+  if (!proto.ok()) return proto.status();
+  return SceneFromProto(*proto);
+}
+
+SceneFactory LigatureFactory(std::string name, std::function<void(WorldSettings&)> adjust) {
+  return [name = std::move(name),
+          adjust = std::move(adjust)]() -> absl::StatusOr<std::unique_ptr<SteppedScene>> {
+    absl::StatusOr<SceneDesc> scene = LoadScene(name);
+    if (!scene.ok()) return scene.status();
+    if (adjust) adjust(scene->settings);
+    return MakeLigatureScene(*scene);
+  };
+}
+
+namespace {
+
+using PeerMaker =
+    std::function<absl::StatusOr<std::unique_ptr<SteppedScene>>(const SceneDesc& scene)>;
+
+// Builds a peer with `make` on the built-in scene `name`.
+SceneFactory PeerFactory(std::string name, PeerMaker make) {
+  return [name = std::move(name),
+          make = std::move(make)]() -> absl::StatusOr<std::unique_ptr<SteppedScene>> {
+    absl::StatusOr<SceneDesc> scene = LoadScene(name);
+    if (!scene.ok()) return scene.status();
+    return make(*scene);
+  };
+}
+
+}  // namespace
+
+StepBench MakeSceneBench(const SceneBenchSpec& spec) {
+  StepBench bench;
+  bench.name = "rigid/" + spec.scene;
+  bench.metric = "step_ms";
+  bench.paper = spec.paper;
+  bench.paper_source = spec.paper_source;
+  bench.setup = spec.setup;
+  bench.settle_steps = spec.settle_steps;
+  bench.timed_steps = spec.timed_steps;
+  bench.quick_timed_steps = spec.quick_timed_steps;
+  bench.chunk_steps = spec.chunk_steps;
+
+  // Both of our solvers on the scene's own dt, iteration cap and tolerance.
+  for (const SolverKind kind : {SolverKind::kTunableLcp, SolverKind::kGaussSeidel}) {
+    bench.ours.push_back({SolverName(kind), LigatureFactory(spec.scene, [kind](WorldSettings& s) {
+                            s.solver.kind = kind;
+                          })});
+  }
+
+  // The peers, each built from the same scene file.
+  bench.peers.push_back({BulletPeerName(), PeerFactory(spec.scene, [](const SceneDesc& scene) {
+                           return MakeBulletScene(scene);
+                         })});
+  if (OdePeerAvailable()) {
+    bench.peers.push_back({OdePeerName(), PeerFactory(spec.scene, MakeOdeScene)});
+  } else {
+    bench.setup += ", no ODE peer in this build";
+  }
+  return bench;
+}
+
+}  // namespace ligature::bench

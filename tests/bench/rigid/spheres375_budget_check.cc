@@ -1,0 +1,167 @@
+// rigid/spheres375/budget-check: does the tunable solver keep its per-tick time budget?
+// The settled 375-sphere pile runs with a 200 us budget (iteration cap 200) and each
+// World::Step is timed whole, nothing subtracted. An unbudgeted twin, interleaved with it,
+// gives the cost of one iteration (its step time / its iterations, median over ticks). The
+// check passes when the p99 step time is within the budget plus one iteration. The line
+// keeps the standard fields (median and p99 of the budgeted step); the notes carry the
+// distributions and the verdict. It is a benchmark-side check: it prints, it never fails
+// the run.
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "server/world/world.h"
+#include "tests/bench/json_line.h"
+#include "tests/bench/registry.h"
+#include "tests/bench/rigid/scene_bench.h"
+#include "tests/bench/stats.h"
+
+namespace ligature::bench {
+namespace {
+
+constexpr char kName[] = "rigid/spheres375/budget-check";
+constexpr double kBudgetUs = 200.0;
+constexpr int kIterationCap = 200;
+constexpr int kSettleSteps = 300;
+constexpr int kChunkSteps = 50;
+
+// Per-tick figures of one world over its timed steps.
+struct Samples {
+  std::vector<double> step_us;
+  std::vector<double> iterations;
+  std::vector<double> residual;     // m
+  std::vector<double> penetration;  // m, deepest overlap left by the step
+  int exhausted = 0;
+};
+
+// The pile with the tunable solver, the iteration cap and `budget_us` (0: none).
+absl::StatusOr<std::unique_ptr<World>> MakeWorld(double budget_us) {
+  absl::StatusOr<SceneDesc> scene = LoadScene("spheres375");
+  if (!scene.ok()) return scene.status();
+  scene->settings.solver.kind = SolverKind::kTunableLcp;
+  scene->settings.solver.max_iterations = kIterationCap;
+  scene->settings.solver.time_budget_us = budget_us;
+  return World::FromScene("bench", *scene, WorldLimits{});
+}
+
+// Times `steps` ticks of `world`, each World::Step on its own clock.
+void TimeSteps(World& world, int steps, Samples* out) {
+  using Clock = std::chrono::steady_clock;
+  for (int i = 0; i < steps; ++i) {
+    const Clock::time_point t0 = Clock::now();
+    world.Step();
+    const Clock::time_point t1 = Clock::now();
+    out->step_us.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
+    const StepStats& stats = world.last_stats();
+    out->iterations.push_back(stats.iterations);
+    out->residual.push_back(stats.residual);
+    out->penetration.push_back(stats.max_penetration);
+    if (stats.budget_exhausted) ++out->exhausted;
+  }
+}
+
+std::string Format(double value) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.4g", value);
+  return buf;
+}
+
+// "p50=... p99=... max=..." of `values`.
+std::string Distribution(const std::vector<double>& values) {
+  return absl::StrCat("p50=", Format(Median(values)), " p99=", Format(Percentile(values, 99.0)),
+                      " max=", Format(*std::max_element(values.begin(), values.end())));
+}
+
+// The result line: standard fields from the budgeted steps (in ms), the rest in notes.
+std::string FormatLine(const Samples& budgeted, const std::string& notes) {
+  std::optional<double> median, p99;
+  if (!budgeted.step_us.empty()) {
+    median = Median(budgeted.step_us) / 1000.0;
+    p99 = Percentile(budgeted.step_us, 99.0) / 1000.0;
+  }
+  JsonLine line;
+  line.String("bench", kName)
+      .String("metric", "step_ms")
+      .Number("median", median)
+      .Number("p99", p99)
+      .Integer("n", static_cast<long long>(budgeted.step_us.size()))
+      .Number("paper", std::nullopt)
+      .String("peer", std::nullopt)
+      .Number("peer_median", std::nullopt)
+      .Number("ratio", std::nullopt)
+      .String("notes", notes);
+  return line.Finish();
+}
+
+RunResult Run(const RunOptions& options) {
+  const int ticks = options.quick ? 300 : 3000;
+  const int reference_ticks = options.quick ? 50 : 300;
+  RunResult result;
+
+  // Both worlds from the same scene, settled under their own settings.
+  absl::StatusOr<std::unique_ptr<World>> budgeted = MakeWorld(kBudgetUs);
+  absl::StatusOr<std::unique_ptr<World>> reference = MakeWorld(0.0);
+  if (!budgeted.ok() || !reference.ok()) {
+    const absl::Status error = budgeted.ok() ? reference.status() : budgeted.status();
+    result.json_lines.push_back(FormatLine({}, "failed: " + std::string(error.message())));
+    result.ok = false;
+    return result;
+  }
+  std::fprintf(stderr, "[%s] settling %d steps on 2 worlds\n", kName, kSettleSteps);
+  for (int i = 0; i < kSettleSteps; ++i) (*budgeted)->Step();
+  for (int i = 0; i < kSettleSteps; ++i) (*reference)->Step();
+
+  // Interleaved chunks, budgeted then unbudgeted, until each has its count.
+  Samples with_budget, without_budget;
+  while (static_cast<int>(with_budget.step_us.size()) < ticks) {
+    TimeSteps(**budgeted,
+              std::min(kChunkSteps, ticks - static_cast<int>(with_budget.step_us.size())),
+              &with_budget);
+    const int left = reference_ticks - static_cast<int>(without_budget.step_us.size());
+    if (left > 0) TimeSteps(**reference, std::min(kChunkSteps, left), &without_budget);
+  }
+
+  // One iteration's cost: the unbudgeted step time per iteration, median over ticks.
+  std::vector<double> per_iteration;
+  for (size_t i = 0; i < without_budget.step_us.size(); ++i) {
+    per_iteration.push_back(without_budget.step_us[i] /
+                            std::max(1.0, without_budget.iterations[i]));
+  }
+  const double one_iteration_us = Median(per_iteration);
+  const double limit_us = kBudgetUs + one_iteration_us;
+  const double p99_us = Percentile(with_budget.step_us, 99.0);
+  const long over = std::count_if(with_budget.step_us.begin(), with_budget.step_us.end(),
+                                  [limit_us](double us) { return us > limit_us; });
+  const bool pass = p99_us <= limit_us;
+
+  // Notes: the settings, the reference, both distributions, then the verdict.
+  const std::string notes = absl::StrCat(
+      "solver=tunable, budget_us=", Format(kBudgetUs), ", max_iterations=", kIterationCap,
+      ", one_iteration_us=", Format(one_iteration_us), " (unbudgeted step p50 ",
+      Format(Median(without_budget.step_us)), " us over ",
+      Format(Median(without_budget.iterations)), " iterations, n=", without_budget.step_us.size(),
+      "), limit_us=", Format(limit_us), ", step_us ", Distribution(with_budget.step_us),
+      ", iterations ", Distribution(with_budget.iterations),
+      ", residual=", Format(Median(with_budget.residual)), ", max_penetration ",
+      Distribution(with_budget.penetration), ", exhausted=", with_budget.exhausted, "/",
+      with_budget.step_us.size(), ", over_limit=", over, "/", with_budget.step_us.size(),
+      ", contacts=", (*budgeted)->last_stats().contacts, ", check=", pass ? "PASS" : "FAIL",
+      " (whole World::Step p99 <= budget + one iteration), ", kSettleSteps,
+      " settling steps, interleaved chunks of ", kChunkSteps, " steps");
+  std::fprintf(stderr, "[%s] %s: step p99 %.1f us, limit %.1f us\n", kName, pass ? "PASS" : "FAIL",
+               p99_us, limit_us);
+  result.json_lines.push_back(FormatLine(with_budget, notes));
+  return result;
+}
+
+const Registrar kRegistrar(Benchmark{kName, Run});
+
+}  // namespace
+}  // namespace ligature::bench

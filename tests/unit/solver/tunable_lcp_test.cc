@@ -1,0 +1,548 @@
+#include "server/solver/tunable_lcp.h"
+
+#include <gtest/gtest.h>
+
+#include <Eigen/Cholesky>
+#include <Eigen/LU>
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "server/constraint/contact_rows.h"
+#include "server/solver/gauss_seidel.h"
+
+namespace ligature {
+namespace {
+
+using MatX = Eigen::MatrixXd;
+using VecX = Eigen::VectorXd;
+
+constexpr double kH = 0.01;     // s
+constexpr double kG = 9.81;     // m/s^2
+const Vec3 kUp = Vec3::UnitY();
+
+// Compliance h^2 M^-1 of a box of mass m and half extents e, turned by q.
+BodyCompliance BoxCompliance(double m, const Vec3& e, const Quat& q = Quat::Identity()) {
+  const Vec3 inertia(m / 3.0 * (e.y() * e.y() + e.z() * e.z()),
+                     m / 3.0 * (e.x() * e.x() + e.z() * e.z()),
+                     m / 3.0 * (e.x() * e.x() + e.y() * e.y()));
+  const Mat3 r = q.toRotationMatrix();
+  BodyCompliance c;
+  c.linear = kH * kH / m;
+  c.angular = kH * kH * r * inertia.cwiseInverse().asDiagonal() * r.transpose();
+  return c;
+}
+
+// The assembled system: H (rows x 6 per body), block-diagonal C, W = H C H^T, delta_free.
+struct Assembled {
+  MatX h, c, w;
+  VecX free;
+};
+
+Assembled Assemble(const ConstraintRows& rows, const std::vector<BodyCompliance>& bodies) {
+  Assembled a;
+  const int n = rows.Dimensions();
+  const int m = 6 * static_cast<int>(bodies.size());
+  a.h = MatX::Zero(n, m);
+  a.c = MatX::Zero(m, m);
+  a.free = VecX::Zero(n);
+  for (size_t i = 0; i < bodies.size(); ++i) {
+    a.c.block<3, 3>(6 * i, 6 * i) = bodies[i].linear * Mat3::Identity();
+    a.c.block<3, 3>(6 * i + 3, 6 * i + 3) = bodies[i].angular;
+  }
+  int row = 0;
+  for (const ConstraintBlock& b : rows.blocks) {
+    if (b.body_a != kWorldBody) {
+      a.h.block(row, 6 * b.body_a, b.dim, 6) = b.jacobian_a.topRows(b.dim);
+    }
+    if (b.body_b != kWorldBody) {
+      a.h.block(row, 6 * b.body_b, b.dim, 6) = b.jacobian_b.topRows(b.dim);
+    }
+    a.free.segment(row, b.dim) = b.violation_free.head(b.dim);
+    row += b.dim;
+  }
+  a.w = a.h * a.c * a.h.transpose();
+  return a;
+}
+
+VecX Forces(const ConstraintRows& rows) {
+  VecX f(rows.Dimensions());
+  int row = 0;
+  for (const ConstraintBlock& b : rows.blocks) {
+    f.segment(row, b.dim) = b.force.head(b.dim);
+    row += b.dim;
+  }
+  return f;
+}
+
+VecX Stacked(const std::vector<Vec6>& dq) {
+  VecX out(6 * dq.size());
+  for (size_t i = 0; i < dq.size(); ++i) out.segment<6>(6 * i) = dq[i];
+  return out;
+}
+
+// Generalized force [f, torque] the rows apply to each body: H_k^T f summed over blocks.
+std::vector<Vec6> BodyWrenches(const ConstraintRows& rows, size_t num_bodies) {
+  std::vector<Vec6> out(num_bodies, Vec6::Zero());
+  for (const ConstraintBlock& b : rows.blocks) {
+    const Vec3 f = b.force;
+    if (b.body_a != kWorldBody) out[b.body_a] += b.jacobian_a.transpose() * f;
+    if (b.body_b != kWorldBody) out[b.body_b] += b.jacobian_b.transpose() * f;
+  }
+  return out;
+}
+
+// A 1D unilateral row of a body against the world at lever arm r with normal n.
+ConstraintBlock GroundRow(uint32_t body, const Vec3& r, const Vec3& n, double free) {
+  ConstraintBlock b;
+  b.law = ConstraintLaw::kUnilateral;
+  b.dim = 1;
+  b.body_b = body;
+  b.jacobian_b.row(0) = PointRow(n, r);
+  b.violation_free.x() = free;
+  return b;
+}
+
+// A 1D unilateral row between two bodies (normal n from a to b) at world point p.
+ConstraintBlock PairRow(uint32_t a, const Vec3& oa, uint32_t b, const Vec3& ob, const Vec3& p,
+                        const Vec3& n, double free) {
+  ConstraintBlock block;
+  block.law = ConstraintLaw::kUnilateral;
+  block.dim = 1;
+  block.body_a = a;
+  block.body_b = b;
+  block.jacobian_a.row(0) = -PointRow(n, p - oa);
+  block.jacobian_b.row(0) = PointRow(n, p - ob);
+  block.violation_free.x() = free;
+  return block;
+}
+
+// Bilateral blocks of dimension 1 to 3 with generic directions on three bodies; W is
+// nonsingular (12 rows on 18 DOFs).
+ConstraintRows RandomBilateralRows(std::vector<BodyCompliance>* bodies) {
+  *bodies = {BoxCompliance(2.0, Vec3(0.3, 0.2, 0.4),
+                           Quat(Eigen::AngleAxisd(0.4, Vec3(1, 2, 3).normalized()))),
+             BoxCompliance(5.0, Vec3(0.5, 0.3, 0.2),
+                           Quat(Eigen::AngleAxisd(-1.1, Vec3(0, 1, 1).normalized()))),
+             BoxCompliance(0.7, Vec3(0.1, 0.4, 0.2))};
+  std::mt19937 rng(77);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  const auto jacobian = [&] {
+    BlockJacobian j;
+    for (int r = 0; r < 3; ++r) {
+      for (int c = 0; c < 6; ++c) j(r, c) = u(rng);
+    }
+    return j;
+  };
+  const struct {
+    uint32_t a, b;
+    int dim;
+  } layout[] = {{kWorldBody, 0, 3}, {0, 1, 2}, {1, 2, 3}, {2, kWorldBody, 1}, {0, 2, 3}};
+  ConstraintRows rows;
+  for (const auto& l : layout) {
+    ConstraintBlock b;
+    b.law = ConstraintLaw::kBilateral;
+    b.dim = l.dim;
+    b.body_a = l.a;
+    b.body_b = l.b;
+    if (l.a != kWorldBody) b.jacobian_a.topRows(l.dim) = jacobian().topRows(l.dim);
+    if (l.b != kWorldBody) b.jacobian_b.topRows(l.dim) = jacobian().topRows(l.dim);
+    for (int d = 0; d < l.dim; ++d) b.violation_free[d] = 0.01 * u(rng);
+    rows.blocks.push_back(b);
+  }
+  return rows;
+}
+
+// A stack of boxes (1 kg, 1 x 0.5 x 1 m) on the ground, falling freely for one step at rest:
+// four corner contacts per interface, built by MakeContactBlock. `slide` is a horizontal
+// velocity given to box 2 (when it exists).
+struct Stack {
+  std::vector<BodyCompliance> bodies;
+  ConstraintRows rows;
+};
+
+Stack BoxStack(int count, double friction, const Vec3& slide = Vec3::Zero()) {
+  const Vec3 half(0.5, 0.25, 0.5);
+  Stack s;
+  std::vector<ContactBody> cb(count);
+  for (int k = 0; k < count; ++k) {
+    s.bodies.push_back(BoxCompliance(1.0, half));
+    cb[k].index = static_cast<uint32_t>(k);
+    cb[k].origin = Vec3(0.0, half.y() * (2 * k + 1), 0.0);
+    cb[k].linear_velocity = Vec3(0.0, -kG * kH, 0.0) + (k == 2 ? slide : Vec3::Zero());
+  }
+  for (int k = 0; k < count; ++k) {
+    const ContactBody below = k == 0 ? ContactBody{} : cb[k - 1];
+    for (double x : {-half.x(), half.x()}) {
+      for (double z : {-half.z(), half.z()}) {
+        ContactPoint p;
+        p.position = Vec3(x, 2.0 * half.y() * k, z);
+        p.normal = kUp;
+        p.distance = 0.0;
+        s.rows.blocks.push_back(MakeContactBlock(p, below, cb[k], friction, kH));
+      }
+    }
+  }
+  return s;
+}
+
+// Without unilateral rows the method is plain CG on W f = -delta_free: it reaches the
+// direct solution of the assembled system, and the displacements are C H^T f.
+TEST(TunableLcpTest, BilateralMatchesDirectSolve) {
+  std::vector<BodyCompliance> bodies;
+  ConstraintRows rows = RandomBilateralRows(&bodies);
+  const Assembled a = Assemble(rows, bodies);
+  const Eigen::FullPivLU<MatX> lu(a.w);
+  ASSERT_EQ(lu.rank(), a.w.rows());
+  const VecX exact = lu.solve(-a.free);
+
+  TunableLcpSolver solver;
+  SolverOptions options;
+  options.max_iterations = 500;
+  options.tolerance = 1e-15;
+  std::vector<Vec6> dq;
+  const SolveResult result = solver.Solve(rows, bodies, options, &dq);
+  EXPECT_LT(result.iterations, options.max_iterations);
+  EXPECT_LT(result.residual, options.tolerance);
+  EXPECT_FALSE(result.budget_exhausted);
+  const VecX f = Forces(rows);
+  EXPECT_LT((f - exact).norm(), 1e-9 * exact.norm()) << f.transpose() << "\n" << exact.transpose();
+  ASSERT_EQ(dq.size(), bodies.size());
+  const VecX q = Stacked(dq);
+  EXPECT_LT((q - a.c * a.h.transpose() * f).norm(), 1e-14 * q.norm());
+  EXPECT_LT((a.free + a.h * q).cwiseAbs().maxCoeff(), 1e-14);
+}
+
+// A box on the ground at four corners, falling for one step: the contacts carry its weight
+// exactly (W is singular here: four rows on three DOFs) and never pull.
+TEST(TunableLcpTest, BoxOnGroundCarriesItsWeight) {
+  const double m = 3.0;
+  const Vec3 half(0.5, 0.25, 0.3);
+  const std::vector<BodyCompliance> bodies = {BoxCompliance(m, half)};
+  // Centre of mass off centre: the corners carry different loads.
+  const Vec3 com(0.1, 0.0, -0.05);
+  ConstraintRows rows;
+  for (double x : {-half.x(), half.x()}) {
+    for (double z : {-half.z(), half.z()}) {
+      rows.blocks.push_back(GroundRow(0, Vec3(x, -half.y(), z) - com, kUp, -kG * kH * kH));
+    }
+  }
+  TunableLcpSolver solver;
+  SolverOptions options;
+  options.max_iterations = 100;
+  options.tolerance = 1e-12;
+  std::vector<Vec6> dq;
+  const SolveResult result = solver.Solve(rows, bodies, options, &dq);
+  EXPECT_LT(result.residual, options.tolerance);
+  double total = 0.0;
+  for (const ConstraintBlock& b : rows.blocks) {
+    EXPECT_GE(b.force.x(), 0.0);
+    total += b.force.x();
+  }
+  EXPECT_NEAR(total, m * kG, 1e-6 * m * kG);
+  // The box stops: the correction cancels the fall and turns nothing.
+  EXPECT_NEAR(dq[0][1], kG * kH * kH, 1e-12);
+  EXPECT_LT(dq[0].tail<3>().norm(), 1e-12);
+}
+
+// A contact that separates ends vanishing with exactly zero force, even warm started from a
+// pushing force; its neighbour that penetrates keeps pushing.
+TEST(TunableLcpTest, SeparatingContactVanishes) {
+  const std::vector<BodyCompliance> bodies = {BoxCompliance(2.0, Vec3(0.5, 0.5, 0.5))};
+  ConstraintRows rows;
+  rows.blocks.push_back(GroundRow(0, Vec3(-0.5, -0.5, 0.0), kUp, 0.02));
+  rows.blocks.push_back(GroundRow(0, Vec3(0.5, -0.5, 0.0), kUp, -0.001));
+  rows.blocks[0].force.x() = 500.0;
+  rows.blocks[1].force.x() = 10.0;
+  TunableLcpSolver solver;
+  SolverOptions options;
+  options.max_iterations = 50;
+  options.tolerance = 1e-12;
+  std::vector<Vec6> dq;
+  const SolveResult result = solver.Solve(rows, bodies, options, &dq);
+  EXPECT_LT(result.residual, options.tolerance);
+  EXPECT_EQ(rows.blocks[0].force.x(), 0.0);
+  EXPECT_GT(rows.blocks[1].force.x(), 0.0);
+  const Assembled a = Assemble(rows, bodies);
+  const VecX delta = a.free + a.h * Stacked(dq);
+  EXPECT_GT(delta[0], 0.0);
+  EXPECT_NEAR(delta[1], 0.0, 1e-12);
+}
+
+// Brute-force LCP: every subset S of clamped rows, W_SS f_S = -delta_free_S, kept when the
+// forces push and the other rows do not penetrate. Returns all such solutions.
+std::vector<VecX> EnumerateLcp(const MatX& w, const VecX& free) {
+  const int n = static_cast<int>(free.size());
+  std::vector<VecX> solutions;
+  for (unsigned mask = 0; mask < (1u << n); ++mask) {
+    std::vector<int> set;
+    for (int i = 0; i < n; ++i) {
+      if (mask & (1u << i)) set.push_back(i);
+    }
+    VecX f = VecX::Zero(n);
+    if (!set.empty()) {
+      const int k = static_cast<int>(set.size());
+      MatX wss(k, k);
+      VecX rhs(k);
+      for (int i = 0; i < k; ++i) {
+        rhs[i] = -free[set[i]];
+        for (int j = 0; j < k; ++j) wss(i, j) = w(set[i], set[j]);
+      }
+      const VecX fs = wss.ldlt().solve(rhs);
+      for (int i = 0; i < k; ++i) f[set[i]] = fs[i];
+    }
+    const VecX delta = w * f + free;
+    bool ok = true;
+    for (int i = 0; i < n; ++i) {
+      const bool clamped = mask & (1u << i);
+      if (clamped && f[i] < -1e-9 * f.cwiseAbs().maxCoeff()) ok = false;
+      if (!clamped && delta[i] < -1e-12) ok = false;
+    }
+    if (ok) solutions.push_back(f);
+  }
+  return solutions;
+}
+
+// Two boxes, three contacts each (box 0 on the ground, box 1 on box 0, slightly tilted
+// normals): the upper box is pressed at one corner and pulled at another, so a contact that
+// starts clamped (delta_free < 0) must end vanishing. W is positive definite, the LCP has a
+// single solution, found here by enumeration of all 2^6 sets.
+TEST(TunableLcpTest, MixedSetsMatchBruteForceLcp) {
+  const std::vector<BodyCompliance> bodies = {
+      BoxCompliance(4.0, Vec3(0.5, 0.2, 0.4)),
+      BoxCompliance(1.5, Vec3(0.4, 0.2, 0.3),
+                    Quat(Eigen::AngleAxisd(0.3, Vec3(0, 1, 0))))};
+  const Vec3 o0(0.0, 0.2, 0.0), o1(0.1, 0.6, 0.05);
+  const Vec3 n0 = Vec3(0.05, 1.0, -0.02).normalized();
+  const Vec3 n1 = Vec3(-0.1, 1.0, 0.05).normalized();
+  ConstraintRows rows;
+  rows.blocks.push_back(GroundRow(0, Vec3(-0.45, 0.0, -0.35) - o0, n0, -0.001));
+  rows.blocks.push_back(GroundRow(0, Vec3(0.45, 0.0, -0.35) - o0, n0, -0.004));
+  rows.blocks.push_back(GroundRow(0, Vec3(0.0, 0.0, 0.4) - o0, n0, 0.003));
+  rows.blocks.push_back(PairRow(0, o0, 1, o1, Vec3(-0.3, 0.4, -0.2), n1, -0.001));
+  rows.blocks.push_back(PairRow(0, o0, 1, o1, Vec3(0.45, 0.4, -0.2), n1, -0.004));
+  rows.blocks.push_back(PairRow(0, o0, 1, o1, Vec3(0.1, 0.4, 0.35), n1, -0.004));
+  const Assembled a = Assemble(rows, bodies);
+  ASSERT_GT(a.w.ldlt().rcond(), 1e-8);
+  const std::vector<VecX> lcp = EnumerateLcp(a.w, a.free);
+  ASSERT_EQ(lcp.size(), 1u);
+  const VecX& exact = lcp[0];
+  // The case is non-trivial: some row with delta_free < 0 vanishes.
+  bool released = false;
+  for (int i = 0; i < exact.size(); ++i) released |= a.free[i] < 0.0 && exact[i] == 0.0;
+  ASSERT_TRUE(released) << exact.transpose();
+
+  TunableLcpSolver solver;
+  SolverOptions options;
+  options.max_iterations = 200;
+  options.tolerance = 1e-14;
+  options.warm_start = false;
+  std::vector<Vec6> dq;
+  const SolveResult result = solver.Solve(rows, bodies, options, &dq);
+  EXPECT_LT(result.residual, options.tolerance);
+  const VecX f = Forces(rows);
+  EXPECT_LT((f - exact).norm(), 1e-9 * exact.norm()) << f.transpose() << "\n" << exact.transpose();
+  for (int i = 0; i < exact.size(); ++i) {
+    if (exact[i] == 0.0) {
+      EXPECT_EQ(f[i], 0.0) << i;
+    }
+  }
+}
+
+// Friction forces end inside their cones: a box sliding fast (friction on the cone, against
+// the slip), a box moving slowly (friction sticks, tangential motion cancelled), and a
+// bilateral-friction block (bounded by mu |(f0, f1)|).
+TEST(TunableLcpTest, FrictionEndsInsideCone) {
+  const double mu = 0.4;
+  for (const double speed : {2.0, 0.002}) {
+    SCOPED_TRACE(speed);
+    const Vec3 slide = speed * Vec3(1.0, 0.0, 0.5).normalized();
+    Stack s = BoxStack(3, mu, slide);
+    TunableLcpSolver solver;
+    SolverOptions options;
+    options.max_iterations = 5000;
+    options.tolerance = 1e-12;
+    std::vector<Vec6> dq;
+    const SolveResult result = solver.Solve(s.rows, s.bodies, options, &dq);
+    EXPECT_LT(result.residual, options.tolerance);
+    for (const ConstraintBlock& b : s.rows.blocks) {
+      EXPECT_GE(b.force.x(), 0.0);
+      EXPECT_LE(b.force.tail<2>().norm(), mu * b.force.x() * (1.0 + 1e-12));
+    }
+    // Box 2 slides on box 1: the friction there is mu times the normal load, against the
+    // slip. Slowly, it sticks: box 2 keeps no horizontal motion.
+    const std::vector<Vec6> wrench = BodyWrenches(s.rows, s.bodies.size());
+    if (speed > 1.0) {
+      Vec3 friction = Vec3::Zero();
+      double normal = 0.0;
+      for (int c = 8; c < 12; ++c) {
+        const ConstraintBlock& b = s.rows.blocks[c];
+        friction += b.jacobian_b.block<2, 3>(1, 0).transpose() * b.force.tail<2>();
+        normal += b.force.x();
+      }
+      EXPECT_NEAR(friction.norm(), mu * normal, 1e-9 * normal);
+      EXPECT_LT(friction.dot(slide), 0.0);
+    } else {
+      EXPECT_NEAR(dq[2].head<3>().dot(slide.normalized()), -speed * kH, 1e-12);
+    }
+  }
+
+  // A bilateral-friction block: a point held on a line (rows 0-1) with friction along it.
+  const std::vector<BodyCompliance> bodies = {BoxCompliance(2.0, Vec3(0.2, 0.2, 0.2))};
+  ConstraintRows rows;
+  ConstraintBlock b;
+  b.law = ConstraintLaw::kBilateralFriction;
+  b.dim = 3;
+  b.body_b = 0;
+  b.jacobian_b.row(0) = PointRow(Vec3::UnitY(), Vec3(0.1, 0.0, 0.0));
+  b.jacobian_b.row(1) = PointRow(Vec3::UnitZ(), Vec3(0.1, 0.0, 0.0));
+  b.jacobian_b.row(2) = PointRow(Vec3::UnitX(), Vec3(0.1, 0.0, 0.0));
+  b.violation_free = Vec3(-0.001, 0.0005, 0.01);
+  b.friction = 0.3;
+  rows.blocks.push_back(b);
+  TunableLcpSolver solver;
+  SolverOptions options;
+  options.max_iterations = 200;
+  options.tolerance = 1e-12;
+  std::vector<Vec6> dq;
+  const SolveResult result = solver.Solve(rows, bodies, options, &dq);
+  EXPECT_LT(result.residual, options.tolerance);
+  const Vec3 f = rows.blocks[0].force;
+  EXPECT_NEAR(std::abs(f.z()), 0.3 * f.head<2>().norm(), 1e-9 * f.head<2>().norm());
+  EXPECT_LT(f.z(), 0.0);  // against the free slip along +x
+}
+
+// Warm started from a converged solution, the solver has nothing left to do.
+TEST(TunableLcpTest, WarmStartAtSolutionConvergesImmediately) {
+  Stack s = BoxStack(3, 0.5, Vec3(0.001, 0.0, 0.0));
+  s.rows.blocks.push_back(GroundRow(1, Vec3(0.5, 0.0, 0.0), Vec3::UnitX(), 0.01));
+  TunableLcpSolver solver;
+  SolverOptions options;
+  options.max_iterations = 5000;
+  options.tolerance = 1e-10;
+  std::vector<Vec6> dq;
+  const SolveResult cold = solver.Solve(s.rows, s.bodies, options, &dq);
+  ASSERT_LT(cold.residual, options.tolerance);
+  EXPECT_GT(cold.iterations, 5);
+  const VecX solution = Forces(s.rows);
+  const SolveResult warm = solver.Solve(s.rows, s.bodies, options, &dq);
+  EXPECT_LE(warm.iterations, 1);
+  EXPECT_LT(warm.residual, options.tolerance);
+  EXPECT_LT((Forces(s.rows) - solution).norm(), 1e-9 * solution.norm());
+}
+
+// The iteration cap is a hard stop, and it is not reported as a budget stop.
+TEST(TunableLcpTest, MaxIterationsRespected) {
+  std::vector<BodyCompliance> bodies;
+  ConstraintRows rows = RandomBilateralRows(&bodies);
+  TunableLcpSolver solver;
+  SolverOptions options;
+  options.max_iterations = 3;
+  options.tolerance = 0.0;
+  std::vector<Vec6> dq;
+  const SolveResult result = solver.Solve(rows, bodies, options, &dq);
+  EXPECT_EQ(result.iterations, 3);
+  EXPECT_GT(result.residual, 0.0);
+  EXPECT_FALSE(result.budget_exhausted);
+  options.max_iterations = 0;
+  EXPECT_EQ(solver.Solve(rows, bodies, options, &dq).iterations, 0);
+}
+
+// A 1 us budget on a 200-box stack (800 friction contacts): the solve stops after its first
+// step, says so, and still returns finite forces with consistent displacements.
+TEST(TunableLcpTest, TinyTimeBudgetStopsEarly) {
+  Stack s = BoxStack(200, 0.5, Vec3(0.3, 0.0, 0.0));
+  TunableLcpSolver solver;
+  SolverOptions options;
+  options.max_iterations = 1000000;
+  options.tolerance = 0.0;
+  options.time_budget_us = 1.0;
+  std::vector<Vec6> dq;
+  const SolveResult result = solver.Solve(s.rows, s.bodies, options, &dq);
+  EXPECT_TRUE(result.budget_exhausted);
+  EXPECT_GE(result.iterations, 1);
+  EXPECT_LT(result.iterations, 100);
+  EXPECT_TRUE(std::isfinite(result.residual));
+  for (const ConstraintBlock& b : s.rows.blocks) {
+    EXPECT_TRUE(b.force.allFinite());
+    EXPECT_GE(b.force.x(), 0.0);
+  }
+  ASSERT_EQ(dq.size(), s.bodies.size());
+  for (const Vec6& d : dq) EXPECT_TRUE(d.allFinite());
+}
+
+// Same input, same output, bit for bit: with a fresh solver and with a reused one.
+TEST(TunableLcpTest, Deterministic) {
+  const Stack input = BoxStack(6, 0.5, Vec3(0.5, 0.0, 0.2));
+  SolverOptions options;
+  options.max_iterations = 60;
+  options.tolerance = 0.0;
+  std::vector<Vec6> dq1, dq2, dq3;
+  Stack s1 = input, s2 = input, s3 = input;
+  TunableLcpSolver first, second;
+  first.Solve(s1.rows, s1.bodies, options, &dq1);
+  second.Solve(s2.rows, s2.bodies, options, &dq2);
+  first.Solve(s3.rows, s3.bodies, options, &dq3);
+  for (size_t i = 0; i < input.rows.blocks.size(); ++i) {
+    EXPECT_EQ(std::memcmp(s1.rows.blocks[i].force.data(), s2.rows.blocks[i].force.data(),
+                          sizeof(Vec3)), 0);
+    EXPECT_EQ(std::memcmp(s1.rows.blocks[i].force.data(), s3.rows.blocks[i].force.data(),
+                          sizeof(Vec3)), 0);
+  }
+  for (size_t i = 0; i < dq1.size(); ++i) {
+    EXPECT_EQ(std::memcmp(dq1[i].data(), dq2[i].data(), sizeof(Vec6)), 0);
+    EXPECT_EQ(std::memcmp(dq1[i].data(), dq3[i].data(), sizeof(Vec6)), 0);
+  }
+}
+
+// A stack of five boxes, four friction contacts per interface, the middle box slowly
+// sliding: the Gauss-Seidel solver and this one reach the same wrench on every body (the
+// individual corner forces are not unique: W is singular), and that wrench holds each box
+// still: m g up, its slide stopped, no torque.
+TEST(TunableLcpTest, AgreesWithGaussSeidelOnFiveBoxStack) {
+  const Vec3 slide(0.002, 0.0, -0.001);
+  const Stack input = BoxStack(5, 0.5, slide);
+  SolverOptions options;
+  options.max_iterations = 100000;
+  options.tolerance = 1e-13;
+  options.warm_start = false;
+
+  Stack gs = input, lcp = input;
+  std::vector<Vec6> dq_gs, dq_lcp;
+  GaussSeidelSolver gauss_seidel;
+  const SolveResult r_gs = gauss_seidel.Solve(gs.rows, gs.bodies, options, &dq_gs);
+  TunableLcpSolver tunable;
+  const SolveResult r_lcp = tunable.Solve(lcp.rows, lcp.bodies, options, &dq_lcp);
+  RecordProperty("gauss_seidel_sweeps", r_gs.iterations);
+  RecordProperty("tunable_lcp_steps", r_lcp.iterations);
+  EXPECT_LT(r_gs.iterations, options.max_iterations);
+  EXPECT_LT(r_lcp.residual, options.tolerance);
+
+  const std::vector<Vec6> w_gs = BodyWrenches(gs.rows, input.bodies.size());
+  const std::vector<Vec6> w_lcp = BodyWrenches(lcp.rows, input.bodies.size());
+  for (size_t k = 0; k < input.bodies.size(); ++k) {
+    SCOPED_TRACE(k);
+    EXPECT_LT((w_gs[k] - w_lcp[k]).norm(), 1e-6 * w_gs[k].norm())
+        << w_gs[k].transpose() << "\n" << w_lcp[k].transpose();
+    Vec6 expected = Vec6::Zero();
+    expected[1] = 1.0 * kG;
+    if (k == 2) expected.head<3>() -= 1.0 * slide / kH;
+    EXPECT_LT((w_lcp[k] - expected).norm(), 1e-6 * expected.norm()) << w_lcp[k].transpose();
+  }
+}
+
+// No rows: nothing to do, zero displacements sized to the bodies.
+TEST(TunableLcpTest, EmptyRows) {
+  const std::vector<BodyCompliance> bodies(2);
+  ConstraintRows rows;
+  TunableLcpSolver solver;
+  std::vector<Vec6> dq = {Vec6::Ones()};
+  const SolveResult result = solver.Solve(rows, bodies, SolverOptions{}, &dq);
+  EXPECT_EQ(result.iterations, 0);
+  ASSERT_EQ(dq.size(), 2u);
+  EXPECT_TRUE(dq[0].isZero() && dq[1].isZero());
+}
+
+}  // namespace
+}  // namespace ligature
