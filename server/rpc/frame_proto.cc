@@ -26,6 +26,7 @@ void FrameToProto(const Frame& frame, const absl::flat_hash_set<std::string>& on
   stats->set_recovered_bodies(frame.stats.recovered_bodies);
   stats->set_budget_exhausted(frame.stats.budget_exhausted);
   stats->set_max_penetration(frame.stats.max_penetration);
+  stats->set_solve_ms(frame.stats.solve_ms);
   out->set_step_ms(frame.stats.step_ms);
   for (const std::string& c : frame.removed_constraints) {
     out->add_removed_constraints(frame.world + "/constraints/" + c);

@@ -284,13 +284,16 @@ void World::StoreWarmStart(const std::vector<Vec3>& positions,
   }
 }
 
+// The solve stage, timed on its own: the time budget covers it and the frame reports it.
 void World::SolveConstraints() {
+  const SolveClock clock(0.0);
   stats_.budget_exhausted = false;
   if (settings_.solver.kind == SolverKind::kTunableLcp) {
     SolveTunable();
   } else {
     SolveGaussSeidel();
   }
+  stats_.solve_ms = clock.ElapsedUs() / 1000.0;
 }
 
 // One position-level solve of every row on the free-motion poses.
@@ -330,6 +333,12 @@ void World::SolveTunable() {
   SolveResult position;
   double deepest = 0.0;
   for (int round = 0; round < kPositionRounds; ++round) {
+    // The second round only when the pass's share of the budget is not spent.
+    if (round > 0 && s.time_budget_us > 0.0 &&
+        tick_clock.ElapsedUs() >= s.time_budget_us * share) {
+      position.budget_exhausted = true;
+      break;
+    }
     rows_.Clear();
     BuildContactRows(free_position_, free_orientation_, false);
     for (size_t k = 0; k < contacts_.size(); ++k) {
@@ -340,7 +349,11 @@ void World::SolveTunable() {
     options.warm_start = false;
     options.max_iterations =
         std::max(1, static_cast<int>(s.max_iterations * share / kPositionRounds));
-    options.time_budget_us = s.time_budget_us * share / kPositionRounds;
+    options.time_budget_us =
+        s.time_budget_us > 0.0
+            ? std::max(1e-3, s.time_budget_us * share * (round + 1) / kPositionRounds -
+                                 tick_clock.ElapsedUs())
+            : 0.0;
     const SolveResult r = tunable_.Solve(rows_, compliance_, options, &displacements_);
     position.iterations += r.iterations;
     position.budget_exhausted |= r.budget_exhausted;
@@ -388,8 +401,11 @@ void World::SolveTunable() {
   stats_.constraint_rows = rows_.Dimensions();
   options.warm_start = s.warm_start;
   options.max_iterations = std::max(1, s.max_iterations - position.iterations);
-  options.time_budget_us =
-      s.time_budget_us > 0.0 ? std::max(1.0, s.time_budget_us - tick_clock.ElapsedUs()) : 0.0;
+  // What is left of the budget; when nothing is, a single iteration still gives the
+  // contacts and joints their impulses (the tick overruns by at most that iteration).
+  const double left = s.time_budget_us - tick_clock.ElapsedUs();
+  options.time_budget_us = s.time_budget_us > 0.0 ? std::max(1e-3, left) : 0.0;
+  if (s.time_budget_us > 0.0 && left <= 0.0) options.max_iterations = 1;
   const SolveResult velocity = tunable_.Solve(rows_, compliance_, options, &displacements_);
   stats_.iterations = position.iterations + velocity.iterations;
   stats_.residual = velocity.residual;

@@ -103,3 +103,66 @@ TEST_F(ServerTest, DeleteWorldThenNotFound) {
 
 }  // namespace
 }  // namespace ligature::testing
+
+namespace ligature::testing {
+namespace {
+
+// Bad solver settings are refused naming the field, and the world keeps what it had.
+TEST_F(ServerTest, BadSolverSettingsAreRefusedAndChangeNothing) {
+  v1::World w;
+  ASSERT_TRUE(CreateWorld("solver", BallScene(), &w).ok());
+  auto update = [&](const char* path, const v1::SolverSettings& solver) {
+    grpc::ClientContext ctx;
+    v1::UpdateWorldRequest req;
+    req.mutable_world()->set_name("worlds/solver");
+    *req.mutable_world()->mutable_settings()->mutable_solver() = solver;
+    req.mutable_update_mask()->add_paths(path);
+    v1::World out;
+    return worlds_->UpdateWorld(&ctx, req, &out);
+  };
+  v1::SolverSettings negative_budget;
+  negative_budget.set_time_budget_us(-5.0);
+  v1::SolverSettings zero_iterations;
+  zero_iterations.set_max_iterations(0);
+  v1::SolverSettings unknown_solver;
+  unknown_solver.set_kind(static_cast<v1::SolverKind>(42));
+  const struct {
+    const char* path;
+    v1::SolverSettings solver;
+    const char* field;
+  } cases[] = {
+      {"settings.solver.time_budget_us", negative_budget, "time_budget_us"},
+      {"settings.solver.max_iterations", zero_iterations, "max_iterations"},
+      {"settings.solver.kind", unknown_solver, "kind"},
+      {"settings.solver", negative_budget, "time_budget_us"},
+  };
+  for (const auto& c : cases) {
+    const grpc::Status s = update(c.path, c.solver);
+    EXPECT_EQ(s.error_code(), grpc::INVALID_ARGUMENT) << c.path;
+    EXPECT_NE(s.error_message().find(c.field), std::string::npos) << s.error_message();
+  }
+  grpc::ClientContext ctx;
+  v1::GetWorldRequest req;
+  req.set_name("worlds/solver");
+  v1::World after;
+  ASSERT_TRUE(worlds_->GetWorld(&ctx, req, &after).ok());
+  EXPECT_EQ(after.settings().solver().kind(), v1::SOLVER_KIND_GAUSS_SEIDEL);
+  EXPECT_EQ(after.settings().solver().max_iterations(), 20);
+  EXPECT_EQ(after.settings().solver().time_budget_us(), 0.0);
+
+  // A good update goes through and is reported back.
+  v1::SolverSettings tunable;
+  tunable.set_kind(v1::SOLVER_KIND_TUNABLE_LCP);
+  tunable.set_max_iterations(30);
+  tunable.set_time_budget_us(500.0);
+  ASSERT_TRUE(update("settings.solver", tunable).ok());
+  v1::Frame frame;
+  ASSERT_TRUE(Step("worlds/solver", 1, &frame).ok());
+  grpc::ClientContext ctx2;
+  ASSERT_TRUE(worlds_->GetWorld(&ctx2, req, &after).ok());
+  EXPECT_EQ(after.settings().solver().kind(), v1::SOLVER_KIND_TUNABLE_LCP);
+  EXPECT_EQ(after.settings().solver().time_budget_us(), 500.0);
+}
+
+}  // namespace
+}  // namespace ligature::testing
