@@ -121,7 +121,7 @@ class World {
   void SolveTunable();
   void UpdateCompliance(const std::vector<Quat>& orientations);
   void BuildContactRows(const std::vector<Vec3>& positions,
-                        const std::vector<Quat>& orientations, bool with_friction);
+                        const std::vector<Quat>& orientations, bool with_friction, bool warm);
   enum class JointLevel { kPosition, kVelocity };
   void BuildJointRows(const std::vector<Vec3>& positions, const std::vector<Quat>& orientations,
                       JointLevel level);

@@ -165,7 +165,7 @@ void World::BuildConstraintRows() {
   contact_cache_.BeginTick();
   rows_.Clear();
   if (settings_.solver.kind != SolverKind::kGaussSeidel) return;
-  BuildContactRows(bodies_.position, bodies_.orientation, true);
+  BuildContactRows(bodies_.position, bodies_.orientation, true, true);
   BuildJointRows(bodies_.position, bodies_.orientation, JointLevel::kVelocity);
   stats_.constraint_rows = rows_.Dimensions();
 }
@@ -173,7 +173,8 @@ void World::BuildConstraintRows() {
 // Contact blocks at `positions` (lever arms), warm-started from the cache. With the
 // Gauss-Seidel pipeline the gap term follows ContactGap (speculative, slow recovery).
 void World::BuildContactRows(const std::vector<Vec3>& positions,
-                             const std::vector<Quat>& orientations, bool with_friction) {
+                             const std::vector<Quat>& orientations, bool with_friction,
+                             bool warm) {
   const double h = settings_.dt();
   for (const Contact& c : contacts_) {
     const double mu =
@@ -189,9 +190,12 @@ void World::BuildContactRows(const std::vector<Vec3>& positions,
       return s;
     };
     ConstraintBlock block = MakeContactBlock(c.point, side(c.a), side(c.b), mu, h);
-    const Vec3 local_a =
-        Transform{positions[c.a], orientations[c.a]}.InverseApply(c.point.position);
-    block.force = contact_cache_.Lookup(bodies_.HandleAt(c.a), bodies_.HandleAt(c.b), local_a);
+    if (warm) {
+      const Vec3 local_a =
+          Transform{positions[c.a], orientations[c.a]}.InverseApply(c.point.position);
+      block.force =
+          contact_cache_.Lookup(bodies_.HandleAt(c.a), bodies_.HandleAt(c.b), local_a);
+    }
     rows_.blocks.push_back(block);
   }
 }
@@ -327,12 +331,13 @@ void World::SolveTunable() {
   const SolveClock tick_clock(s.time_budget_us);
 
   // Position pass: remove penetration beyond the slop and joint drift, from zero forces.
-  // The rows are linear in the displacements while the joints are not, so the pass runs
-  // twice, the second time re-linearized at the corrected poses (a Newton step), with
-  // half the pass's iterations and budget each.
+  // The rows are linear in the displacements while the joints are not, so with joints the
+  // pass runs twice, the second time re-linearized at the corrected poses (a Newton step),
+  // with half the pass's iterations and budget each.
+  const int rounds = constraints_.size() > 0 ? kPositionRounds : 1;
   SolveResult position;
   double deepest = 0.0;
-  for (int round = 0; round < kPositionRounds; ++round) {
+  for (int round = 0; round < rounds; ++round) {
     // The second round only when the pass's share of the budget is not spent.
     if (round > 0 && s.time_budget_us > 0.0 &&
         tick_clock.ElapsedUs() >= s.time_budget_us * share) {
@@ -340,7 +345,7 @@ void World::SolveTunable() {
       break;
     }
     rows_.Clear();
-    BuildContactRows(free_position_, free_orientation_, false);
+    BuildContactRows(free_position_, free_orientation_, false, false);
     for (size_t k = 0; k < contacts_.size(); ++k) {
       rows_.blocks[k].violation_free.x() = contacts_[k].point.distance + kPenetrationSlop;
     }
@@ -348,10 +353,10 @@ void World::SolveTunable() {
     for (ConstraintBlock& b : rows_.blocks) b.force.setZero();
     options.warm_start = false;
     options.max_iterations =
-        std::max(1, static_cast<int>(s.max_iterations * share / kPositionRounds));
+        std::max(1, static_cast<int>(s.max_iterations * share / rounds));
     options.time_budget_us =
         s.time_budget_us > 0.0
-            ? std::max(1e-3, s.time_budget_us * share * (round + 1) / kPositionRounds -
+            ? std::max(1e-3, s.time_budget_us * share * (round + 1) / rounds -
                                  tick_clock.ElapsedUs())
             : 0.0;
     const SolveResult r = tunable_.Solve(rows_, compliance_, options, &displacements_);
@@ -382,7 +387,7 @@ void World::SolveTunable() {
 
   // Velocity pass: rows on velocities, warm-started, with the rest of the budget.
   rows_.Clear();
-  BuildContactRows(free_position_, free_orientation_, true);
+  BuildContactRows(free_position_, free_orientation_, true, true);
   for (size_t k = 0; k < contacts_.size(); ++k) {
     ConstraintBlock& b = rows_.blocks[k];
     const double gap = contacts_[k].point.distance;
