@@ -1,4 +1,5 @@
 #include "server/solver/gauss_seidel.h"
+#include "tests/unit/solver/assembled_system.h"
 
 #include <gtest/gtest.h>
 
@@ -10,8 +11,11 @@
 namespace ligature {
 namespace {
 
-using MatX = Eigen::MatrixXd;
-using VecX = Eigen::VectorXd;
+using testing::Assemble;
+using testing::MatX;
+using testing::StackedDisplacements;
+using testing::StackedForces;
+using testing::VecX;
 
 constexpr double kH = 0.01;  // s
 
@@ -31,14 +35,6 @@ std::vector<BodyCompliance> TwoBodies() {
                      Quat(Eigen::AngleAxisd(-1.1, Vec3(0, 1, 1).normalized())))};
 }
 
-// 6x6 compliance matrix of a body, [dx, dtheta] per [f, torque].
-Mat6 Dense(const BodyCompliance& c) {
-  Mat6 m = Mat6::Zero();
-  m.topLeftCorner<3, 3>() = c.linear * Mat3::Identity();
-  m.bottomRightCorner<3, 3>() = c.angular;
-  return m;
-}
-
 BlockJacobian RandomJacobian(std::mt19937& rng) {
   std::uniform_real_distribution<double> u(-1.0, 1.0);
   BlockJacobian j;
@@ -46,52 +42,6 @@ BlockJacobian RandomJacobian(std::mt19937& rng) {
     for (int c = 0; c < 6; ++c) j(r, c) = u(rng);
   }
   return j;
-}
-
-// The assembled system of a set of bilateral 3D blocks: H (rows x 6 bodies), C, W = H C H^T
-// and the stacked free violations.
-struct Assembled {
-  MatX h, c, w;
-  VecX delta;
-};
-
-Assembled Assemble(const ConstraintRows& rows, const std::vector<BodyCompliance>& bodies) {
-  const int n = rows.Dimensions();
-  const int m = 6 * static_cast<int>(bodies.size());
-  Assembled a;
-  a.h = MatX::Zero(n, m);
-  a.c = MatX::Zero(m, m);
-  a.delta = VecX::Zero(n);
-  for (size_t i = 0; i < bodies.size(); ++i) a.c.block<6, 6>(6 * i, 6 * i) = Dense(bodies[i]);
-  int row = 0;
-  for (const ConstraintBlock& b : rows.blocks) {
-    if (b.body_a != kWorldBody) {
-      a.h.block(row, 6 * b.body_a, b.dim, 6) = b.jacobian_a.topRows(b.dim);
-    }
-    if (b.body_b != kWorldBody) {
-      a.h.block(row, 6 * b.body_b, b.dim, 6) = b.jacobian_b.topRows(b.dim);
-    }
-    a.delta.segment(row, b.dim) = b.violation_free.head(b.dim);
-    row += b.dim;
-  }
-  a.w = a.h * a.c * a.h.transpose();
-  return a;
-}
-
-VecX StackedForces(const ConstraintRows& rows) {
-  VecX f(rows.Dimensions());
-  int row = 0;
-  for (const ConstraintBlock& b : rows.blocks) {
-    f.segment(row, b.dim) = b.force.head(b.dim);
-    row += b.dim;
-  }
-  return f;
-}
-
-VecX StackedDisplacements(const std::vector<Vec6>& dq) {
-  VecX out(6 * dq.size());
-  for (size_t i = 0; i < dq.size(); ++i) out.segment<6>(6 * i) = dq[i];
-  return out;
 }
 
 // Two bilateral 3D blocks sharing body 0: world-0 and 0-1, with generic directions.
@@ -131,7 +81,7 @@ TEST(GaussSeidelTest, SingleBilateralBlockExactInOneSweep) {
   block.violation_free = Vec3(0.02, -0.01, 0.03);
   rows.blocks.push_back(block);
 
-  const Mat6 c = Dense(bodies[0]);
+  const Mat6 c = testing::DenseCompliance(bodies[0]);
   const Mat3 w = block.jacobian_b * c * block.jacobian_b.transpose();
   const Vec3 exact = w.ldlt().solve(-block.violation_free);
 
@@ -158,7 +108,7 @@ TEST(GaussSeidelTest, SingleBilateralBlockExactInOneSweep) {
 TEST(GaussSeidelTest, CoupledBlocksConvergeToAssembledSolution) {
   const std::vector<BodyCompliance> bodies = TwoBodies();
   ConstraintRows rows = CoupledRows();
-  const Assembled a = Assemble(rows, bodies);
+  const testing::AssembledSystem a = Assemble(rows, bodies);
   const VecX exact = a.w.ldlt().solve(-a.delta);
 
   GaussSeidelSolver solver;
@@ -181,7 +131,7 @@ TEST(GaussSeidelTest, CoupledBlocksConvergeToAssembledSolution) {
 TEST(GaussSeidelTest, WarmStartAtSolutionTakesOneSweep) {
   const std::vector<BodyCompliance> bodies = TwoBodies();
   ConstraintRows rows = CoupledRows();
-  const Assembled a = Assemble(rows, bodies);
+  const testing::AssembledSystem a = Assemble(rows, bodies);
   const VecX exact = a.w.ldlt().solve(-a.delta);
   rows.blocks[0].force = exact.segment<3>(0);
   rows.blocks[1].force = exact.segment<3>(3);
@@ -209,7 +159,7 @@ TEST(GaussSeidelTest, WarmStartAtSolutionTakesOneSweep) {
 // recomputed here from the forces after k-1 and k sweeps.
 TEST(GaussSeidelTest, ResidualIsLastSweepViolationChange) {
   const std::vector<BodyCompliance> bodies = TwoBodies();
-  const Assembled a = Assemble(CoupledRows(), bodies);
+  const testing::AssembledSystem a = Assemble(CoupledRows(), bodies);
   GaussSeidelSolver solver;
   SolverOptions options;
   options.tolerance = 0.0;
@@ -236,7 +186,7 @@ TEST(GaussSeidelTest, ResidualIsLastSweepViolationChange) {
 TEST(GaussSeidelTest, MaxIterationsRespected) {
   const std::vector<BodyCompliance> bodies = TwoBodies();
   ConstraintRows rows = CoupledRows();
-  const Assembled a = Assemble(rows, bodies);
+  const testing::AssembledSystem a = Assemble(rows, bodies);
   const VecX exact = a.w.ldlt().solve(-a.delta);
   GaussSeidelSolver solver;
   SolverOptions options;

@@ -11,12 +11,16 @@
 
 #include "server/constraint/contact_rows.h"
 #include "server/solver/gauss_seidel.h"
+#include "tests/unit/solver/assembled_system.h"
 
 namespace ligature {
 namespace {
 
-using MatX = Eigen::MatrixXd;
-using VecX = Eigen::VectorXd;
+using testing::Assemble;
+using testing::MatX;
+using testing::StackedDisplacements;
+using testing::StackedForces;
+using testing::VecX;
 
 constexpr double kH = 0.01;     // s
 constexpr double kG = 9.81;     // m/s^2
@@ -32,54 +36,6 @@ BodyCompliance BoxCompliance(double m, const Vec3& e, const Quat& q = Quat::Iden
   c.linear = kH * kH / m;
   c.angular = kH * kH * r * inertia.cwiseInverse().asDiagonal() * r.transpose();
   return c;
-}
-
-// The assembled system: H (rows x 6 per body), block-diagonal C, W = H C H^T, delta_free.
-struct Assembled {
-  MatX h, c, w;
-  VecX free;
-};
-
-Assembled Assemble(const ConstraintRows& rows, const std::vector<BodyCompliance>& bodies) {
-  Assembled a;
-  const int n = rows.Dimensions();
-  const int m = 6 * static_cast<int>(bodies.size());
-  a.h = MatX::Zero(n, m);
-  a.c = MatX::Zero(m, m);
-  a.free = VecX::Zero(n);
-  for (size_t i = 0; i < bodies.size(); ++i) {
-    a.c.block<3, 3>(6 * i, 6 * i) = bodies[i].linear * Mat3::Identity();
-    a.c.block<3, 3>(6 * i + 3, 6 * i + 3) = bodies[i].angular;
-  }
-  int row = 0;
-  for (const ConstraintBlock& b : rows.blocks) {
-    if (b.body_a != kWorldBody) {
-      a.h.block(row, 6 * b.body_a, b.dim, 6) = b.jacobian_a.topRows(b.dim);
-    }
-    if (b.body_b != kWorldBody) {
-      a.h.block(row, 6 * b.body_b, b.dim, 6) = b.jacobian_b.topRows(b.dim);
-    }
-    a.free.segment(row, b.dim) = b.violation_free.head(b.dim);
-    row += b.dim;
-  }
-  a.w = a.h * a.c * a.h.transpose();
-  return a;
-}
-
-VecX Forces(const ConstraintRows& rows) {
-  VecX f(rows.Dimensions());
-  int row = 0;
-  for (const ConstraintBlock& b : rows.blocks) {
-    f.segment(row, b.dim) = b.force.head(b.dim);
-    row += b.dim;
-  }
-  return f;
-}
-
-VecX Stacked(const std::vector<Vec6>& dq) {
-  VecX out(6 * dq.size());
-  for (size_t i = 0; i < dq.size(); ++i) out.segment<6>(6 * i) = dq[i];
-  return out;
 }
 
 // Generalized force [f, torque] the rows apply to each body: H_k^T f summed over blocks.
@@ -192,10 +148,10 @@ Stack BoxStack(int count, double friction, const Vec3& slide = Vec3::Zero()) {
 TEST(TunableLcpTest, BilateralMatchesDirectSolve) {
   std::vector<BodyCompliance> bodies;
   ConstraintRows rows = RandomBilateralRows(&bodies);
-  const Assembled a = Assemble(rows, bodies);
+  const testing::AssembledSystem a = Assemble(rows, bodies);
   const Eigen::FullPivLU<MatX> lu(a.w);
   ASSERT_EQ(lu.rank(), a.w.rows());
-  const VecX exact = lu.solve(-a.free);
+  const VecX exact = lu.solve(-a.delta);
 
   TunableLcpSolver solver;
   SolverOptions options;
@@ -206,12 +162,12 @@ TEST(TunableLcpTest, BilateralMatchesDirectSolve) {
   EXPECT_LT(result.iterations, options.max_iterations);
   EXPECT_LT(result.residual, options.tolerance);
   EXPECT_FALSE(result.budget_exhausted);
-  const VecX f = Forces(rows);
+  const VecX f = StackedForces(rows);
   EXPECT_LT((f - exact).norm(), 1e-9 * exact.norm()) << f.transpose() << "\n" << exact.transpose();
   ASSERT_EQ(dq.size(), bodies.size());
-  const VecX q = Stacked(dq);
+  const VecX q = StackedDisplacements(dq);
   EXPECT_LT((q - a.c * a.h.transpose() * f).norm(), 1e-14 * q.norm());
-  EXPECT_LT((a.free + a.h * q).cwiseAbs().maxCoeff(), 1e-14);
+  EXPECT_LT((a.delta + a.h * q).cwiseAbs().maxCoeff(), 1e-14);
 }
 
 // A box on the ground at four corners, falling for one step: the contacts carry its weight
@@ -264,8 +220,8 @@ TEST(TunableLcpTest, SeparatingContactVanishes) {
   EXPECT_LT(result.residual, options.tolerance);
   EXPECT_EQ(rows.blocks[0].force.x(), 0.0);
   EXPECT_GT(rows.blocks[1].force.x(), 0.0);
-  const Assembled a = Assemble(rows, bodies);
-  const VecX delta = a.free + a.h * Stacked(dq);
+  const testing::AssembledSystem a = Assemble(rows, bodies);
+  const VecX delta = a.delta + a.h * StackedDisplacements(dq);
   EXPECT_GT(delta[0], 0.0);
   EXPECT_NEAR(delta[1], 0.0, 1e-12);
 }
@@ -323,14 +279,14 @@ TEST(TunableLcpTest, MixedSetsMatchBruteForceLcp) {
   rows.blocks.push_back(PairRow(0, o0, 1, o1, Vec3(-0.3, 0.4, -0.2), n1, -0.001));
   rows.blocks.push_back(PairRow(0, o0, 1, o1, Vec3(0.45, 0.4, -0.2), n1, -0.004));
   rows.blocks.push_back(PairRow(0, o0, 1, o1, Vec3(0.1, 0.4, 0.35), n1, -0.004));
-  const Assembled a = Assemble(rows, bodies);
+  const testing::AssembledSystem a = Assemble(rows, bodies);
   ASSERT_GT(a.w.ldlt().rcond(), 1e-8);
-  const std::vector<VecX> lcp = EnumerateLcp(a.w, a.free);
+  const std::vector<VecX> lcp = EnumerateLcp(a.w, a.delta);
   ASSERT_EQ(lcp.size(), 1u);
   const VecX& exact = lcp[0];
   // The case is non-trivial: some row with delta_free < 0 vanishes.
   bool released = false;
-  for (int i = 0; i < exact.size(); ++i) released |= a.free[i] < 0.0 && exact[i] == 0.0;
+  for (int i = 0; i < exact.size(); ++i) released |= a.delta[i] < 0.0 && exact[i] == 0.0;
   ASSERT_TRUE(released) << exact.transpose();
 
   TunableLcpSolver solver;
@@ -341,7 +297,7 @@ TEST(TunableLcpTest, MixedSetsMatchBruteForceLcp) {
   std::vector<Vec6> dq;
   const SolveResult result = solver.Solve(rows, bodies, options, &dq);
   EXPECT_LT(result.residual, options.tolerance);
-  const VecX f = Forces(rows);
+  const VecX f = StackedForces(rows);
   EXPECT_LT((f - exact).norm(), 1e-9 * exact.norm()) << f.transpose() << "\n" << exact.transpose();
   for (int i = 0; i < exact.size(); ++i) {
     if (exact[i] == 0.0) {
@@ -425,11 +381,11 @@ TEST(TunableLcpTest, WarmStartAtSolutionConvergesImmediately) {
   const SolveResult cold = solver.Solve(s.rows, s.bodies, options, &dq);
   ASSERT_LT(cold.residual, options.tolerance);
   EXPECT_GT(cold.iterations, 5);
-  const VecX solution = Forces(s.rows);
+  const VecX solution = StackedForces(s.rows);
   const SolveResult warm = solver.Solve(s.rows, s.bodies, options, &dq);
   EXPECT_LE(warm.iterations, 1);
   EXPECT_LT(warm.residual, options.tolerance);
-  EXPECT_LT((Forces(s.rows) - solution).norm(), 1e-9 * solution.norm());
+  EXPECT_LT((StackedForces(s.rows) - solution).norm(), 1e-9 * solution.norm());
 }
 
 // The iteration cap is a hard stop, and it is not reported as a budget stop.
