@@ -320,7 +320,7 @@ void World::SolveGaussSeidel() {
 // alone. Velocity pass: the same constraints on velocities (delta = h J v), with friction
 // and restitution; its displacements become velocity changes in the correction motion.
 void World::SolveTunable() {
-  constexpr int kPositionRounds = 2;
+  constexpr int kMaxPositionRounds = 4;
   const SolverSettings& s = settings_.solver;
   const double h = settings_.dt();
   const int n = bodies_.size();
@@ -332,13 +332,15 @@ void World::SolveTunable() {
 
   // Position pass: remove penetration beyond the slop and joint drift, from zero forces.
   // The rows are linear in the displacements while the joints are not, so with joints the
-  // pass runs twice, the second time re-linearized at the corrected poses (a Newton step),
-  // with half the pass's iterations and budget each.
-  const int rounds = constraints_.size() > 0 ? kPositionRounds : 1;
+  // pass repeats, re-linearized at the corrected poses (Newton steps), until the joints'
+  // error is within the tolerance, for at most kMaxPositionRounds rounds; each round may
+  // use the pass's share of the iterations, and together they keep to its share of the
+  // budget.
+  const int rounds = constraints_.size() > 0 ? kMaxPositionRounds : 1;
   SolveResult position;
   double deepest = 0.0;
   for (int round = 0; round < rounds; ++round) {
-    // The second round only when the pass's share of the budget is not spent.
+    // Another round only when the pass's share of the budget is not spent.
     if (round > 0 && s.time_budget_us > 0.0 &&
         tick_clock.ElapsedUs() >= s.time_budget_us * share) {
       position.budget_exhausted = true;
@@ -350,14 +352,23 @@ void World::SolveTunable() {
       rows_.blocks[k].violation_free.x() = contacts_[k].point.distance + kPenetrationSlop;
     }
     BuildJointRows(free_position_, free_orientation_, JointLevel::kPosition);
+    if (round > 0) {
+      double error = 0.0;
+      for (size_t k = contacts_.size(); k < rows_.blocks.size(); ++k) {
+        const ConstraintBlock& b = rows_.blocks[k];
+        for (int d = 0; d < b.dim; ++d) {
+          const double v = b.violation_free[d];
+          error = std::max(error, b.law == ConstraintLaw::kUnilateral ? -v : std::abs(v));
+        }
+      }
+      if (error <= s.tolerance) break;
+    }
     for (ConstraintBlock& b : rows_.blocks) b.force.setZero();
     options.warm_start = false;
-    options.max_iterations =
-        std::max(1, static_cast<int>(s.max_iterations * share / rounds));
+    options.max_iterations = std::max(1, static_cast<int>(s.max_iterations * share));
     options.time_budget_us =
         s.time_budget_us > 0.0
-            ? std::max(1e-3, s.time_budget_us * share * (round + 1) / rounds -
-                                 tick_clock.ElapsedUs())
+            ? std::max(1e-3, s.time_budget_us * share - tick_clock.ElapsedUs())
             : 0.0;
     const SolveResult r = tunable_.Solve(rows_, compliance_, options, &displacements_);
     position.iterations += r.iterations;
@@ -405,7 +416,7 @@ void World::SolveTunable() {
   BuildJointRows(free_position_, free_orientation_, JointLevel::kVelocity);
   stats_.constraint_rows = rows_.Dimensions();
   options.warm_start = s.warm_start;
-  options.max_iterations = std::max(1, s.max_iterations - position.iterations);
+  options.max_iterations = std::max(1, static_cast<int>(s.max_iterations * (1.0 - share)));
   // What is left of the budget; when nothing is, a single iteration still gives the
   // contacts and joints their impulses (the tick overruns by at most that iteration).
   const double left = s.time_budget_us - tick_clock.ElapsedUs();
