@@ -336,9 +336,13 @@ void World::SolveTunable() {
   // error is within the tolerance, for at most kMaxPositionRounds rounds; each round may
   // use the pass's share of the iterations, and together they keep to its share of the
   // budget.
-  const int rounds = constraints_.size() > 0 ? kMaxPositionRounds : 1;
+  // Nothing to correct (no joints, no contact deeper than the slop): no position pass.
+  bool penetrating = false;
+  for (const Contact& c : contacts_) penetrating |= c.point.distance < -kPenetrationSlop;
+  const int rounds = constraints_.size() > 0 ? kMaxPositionRounds : (penetrating ? 1 : 0);
   SolveResult position;
   double deepest = 0.0;
+  for (const Contact& c : contacts_) deepest = std::max(deepest, -c.point.distance);
   for (int round = 0; round < rounds; ++round) {
     // Another round only when the pass's share of the budget is not spent.
     if (round > 0 && s.time_budget_us > 0.0 &&
