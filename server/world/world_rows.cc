@@ -1,0 +1,120 @@
+// Constraint rows of a world's step: contacts and joints at given poses, per-body
+// compliance, and the warm-start memory. Used by both solver pipelines (world_solve.cc).
+
+#include <algorithm>
+#include <cmath>
+
+#include "server/constraint/contact_rows.h"
+#include "server/constraint/joint_rows.h"
+#include "server/world/world.h"
+
+namespace ligature {
+
+// Contact blocks at `positions` (lever arms), warm-started from the cache. With the
+// Gauss-Seidel pipeline the gap term follows ContactGap (speculative, slow recovery).
+void World::BuildContactRows(const std::vector<Vec3>& positions,
+                             const std::vector<Quat>& orientations, bool with_friction,
+                             bool warm) {
+  const double h = settings_.dt();
+  for (const Contact& c : contacts_) {
+    const double mu =
+        with_friction
+            ? std::sqrt(bodies_.material[c.a].friction * bodies_.material[c.b].friction)
+            : 0.0;
+    auto side = [&](uint32_t i) {
+      ContactBody s;
+      s.index = bodies_.IsDynamic(i) ? i : kWorldBody;
+      s.origin = positions[i];
+      s.linear_velocity = bodies_.linear_velocity[i];
+      s.angular_velocity = bodies_.angular_velocity[i];
+      return s;
+    };
+    ConstraintBlock block = MakeContactBlock(c.point, side(c.a), side(c.b), mu, h);
+    if (warm) {
+      const Vec3 local_a =
+          Transform{positions[c.a], orientations[c.a]}.InverseApply(c.point.position);
+      block.force =
+          contact_cache_.Lookup(bodies_.HandleAt(c.a), bodies_.HandleAt(c.b), local_a);
+    }
+    rows_.blocks.push_back(block);
+  }
+}
+
+// Joint blocks at the given centre-of-mass poses. At JointLevel::kPosition their
+// violations are the joints' geometric errors there; at JointLevel::kVelocity they are the
+// relative motion the current velocities would cause over the step, h J v (a limit keeps
+// its remaining room, so it is speculative). A curve constraint whose point left the curve
+// through a releasing end emits nothing and is removed at the end of the step
+// (RemoveReleasedJoints), which reports it in this tick's frame.
+void World::BuildJointRows(const std::vector<Vec3>& positions,
+                           const std::vector<Quat>& orientations, JointLevel level) {
+  const double h = settings_.dt();
+  joint_blocks_.clear();
+  auto side = [&](BodyHandle handle) {
+    JointSide s;
+    if (handle.IsNull()) return s;
+    const uint32_t i = bodies_.Index(handle);
+    s.index = bodies_.IsDynamic(i) ? i : kWorldBody;
+    s.pose = {positions[i], orientations[i]};
+    return s;
+  };
+  auto velocity = [&](uint32_t i) {
+    Vec6 v = Vec6::Zero();
+    if (i != kWorldBody) v << bodies_.linear_velocity[i], bodies_.angular_velocity[i];
+    return v;
+  };
+  auto& joints = constraints_.joints();
+  for (uint32_t k = 0; k < joints.size(); ++k) {
+    if (std::find(released_.begin(), released_.end(), k) != released_.end()) continue;
+    const uint32_t first = static_cast<uint32_t>(rows_.blocks.size());
+    const JointRowsResult r =
+        AppendJointRows(joints[k], side(joints[k].body_a), side(joints[k].body_b), &rows_);
+    if (r.released) released_.push_back(k);
+    if (r.blocks == 0) continue;
+    joint_blocks_.push_back({k, first, r.blocks});
+    if (level == JointLevel::kPosition) continue;
+    for (int m = 0; m < r.blocks; ++m) {
+      ConstraintBlock& b = rows_.blocks[first + m];
+      const Vec3 hjv = h * (b.jacobian_a * velocity(b.body_a) + b.jacobian_b * velocity(b.body_b));
+      if (b.law == ConstraintLaw::kUnilateral) {
+        b.violation_free.x() = std::max(b.violation_free.x(), 0.0) + hjv.x();
+      } else {
+        b.violation_free = hjv;
+      }
+    }
+  }
+}
+
+// Per-body compliance h^2 M^-1 at the given orientations.
+void World::UpdateCompliance(const std::vector<Quat>& orientations) {
+  const int n = bodies_.size();
+  const double h2 = settings_.dt() * settings_.dt();
+  compliance_.resize(n);
+  for (int i = 0; i < n; ++i) {
+    const Mat3 r = orientations[i].toRotationMatrix();
+    compliance_[i].linear = h2 * bodies_.inv_mass[i];
+    compliance_[i].angular = h2 * r * bodies_.inv_inertia_local[i] * r.transpose();
+  }
+}
+
+// Remembers the solved forces for the next tick's warm start: contact blocks first in
+// rows_ (matched by their point in A's frame at the poses the rows were built on), then the
+// joints' blocks as recorded in joint_blocks_.
+void World::StoreWarmStart(const std::vector<Vec3>& positions,
+                           const std::vector<Quat>& orientations) {
+  for (size_t k = 0; k < contacts_.size(); ++k) {
+    const Contact& c = contacts_[k];
+    const Vec3 local_a =
+        Transform{positions[c.a], orientations[c.a]}.InverseApply(c.point.position);
+    contact_cache_.Store(bodies_.HandleAt(c.a), bodies_.HandleAt(c.b), local_a,
+                         rows_.blocks[k].force);
+  }
+  auto& joints = constraints_.joints();
+  for (const JointBlocks& jb : joint_blocks_) {
+    for (int m = 0; m < jb.count; ++m) {
+      joints[jb.joint].forces[m] = rows_.blocks[jb.first + m].force;
+    }
+  }
+}
+
+}  // namespace ligature

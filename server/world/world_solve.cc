@@ -1,0 +1,196 @@
+// The two solver pipelines of a world's solve stage (see world_step.cc): Gauss-Seidel with
+// joint post-stabilization, and the post-stabilized tunable LCP passes.
+
+#include <algorithm>
+#include <cmath>
+
+#include "server/constraint/contact_rows.h"
+#include "server/solver/solve_clock.h"
+#include "server/world/world.h"
+
+namespace ligature {
+
+// One position-level solve of every row on the free-motion poses.
+void World::SolveGaussSeidel() {
+  UpdateCompliance(free_orientation_);
+  SolverOptions options;
+  options.max_iterations = settings_.solver.max_iterations;
+  options.tolerance = settings_.solver.tolerance;
+  options.warm_start = settings_.solver.warm_start;
+  options.time_budget_us = settings_.solver.time_budget_us;
+  const SolveResult result = gauss_seidel_.Solve(rows_, compliance_, options, &displacements_);
+  stats_.iterations = result.iterations;
+  stats_.residual = result.residual;
+  stats_.budget_exhausted = result.budget_exhausted;
+  StoreWarmStart(bodies_.position, bodies_.orientation);
+}
+
+// Post-stabilized passes of the tunable pipeline. Position pass: contact normals and joint
+// rows at the free-motion poses, solved for displacements that are applied to the poses
+// alone. Velocity pass: the same constraints on velocities (delta = h J v), with friction
+// and restitution; its displacements become velocity changes in the correction motion.
+void World::SolveTunable() {
+  constexpr int kMaxPositionRounds = 4;
+  const SolverSettings& s = settings_.solver;
+  const double h = settings_.dt();
+  const int n = bodies_.size();
+  UpdateCompliance(free_orientation_);
+  SolverOptions options;
+  options.tolerance = s.tolerance;
+  const double share = std::clamp(s.position_share, 0.0, 1.0);
+  const SolveClock tick_clock(s.time_budget_us);
+
+  // Position pass: remove penetration beyond the slop and joint drift, from zero forces.
+  // The rows are linear in the displacements while the joints are not, so with joints the
+  // pass repeats, re-linearized at the corrected poses (Newton steps), until the joints'
+  // error is within the tolerance, for at most kMaxPositionRounds rounds; each round may
+  // use the pass's share of the iterations, and together they keep to its share of the
+  // budget.
+  // Nothing to correct (no joints, no contact deeper than the slop): no position pass.
+  bool penetrating = false;
+  for (const Contact& c : contacts_) penetrating |= c.point.distance < -kPenetrationSlop;
+  const int rounds = constraints_.size() > 0 ? kMaxPositionRounds : (penetrating ? 1 : 0);
+  SolveResult position;
+  double deepest = 0.0;
+  for (const Contact& c : contacts_) deepest = std::max(deepest, -c.point.distance);
+  for (int round = 0; round < rounds; ++round) {
+    // Another round only when the pass's share of the budget is not spent.
+    if (round > 0 && s.time_budget_us > 0.0 &&
+        tick_clock.ElapsedUs() >= s.time_budget_us * share) {
+      position.budget_exhausted = true;
+      break;
+    }
+    rows_.Clear();
+    BuildContactRows(free_position_, free_orientation_, false, false);
+    for (size_t k = 0; k < contacts_.size(); ++k) {
+      rows_.blocks[k].violation_free.x() = contacts_[k].point.distance + kPenetrationSlop;
+    }
+    BuildJointRows(free_position_, free_orientation_, JointLevel::kPosition);
+    if (round > 0) {
+      double error = 0.0;
+      for (size_t k = contacts_.size(); k < rows_.blocks.size(); ++k) {
+        const ConstraintBlock& b = rows_.blocks[k];
+        for (int d = 0; d < b.dim; ++d) {
+          const double v = b.violation_free[d];
+          error = std::max(error, b.law == ConstraintLaw::kUnilateral ? -v : std::abs(v));
+        }
+      }
+      if (error <= s.tolerance) break;
+    }
+    for (ConstraintBlock& b : rows_.blocks) b.force.setZero();
+    options.warm_start = false;
+    options.max_iterations = std::max(1, static_cast<int>(s.max_iterations * share));
+    options.time_budget_us =
+        s.time_budget_us > 0.0
+            ? std::max(1e-3, s.time_budget_us * share - tick_clock.ElapsedUs())
+            : 0.0;
+    const SolveResult r = tunable_.Solve(rows_, compliance_, options, &displacements_);
+    position.iterations += r.iterations;
+    position.budget_exhausted |= r.budget_exhausted;
+    deepest = 0.0;
+    for (size_t k = 0; k < contacts_.size(); ++k) {
+      const ConstraintBlock& b = rows_.blocks[k];
+      double after = b.violation_free.x() - kPenetrationSlop;
+      if (b.body_a != kWorldBody) after += b.jacobian_a.row(0) * displacements_[b.body_a];
+      if (b.body_b != kWorldBody) after += b.jacobian_b.row(0) * displacements_[b.body_b];
+      deepest = std::max(deepest, -after);
+    }
+    for (int i = 0; i < n; ++i) {
+      if (bodies_.kind[i] != BodyKind::kDynamic) continue;
+      free_position_[i] += displacements_[i].head<3>();
+      free_orientation_[i] = Rotated(free_orientation_[i], displacements_[i].tail<3>());
+    }
+    // Contacts' distances move with the bodies: the second round sees what is left.
+    for (size_t k = 0; k < contacts_.size(); ++k) {
+      const ConstraintBlock& b = rows_.blocks[k];
+      double moved = 0.0;
+      if (b.body_a != kWorldBody) moved += b.jacobian_a.row(0) * displacements_[b.body_a];
+      if (b.body_b != kWorldBody) moved += b.jacobian_b.row(0) * displacements_[b.body_b];
+      contacts_[k].point.distance += moved;
+    }
+  }
+
+  // Velocity pass: rows on velocities, warm-started, with the rest of the budget.
+  rows_.Clear();
+  BuildContactRows(free_position_, free_orientation_, true, true);
+  for (size_t k = 0; k < contacts_.size(); ++k) {
+    ConstraintBlock& b = rows_.blocks[k];
+    const double gap = contacts_[k].point.distance;
+    // MakeContactBlock put gap + h v_n in row 0; keep h v_n, allow closing a real gap.
+    const double hvn = b.violation_free.x() - ContactGap(gap);
+    const double epsilon = std::max(bodies_.material[contacts_[k].a].restitution,
+                                    bodies_.material[contacts_[k].b].restitution);
+    const double bounce_speed = std::max(kBounceThreshold, 2.0 * settings_.gravity.norm() * h);
+    if (gap <= kPenetrationSlop && hvn < -bounce_speed * h) {
+      b.violation_free.x() = (1.0 + epsilon) * hvn;  // leave with -epsilon v_n
+    } else {
+      b.violation_free.x() = std::max(gap, 0.0) + hvn;
+    }
+  }
+  BuildJointRows(free_position_, free_orientation_, JointLevel::kVelocity);
+  stats_.constraint_rows = rows_.Dimensions();
+  options.warm_start = s.warm_start;
+  options.max_iterations = std::max(1, static_cast<int>(s.max_iterations * (1.0 - share)));
+  // What is left of the budget; when nothing is, a single iteration still gives the
+  // contacts and joints their impulses (the tick overruns by at most that iteration).
+  const double left = s.time_budget_us - tick_clock.ElapsedUs();
+  options.time_budget_us = s.time_budget_us > 0.0 ? std::max(1e-3, left) : 0.0;
+  if (s.time_budget_us > 0.0 && left <= 0.0) options.max_iterations = 1;
+  const SolveResult velocity = tunable_.Solve(rows_, compliance_, options, &displacements_);
+  stats_.iterations = position.iterations + velocity.iterations;
+  stats_.residual = velocity.residual;
+  stats_.budget_exhausted = position.budget_exhausted || velocity.budget_exhausted;
+  stats_.max_penetration = deepest;
+  StoreWarmStart(free_position_, free_orientation_);
+}
+
+// Post-stabilization of the joints (Gauss-Seidel pipeline): the solve linearized the joints
+// at the free-motion poses, and large rotations leave a second-order error. The joint rows
+// are rebuilt at the corrected poses and solved once more; the displacements move the
+// poses alone, so drift is removed without feeding energy into the velocities.
+void World::StabilizeJoints() {
+  if (settings_.solver.kind != SolverKind::kGaussSeidel || constraints_.size() == 0) return;
+  const int n = bodies_.size();
+  rows_.Clear();
+  BuildJointRows(bodies_.position, bodies_.orientation, JointLevel::kPosition);
+  if (rows_.blocks.empty()) return;
+  for (ConstraintBlock& b : rows_.blocks) {
+    b.force.setZero();
+    // Friction and limits take no part: only the bilateral geometry is projected.
+    if (b.law != ConstraintLaw::kBilateral && b.law != ConstraintLaw::kUnilateral) {
+      b.law = ConstraintLaw::kBilateral;
+      b.dim = std::min(b.dim, 2);
+    }
+  }
+  UpdateCompliance(bodies_.orientation);
+  SolverOptions options;
+  options.max_iterations = settings_.solver.max_iterations;
+  options.tolerance = settings_.solver.tolerance;
+  options.warm_start = false;
+  gauss_seidel_.Solve(rows_, compliance_, options, &displacements_);
+  for (int i = 0; i < n; ++i) {
+    if (!bodies_.IsDynamic(i)) continue;
+    const Vec3 p = bodies_.position[i] + displacements_[i].head<3>();
+    const Quat q = Rotated(bodies_.orientation[i], displacements_[i].tail<3>());
+    if (!p.allFinite() || !q.coeffs().allFinite()) continue;
+    bodies_.position[i] = p;
+    bodies_.orientation[i] = q;
+  }
+}
+
+// Deepest overlap left by a Gauss-Seidel step: each contact's gap after the step, to first
+// order, is its distance plus the change of its normal row (h v_n + J dq).
+double World::MaxPenetration() const {
+  double deepest = 0.0;
+  for (size_t k = 0; k < contacts_.size(); ++k) {
+    const ConstraintBlock& b = rows_.blocks[k];
+    double after = b.violation_free.x() - ContactGap(contacts_[k].point.distance) +
+                   contacts_[k].point.distance;
+    if (b.body_a != kWorldBody) after += b.jacobian_a.row(0) * displacements_[b.body_a];
+    if (b.body_b != kWorldBody) after += b.jacobian_b.row(0) * displacements_[b.body_b];
+    deepest = std::max(deepest, -after);
+  }
+  return deepest;
+}
+
+}  // namespace ligature
