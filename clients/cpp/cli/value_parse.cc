@@ -143,6 +143,13 @@ absl::StatusOr<ligature::v1::BodyKind> ParseBodyKind(absl::string_view text) {
       absl::StrCat("expected dynamic, kinematic or static, got \"", text, "\""));
 }
 
+absl::StatusOr<ligature::v1::SolverKind> ParseSolverKind(absl::string_view text) {
+  if (text == "gauss-seidel") return ligature::v1::SOLVER_KIND_GAUSS_SEIDEL;
+  if (text == "tunable") return ligature::v1::SOLVER_KIND_TUNABLE_LCP;
+  return absl::InvalidArgumentError(
+      absl::StrCat("expected gauss-seidel or tunable, got \"", text, "\""));
+}
+
 absl::StatusOr<std::vector<std::string>> ParseIdList(absl::string_view text) {
   std::vector<std::string> ids = absl::StrSplit(text, ',');
   for (const std::string& id : ids) {

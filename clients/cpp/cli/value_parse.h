@@ -34,6 +34,8 @@ absl::StatusOr<ligature::v1::Shape> ParseShapeSpec(absl::string_view text);
 
 // "dynamic", "kinematic" or "static".
 absl::StatusOr<ligature::v1::BodyKind> ParseBodyKind(absl::string_view text);
+// "gauss-seidel" or "tunable".
+absl::StatusOr<ligature::v1::SolverKind> ParseSolverKind(absl::string_view text);
 
 // "a,b,c": one or more non-empty ids.
 absl::StatusOr<std::vector<std::string>> ParseIdList(absl::string_view text);

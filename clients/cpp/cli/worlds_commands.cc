@@ -83,8 +83,22 @@ absl::Status UpdateWorld(const Invocation& invocation) {
     settings->mutable_solver()->set_max_iterations(*iterations);
     mask.push_back("settings.solver.max_iterations");
   }
+  LIGATURE_ASSIGN_OR_RETURN(const std::optional<v1::SolverKind> solver,
+                            OptionalFlag(invocation, "solver", ParseSolverKind));
+  if (solver.has_value()) {
+    settings->mutable_solver()->set_kind(*solver);
+    mask.push_back("settings.solver.kind");
+  }
+  LIGATURE_ASSIGN_OR_RETURN(const std::optional<double> budget,
+                            OptionalFlag(invocation, "budget-us", ParseNumber));
+  if (budget.has_value()) {
+    settings->mutable_solver()->set_time_budget_us(*budget);
+    mask.push_back("settings.solver.time_budget_us");
+  }
   if (mask.empty()) {
-    return UsageError("nothing to update: give --rate, --paused, --gravity or --iterations");
+    return UsageError(
+        "nothing to update: give --rate, --paused, --gravity, --iterations, --solver or "
+        "--budget-us");
   }
 
   Client client(invocation.server, invocation.client_options);
@@ -119,9 +133,10 @@ std::vector<Command> WorldCommands() {
       {{"worlds", "delete"}, {"W"}, "", "Delete a world.", {}, DeleteWorld},
       {{"worlds", "update"},
        {"W"},
-       "[--rate HZ] [--paused true|false] [--gravity x,y,z] [--iterations N]",
+       "[--rate HZ] [--paused true|false] [--gravity x,y,z] [--iterations N] "
+       "[--solver gauss-seidel|tunable] [--budget-us US]",
        "Change world settings; only the flags given are changed.",
-       {{"rate"}, {"paused"}, {"gravity"}, {"iterations"}},
+       {{"rate"}, {"paused"}, {"gravity"}, {"iterations"}, {"solver"}, {"budget-us"}},
        UpdateWorld},
       {{"step"},
        {"W", "N"},

@@ -164,6 +164,17 @@ TEST_F(CliTest, WorldsUpdateBuildsMaskFromFlags) {
   EXPECT_THAT(server_.recorded().update_world.update_mask().paths(),
               ElementsAre("settings.rate_hz", "settings.gravity"));
   EXPECT_EQ(server_.recorded().update_world.world().settings().gravity().y(), -1.6);
+
+  run = RunAgainstServer({"worlds", "update", "demo", "--solver", "tunable", "--budget-us", "500"});
+  EXPECT_EQ(run.code, 0) << run.err;
+  EXPECT_THAT(server_.recorded().update_world.update_mask().paths(),
+              ElementsAre("settings.solver.kind", "settings.solver.time_budget_us"));
+  EXPECT_EQ(server_.recorded().update_world.world().settings().solver().kind(),
+            ligature::v1::SOLVER_KIND_TUNABLE_LCP);
+  EXPECT_EQ(server_.recorded().update_world.world().settings().solver().time_budget_us(), 500);
+
+  run = RunAgainstServer({"worlds", "update", "demo", "--solver", "fastest"});
+  EXPECT_EQ(run.code, 2);
 }
 
 TEST_F(CliTest, WorldsGetAndDelete) {
