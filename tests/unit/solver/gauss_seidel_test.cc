@@ -1,5 +1,4 @@
 #include "server/solver/gauss_seidel.h"
-#include "tests/unit/solver/assembled_system.h"
 
 #include <gtest/gtest.h>
 
@@ -7,6 +6,8 @@
 #include <algorithm>
 #include <random>
 #include <vector>
+
+#include "tests/unit/solver/assembled_system.h"
 
 namespace ligature {
 namespace {
