@@ -9,6 +9,17 @@
 #include "server/world/world.h"
 
 namespace ligature {
+namespace {
+
+// How much the displacements dq change a block's first row (a contact's normal gap), m.
+double NormalRowChange(const ConstraintBlock& b, const std::vector<Vec6>& dq) {
+  double change = 0.0;
+  if (b.body_a != kWorldBody) change += b.jacobian_a.row(0) * dq[b.body_a];
+  if (b.body_b != kWorldBody) change += b.jacobian_b.row(0) * dq[b.body_b];
+  return change;
+}
+
+}  // namespace
 
 // One position-level solve of every row on the free-motion poses.
 void World::SolveGaussSeidel() {
@@ -87,26 +98,17 @@ void World::SolveTunable() {
     const SolveResult r = tunable_.Solve(rows_, compliance_, options, &displacements_);
     position.iterations += r.iterations;
     position.budget_exhausted |= r.budget_exhausted;
-    deepest = 0.0;
-    for (size_t k = 0; k < contacts_.size(); ++k) {
-      const ConstraintBlock& b = rows_.blocks[k];
-      double after = b.violation_free.x() - kPenetrationSlop;
-      if (b.body_a != kWorldBody) after += b.jacobian_a.row(0) * displacements_[b.body_a];
-      if (b.body_b != kWorldBody) after += b.jacobian_b.row(0) * displacements_[b.body_b];
-      deepest = std::max(deepest, -after);
-    }
     for (int i = 0; i < n; ++i) {
       if (bodies_.kind[i] != BodyKind::kDynamic) continue;
       free_position_[i] += displacements_[i].head<3>();
       free_orientation_[i] = Rotated(free_orientation_[i], displacements_[i].tail<3>());
     }
-    // Contacts' distances move with the bodies: the second round sees what is left.
+    // Contacts' distances move with the bodies (to first order): the next round and the
+    // reported penetration see what is left.
+    deepest = 0.0;
     for (size_t k = 0; k < contacts_.size(); ++k) {
-      const ConstraintBlock& b = rows_.blocks[k];
-      double moved = 0.0;
-      if (b.body_a != kWorldBody) moved += b.jacobian_a.row(0) * displacements_[b.body_a];
-      if (b.body_b != kWorldBody) moved += b.jacobian_b.row(0) * displacements_[b.body_b];
-      contacts_[k].point.distance += moved;
+      contacts_[k].point.distance += NormalRowChange(rows_.blocks[k], displacements_);
+      deepest = std::max(deepest, -contacts_[k].point.distance);
     }
   }
 
@@ -184,10 +186,8 @@ double World::MaxPenetration() const {
   double deepest = 0.0;
   for (size_t k = 0; k < contacts_.size(); ++k) {
     const ConstraintBlock& b = rows_.blocks[k];
-    double after = b.violation_free.x() - ContactGap(contacts_[k].point.distance) +
-                   contacts_[k].point.distance;
-    if (b.body_a != kWorldBody) after += b.jacobian_a.row(0) * displacements_[b.body_a];
-    if (b.body_b != kWorldBody) after += b.jacobian_b.row(0) * displacements_[b.body_b];
+    const double after = b.violation_free.x() - ContactGap(contacts_[k].point.distance) +
+                         contacts_[k].point.distance + NormalRowChange(b, displacements_);
     deepest = std::max(deepest, -after);
   }
   return deepest;

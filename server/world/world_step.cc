@@ -2,9 +2,10 @@
 //
 // Two solver pipelines share the stages:
 //  - Gauss-Seidel (default): contacts are found at the start-of-tick poses with a
-//    speculative margin, every row is a position-level constraint on the free-motion poses
-//    (delta = gap + h v), one solve gives displacements dq, and the correction motion sets
-//    x = x_free + dq, v = v_free + dq / h.
+//    speculative margin and solved at position level (delta = gap + h v), joints at
+//    velocity level (delta = h J v); one solve gives displacements dq, the correction motion
+//    sets x = x_free + dq, v = v_free + dq / h, and the joints are then re-projected on
+//    positions alone (StabilizeJoints).
 //  - Tunable LCP (post-stabilized, after the tunable-LCP paper): contacts are found at the
 //    free-motion poses; a position pass removes penetration and joint drift by
 //    displacements alone; a velocity pass solves contact and joint rows on velocities
