@@ -20,6 +20,10 @@ struct BodyCompliance {
     out << linear * wrench.head<3>(), angular * wrench.tail<3>();
     return out;
   }
+  // j . C j: the displacement along a unit generalized force j per unit force.
+  double Quadratic(const Vec6& j) const {
+    return linear * j.head<3>().squaredNorm() + j.tail<3>().dot(angular * j.tail<3>());
+  }
 };
 
 }  // namespace ligature

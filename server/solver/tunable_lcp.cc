@@ -18,6 +18,10 @@ bool IsFrictionRow(ConstraintLaw law, int d) {
          (law == ConstraintLaw::kBilateralFriction && d == 2);
 }
 
+// |(x, y)|. Forces and displacements are far from overflow, so the plain root does (hypot's
+// care for extreme exponents costs more than the rest of a friction check).
+double Norm2(double x, double y) { return std::sqrt(x * x + y * y); }
+
 }  // namespace
 
 // Per-block C H^T, the row layout, each row's kind and its Jacobi scale. Rows that no body
@@ -37,6 +41,8 @@ void TunableLcpSolver::Prepare(const ConstraintRows& rows,
   p_.assign(num_rows, 0.0);
   q_.assign(num_rows, 0.0);
   body_.assign(compliance.size(), Vec6::Zero());
+  body_f_.assign(compliance.size(), Vec6::Zero());
+  compliance_ = compliance;
 
   uint32_t next = 0;
   for (size_t bi = 0; bi < rows.blocks.size(); ++bi) {
@@ -47,38 +53,33 @@ void TunableLcpSolver::Prepare(const ConstraintRows& rows,
     assert(b.law != ConstraintLaw::kBilateralFriction || b.dim == 3);
     BlockCache& c = block_[bi];
     c.first_row = next;
-    c.cjt_a.setZero();
-    c.cjt_b.setZero();
-    Mat3 w = Mat3::Zero();
-    if (b.body_a != kWorldBody) {
-      assert(b.body_a < compliance.size());
-      for (int d = 0; d < b.dim; ++d) {
-        c.cjt_a.col(d) = compliance[b.body_a].Apply(b.jacobian_a.row(d).transpose());
+    // Only W's diagonal is needed (the Jacobi scales): w_d = H_d C H_d^T on each side.
+    Vec3 w = Vec3::Zero();
+    for (int d = 0; d < b.dim; ++d) {
+      if (b.body_a != kWorldBody) {
+        assert(b.body_a < compliance.size());
+        w[d] += compliance[b.body_a].Quadratic(b.jacobian_a.row(d).transpose());
       }
-      w += b.jacobian_a * c.cjt_a;
-    }
-    if (b.body_b != kWorldBody) {
-      assert(b.body_b < compliance.size());
-      for (int d = 0; d < b.dim; ++d) {
-        c.cjt_b.col(d) = compliance[b.body_b].Apply(b.jacobian_b.row(d).transpose());
+      if (b.body_b != kWorldBody) {
+        assert(b.body_b < compliance.size());
+        w[d] += compliance[b.body_b].Quadratic(b.jacobian_b.row(d).transpose());
       }
-      w += b.jacobian_b * c.cjt_b;
     }
     // The two tangent rows of a contact share one scale: the held friction law needs a
     // scalar w_t (its stick estimate f_t - delta_t / w_t then moves the force straight
     // against the slip, so its fixed point is Coulomb's), and CG scales both rows alike.
-    const double tangent_scale = std::max(w(1, 1), w(2, 2));
+    const double tangent_scale = std::max(w[1], w[2]);
     c.has_friction = false;
     for (int d = 0; d < b.dim; ++d) {
       RowKind& kind = kind_[next + d];
       kind = IsNormalRow(b.law, d)     ? RowKind::kNormal
              : IsFrictionRow(b.law, d) ? RowKind::kFriction
                                        : RowKind::kBilateral;
-      double scale = w(d, d);
+      double scale = w[d];
       if (kind == RowKind::kFriction && b.law == ConstraintLaw::kFrictionContact) {
         scale = tangent_scale;
       }
-      if (!(w(d, d) > 0.0) || (kind == RowKind::kFriction && !(b.friction > 0.0))) {
+      if (!(w[d] > 0.0) || (kind == RowKind::kFriction && !(b.friction > 0.0))) {
         kind = RowKind::kInert;
       }
       precond_[next + d] = kind == RowKind::kInert ? 0.0 : 1.0 / scale;
@@ -93,18 +94,20 @@ void TunableLcpSolver::Prepare(const ConstraintRows& rows,
   }
 }
 
-// body = C H^T x, accumulated block by block onto the two bodies of each block.
+// body = C H^T x: the generalized forces H^T x accumulated block by block onto the two
+// bodies of each block, then each body's compliance applied once.
 void TunableLcpSolver::Spread(const ConstraintRows& rows, const std::vector<double>& x,
                               std::vector<Vec6>* body) const {
   std::fill(body->begin(), body->end(), Vec6::Zero());
   for (size_t bi = 0; bi < rows.blocks.size(); ++bi) {
     const ConstraintBlock& b = rows.blocks[bi];
-    const BlockCache& c = block_[bi];
+    const uint32_t k = block_[bi].first_row;
     Vec3 xb = Vec3::Zero();
-    for (int d = 0; d < b.dim; ++d) xb[d] = x[c.first_row + d];
-    if (b.body_a != kWorldBody) (*body)[b.body_a] += c.cjt_a * xb;
-    if (b.body_b != kWorldBody) (*body)[b.body_b] += c.cjt_b * xb;
+    for (int d = 0; d < b.dim; ++d) xb[d] = x[k + d];
+    if (b.body_a != kWorldBody) (*body)[b.body_a] += b.jacobian_a.transpose() * xb;
+    if (b.body_b != kWorldBody) (*body)[b.body_b] += b.jacobian_b.transpose() * xb;
   }
+  for (size_t j = 0; j < body->size(); ++j) (*body)[j] = compliance_[j].Apply((*body)[j]);
 }
 
 // y = H body: each row reads the displacements of its two bodies.
@@ -119,12 +122,29 @@ void TunableLcpSolver::Gather(const ConstraintRows& rows, const std::vector<Vec6
   }
 }
 
-// The violation the current forces leave, recomputed from scratch so that set changes and
-// clamps never leave drift from the incremental updates.
+// The violation the current forces leave, delta_free + H (C H^T f), from the per-body
+// displacements body_f_ (kept equal to C H^T f), so that set changes and clamps never leave
+// drift in delta from its incremental updates.
 void TunableLcpSolver::RefreshViolation(const ConstraintRows& rows) {
-  Spread(rows, f_, &body_);
-  Gather(rows, body_, &delta_);
+  Gather(rows, body_f_, &delta_);
   for (size_t i = 0; i < delta_.size(); ++i) delta_[i] += free_[i];
+}
+
+// Adds to body_f_ the displacements of a change `df` of block bi's forces.
+void TunableLcpSolver::SpreadBlockChange(const ConstraintBlock& b, const Vec3& df) {
+  if (b.body_a != kWorldBody) {
+    body_f_[b.body_a] += compliance_[b.body_a].Apply(b.jacobian_a.transpose() * df);
+  }
+  if (b.body_b != kWorldBody) {
+    body_f_[b.body_b] += compliance_[b.body_b].Apply(b.jacobian_b.transpose() * df);
+  }
+}
+
+// Block bi's forces as a 3-vector (rows past its dimension are 0).
+Vec3 TunableLcpSolver::BlockForce(const ConstraintBlock& b, size_t bi) const {
+  Vec3 f = Vec3::Zero();
+  for (int d = 0; d < b.dim; ++d) f[d] = f_[block_[bi].first_row + d];
+  return f;
 }
 
 // A fresh CG sequence: the residual of W_AA f_A = -delta_free_A is -delta_A (inactive rows
@@ -168,14 +188,14 @@ double TunableLcpSolver::HeldFrictionTarget(const ConstraintBlock& b, size_t bi,
       const uint32_t i = k + 1 + t;
       g[t] = kind_[i] == RowKind::kFriction ? f_[i] - delta_[i] / w : 0.0;
     }
-    const double norm = std::hypot(g[0], g[1]);
+    const double norm = Norm2(g[0], g[1]);
     *sticks = norm <= bound;
     const double scale = *sticks ? 1.0 : bound / norm;
     target[0] = scale * g[0];
     target[1] = scale * g[1];
-    return w * std::hypot(target[0] - f_[k + 1], target[1] - f_[k + 2]);
+    return w * Norm2(target[0] - f_[k + 1], target[1] - f_[k + 2]);
   }
-  const double bound = b.friction * std::hypot(f_[k], f_[k + 1]);
+  const double bound = b.friction * Norm2(f_[k], f_[k + 1]);
   const double g = f_[k + 2] - delta_[k + 2] / w;
   *sticks = std::abs(g) <= bound;
   target[0] = *sticks ? g : std::copysign(bound, g);
@@ -188,14 +208,14 @@ double TunableLcpSolver::HeldFrictionTarget(const ConstraintBlock& b, size_t bi,
 bool TunableLcpSolver::ClampToCone(const ConstraintBlock& b, uint32_t k) {
   if (b.law == ConstraintLaw::kFrictionContact) {
     const double bound = b.friction * f_[k];
-    const double tangential = std::hypot(f_[k + 1], f_[k + 2]);
+    const double tangential = Norm2(f_[k + 1], f_[k + 2]);
     if (!(tangential > bound)) return false;
     const double scale = bound > 0.0 ? bound / tangential : 0.0;
     f_[k + 1] *= scale;
     f_[k + 2] *= scale;
     return true;
   }
-  const double bound = b.friction * std::hypot(f_[k], f_[k + 1]);
+  const double bound = b.friction * Norm2(f_[k], f_[k + 1]);
   if (!(std::abs(f_[k + 2]) > bound)) return false;
   f_[k + 2] = std::copysign(bound, f_[k + 2]);
   return true;
@@ -248,6 +268,7 @@ bool TunableLcpSolver::CheckInequalities(const ConstraintRows& rows, double swit
     if (b.law == ConstraintLaw::kUnilateral || b.law == ConstraintLaw::kFrictionContact) {
       if (kind_[k] != RowKind::kNormal) continue;
       if (active_[k] && f_[k] < 0.0) {
+        SpreadBlockChange(b, -BlockForce(b, bi));
         for (int d = 0; d < b.dim; ++d) {
           active_[k + d] = 0;
           f_[k + d] = 0.0;
@@ -263,7 +284,12 @@ bool TunableLcpSolver::CheckInequalities(const ConstraintRows& rows, double swit
       }
       if (!active_[k]) continue;
     }
-    if (block_[bi].has_friction) changed |= CheckFriction(b, bi, hold_threshold);
+    if (!block_[bi].has_friction) continue;
+    const Vec3 before = BlockForce(b, bi);
+    if (CheckFriction(b, bi, hold_threshold)) {
+      SpreadBlockChange(b, BlockForce(b, bi) - before);
+      changed = true;
+    }
   }
   return changed;
 }
@@ -333,9 +359,9 @@ SolveResult TunableLcpSolver::Solve(ConstraintRows& rows,
     if (block_[bi].has_friction && (b.law == ConstraintLaw::kBilateralFriction || active_[k])) {
       const bool contact = b.law == ConstraintLaw::kFrictionContact;
       const double bound =
-          b.friction * (contact ? f_[k] : std::hypot(f_[k], f_[k + 1]));
+          b.friction * (contact ? f_[k] : Norm2(f_[k], f_[k + 1]));
       const double tangential =
-          contact ? std::hypot(f_[k + 1], f_[k + 2]) : std::abs(f_[k + 2]);
+          contact ? Norm2(f_[k + 1], f_[k + 2]) : std::abs(f_[k + 2]);
       if (bound > 0.0 && tangential >= (1.0 - 1e-9) * bound) {
         held_[bi] = 1;
         for (int d = contact ? 1 : 2; d < 3; ++d) active_[k + d] = 0;
@@ -344,6 +370,10 @@ SolveResult TunableLcpSolver::Solve(ConstraintRows& rows,
   }
   // Vanishing rows that already penetrate are clamped (without warm start: every row with
   // delta_free < 0) and warm friction is brought into the cone before the first step.
+  // From zero forces the displacements are zero and delta is delta_free.
+  bool any_force = false;
+  for (const double f : f_) any_force |= f != 0.0;
+  if (any_force) Spread(rows, f_, &body_f_);
   RefreshViolation(rows);
   if (CheckInequalities(rows, 0.0, std::max(0.5 * options.tolerance, EqualityResidual()))) {
     RefreshViolation(rows);
@@ -368,6 +398,7 @@ SolveResult TunableLcpSolver::Solve(ConstraintRows& rows,
       const double alpha = rz_ / pq;
       assert(std::isfinite(alpha));
       double rz_next = 0.0;
+      for (size_t j = 0; j < body_f_.size(); ++j) body_f_[j] += alpha * body_[j];
       for (size_t i = 0; i < f_.size(); ++i) {
         f_[i] += alpha * p_[i];
         delta_[i] += alpha * q_[i];
@@ -407,13 +438,15 @@ SolveResult TunableLcpSolver::Solve(ConstraintRows& rows,
   for (size_t bi = 0; bi < rows.blocks.size(); ++bi) {
     ConstraintBlock& b = rows.blocks[bi];
     const uint32_t k = block_[bi].first_row;
-    if (block_[bi].has_friction) ClampToCone(b, k);
+    if (block_[bi].has_friction) {
+      const Vec3 before = BlockForce(b, bi);
+      if (ClampToCone(b, k)) SpreadBlockChange(b, BlockForce(b, bi) - before);
+    }
     b.force.setZero();
     for (int d = 0; d < b.dim; ++d) b.force[d] = f_[k + d];
     assert(b.force.allFinite());
   }
-  Spread(rows, f_, &body_);
-  std::copy(body_.begin(), body_.end(), dq.begin());
+  std::copy(body_f_.begin(), body_f_.end(), dq.begin());
   return result;
 }
 

@@ -17,8 +17,10 @@
 // stacks, the sets can keep changing and the residual stall; the result is then the
 // current iterate (finite, forces inside their cones, no pulling contact).
 //
-// Products with W are matrix free: C H^T x is accumulated per body, then H is applied, in
-// time linear in rows plus bodies. All scratch storage is kept between solves, so a solve
+// Products with W are matrix free: H^T x is accumulated per body, each body's compliance
+// applied, then H, in time linear in rows plus bodies. The bodies' displacements under the current forces are
+// kept up to date step by step and change by change, so a set change costs one product
+// with H (not with W) and the result needs no product at all. All scratch storage is kept between solves, so a solve
 // allocates only when the system grows.
 
 #include <cstdint>
@@ -44,8 +46,6 @@ class TunableLcpSolver final : public ConstraintSolver {
   };
   // Per-block data constant during one solve.
   struct BlockCache {
-    Eigen::Matrix<double, 6, 3> cjt_a;  // C_a H_a^T (zero for the world)
-    Eigen::Matrix<double, 6, 3> cjt_b;
     uint32_t first_row = 0;       // index of the block's row 0 in the stacked rows
     bool has_friction = false;    // some row of the block is a (non-inert) friction row
     double friction_scale = 0.0;  // W diagonal shared by the friction rows (m/N)
@@ -57,8 +57,11 @@ class TunableLcpSolver final : public ConstraintSolver {
               std::vector<Vec6>* body) const;
   void Gather(const ConstraintRows& rows, const std::vector<Vec6>& body,
               std::vector<double>* y) const;
-  // delta = delta_free + W f, from scratch.
+  // delta = delta_free + H body_f_.
   void RefreshViolation(const ConstraintRows& rows);
+  // body_f_ += C H^T df for a change df of block b's forces.
+  void SpreadBlockChange(const ConstraintBlock& b, const Vec3& df);
+  Vec3 BlockForce(const ConstraintBlock& b, size_t bi) const;
   // Moves unilateral rows between the clamped and vanishing sets, clamps sticking friction
   // into its cone and refreshes held friction whose change would exceed hold_threshold (m).
   // Returns whether any force or set changed.
@@ -93,6 +96,8 @@ class TunableLcpSolver final : public ConstraintSolver {
   std::vector<double> p_;         // CG direction, 0 on inactive rows
   std::vector<double> q_;         // W p
   std::vector<Vec6> body_;        // per-body accumulator of C H^T x
+  std::span<const BodyCompliance> compliance_;  // of the current solve
+  std::vector<Vec6> body_f_;      // C H^T f: the bodies' displacements under the forces
   double rz_ = 0.0;               // r . z of the current CG sequence
 };
 

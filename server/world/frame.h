@@ -25,7 +25,7 @@ struct StepStats {
   int constraint_rows = 0;
   int contacts = 0;
   double step_ms = 0.0;    // wall time of the physics step
-  double solve_ms = 0.0;   // wall time of its solve stage (what the time budget covers)
+  double solve_ms = 0.0;   // wall time of its solver calls (what the time budget covers)
   int recovered_bodies = 0;  // bodies held in place after a non-finite step
 };
 

@@ -117,6 +117,7 @@ class World {
   };
 
   // The passes of the two solver pipelines (see world_step.cc).
+  SolveResult RunSolver(ConstraintSolver& solver, const SolverOptions& options);
   void SolveGaussSeidel();
   void SolveTunable();
   void UpdateCompliance(const std::vector<Quat>& orientations);

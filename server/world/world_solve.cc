@@ -21,6 +21,15 @@ double NormalRowChange(const ConstraintBlock& b, const std::vector<Vec6>& dq) {
 
 }  // namespace
 
+// One solver call, timed: stats_.solve_ms sums the calls of a tick, which is what the
+// time budget covers (the assembly of the rows around them is not part of it).
+SolveResult World::RunSolver(ConstraintSolver& solver, const SolverOptions& options) {
+  const SolveClock clock(0.0);
+  const SolveResult result = solver.Solve(rows_, compliance_, options, &displacements_);
+  stats_.solve_ms += clock.ElapsedUs() / 1000.0;
+  return result;
+}
+
 // One position-level solve of every row on the free-motion poses.
 void World::SolveGaussSeidel() {
   UpdateCompliance(free_orientation_);
@@ -29,7 +38,7 @@ void World::SolveGaussSeidel() {
   options.tolerance = settings_.solver.tolerance;
   options.warm_start = settings_.solver.warm_start;
   options.time_budget_us = settings_.solver.time_budget_us;
-  const SolveResult result = gauss_seidel_.Solve(rows_, compliance_, options, &displacements_);
+  const SolveResult result = RunSolver(gauss_seidel_, options);
   stats_.iterations = result.iterations;
   stats_.residual = result.residual;
   stats_.budget_exhausted = result.budget_exhausted;
@@ -49,7 +58,8 @@ void World::SolveTunable() {
   SolverOptions options;
   options.tolerance = s.tolerance;
   const double share = std::clamp(s.position_share, 0.0, 1.0);
-  const SolveClock tick_clock(s.time_budget_us);
+  // Solver time spent so far this tick (us): the passes share the budget by it.
+  auto spent_us = [this] { return stats_.solve_ms * 1000.0; };
 
   // Position pass: remove penetration beyond the slop and joint drift, from zero forces.
   // The rows are linear in the displacements while the joints are not, so with joints the
@@ -66,15 +76,18 @@ void World::SolveTunable() {
   for (const Contact& c : contacts_) deepest = std::max(deepest, -c.point.distance);
   for (int round = 0; round < rounds; ++round) {
     // Another round only when the pass's share of the budget is not spent.
-    if (round > 0 && s.time_budget_us > 0.0 &&
-        tick_clock.ElapsedUs() >= s.time_budget_us * share) {
+    if (round > 0 && s.time_budget_us > 0.0 && spent_us() >= s.time_budget_us * share) {
       position.budget_exhausted = true;
       break;
     }
+    // Contacts take part by their normal row alone (no friction at this level).
     rows_.Clear();
     BuildContactRows(free_position_, free_orientation_, false, false);
     for (size_t k = 0; k < contacts_.size(); ++k) {
-      rows_.blocks[k].violation_free.x() = contacts_[k].point.distance + kPenetrationSlop;
+      ConstraintBlock& b = rows_.blocks[k];
+      b.law = ConstraintLaw::kUnilateral;
+      b.dim = 1;
+      b.violation_free.x() = contacts_[k].point.distance + kPenetrationSlop;
     }
     BuildJointRows(free_position_, free_orientation_, JointLevel::kPosition);
     if (round > 0) {
@@ -93,9 +106,9 @@ void World::SolveTunable() {
     options.max_iterations = std::max(1, static_cast<int>(s.max_iterations * share));
     options.time_budget_us =
         s.time_budget_us > 0.0
-            ? std::max(1e-3, s.time_budget_us * share - tick_clock.ElapsedUs())
+            ? std::max(1e-3, s.time_budget_us * share - spent_us())
             : 0.0;
-    const SolveResult r = tunable_.Solve(rows_, compliance_, options, &displacements_);
+    const SolveResult r = RunSolver(tunable_, options);
     position.iterations += r.iterations;
     position.budget_exhausted |= r.budget_exhausted;
     for (int i = 0; i < n; ++i) {
@@ -135,10 +148,10 @@ void World::SolveTunable() {
   options.max_iterations = std::max(1, static_cast<int>(s.max_iterations * (1.0 - share)));
   // What is left of the budget; when nothing is, a single iteration still gives the
   // contacts and joints their impulses (the tick overruns by at most that iteration).
-  const double left = s.time_budget_us - tick_clock.ElapsedUs();
+  const double left = s.time_budget_us - spent_us();
   options.time_budget_us = s.time_budget_us > 0.0 ? std::max(1e-3, left) : 0.0;
   if (s.time_budget_us > 0.0 && left <= 0.0) options.max_iterations = 1;
-  const SolveResult velocity = tunable_.Solve(rows_, compliance_, options, &displacements_);
+  const SolveResult velocity = RunSolver(tunable_, options);
   stats_.iterations = position.iterations + velocity.iterations;
   stats_.residual = velocity.residual;
   stats_.budget_exhausted = position.budget_exhausted || velocity.budget_exhausted;
