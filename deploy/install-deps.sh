@@ -11,7 +11,7 @@ else
     build-essential cmake pkg-config ccache
     libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
     libeigen3-dev libabsl-dev libgtest-dev libgmock-dev libbenchmark-dev
-    libbullet-dev libode-dev grpc-proto
+    libbullet-dev libode-dev liblapack-dev grpc-proto
   )
 fi
 

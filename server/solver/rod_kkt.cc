@@ -1,0 +1,235 @@
+#include "server/solver/rod_kkt.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cstdlib>
+
+#include "server/math/rcm.h"
+
+namespace ligature {
+namespace {
+
+constexpr int kDofs = RodModel::kDofsPerPoint;
+// Compliance on every multiplier (m/N): negligible against the rods' (about 1e-7 m/N and
+// up), it keeps redundant but consistent constraints (two holds on one point) solvable.
+constexpr double kRegularization = 1e-14;
+
+// Natural index of each group's first unknown (its slide, then its rows), after the rods'.
+std::vector<int> GroupOffsets(const KktProblem& problem, int* total) {
+  std::vector<int> first(problem.groups.size());
+  int next = kDofs * problem.control_points;
+  for (size_t g = 0; g < problem.groups.size(); ++g) {
+    first[g] = next;
+    next += (problem.groups[g].has_slide ? 1 : 0) +
+            static_cast<int>(problem.groups[g].rows.size());
+  }
+  *total = next;
+  return first;
+}
+
+bool IsRelativeGroup(const KktGroup& g) { return g.anchor_b >= 0; }
+
+// Calls visit(i, j) for every structural non-zero (i <= j or not, both orders not needed).
+template <typename Visit>
+void ForEachNonZero(const KktProblem& problem, const std::vector<int>& group_first,
+                    Visit visit) {
+  for (size_t r = 0; r < problem.rods.size(); ++r) {
+    const int n = problem.rods[r]->control_points();
+    const int base = problem.first_point[r];
+    for (int i = 0; i < n; ++i) {
+      for (int k = 0; k < 4 && i + k < n; ++k) {
+        for (int a = 0; a < kDofs; ++a) {
+          for (int c = 0; c < kDofs; ++c) {
+            visit(kDofs * (base + i) + a, kDofs * (base + i + k) + c);
+          }
+        }
+      }
+    }
+  }
+  for (size_t g = 0; g < problem.groups.size(); ++g) {
+    const KktGroup& group = problem.groups[g];
+    const int slide = group_first[g];
+    int row = slide + (group.has_slide ? 1 : 0);
+    if (group.has_slide) visit(slide, slide);
+    for (const KktRow& kr : group.rows) {
+      visit(row, row);
+      for (const auto& [dof, coeff] : kr.terms) visit(row, dof);
+      if (group.has_slide) visit(row, slide);
+      ++row;
+    }
+  }
+}
+
+}  // namespace
+
+int RodKkt::Bandwidth(const KktProblem& problem, const std::vector<int>& position) const {
+  int total = 0;
+  const std::vector<int> group_first = GroupOffsets(problem, &total);
+  int band = 0;
+  ForEachNonZero(problem, group_first, [&](int i, int j) {
+    const int pi = position.empty() ? i : position[i];
+    const int pj = position.empty() ? j : position[j];
+    band = std::max(band, std::abs(pi - pj));
+  });
+  return band;
+}
+
+int RodKkt::NaturalBandwidth(const KktProblem& problem) const {
+  return Bandwidth(problem, {});
+}
+
+// Reverse Cuthill-McKee on the simplified relation graph: control points linked to the
+// three next on their rod, relative constraints linked to their two anchor points.
+void RodKkt::Reorder(const KktProblem& problem) {
+  const int points = problem.control_points;
+  std::vector<int> relative;
+  for (size_t g = 0; g < problem.groups.size(); ++g) {
+    if (IsRelativeGroup(problem.groups[g])) relative.push_back(static_cast<int>(g));
+  }
+  std::vector<std::vector<int>> adjacency(points + relative.size());
+  for (size_t r = 0; r < problem.rods.size(); ++r) {
+    const int n = problem.rods[r]->control_points();
+    const int base = problem.first_point[r];
+    for (int i = 0; i < n; ++i) {
+      for (int k = 1; k < 4 && i + k < n; ++k) {
+        adjacency[base + i].push_back(base + i + k);
+        adjacency[base + i + k].push_back(base + i);
+      }
+    }
+  }
+  for (size_t k = 0; k < relative.size(); ++k) {
+    const KktGroup& g = problem.groups[relative[k]];
+    const int node = points + static_cast<int>(k);
+    for (const int anchor : {g.anchor_a, g.anchor_b}) {
+      adjacency[node].push_back(anchor);
+      adjacency[anchor].push_back(node);
+    }
+  }
+  node_order_ = ReverseCuthillMcKee(adjacency);
+  ++reorders_;
+}
+
+// Band index of every unknown: nodes in RCM order, each control point followed by the
+// absolute constraints attached to it.
+void RodKkt::BuildLookup(const KktProblem& problem) {
+  int total = 0;
+  const std::vector<int> group_first = GroupOffsets(problem, &total);
+  const int points = problem.control_points;
+  std::vector<std::vector<int>> attached(points);
+  std::vector<int> relative;
+  for (size_t g = 0; g < problem.groups.size(); ++g) {
+    const KktGroup& group = problem.groups[g];
+    if (IsRelativeGroup(group)) {
+      relative.push_back(static_cast<int>(g));
+    } else {
+      assert(group.anchor_a >= 0 && group.anchor_a < points);
+      attached[group.anchor_a].push_back(static_cast<int>(g));
+    }
+  }
+  position_.assign(total, -1);
+  int next = 0;
+  auto emit_group = [&](int g) {
+    const KktGroup& group = problem.groups[g];
+    const int count = (group.has_slide ? 1 : 0) + static_cast<int>(group.rows.size());
+    for (int k = 0; k < count; ++k) position_[group_first[g] + k] = next++;
+  };
+  for (const int node : node_order_) {
+    if (node < points) {
+      for (int a = 0; a < kDofs; ++a) position_[kDofs * node + a] = next++;
+      for (const int g : attached[node]) emit_group(g);
+    } else {
+      emit_group(relative[node - points]);
+    }
+  }
+  assert(next == total);
+}
+
+absl::StatusOr<KktSolution> RodKkt::Solve(const KktProblem& problem) {
+  // The relation graph's key: the rods' sizes and the relative constraints' anchors.
+  std::vector<int> key = {problem.control_points};
+  for (const int first : problem.first_point) key.push_back(first);
+  for (const KktGroup& g : problem.groups) {
+    if (IsRelativeGroup(g)) {
+      key.push_back(g.anchor_a);
+      key.push_back(g.anchor_b);
+    }
+  }
+  if (key != graph_key_ || node_order_.empty()) {
+    graph_key_ = std::move(key);
+    Reorder(problem);
+  }
+  BuildLookup(problem);
+
+  int total = 0;
+  const std::vector<int> group_first = GroupOffsets(problem, &total);
+  const int band = std::max(1, Bandwidth(problem, position_));
+  matrix_ = BandMatrix(total, band, band);
+  std::vector<double> rhs(total, 0.0);
+  auto add = [&](int i, int j, double v) { matrix_.Add(position_[i], position_[j], v); };
+
+  // Rod blocks (upper blocks mirrored below the diagonal) and forces.
+  for (size_t r = 0; r < problem.rods.size(); ++r) {
+    const RodSystem& sys = *problem.rods[r];
+    const int base = problem.first_point[r];
+    const int n = sys.control_points();
+    for (int i = 0; i < n; ++i) {
+      for (int a = 0; a < kDofs; ++a) rhs[position_[kDofs * (base + i) + a]] = sys.rhs[i][a];
+      for (int k = 0; k < 4 && i + k < n; ++k) {
+        const Mat4& block = sys.upper[i][k];
+        for (int a = 0; a < kDofs; ++a) {
+          for (int c = 0; c < kDofs; ++c) {
+            const int row = kDofs * (base + i) + a, col = kDofs * (base + i + k) + c;
+            add(row, col, block(a, c));
+            if (k > 0) add(col, row, block(a, c));
+          }
+        }
+      }
+    }
+  }
+  // Constraint rows and slides, symmetric.
+  for (size_t g = 0; g < problem.groups.size(); ++g) {
+    const KktGroup& group = problem.groups[g];
+    const int slide = group_first[g];
+    int row = slide + (group.has_slide ? 1 : 0);
+    if (group.has_slide) add(slide, slide, group.slide_diagonal);
+    for (const KktRow& kr : group.rows) {
+      if (!kr.active) {
+        add(row, row, 1.0);  // nu = 0
+      } else {
+        add(row, row, -kRegularization);
+        for (const auto& [dof, coeff] : kr.terms) {
+          add(row, dof, coeff);
+          add(dof, row, coeff);
+        }
+        if (group.has_slide) {
+          add(row, slide, kr.slide_coeff);
+          add(slide, row, kr.slide_coeff);
+        }
+        rhs[position_[row]] = kr.rhs;
+      }
+      ++row;
+    }
+  }
+
+  const absl::Status factored = lu_.Factor(&matrix_);
+  if (!factored.ok()) return factored;
+  lu_.Solve(std::span<double>(rhs));
+
+  KktSolution out;
+  out.bandwidth = band;
+  out.unknowns = total;
+  out.dx.resize(kDofs * problem.control_points);
+  for (size_t i = 0; i < out.dx.size(); ++i) out.dx[i] = rhs[position_[i]];
+  out.slide.assign(problem.groups.size(), 0.0);
+  out.force.resize(problem.groups.size());
+  for (size_t g = 0; g < problem.groups.size(); ++g) {
+    const KktGroup& group = problem.groups[g];
+    int row = group_first[g];
+    if (group.has_slide) out.slide[g] = rhs[position_[row++]];
+    out.force[g].resize(group.rows.size());
+    for (size_t k = 0; k < group.rows.size(); ++k) out.force[g][k] = -rhs[position_[row++]];
+  }
+  return out;
+}
+
+}  // namespace ligature

@@ -1,0 +1,87 @@
+#pragma once
+// The constrained rod system of one step, eq. 2 of MICADO, and its direct solution:
+//
+//   [ S   0   Jx^T ] [ dX ]   [ F ]
+//   [ 0   Cs  Js^T ] [ ds ] = [ 0 ]
+//   [ Jx  Js  0    ] [ nu ]   [ E ]
+//
+// dX the rods' displacements (S, F from AssembleRodSystem), ds the slides of sliding
+// constraints (Cs their viscous friction), nu = -lambda the constraint forces, E the
+// violations to remove. The unknowns are reordered so that the matrix is banded: reverse
+// Cuthill-McKee over a simplified relation graph (one node per control point, one per
+// relative constraint, linked to the control point nearest each of its rod points), with
+// absolute constraints inserted right after the control point they act on. The ordering is
+// kept as a look-up vector and rebuilt only when the graph changes; an absolute or sliding
+// constraint that moves along its rod is re-attached in O(1). The band is factorized by LU
+// with partial pivoting (the system is indefinite).
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "server/math/band_matrix.h"
+#include "server/model/rod/rod_dynamics.h"
+
+namespace ligature {
+
+// One scalar constraint row.
+struct KktRow {
+  std::vector<std::pair<int, double>> terms;  // (rod unknown index, coefficient)
+  double slide_coeff = 0.0;                   // on the group's slide unknown, if any
+  double rhs = 0.0;                           // E
+  bool active = true;                         // an inactive row carries no force
+};
+
+// The rows of one constraint, and where it acts.
+struct KktGroup {
+  std::vector<KktRow> rows;
+  bool has_slide = false;
+  double slide_diagonal = 0.0;  // Cs (friction), >= 0
+  // Global control-point indices it acts on: one (absolute) or two (relative).
+  int anchor_a = -1;
+  int anchor_b = -1;
+};
+
+struct KktProblem {
+  // Dynamic rods, in order; rod r's unknowns start at 4 * first_point[r].
+  std::vector<const RodSystem*> rods;
+  std::vector<int> first_point;
+  std::vector<KktGroup> groups;
+  int control_points = 0;  // total over rods
+};
+
+struct KktSolution {
+  std::vector<double> dx;      // per rod unknown
+  std::vector<double> slide;   // per group (0 without a slide)
+  std::vector<std::vector<double>> force;  // per group, per row: lambda = -nu
+  int bandwidth = 0;           // half-bandwidth of the reordered matrix
+  int unknowns = 0;
+};
+
+class RodKkt {
+ public:
+  // Solves the problem; reorders only when the relation graph differs from the last one.
+  absl::StatusOr<KktSolution> Solve(const KktProblem& problem);
+
+  // Half-bandwidth with the natural order (rods, then slides, then rows) and with the
+  // current ordering, for diagnostics and benchmarks.
+  int NaturalBandwidth(const KktProblem& problem) const;
+  int reorders() const { return reorders_; }
+
+ private:
+  // Node of the relation graph: a control point or a relative constraint.
+  void Reorder(const KktProblem& problem);
+  void BuildLookup(const KktProblem& problem);
+  int Bandwidth(const KktProblem& problem, const std::vector<int>& position) const;
+
+  // What the cached ordering was built for: point count and the relative groups' anchors.
+  std::vector<int> graph_key_;
+  std::vector<int> node_order_;  // RCM order of graph nodes
+  std::vector<int> position_;    // unknown (natural index) -> band index
+  int reorders_ = 0;
+  BandMatrix matrix_{0, 0, 0};
+  BandedLu lu_;
+};
+
+}  // namespace ligature

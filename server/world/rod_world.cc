@@ -1,0 +1,435 @@
+#include "server/world/rod_world.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+
+namespace ligature {
+namespace {
+
+constexpr int kDofs = RodModel::kDofsPerPoint;
+// Constraint tolerance of the Newton projection (m).
+constexpr double kTolerance = 1e-10;
+constexpr int kMaxNewtonSteps = 6;
+constexpr int kMaxActiveSetRounds = 8;
+
+absl::Status Invalid(const std::string& field, const std::string& why) {
+  return absl::InvalidArgumentError(absl::StrCat(field, ": ", why));
+}
+
+bool Finite(const Vec3& v) { return v.allFinite(); }
+
+absl::Status ValidateMaterial(const RodMaterial& m) {
+  auto positive = [](double v) { return std::isfinite(v) && v > 0.0; };
+  auto non_negative = [](double v) { return std::isfinite(v) && v >= 0.0; };
+  if (!positive(m.radius)) return Invalid("material.radius", "must be > 0");
+  if (!positive(m.density)) return Invalid("material.density", "must be > 0");
+  if (!positive(m.young)) return Invalid("material.young", "must be > 0");
+  if (!positive(m.shear)) return Invalid("material.shear", "must be > 0");
+  if (!non_negative(m.damping)) return Invalid("material.damping", "must be >= 0");
+  if (!non_negative(m.stiffness_damping)) {
+    return Invalid("material.stiffness_damping", "must be >= 0");
+  }
+  return absl::OkStatus();
+}
+
+// The unit tangent of a rod at u.
+Vec3 UnitTangent(const RodWorld::Rod& rod, double u) {
+  return rod.state.Tangent(rod.model.spline().Sample(u)).normalized();
+}
+
+}  // namespace
+
+absl::Status RodWorld::AddRod(const RodDesc& desc) {
+  if (rod_index_.contains(desc.id)) {
+    return absl::AlreadyExistsError(absl::StrCat("rod ", desc.id, " already exists"));
+  }
+  for (size_t i = 0; i < desc.points.size(); ++i) {
+    if (!Finite(desc.points[i])) return Invalid(absl::StrCat("points[", i, "]"), "not finite");
+  }
+  if (absl::Status s = ValidateMaterial(desc.material); !s.ok()) return s;
+  absl::StatusOr<RodModel> model = RodModel::Make(desc);
+  if (!model.ok()) return model.status();
+  Rod rod{desc, *std::move(model), {}};
+  rod.state = InitialRodState(rod.model, desc.points);
+  rod_index_[desc.id] = static_cast<int>(rods_.size());
+  rods_.push_back(std::move(rod));
+  return absl::OkStatus();
+}
+
+void RodWorld::ReindexRods() {
+  rod_index_.clear();
+  for (size_t i = 0; i < rods_.size(); ++i) rod_index_[rods_[i].desc.id] = static_cast<int>(i);
+  for (RodConstraint& c : constraints_) {
+    c.rod_a = rod_index_.at(c.desc.a.rod);
+    if (IsRelative(c.desc.kind)) c.rod_b = rod_index_.at(c.desc.b.rod);
+  }
+}
+
+std::vector<std::string> RodWorld::RemoveRod(const std::string& id) {
+  std::vector<std::string> removed;
+  auto it = rod_index_.find(id);
+  if (it == rod_index_.end()) return removed;
+  const int index = it->second;
+  std::erase_if(constraints_, [&](const RodConstraint& c) {
+    const bool on = c.rod_a == index || (IsRelative(c.desc.kind) && c.rod_b == index);
+    if (on) removed.push_back(c.desc.id);
+    return on;
+  });
+  std::erase_if(pearls_, [&](const Pearl& p) {
+    const bool on = p.desc.rod == id;
+    if (on) removed.push_back(p.desc.id);
+    return on;
+  });
+  rods_.erase(rods_.begin() + index);
+  ReindexRods();
+  return removed;
+}
+
+// Checks one rod point: the rod exists and u lies on it.
+static absl::Status CheckPoint(const RodPointRef& p, const std::string& field,
+                               const absl::flat_hash_map<std::string, int>& index,
+                               const std::vector<RodWorld::Rod>& rods) {
+  auto it = index.find(p.rod);
+  if (it == index.end()) {
+    return absl::NotFoundError(absl::StrCat(field, ".rod: no rod ", p.rod));
+  }
+  const double length = rods[it->second].model.length();
+  if (!std::isfinite(p.u) || p.u < 0.0 || p.u > length) {
+    return Invalid(absl::StrCat(field, ".u"), absl::StrCat("must be in [0, ", length, "] m"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status RodWorld::AddConstraint(const RodConstraintDesc& desc) {
+  if (HasConstraint(desc.id) || HasPearl(desc.id)) {
+    return absl::AlreadyExistsError(absl::StrCat("constraint ", desc.id, " already exists"));
+  }
+  const RodConstraintKind kind = desc.kind;
+  if (absl::Status s = CheckPoint(desc.a, "a", rod_index_, rods_); !s.ok()) return s;
+  const bool relative = IsRelative(kind);
+  if (relative) {
+    if (absl::Status s = CheckPoint(desc.b, "b", rod_index_, rods_); !s.ok()) return s;
+    if (desc.a.rod == desc.b.rod && std::abs(desc.a.u - desc.b.u) < 1e-9) {
+      return Invalid("b", "a relative constraint needs two distinct rod points");
+    }
+  }
+  if (!Finite(desc.target)) return Invalid("target", "not finite");
+  const bool needs_direction =
+      kind == RodConstraintKind::kOrientation || kind == RodConstraintKind::kPlane ||
+      kind == RodConstraintKind::kAxis ||
+      (kind == RodConstraintKind::kKeyhole && desc.oriented) ||
+      (kind == RodConstraintKind::kRelativePlane && !desc.normal_from_tangent);
+  if (needs_direction && (!Finite(desc.direction) || !(desc.direction.norm() > 1e-9))) {
+    return Invalid("direction", "must be a non-zero vector");
+  }
+  if (!std::isfinite(desc.distance) ||
+      ((kind == RodConstraintKind::kSphere || kind == RodConstraintKind::kDistance) &&
+       desc.distance < 0.0)) {
+    return Invalid("distance", "must be finite (and >= 0 for sphere and distance)");
+  }
+  if (desc.twist && !std::isfinite(*desc.twist)) return Invalid("twist", "not finite");
+  if (!std::isfinite(desc.friction) || desc.friction < 0.0) {
+    return Invalid("friction", "must be >= 0");
+  }
+  const bool can_be_unilateral =
+      kind == RodConstraintKind::kDistance || kind == RodConstraintKind::kRelativePlane;
+  if (desc.unilateral && !can_be_unilateral) {
+    return Invalid("unilateral", "only distance and relative plane constraints can be");
+  }
+  if (desc.oriented && kind != RodConstraintKind::kKeyhole) {
+    return Invalid("oriented", "only keyholes can be oriented");
+  }
+  if (kind == RodConstraintKind::kRelativeKeyhole && desc.oriented) {
+    return Invalid("oriented", "only absolute keyholes can be oriented");
+  }
+
+  RodConstraint c;
+  c.desc = desc;
+  if (needs_direction) c.desc.direction.normalize();
+  c.rod_a = rod_index_.at(desc.a.rod);
+  c.u_a = desc.a.u;
+  if (relative) {
+    c.rod_b = rod_index_.at(desc.b.rod);
+    c.u_b = desc.b.u;
+    if (rods_[c.rod_a].desc.kinematic && rods_[c.rod_b].desc.kinematic) {
+      return Invalid("b.rod", "both rods are held: the constraint could not act");
+    }
+  } else if (rods_[c.rod_a].desc.kinematic) {
+    return Invalid("a.rod", "the rod is held: the constraint could not act");
+  }
+  if (kind == RodConstraintKind::kFusion) {
+    const Vec3 ta = UnitTangent(rods_[c.rod_a], c.u_a);
+    c.reference_tangent = ta;
+    c.relative = Quat::FromTwoVectors(ta, UnitTangent(rods_[c.rod_b], c.u_b)).toRotationMatrix();
+  }
+  constraints_.push_back(std::move(c));
+  return absl::OkStatus();
+}
+
+absl::Status RodWorld::RemoveConstraint(const std::string& id) {
+  const auto n = std::erase_if(constraints_, [&](const RodConstraint& c) {
+    return c.desc.id == id;
+  });
+  if (n == 0) return absl::NotFoundError(absl::StrCat("no rod constraint ", id));
+  return absl::OkStatus();
+}
+
+absl::Status RodWorld::AddPearl(const PearlDesc& desc) {
+  if (HasConstraint(desc.id) || HasPearl(desc.id)) {
+    return absl::AlreadyExistsError(absl::StrCat("pearl ", desc.id, " already exists"));
+  }
+  if (absl::Status s = CheckPoint({desc.rod, desc.u}, "pearl", rod_index_, rods_); !s.ok()) {
+    return s;
+  }
+  if (!std::isfinite(desc.mass) || desc.mass <= 0.0) return Invalid("mass", "must be > 0");
+  if (!std::isfinite(desc.radius) || desc.radius < 0.0) return Invalid("radius", "must be >= 0");
+  if (!std::isfinite(desc.friction) || desc.friction < 0.0) {
+    return Invalid("friction", "must be >= 0");
+  }
+  if (!std::isfinite(desc.viscous) || desc.viscous < 0.0) {
+    return Invalid("viscous", "must be >= 0");
+  }
+  if (!std::isfinite(desc.speed)) return Invalid("speed", "not finite");
+  pearls_.push_back({desc, desc.u, desc.speed});
+  return absl::OkStatus();
+}
+
+absl::Status RodWorld::RemovePearl(const std::string& id) {
+  const auto n = std::erase_if(pearls_, [&](const Pearl& p) { return p.desc.id == id; });
+  if (n == 0) return absl::NotFoundError(absl::StrCat("no pearl ", id));
+  return absl::OkStatus();
+}
+
+bool RodWorld::HasConstraint(const std::string& id) const {
+  return std::any_of(constraints_.begin(), constraints_.end(),
+                     [&](const RodConstraint& c) { return c.desc.id == id; });
+}
+bool RodWorld::HasPearl(const std::string& id) const {
+  return std::any_of(pearls_.begin(), pearls_.end(),
+                     [&](const Pearl& p) { return p.desc.id == id; });
+}
+const RodWorld::Rod* RodWorld::FindRod(const std::string& id) const {
+  auto it = rod_index_.find(id);
+  return it == rod_index_.end() ? nullptr : &rods_[it->second];
+}
+
+// Where each dynamic rod's control points start in the system (-1 for held rods).
+std::vector<int> RodWorld::FirstPoints(int* total) const {
+  std::vector<int> first(rods_.size(), -1);
+  *total = 0;
+  for (size_t r = 0; r < rods_.size(); ++r) {
+    if (rods_[r].desc.kinematic) continue;
+    first[r] = *total;
+    *total += rods_[r].model.control_points();
+  }
+  return first;
+}
+
+std::vector<RodView> RodWorld::Views(const std::vector<int>& first_point) const {
+  std::vector<RodView> views(rods_.size());
+  for (size_t r = 0; r < rods_.size(); ++r) {
+    views[r] = {&rods_[r].model, &rods_[r].state, first_point[r]};
+  }
+  return views;
+}
+
+KktProblem RodWorld::BuildProblem(const std::vector<RodView>& views,
+                                  const std::vector<RodSystem>& systems,
+                                  const std::vector<int>& first_point, int total_points,
+                                  double h, std::vector<int>* owner) const {
+  KktProblem problem;
+  problem.control_points = total_points;
+  for (size_t r = 0; r < rods_.size(); ++r) {
+    if (first_point[r] < 0) continue;
+    problem.rods.push_back(&systems[r]);
+    problem.first_point.push_back(first_point[r]);
+  }
+  owner->clear();
+  for (size_t k = 0; k < constraints_.size(); ++k) {
+    if (constraints_[k].released) continue;
+    KktGroup group = BuildRodRows(constraints_[k], views, h);
+    if (group.anchor_a < 0) continue;  // acts on held rods only
+    problem.groups.push_back(std::move(group));
+    owner->push_back(static_cast<int>(k));
+  }
+  return problem;
+}
+
+void RodWorld::ApplyDisplacements(const KktSolution& sol, const std::vector<int>& first_point,
+                                  const std::vector<int>& owner) {
+  for (size_t r = 0; r < rods_.size(); ++r) {
+    if (first_point[r] < 0) continue;
+    RodState& s = rods_[r].state;
+    for (int i = 0; i < rods_[r].model.control_points(); ++i) {
+      const int base = kDofs * (first_point[r] + i);
+      s.x[i] += Vec3(sol.dx[base], sol.dx[base + 1], sol.dx[base + 2]);
+      s.theta[i] += sol.dx[base + 3];
+    }
+  }
+  // A rod that slides out of its keyhole leaves it: the constraint is released now and
+  // removed at the end of the step (ReleaseSlidOut).
+  for (size_t g = 0; g < owner.size(); ++g) {
+    RodConstraint& c = constraints_[owner[g]];
+    if (!IsSliding(c.desc.kind)) continue;
+    c.u_a += sol.slide[g];
+    c.released = c.u_a < 0.0 || c.u_a > rods_[c.rod_a].model.length();
+  }
+}
+
+// Whether the active set of unilateral rows is right for `sol`: an active row must push
+// (lambda >= 0) and an inactive one must not end up violated. Flips the rows that are not.
+static bool UpdateActiveSet(const KktProblem& problem, const KktSolution& sol,
+                            const std::vector<int>& owner,
+                            std::vector<RodConstraint>& constraints) {
+  bool changed = false;
+  for (size_t g = 0; g < owner.size(); ++g) {
+    RodConstraint& c = constraints[owner[g]];
+    if (!c.desc.unilateral) continue;
+    const KktRow& row = problem.groups[g].rows[0];
+    if (c.active && sol.force[g][0] < 0.0) {
+      c.active = false;
+      changed = true;
+    } else if (!c.active) {
+      double after = -row.rhs;
+      for (const auto& [dof, coeff] : row.terms) after += coeff * sol.dx[dof];
+      if (after < -kTolerance) {
+        c.active = true;
+        changed = true;
+      }
+    }
+  }
+  return changed;
+}
+
+void RodWorld::Step(double h, const Vec3& gravity, const BodyPoseLookup& poses) {
+  stats_ = {};
+  released_.clear();
+  if (rods_.empty()) return;
+  int total = 0;
+  const std::vector<int> first_point = FirstPoints(&total);
+  const std::vector<std::vector<std::pair<double, Vec3>>> loads = StepPearls(h, gravity);
+
+  // Free motion of every dynamic rod.
+  std::vector<RodSystem> systems(rods_.size());
+  for (size_t r = 0; r < rods_.size(); ++r) {
+    if (first_point[r] < 0) continue;
+    AssembleRodSystem(rods_[r].model, rods_[r].state, h, gravity, loads[r], &systems[r]);
+  }
+  const std::vector<RodView> views = Views(first_point);
+  for (RodConstraint& c : constraints_) {
+    std::optional<Transform> pose;
+    if (!c.desc.follow_body.empty() && poses) pose = poses(c.desc.follow_body);
+    PrepareRodConstraintStep(c, views, pose ? &*pose : nullptr);
+  }
+  std::vector<RodState> start;
+  start.reserve(rods_.size());
+  for (const Rod& rod : rods_) start.push_back(rod.state);
+
+  // The dynamic solve, repeated while the unilateral rows' active set changes.
+  std::vector<int> owner;
+  for (int round = 0;; ++round) {
+    const KktProblem problem = BuildProblem(views, systems, first_point, total, h, &owner);
+    absl::StatusOr<KktSolution> sol = kkt_.Solve(problem);
+    if (!sol.ok()) {
+      stats_.solve_failed = true;
+      return;
+    }
+    stats_.unknowns = sol->unknowns;
+    stats_.bandwidth = sol->bandwidth;
+    stats_.active_set_rounds = round + 1;
+    if (round + 1 < kMaxActiveSetRounds &&
+        UpdateActiveSet(problem, *sol, owner, constraints_)) {
+      continue;
+    }
+    ApplyDisplacements(*sol, first_point, owner);
+    break;
+  }
+
+  // Newton projection of what the linearization left, with the step's matrix and no force.
+  for (RodSystem& sys : systems) {
+    for (Vec4& f : sys.rhs) f.setZero();
+  }
+  for (int it = 0; it <= kMaxNewtonSteps; ++it) {
+    const KktProblem problem = BuildProblem(views, systems, first_point, total, h, &owner);
+    double violation = 0.0;
+    for (size_t g = 0; g < owner.size(); ++g) {
+      violation = std::max(violation, GroupViolation(constraints_[owner[g]], problem.groups[g]));
+    }
+    stats_.max_violation = violation;
+    if (violation <= kTolerance || it == kMaxNewtonSteps) break;
+    absl::StatusOr<KktSolution> sol = kkt_.Solve(problem);
+    if (!sol.ok()) break;
+    ApplyDisplacements(*sol, first_point, owner);
+    ++stats_.newton_steps;
+  }
+
+  // Velocities of the whole step; a non-finite result keeps the rod's previous state.
+  for (size_t r = 0; r < rods_.size(); ++r) {
+    if (first_point[r] < 0) continue;
+    RodState& s = rods_[r].state;
+    bool finite = true;
+    for (int i = 0; i < rods_[r].model.control_points(); ++i) {
+      s.v[i] = (s.x[i] - start[r].x[i]) / h;
+      s.omega[i] = (s.theta[i] - start[r].theta[i]) / h;
+      finite &= s.x[i].allFinite() && std::isfinite(s.theta[i]);
+    }
+    if (!finite) {
+      s = start[r];
+      std::fill(s.v.begin(), s.v.end(), Vec3::Zero());
+      std::fill(s.omega.begin(), s.omega.end(), 0.0);
+      stats_.solve_failed = true;
+    }
+  }
+  MoveAllPearls(h);
+  ReleaseSlidOut();
+}
+
+std::vector<std::vector<std::pair<double, Vec3>>> RodWorld::StepPearls(double h,
+                                                                      const Vec3& gravity) {
+  std::vector<std::vector<std::pair<double, Vec3>>> loads(rods_.size());
+  for (Pearl& p : pearls_) {
+    const int r = rod_index_.at(p.desc.rod);
+    const Vec3 load = StepPearlSpeed(rods_[r].model, rods_[r].state, h,
+                                     p.desc.mass * gravity, &p);
+    loads[r].emplace_back(p.u, load);
+  }
+  return loads;
+}
+
+void RodWorld::MoveAllPearls(double h) {
+  for (size_t r = 0; r < rods_.size(); ++r) {
+    std::vector<Pearl*> on_rod;
+    for (Pearl& p : pearls_) {
+      if (p.desc.rod == rods_[r].desc.id) on_rod.push_back(&p);
+    }
+    if (!on_rod.empty()) MovePearls(rods_[r].model, rods_[r].state, h, on_rod);
+  }
+}
+
+// A rod that slid out of its keyhole is free of it: the constraint goes, and is reported.
+void RodWorld::ReleaseSlidOut() {
+  std::erase_if(constraints_, [&](const RodConstraint& c) {
+    if (c.released) released_.push_back(c.desc.id);
+    return c.released;
+  });
+}
+
+std::pair<int, int> RodWorld::Bandwidths() {
+  int total = 0;
+  const std::vector<int> first_point = FirstPoints(&total);
+  std::vector<RodSystem> systems(rods_.size());
+  for (size_t r = 0; r < rods_.size(); ++r) {
+    if (first_point[r] < 0) continue;
+    AssembleRodSystem(rods_[r].model, rods_[r].state, 1e-3, Vec3::Zero(), {}, &systems[r]);
+  }
+  std::vector<int> owner;
+  const KktProblem problem =
+      BuildProblem(Views(first_point), systems, first_point, total, 1e-3, &owner);
+  const int natural = kkt_.NaturalBandwidth(problem);
+  absl::StatusOr<KktSolution> sol = kkt_.Solve(problem);
+  return {natural, sol.ok() ? sol->bandwidth : -1};
+}
+
+}  // namespace ligature

@@ -1,0 +1,96 @@
+#pragma once
+// The rods of a world, their MICADO constraints and their pearls, and the rod stage of a
+// step: every dynamic rod's linearized backward-Euler system, coupled by the constraints'
+// Lagrange multipliers into one KKT system, reordered to a band and solved directly (see
+// RodKkt). Unilateral constraints are settled by an active set; constraints that are not
+// linear in the unknowns are projected back onto their manifold by Newton steps, so every
+// bilateral constraint holds to the tolerance after each step.
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "server/constraint/rod/rod_rows.h"
+#include "server/model/rod/pearl.h"
+#include "server/model/rod/rod_dynamics.h"
+#include "server/solver/rod_kkt.h"
+
+namespace ligature {
+
+struct RodStepStats {
+  int unknowns = 0;
+  int bandwidth = 0;         // half-bandwidth after reordering
+  int newton_steps = 0;      // projections after the dynamic solve
+  int active_set_rounds = 0;
+  double max_violation = 0.0;  // m, over all constraints after the step
+  bool solve_failed = false;   // singular system: the rods kept their state
+};
+
+// The pose of a body, by id, for constraints that follow one (nullopt: no such body).
+using BodyPoseLookup = std::function<std::optional<Transform>(const std::string&)>;
+
+class RodWorld {
+ public:
+  // Stored rods: constant model, changing state.
+  struct Rod {
+    RodDesc desc;
+    RodModel model;
+    RodState state;
+  };
+
+  absl::Status AddRod(const RodDesc& desc);
+  // Removes a rod with the constraints and pearls on it; returns their ids.
+  std::vector<std::string> RemoveRod(const std::string& id);
+  // Validates references and values (INVALID_ARGUMENT naming the field, NOT_FOUND for an
+  // unknown rod) and adds nothing on failure.
+  absl::Status AddConstraint(const RodConstraintDesc& desc);
+  absl::Status RemoveConstraint(const std::string& id);
+  absl::Status AddPearl(const PearlDesc& desc);
+  absl::Status RemovePearl(const std::string& id);
+
+  bool HasRod(const std::string& id) const { return rod_index_.contains(id); }
+  bool HasConstraint(const std::string& id) const;
+  bool HasPearl(const std::string& id) const;
+  const Rod* FindRod(const std::string& id) const;
+  const std::vector<Rod>& rods() const { return rods_; }
+  const std::vector<RodConstraint>& constraints() const { return constraints_; }
+  const std::vector<Pearl>& pearls() const { return pearls_; }
+  bool empty() const { return rods_.empty(); }
+
+  // One step of h seconds. `poses` gives followed bodies' poses.
+  void Step(double h, const Vec3& gravity, const BodyPoseLookup& poses);
+  const RodStepStats& last_stats() const { return stats_; }
+  // Ids of sliding constraints whose rod slid out of them during the last step.
+  const std::vector<std::string>& released() const { return released_; }
+  // Natural and reordered half-bandwidths of the current system (diagnostics).
+  std::pair<int, int> Bandwidths();
+
+ private:
+  std::vector<RodView> Views(const std::vector<int>& first_point) const;
+  std::vector<int> FirstPoints(int* total) const;
+  // The rows of every constraint at the current states; *owner maps groups to constraints.
+  KktProblem BuildProblem(const std::vector<RodView>& views,
+                          const std::vector<RodSystem>& systems,
+                          const std::vector<int>& first_point, int total_points, double h,
+                          std::vector<int>* owner) const;
+  void ApplyDisplacements(const KktSolution& sol, const std::vector<int>& first_point,
+                          const std::vector<int>& owner);
+  // Pearls' speeds and the loads they put on rods (per rod: (u, force) pairs).
+  std::vector<std::vector<std::pair<double, Vec3>>> StepPearls(double h, const Vec3& gravity);
+  void MoveAllPearls(double h);
+  void ReleaseSlidOut();
+  void ReindexRods();
+
+  std::vector<Rod> rods_;
+  absl::flat_hash_map<std::string, int> rod_index_;
+  std::vector<RodConstraint> constraints_;
+  std::vector<Pearl> pearls_;
+  RodKkt kkt_;
+  RodStepStats stats_;
+  std::vector<std::string> released_;
+};
+
+}  // namespace ligature
