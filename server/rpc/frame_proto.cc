@@ -17,7 +17,21 @@ void FrameToProto(const Frame& frame, const absl::flat_hash_set<std::string>& on
     PoseToProto(b.pose, s->mutable_pose());
     Vec3ToProto(b.linear_velocity, s->mutable_linear_velocity());
     Vec3ToProto(b.angular_velocity, s->mutable_angular_velocity());
+    for (const Vec3& p : b.rod_points) Vec3ToProto(p, s->add_rod_points());
+    for (const double t : b.rod_twist) s->add_rod_twist(t);
   }
+  for (const PearlState& p : frame.pearls) {
+    v1::PearlState* s = out->add_pearls();
+    s->set_id(p.id);
+    s->set_u(p.u);
+    Vec3ToProto(p.position, s->mutable_position());
+    s->set_speed(p.speed);
+  }
+  v1::RodStats* rods = out->mutable_rods();
+  rods->set_unknowns(frame.rods.unknowns);
+  rods->set_bandwidth(frame.rods.bandwidth);
+  rods->set_newton_steps(frame.rods.newton_steps);
+  rods->set_max_violation(frame.rods.max_violation);
   v1::SolverStats* stats = out->mutable_solver();
   stats->set_iterations(frame.stats.iterations);
   stats->set_residual(frame.stats.residual);

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
+#include "server/world/rod_proto.h"
 #include "server/world/scene_proto.h"
 
 namespace ligature {
@@ -137,8 +138,24 @@ absl::StatusOr<ConstraintDesc> ConstraintFromProto(const v1::Constraint& c,
     case v1::Constraint::kCurve:
       status = CurveFromProto(c.curve(), field + ".curve", &out);
       break;
+    case v1::Constraint::kRod: {
+      auto rod = RodConstraintFromProto(c.rod(), field + ".rod");
+      if (!rod.ok()) return rod.status();
+      out.rod = *std::move(rod);
+      out.rod->id = out.id;
+      break;
+    }
+    case v1::Constraint::kPearl: {
+      auto pearl = PearlFromProto(c.pearl(), field + ".pearl");
+      if (!pearl.ok()) return pearl.status();
+      out.pearl = *std::move(pearl);
+      out.pearl->id = out.id;
+      break;
+    }
     case v1::Constraint::KIND_NOT_SET:
-      return Invalid(field, "a constraint kind (point, hinge, slider, fixed, curve) is required");
+      return Invalid(field,
+                     "a constraint kind (point, hinge, slider, fixed, curve, rod, pearl) is "
+                     "required");
   }
   if (!status.ok()) return status;
   return out;
@@ -163,6 +180,14 @@ void LimitsToProto(const JointParams& p, v1::JointLimits* l) {
 v1::Constraint ConstraintToProto(const ConstraintDesc& c) {
   v1::Constraint out;
   out.set_id(c.id);
+  if (c.rod) {
+    RodConstraintToProto(*c.rod, out.mutable_rod());
+    return out;
+  }
+  if (c.pearl) {
+    PearlToProto(*c.pearl, out.mutable_pearl());
+    return out;
+  }
   const JointParams& p = c.params;
   switch (p.kind) {
     case JointKind::kBall: {

@@ -14,6 +14,24 @@ struct BodyState {
   Transform pose;
   Vec3 linear_velocity = Vec3::Zero();
   Vec3 angular_velocity = Vec3::Zero();
+  // Rods: the centreline sampled evenly in u (m, world) and the twist there (rad).
+  std::vector<Vec3> rod_points;
+  std::vector<double> rod_twist;
+};
+
+struct PearlState {
+  std::string id;
+  double u = 0.0;  // m along its rod
+  Vec3 position = Vec3::Zero();
+  double speed = 0.0;  // m/s along the rod
+};
+
+// What the rod solver did.
+struct RodFrameStats {
+  int unknowns = 0;
+  int bandwidth = 0;
+  int newton_steps = 0;
+  double max_violation = 0.0;  // m
 };
 
 // What the step did: solver figures and timings.
@@ -36,6 +54,8 @@ struct Frame {
   std::vector<BodyState> bodies;
   StepStats stats;
   std::vector<std::string> removed_constraints;
+  std::vector<PearlState> pearls;
+  RodFrameStats rods;
 };
 
 }  // namespace ligature

@@ -176,6 +176,16 @@ absl::Status RodWorld::RemoveConstraint(const std::string& id) {
   return absl::OkStatus();
 }
 
+std::vector<std::string> RodWorld::RemoveFollowing(const std::string& body_id) {
+  std::vector<std::string> removed;
+  std::erase_if(constraints_, [&](const RodConstraint& c) {
+    const bool follows = c.desc.follow_body == body_id;
+    if (follows) removed.push_back(c.desc.id);
+    return follows;
+  });
+  return removed;
+}
+
 absl::Status RodWorld::AddPearl(const PearlDesc& desc) {
   if (HasConstraint(desc.id) || HasPearl(desc.id)) {
     return absl::AlreadyExistsError(absl::StrCat("pearl ", desc.id, " already exists"));

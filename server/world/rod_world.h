@@ -48,6 +48,8 @@ class RodWorld {
   // unknown rod) and adds nothing on failure.
   absl::Status AddConstraint(const RodConstraintDesc& desc);
   absl::Status RemoveConstraint(const std::string& id);
+  // Removes the constraints that follow body `body_id` (being deleted); returns their ids.
+  std::vector<std::string> RemoveFollowing(const std::string& body_id);
   absl::Status AddPearl(const PearlDesc& desc);
   absl::Status RemovePearl(const std::string& id);
 

@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "server/constraint/joint.h"
+#include "server/constraint/rod/rod_constraint.h"
+#include "server/model/rod/pearl.h"
 #include "server/model/rigid/body_desc.h"
 
 namespace ligature {
@@ -48,6 +50,9 @@ struct ConstraintDesc {
   Transform frame_a;
   std::string body_b;
   Transform frame_b;
+  // Set instead of the joint fields for a constraint on rods, or a pearl.
+  std::optional<RodConstraintDesc> rod;
+  std::optional<PearlDesc> pearl;
 };
 
 struct SceneDesc {

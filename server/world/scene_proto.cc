@@ -4,6 +4,7 @@
 #include <regex>
 
 #include "absl/strings/str_cat.h"
+#include "server/world/rod_proto.h"
 
 namespace ligature {
 namespace {
@@ -190,6 +191,13 @@ absl::StatusOr<BodyDesc> BodyFromProto(const v1::Body& b, const std::string& fie
     default:
       return Invalid(field + ".kind", "unknown body kind");
   }
+  // A rod: its own shape and material; the rigid fields are not read.
+  if (b.has_rod()) {
+    auto rod = RodFromProto(b.rod(), field + ".rod");
+    if (!rod.ok()) return rod.status();
+    out.rod = *std::move(rod);
+    return out;
+  }
   if (b.shape().has_compound()) {
     auto children = CompoundFromProto(b.shape().compound(), field + ".shape.compound");
     if (!children.ok()) return children.status();
@@ -372,6 +380,10 @@ v1::Body BodyToProto(const BodyDesc& b) {
     case BodyKind::kStatic:
       out.set_kind(v1::BODY_KIND_STATIC);
       break;
+  }
+  if (b.rod) {
+    RodToProto(*b.rod, out.mutable_rod());
+    return out;
   }
   if (b.children.empty()) {
     ShapeToProto(b.shape, out.mutable_shape());

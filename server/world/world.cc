@@ -35,25 +35,37 @@ std::string World::NextId(const char* prefix) {
   std::string id;
   do {
     id = absl::StrCat(prefix, next_id_++);
-  } while (body_ids_.contains(id) || constraints_.Contains(id));
+  } while (HasBody(id) || HasConstraint(id));
   return id;
 }
 
 absl::StatusOr<std::string> World::AddBody(const BodyDesc& desc) {
-  if (bodies_.size() >= limits_.max_bodies) {
+  if (body_count() >= limits_.max_bodies) {
     return absl::ResourceExhaustedError(
         absl::StrCat("world ", name_, " holds the maximum of ", limits_.max_bodies, " bodies"));
   }
   BodyDesc d = desc;
   if (d.id.empty()) d.id = NextId("body-");
-  if (body_ids_.contains(d.id)) {
+  if (HasBody(d.id)) {
     return absl::AlreadyExistsError(absl::StrCat("body ", d.id, " already exists"));
+  }
+  if (d.rod) {
+    RodDesc rod = *d.rod;
+    rod.id = d.id;
+    rod.kinematic = d.kind != BodyKind::kDynamic;
+    if (absl::Status s = rods_.AddRod(rod); !s.ok()) return s;
+    return d.id;
   }
   body_ids_[d.id] = bodies_.Add(d);
   return d.id;
 }
 
 absl::Status World::UpdateBody(const std::string& id, const BodyUpdate& u) {
+  if (rods_.HasRod(id)) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "body ", id, " is a rod: rods are moved through their constraints (delete and "
+        "re-create one to change it)"));
+  }
   auto it = body_ids_.find(id);
   if (it == body_ids_.end()) return absl::NotFoundError(absl::StrCat("body ", id, " not found"));
   const uint32_t i = bodies_.Index(it->second);
@@ -73,25 +85,31 @@ absl::Status World::UpdateBody(const std::string& id, const BodyUpdate& u) {
 }
 
 absl::Status World::RemoveBody(const std::string& id) {
+  if (rods_.HasRod(id)) {
+    for (std::string& c : rods_.RemoveRod(id)) removed_constraints_.push_back(std::move(c));
+    return absl::OkStatus();
+  }
   auto it = body_ids_.find(id);
   if (it == body_ids_.end()) return absl::NotFoundError(absl::StrCat("body ", id, " not found"));
   const BodyHandle handle = it->second;
   for (std::string& c : constraints_.RemoveAttachedTo(handle)) {
     removed_constraints_.push_back(std::move(c));
   }
+  for (std::string& c : rods_.RemoveFollowing(id)) removed_constraints_.push_back(std::move(c));
   bodies_.Remove(handle);
   body_ids_.erase(it);
   return absl::OkStatus();
 }
 
 absl::StatusOr<std::string> World::AddConstraint(const ConstraintDesc& desc) {
-  if (constraints_.size() >= limits_.max_constraints) {
+  if (constraint_count() >= limits_.max_constraints) {
     return absl::ResourceExhaustedError(absl::StrCat(
         "world ", name_, " holds the maximum of ", limits_.max_constraints, " constraints"));
   }
+  if (desc.rod || desc.pearl) return AddRodConstraint(desc);
   Joint j;
   j.id = desc.id.empty() ? NextId("constraint-") : desc.id;
-  if (constraints_.Contains(j.id)) {
+  if (HasConstraint(j.id)) {
     return absl::AlreadyExistsError(absl::StrCat("constraint ", j.id, " already exists"));
   }
   j.params = desc.params;
@@ -126,7 +144,31 @@ absl::StatusOr<std::string> World::AddConstraint(const ConstraintDesc& desc) {
   return id;
 }
 
+// A constraint on rods or a pearl; a followed body must be a rigid body of this world.
+absl::StatusOr<std::string> World::AddRodConstraint(const ConstraintDesc& desc) {
+  const std::string id = desc.id.empty() ? NextId("constraint-") : desc.id;
+  if (HasConstraint(id)) {
+    return absl::AlreadyExistsError(absl::StrCat("constraint ", id, " already exists"));
+  }
+  if (desc.pearl) {
+    PearlDesc pearl = *desc.pearl;
+    pearl.id = id;
+    if (absl::Status s = rods_.AddPearl(pearl); !s.ok()) return s;
+    return id;
+  }
+  RodConstraintDesc rod = *desc.rod;
+  rod.id = id;
+  if (!rod.follow_body.empty() && !body_ids_.contains(rod.follow_body)) {
+    return absl::NotFoundError(
+        absl::StrCat("follow_body: no rigid body ", rod.follow_body, " in this world"));
+  }
+  if (absl::Status s = rods_.AddConstraint(rod); !s.ok()) return s;
+  return id;
+}
+
 absl::Status World::RemoveConstraint(const std::string& id) {
+  if (rods_.HasConstraint(id)) return rods_.RemoveConstraint(id);
+  if (rods_.HasPearl(id)) return rods_.RemovePearl(id);
   if (!constraints_.Contains(id)) {
     return absl::NotFoundError(absl::StrCat("constraint ", id, " not found"));
   }
@@ -148,6 +190,13 @@ absl::Status World::SetDeviceTarget(const std::string& body_id, const Transform&
 }
 
 absl::StatusOr<BodyDesc> World::GetBody(const std::string& id) const {
+  if (const RodWorld::Rod* rod = rods_.FindRod(id)) {
+    BodyDesc d;
+    d.id = id;
+    d.kind = rod->desc.kinematic ? BodyKind::kStatic : BodyKind::kDynamic;
+    d.rod = rod->desc;
+    return d;
+  }
   auto it = body_ids_.find(id);
   if (it == body_ids_.end()) return absl::NotFoundError(absl::StrCat("body ", id, " not found"));
   return bodies_.Describe(bodies_.Index(it->second));
@@ -174,6 +223,31 @@ SceneDesc World::Export() const {
     detach(j.body_b, j.frame_b, &d.body_b, &d.frame_b);
     scene.constraints.push_back(std::move(d));
   }
+  // Rods with their rest shape; rod constraints at their current rod points (keyholes
+  // where they have slid to); pearls where they are, at their speed.
+  for (const RodWorld::Rod& rod : rods_.rods()) {
+    BodyDesc d;
+    d.id = rod.desc.id;
+    d.kind = rod.desc.kinematic ? BodyKind::kStatic : BodyKind::kDynamic;
+    d.rod = rod.desc;
+    scene.bodies.push_back(std::move(d));
+  }
+  for (const RodConstraint& c : rods_.constraints()) {
+    ConstraintDesc d;
+    d.id = c.desc.id;
+    d.rod = c.desc;
+    d.rod->a.u = c.u_a;
+    d.rod->b.u = c.u_b;
+    scene.constraints.push_back(std::move(d));
+  }
+  for (const Pearl& p : rods_.pearls()) {
+    ConstraintDesc d;
+    d.id = p.desc.id;
+    d.pearl = p.desc;
+    d.pearl->u = p.u;
+    d.pearl->speed = p.speed;
+    scene.constraints.push_back(std::move(d));
+  }
   return scene;
 }
 
@@ -186,10 +260,37 @@ Frame World::MakeFrame() const {
   f.removed_constraints = tick_removed_constraints_;
   f.bodies.reserve(bodies_.size());
   for (int i = 0; i < bodies_.size(); ++i) {
-    f.bodies.push_back({bodies_.id[i], bodies_.BodyPose(i), bodies_.linear_velocity[i],
-                        bodies_.angular_velocity[i]});
+    BodyState& s = f.bodies.emplace_back();
+    s.id = bodies_.id[i];
+    s.pose = bodies_.BodyPose(i);
+    s.linear_velocity = bodies_.linear_velocity[i];
+    s.angular_velocity = bodies_.angular_velocity[i];
   }
+  AddRodsToFrame(&f);
   return f;
+}
+
+// Each rod as a body with its sampled centreline, the pearls, and the rod solver's figures.
+void World::AddRodsToFrame(Frame* f) const {
+  for (const RodWorld::Rod& rod : rods_.rods()) {
+    BodyState s;
+    s.id = rod.desc.id;
+    const int samples = std::min(401, 2 * rod.model.spline().segments() + 1);
+    for (int k = 0; k < samples; ++k) {
+      const SplineSample at = rod.model.spline().Sample(rod.model.length() * k / (samples - 1));
+      s.rod_points.push_back(rod.state.Position(at));
+      s.rod_twist.push_back(rod.state.Twist(at));
+    }
+    s.pose.position = s.rod_points.front();
+    f->bodies.push_back(std::move(s));
+  }
+  for (const Pearl& p : rods_.pearls()) {
+    const RodWorld::Rod* rod = rods_.FindRod(p.desc.rod);
+    f->pearls.push_back(
+        {p.desc.id, p.u, rod->state.Position(rod->model.spline().Sample(p.u)), p.speed});
+  }
+  const RodStepStats& r = rods_.last_stats();
+  f->rods = {r.unknowns, r.bandwidth, r.newton_steps, r.max_violation};
 }
 
 }  // namespace ligature

@@ -20,6 +20,7 @@
 #include "server/solver/gauss_seidel.h"
 #include "server/solver/tunable_lcp.h"
 #include "server/world/frame.h"
+#include "server/world/rod_world.h"
 #include "server/world/scene_desc.h"
 
 namespace ligature {
@@ -59,8 +60,12 @@ class World {
   absl::Status SetDeviceTarget(const std::string& body_id, const Transform& pose);
 
   absl::StatusOr<BodyDesc> GetBody(const std::string& id) const;
-  bool HasBody(const std::string& id) const { return body_ids_.contains(id); }
-  bool HasConstraint(const std::string& id) const { return constraints_.Contains(id); }
+  bool HasBody(const std::string& id) const {
+    return body_ids_.contains(id) || rods_.HasRod(id);
+  }
+  bool HasConstraint(const std::string& id) const {
+    return constraints_.Contains(id) || rods_.HasConstraint(id) || rods_.HasPearl(id);
+  }
   SceneDesc Export() const;
 
   // Advances the world by one tick of settings().dt().
@@ -72,9 +77,13 @@ class World {
   uint64_t tick() const { return tick_; }
   double sim_time() const { return sim_time_; }
   const StepStats& last_stats() const { return stats_; }
-  int body_count() const { return bodies_.size(); }
-  int constraint_count() const { return constraints_.size(); }
+  int body_count() const { return bodies_.size() + static_cast<int>(rods_.rods().size()); }
+  int constraint_count() const {
+    return constraints_.size() + static_cast<int>(rods_.constraints().size() +
+                                                  rods_.pearls().size());
+  }
   const RigidBodies& bodies() const { return bodies_; }
+  const RodWorld& rods() const { return rods_; }
 
  private:
   // The step pipeline, one function per stage, in order.
@@ -85,8 +94,11 @@ class World {
   void BuildConstraintRows();
   void SolveConstraints();
   void ApplyCorrectionMotion();
+  void StepRods();
 
   std::string NextId(const char* prefix);
+  absl::StatusOr<std::string> AddRodConstraint(const ConstraintDesc& desc);
+  void AddRodsToFrame(Frame* frame) const;
 
   std::string name_;
   WorldSettings settings_;
@@ -96,6 +108,7 @@ class World {
   uint64_t next_id_ = 1;
 
   RigidBodies bodies_;
+  RodWorld rods_;
   absl::flat_hash_map<std::string, BodyHandle> body_ids_;
   ConstraintSet constraints_;
   std::vector<std::pair<BodyHandle, Transform>> device_targets_;  // arrival order

@@ -31,6 +31,7 @@ void World::Step() {
   SolveConstraints();
   ApplyCorrectionMotion();
   StabilizeJoints();
+  StepRods();
   RemoveReleasedJoints();
   // Constraints removed by this tick's edits are reported in this tick's frame.
   tick_removed_constraints_ = std::move(removed_constraints_);
@@ -223,6 +224,20 @@ void World::ApplyCorrectionMotion() {
     bodies_.angular_velocity[i] = w;
   }
   if (!tunable) stats_.max_penetration = MaxPenetration();
+}
+
+// Rods take their own implicit step (RodWorld), after the rigid bodies have moved, so that
+// constraints following a body (a device-driven tool) use its pose at the end of the tick.
+// Keyholes a rod slid out of are reported with this tick's removed constraints.
+void World::StepRods() {
+  if (rods_.empty()) return;
+  rods_.Step(settings_.dt(), settings_.gravity,
+             [this](const std::string& id) -> std::optional<Transform> {
+               auto it = body_ids_.find(id);
+               if (it == body_ids_.end()) return std::nullopt;
+               return bodies_.BodyPose(bodies_.Index(it->second));
+             });
+  for (const std::string& id : rods_.released()) removed_constraints_.push_back(id);
 }
 
 }  // namespace ligature

@@ -1,11 +1,13 @@
 #pragma once
 // Description of a rigid body as clients give it: the input to the model and to scene files.
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "server/collision/shape.h"
 #include "server/math/transform.h"
+#include "server/model/rod/rod_model.h"
 
 namespace ligature {
 
@@ -27,6 +29,9 @@ struct BodyDesc {
   Transform pose;
   Vec3 linear_velocity = Vec3::Zero();   // m/s
   Vec3 angular_velocity = Vec3::Zero();  // rad/s
+  // Set for a rod (a deformable 1D body): the fields above other than id and kind are
+  // then unused, and a kind other than dynamic holds the rod in place.
+  std::optional<RodDesc> rod;
 };
 
 }  // namespace ligature
