@@ -97,15 +97,32 @@ void SwapRows(const BandView& v, int j, int p, int last) {
 // pivot row gets a multiplier of exactly 1 and cancels exactly), then subtracts multiplier
 // x pivot row from rows j+1..j+km of columns j+1..last (the rank-one update of the
 // trailing band).
-void EliminateBelow(const BandView& v, int j, int km, int last) {
+// Systems assembled from sparse blocks leave many zeros inside the band; when most of the
+// multipliers are zero, only the rows of the non-zero ones are updated (`rows` is scratch).
+// This loop is nearly all of a factorization's time: on x86-64 it is also compiled for
+// AVX2 with FMA, chosen at load time when the processor has them.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+__attribute__((target_clones("arch=x86-64-v3", "default")))
+#endif
+void EliminateBelow(const BandView& v, int j, int km, int last, std::vector<int>* rows) {
   double* col = v.diag(j);
   const double pivot = col[0];
-  for (int r = 1; r <= km; ++r) col[r] /= pivot;
+  rows->clear();
+  for (int r = 1; r <= km; ++r) {
+    col[r] /= pivot;
+    if (col[r] != 0.0) rows->push_back(r);
+  }
+  if (rows->empty()) return;
+  const bool sparse = 2 * static_cast<int>(rows->size()) < km;
   for (int c = j + 1; c <= last; ++c) {
     double* target = v.diag(c) + (j - c);  // target[r] = A(j + r, c)
     const double u = target[0];
     if (u == 0.0) continue;
-    for (int r = 1; r <= km; ++r) target[r] -= col[r] * u;
+    if (sparse) {
+      for (const int r : *rows) target[r] -= col[r] * u;
+    } else {
+      for (int r = 1; r <= km; ++r) target[r] -= col[r] * u;
+    }
   }
 }
 
@@ -121,6 +138,8 @@ absl::Status BandedLu::Factor(BandMatrix* a) {
   const BandView v{a->data(), a->ldab(), a->kl() + a->ku()};
   pivots_.assign(n, 0);
   ClearFillIn(a);
+  std::vector<int> rows;
+  rows.reserve(kl);
   int last = 0;
   for (int j = 0; j < n; ++j) {
     const int km = std::min(kl, n - 1 - j);
@@ -134,7 +153,7 @@ absl::Status BandedLu::Factor(BandMatrix* a) {
     }
     last = std::max(last, std::min(j + a->ku() + p, n - 1));
     if (p != 0) SwapRows(v, j, p, last);
-    if (km > 0) EliminateBelow(v, j, km, last);
+    if (km > 0) EliminateBelow(v, j, km, last, &rows);
   }
   lu_ = a;
   return absl::OkStatus();

@@ -9,7 +9,10 @@
 namespace ligature {
 namespace {
 
-constexpr int kDofs = RodModel::kDofsPerPoint;
+// The rod system's components (of x, y, z, twist) that a problem's unknowns are.
+int Component(const KktProblem& problem, int a) {
+  return problem.dofs_per_point == 1 ? 3 : a;
+}
 // Compliance on every multiplier (m/N): negligible against the rods' (about 1e-7 m/N and
 // up), it keeps redundant but consistent constraints (two holds on one point) solvable.
 constexpr double kRegularization = 1e-14;
@@ -17,7 +20,7 @@ constexpr double kRegularization = 1e-14;
 // Natural index of each group's first unknown (its slide, then its rows), after the rods'.
 std::vector<int> GroupOffsets(const KktProblem& problem, int* total) {
   std::vector<int> first(problem.groups.size());
-  int next = kDofs * problem.control_points;
+  int next = problem.dofs_per_point * problem.control_points;
   for (size_t g = 0; g < problem.groups.size(); ++g) {
     first[g] = next;
     next += (problem.groups[g].has_slide ? 1 : 0) +
@@ -33,14 +36,15 @@ bool IsRelativeGroup(const KktGroup& g) { return g.anchor_b >= 0; }
 template <typename Visit>
 void ForEachNonZero(const KktProblem& problem, const std::vector<int>& group_first,
                     Visit visit) {
+  const int dpp = problem.dofs_per_point;
   for (size_t r = 0; r < problem.rods.size(); ++r) {
     const int n = problem.rods[r]->control_points();
     const int base = problem.first_point[r];
     for (int i = 0; i < n; ++i) {
       for (int k = 0; k < 4 && i + k < n; ++k) {
-        for (int a = 0; a < kDofs; ++a) {
-          for (int c = 0; c < kDofs; ++c) {
-            visit(kDofs * (base + i) + a, kDofs * (base + i + k) + c);
+        for (int a = 0; a < dpp; ++a) {
+          for (int c = 0; c < dpp; ++c) {
+            visit(dpp * (base + i) + a, dpp * (base + i + k) + c);
           }
         }
       }
@@ -78,34 +82,71 @@ int RodKkt::NaturalBandwidth(const KktProblem& problem) const {
   return Bandwidth(problem, {});
 }
 
-// Reverse Cuthill-McKee on the simplified relation graph: control points linked to the
-// three next on their rod, relative constraints linked to their two anchor points.
+// Reverse Cuthill-McKee on a simplified relation graph: each rod a chain of its control
+// points, relative constraints linked to their two anchor points. Two chains are tried:
+// each point linked to the next only (a breadth-first search then advances one point per
+// level along every rod at once, interleaving parallel rods finely) and each point linked
+// to the three next (the spline's true coupling, which suits fans of rods meeting at a
+// hub), and a plain sweep along all rods (below); the ordering with the narrowest band of
+// the real system is kept.
 void RodKkt::Reorder(const KktProblem& problem) {
   const int points = problem.control_points;
   std::vector<int> relative;
   for (size_t g = 0; g < problem.groups.size(); ++g) {
     if (IsRelativeGroup(problem.groups[g])) relative.push_back(static_cast<int>(g));
   }
-  std::vector<std::vector<int>> adjacency(points + relative.size());
-  for (size_t r = 0; r < problem.rods.size(); ++r) {
-    const int n = problem.rods[r]->control_points();
-    const int base = problem.first_point[r];
-    for (int i = 0; i < n; ++i) {
-      for (int k = 1; k < 4 && i + k < n; ++k) {
-        adjacency[base + i].push_back(base + i + k);
-        adjacency[base + i + k].push_back(base + i);
+  auto graph = [&](int reach) {
+    std::vector<std::vector<int>> adjacency(points + relative.size());
+    for (size_t r = 0; r < problem.rods.size(); ++r) {
+      const int n = problem.rods[r]->control_points();
+      const int base = problem.first_point[r];
+      for (int i = 0; i < n; ++i) {
+        for (int k = 1; k <= reach && i + k < n; ++k) {
+          adjacency[base + i].push_back(base + i + k);
+          adjacency[base + i + k].push_back(base + i);
+        }
       }
     }
-  }
-  for (size_t k = 0; k < relative.size(); ++k) {
-    const KktGroup& g = problem.groups[relative[k]];
-    const int node = points + static_cast<int>(k);
-    for (const int anchor : {g.anchor_a, g.anchor_b}) {
-      adjacency[node].push_back(anchor);
-      adjacency[anchor].push_back(node);
+    for (size_t k = 0; k < relative.size(); ++k) {
+      const KktGroup& g = problem.groups[relative[k]];
+      const int node = points + static_cast<int>(k);
+      for (const int anchor : {g.anchor_a, g.anchor_b}) {
+        adjacency[node].push_back(anchor);
+        adjacency[anchor].push_back(node);
+      }
+    }
+    return adjacency;
+  };
+  // A sweep along all rods at once: control points by their fraction of their rod's
+  // length, each relative constraint right after the later of its two anchors. Suits rods
+  // that run side by side (ladders, braids, bundles).
+  auto sweep = [&] {
+    std::vector<double> key(points + relative.size());
+    for (size_t r = 0; r < problem.rods.size(); ++r) {
+      const int n = problem.rods[r]->control_points();
+      for (int i = 0; i < n; ++i) key[problem.first_point[r] + i] = (i + 0.5) / n;
+    }
+    for (size_t k = 0; k < relative.size(); ++k) {
+      const KktGroup& g = problem.groups[relative[k]];
+      key[points + k] = std::max(key[g.anchor_a], key[g.anchor_b]);
+    }
+    std::vector<int> order(key.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return key[a] < key[b]; });
+    return order;
+  };
+  int best = -1;
+  std::vector<int> best_order;
+  for (const int candidate : {0, 1, 3}) {
+    node_order_ = candidate == 0 ? sweep() : ReverseCuthillMcKee(graph(candidate));
+    BuildLookup(problem);
+    const int band = Bandwidth(problem, position_);
+    if (best < 0 || band < best) {
+      best = band;
+      best_order = node_order_;
     }
   }
-  node_order_ = ReverseCuthillMcKee(adjacency);
+  node_order_ = std::move(best_order);
   ++reorders_;
 }
 
@@ -126,6 +167,7 @@ void RodKkt::BuildLookup(const KktProblem& problem) {
       attached[group.anchor_a].push_back(static_cast<int>(g));
     }
   }
+  const int dpp = problem.dofs_per_point;
   position_.assign(total, -1);
   int next = 0;
   auto emit_group = [&](int g) {
@@ -135,7 +177,7 @@ void RodKkt::BuildLookup(const KktProblem& problem) {
   };
   for (const int node : node_order_) {
     if (node < points) {
-      for (int a = 0; a < kDofs; ++a) position_[kDofs * node + a] = next++;
+      for (int a = 0; a < dpp; ++a) position_[dpp * node + a] = next++;
       for (const int g : attached[node]) emit_group(g);
     } else {
       emit_group(relative[node - points]);
@@ -163,24 +205,24 @@ absl::StatusOr<KktSolution> RodKkt::Solve(const KktProblem& problem) {
   int total = 0;
   const std::vector<int> group_first = GroupOffsets(problem, &total);
   const int band = std::max(1, Bandwidth(problem, position_));
+  const int dpp = problem.dofs_per_point;
   matrix_ = BandMatrix(total, band, band);
-  std::vector<double> rhs(total, 0.0);
   auto add = [&](int i, int j, double v) { matrix_.Add(position_[i], position_[j], v); };
 
-  // Rod blocks (upper blocks mirrored below the diagonal) and forces.
+  // Rod blocks (upper blocks mirrored below the diagonal).
   for (size_t r = 0; r < problem.rods.size(); ++r) {
     const RodSystem& sys = *problem.rods[r];
     const int base = problem.first_point[r];
     const int n = sys.control_points();
     for (int i = 0; i < n; ++i) {
-      for (int a = 0; a < kDofs; ++a) rhs[position_[kDofs * (base + i) + a]] = sys.rhs[i][a];
       for (int k = 0; k < 4 && i + k < n; ++k) {
         const Mat4& block = sys.upper[i][k];
-        for (int a = 0; a < kDofs; ++a) {
-          for (int c = 0; c < kDofs; ++c) {
-            const int row = kDofs * (base + i) + a, col = kDofs * (base + i + k) + c;
-            add(row, col, block(a, c));
-            if (k > 0) add(col, row, block(a, c));
+        for (int a = 0; a < dpp; ++a) {
+          for (int c = 0; c < dpp; ++c) {
+            const int row = dpp * (base + i) + a, col = dpp * (base + i + k) + c;
+            const double v = block(Component(problem, a), Component(problem, c));
+            add(row, col, v);
+            if (k > 0) add(col, row, v);
           }
         }
       }
@@ -205,29 +247,76 @@ absl::StatusOr<KktSolution> RodKkt::Solve(const KktProblem& problem) {
           add(row, slide, kr.slide_coeff);
           add(slide, row, kr.slide_coeff);
         }
-        rhs[position_[row]] = kr.rhs;
       }
       ++row;
     }
   }
 
+  factored_unknowns_ = -1;
   const absl::Status factored = lu_.Factor(&matrix_);
   if (!factored.ok()) return factored;
-  lu_.Solve(std::span<double>(rhs));
-
-  KktSolution out;
+  factored_unknowns_ = total;
+  std::vector<double> x = RightHandSide(problem);
+  lu_.Solve(std::span<double>(x));
+  KktSolution out = ReadSolution(problem, x);
   out.bandwidth = band;
+  return out;
+}
+
+absl::StatusOr<KktSolution> RodKkt::Resolve(const KktProblem& problem) {
+  int total = 0;
+  GroupOffsets(problem, &total);
+  if (total != factored_unknowns_ || static_cast<int>(position_.size()) != total) {
+    return absl::FailedPreconditionError("the system changed size since it was factorized");
+  }
+  std::vector<double> x = RightHandSide(problem);
+  lu_.Solve(std::span<double>(x));
+  KktSolution out = ReadSolution(problem, x);
+  out.bandwidth = matrix_.kl();
+  return out;
+}
+
+// F per rod unknown, 0 for slides, E for active rows (0 for inactive ones), in band order.
+std::vector<double> RodKkt::RightHandSide(const KktProblem& problem) const {
+  int total = 0;
+  const std::vector<int> group_first = GroupOffsets(problem, &total);
+  const int dpp = problem.dofs_per_point;
+  std::vector<double> rhs(total, 0.0);
+  for (size_t r = 0; r < problem.rods.size(); ++r) {
+    const RodSystem& sys = *problem.rods[r];
+    const int base = problem.first_point[r];
+    for (int i = 0; i < sys.control_points(); ++i) {
+      for (int a = 0; a < dpp; ++a) {
+        rhs[position_[dpp * (base + i) + a]] = sys.rhs[i][Component(problem, a)];
+      }
+    }
+  }
+  for (size_t g = 0; g < problem.groups.size(); ++g) {
+    const KktGroup& group = problem.groups[g];
+    int row = group_first[g] + (group.has_slide ? 1 : 0);
+    for (const KktRow& kr : group.rows) {
+      if (kr.active) rhs[position_[row]] = kr.rhs;
+      ++row;
+    }
+  }
+  return rhs;
+}
+
+KktSolution RodKkt::ReadSolution(const KktProblem& problem, const std::vector<double>& x) const {
+  int total = 0;
+  const std::vector<int> group_first = GroupOffsets(problem, &total);
+  KktSolution out;
   out.unknowns = total;
-  out.dx.resize(kDofs * problem.control_points);
-  for (size_t i = 0; i < out.dx.size(); ++i) out.dx[i] = rhs[position_[i]];
+  out.dx.resize(problem.dofs_per_point * problem.control_points);
+  for (size_t i = 0; i < out.dx.size(); ++i) out.dx[i] = x[position_[i]];
   out.slide.assign(problem.groups.size(), 0.0);
   out.force.resize(problem.groups.size());
   for (size_t g = 0; g < problem.groups.size(); ++g) {
     const KktGroup& group = problem.groups[g];
     int row = group_first[g];
-    if (group.has_slide) out.slide[g] = rhs[position_[row++]];
+    if (group.has_slide) out.slide[g] = x[position_[row++]];
     out.force[g].resize(group.rows.size());
-    for (size_t k = 0; k < group.rows.size(); ++k) out.force[g][k] = -rhs[position_[row++]];
+    for (size_t k = 0; k < group.rows.size(); ++k) out.force[g][k] = -x[position_[row++]];
   }
   return out;
 }

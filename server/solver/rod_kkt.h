@@ -44,7 +44,11 @@ struct KktGroup {
 };
 
 struct KktProblem {
-  // Dynamic rods, in order; rod r's unknowns start at 4 * first_point[r].
+  // Which of a control point's four degrees of freedom (x, y, z, twist) are unknowns here:
+  // 4 (all), 3 (positions) or 1 (twist). Twist is decoupled from positions in the rods'
+  // systems, so it can be solved on its own, which keeps the position system's band narrow.
+  int dofs_per_point = 4;
+  // Dynamic rods, in order; rod r's unknowns start at dofs_per_point * first_point[r].
   std::vector<const RodSystem*> rods;
   std::vector<int> first_point;
   std::vector<KktGroup> groups;
@@ -63,6 +67,9 @@ class RodKkt {
  public:
   // Solves the problem; reorders only when the relation graph differs from the last one.
   absl::StatusOr<KktSolution> Solve(const KktProblem& problem);
+  // Solves again with the last factorization and this problem's right-hand sides (a chord
+  // step: the matrix is taken as unchanged). Fails when the problem's size differs.
+  absl::StatusOr<KktSolution> Resolve(const KktProblem& problem);
 
   // Half-bandwidth with the natural order (rods, then slides, then rows) and with the
   // current ordering, for diagnostics and benchmarks.
@@ -74,9 +81,13 @@ class RodKkt {
   void Reorder(const KktProblem& problem);
   void BuildLookup(const KktProblem& problem);
   int Bandwidth(const KktProblem& problem, const std::vector<int>& position) const;
+  // The right-hand side in band order, and the solution read back from it.
+  std::vector<double> RightHandSide(const KktProblem& problem) const;
+  KktSolution ReadSolution(const KktProblem& problem, const std::vector<double>& x) const;
 
   // What the cached ordering was built for: point count and the relative groups' anchors.
   std::vector<int> graph_key_;
+  int factored_unknowns_ = -1;  // size of the system lu_ holds
   std::vector<int> node_order_;  // RCM order of graph nodes
   std::vector<int> position_;    // unknown (natural index) -> band index
   int reorders_ = 0;

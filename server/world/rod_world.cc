@@ -2,16 +2,16 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "absl/strings/str_cat.h"
 
 namespace ligature {
 namespace {
 
-constexpr int kDofs = RodModel::kDofsPerPoint;
 // Constraint tolerance of the Newton projection (m).
 constexpr double kTolerance = 1e-10;
-constexpr int kMaxNewtonSteps = 6;
+constexpr int kMaxNewtonSteps = 10;
 constexpr int kMaxActiveSetRounds = 8;
 
 absl::Status Invalid(const std::string& field, const std::string& why) {
@@ -51,7 +51,7 @@ absl::Status RodWorld::AddRod(const RodDesc& desc) {
   if (absl::Status s = ValidateMaterial(desc.material); !s.ok()) return s;
   absl::StatusOr<RodModel> model = RodModel::Make(desc);
   if (!model.ok()) return model.status();
-  Rod rod{desc, *std::move(model), {}};
+  Rod rod{desc, *std::move(model), {}, {}, 0.0};
   rod.state = InitialRodState(rod.model, desc.points);
   rod_index_[desc.id] = static_cast<int>(rods_.size());
   rods_.push_back(std::move(rod));
@@ -87,8 +87,10 @@ std::vector<std::string> RodWorld::RemoveRod(const std::string& id) {
   return removed;
 }
 
-// Checks one rod point: the rod exists and u lies on it.
-static absl::Status CheckPoint(const RodPointRef& p, const std::string& field,
+// Checks one rod point: the rod exists and u lies on it. A u past an end by no more than
+// kEndSlack (round-off in a client's arithmetic of the length) is moved onto that end.
+constexpr double kEndSlack = 1e-6;  // m
+static absl::Status CheckPoint(RodPointRef& p, const std::string& field,
                                const absl::flat_hash_map<std::string, int>& index,
                                const std::vector<RodWorld::Rod>& rods) {
   auto it = index.find(p.rod);
@@ -96,16 +98,18 @@ static absl::Status CheckPoint(const RodPointRef& p, const std::string& field,
     return absl::NotFoundError(absl::StrCat(field, ".rod: no rod ", p.rod));
   }
   const double length = rods[it->second].model.length();
-  if (!std::isfinite(p.u) || p.u < 0.0 || p.u > length) {
+  if (!std::isfinite(p.u) || p.u < -kEndSlack || p.u > length + kEndSlack) {
     return Invalid(absl::StrCat(field, ".u"), absl::StrCat("must be in [0, ", length, "] m"));
   }
+  p.u = std::clamp(p.u, 0.0, length);
   return absl::OkStatus();
 }
 
-absl::Status RodWorld::AddConstraint(const RodConstraintDesc& desc) {
-  if (HasConstraint(desc.id) || HasPearl(desc.id)) {
-    return absl::AlreadyExistsError(absl::StrCat("constraint ", desc.id, " already exists"));
+absl::Status RodWorld::AddConstraint(const RodConstraintDesc& request) {
+  if (HasConstraint(request.id) || HasPearl(request.id)) {
+    return absl::AlreadyExistsError(absl::StrCat("constraint ", request.id, " already exists"));
   }
+  RodConstraintDesc desc = request;
   const RodConstraintKind kind = desc.kind;
   if (absl::Status s = CheckPoint(desc.a, "a", rod_index_, rods_); !s.ok()) return s;
   const bool relative = IsRelative(kind);
@@ -186,13 +190,14 @@ std::vector<std::string> RodWorld::RemoveFollowing(const std::string& body_id) {
   return removed;
 }
 
-absl::Status RodWorld::AddPearl(const PearlDesc& desc) {
-  if (HasConstraint(desc.id) || HasPearl(desc.id)) {
-    return absl::AlreadyExistsError(absl::StrCat("pearl ", desc.id, " already exists"));
+absl::Status RodWorld::AddPearl(const PearlDesc& request) {
+  if (HasConstraint(request.id) || HasPearl(request.id)) {
+    return absl::AlreadyExistsError(absl::StrCat("pearl ", request.id, " already exists"));
   }
-  if (absl::Status s = CheckPoint({desc.rod, desc.u}, "pearl", rod_index_, rods_); !s.ok()) {
-    return s;
-  }
+  PearlDesc desc = request;
+  RodPointRef at{desc.rod, desc.u};
+  if (absl::Status s = CheckPoint(at, "at", rod_index_, rods_); !s.ok()) return s;
+  desc.u = at.u;
   if (!std::isfinite(desc.mass) || desc.mass <= 0.0) return Invalid("mass", "must be > 0");
   if (!std::isfinite(desc.radius) || desc.radius < 0.0) return Invalid("radius", "must be >= 0");
   if (!std::isfinite(desc.friction) || desc.friction < 0.0) {
@@ -248,8 +253,9 @@ std::vector<RodView> RodWorld::Views(const std::vector<int>& first_point) const 
 KktProblem RodWorld::BuildProblem(const std::vector<RodView>& views,
                                   const std::vector<RodSystem>& systems,
                                   const std::vector<int>& first_point, int total_points,
-                                  double h, std::vector<int>* owner) const {
+                                  double h, RodDofs dofs, std::vector<int>* owner) const {
   KktProblem problem;
+  problem.dofs_per_point = static_cast<int>(dofs);
   problem.control_points = total_points;
   for (size_t r = 0; r < rods_.size(); ++r) {
     if (first_point[r] < 0) continue;
@@ -259,8 +265,9 @@ KktProblem RodWorld::BuildProblem(const std::vector<RodView>& views,
   owner->clear();
   for (size_t k = 0; k < constraints_.size(); ++k) {
     if (constraints_[k].released) continue;
-    KktGroup group = BuildRodRows(constraints_[k], views, h);
-    if (group.anchor_a < 0) continue;  // acts on held rods only
+    KktGroup group = BuildRodRows(constraints_[k], views, h, dofs);
+    // Nothing in this system, or acting on held rods only.
+    if (group.rows.empty() || group.anchor_a < 0) continue;
     problem.groups.push_back(std::move(group));
     owner->push_back(static_cast<int>(k));
   }
@@ -268,16 +275,20 @@ KktProblem RodWorld::BuildProblem(const std::vector<RodView>& views,
 }
 
 void RodWorld::ApplyDisplacements(const KktSolution& sol, const std::vector<int>& first_point,
-                                  const std::vector<int>& owner) {
+                                  RodDofs dofs, const std::vector<int>& owner) {
   for (size_t r = 0; r < rods_.size(); ++r) {
     if (first_point[r] < 0) continue;
     RodState& s = rods_[r].state;
     for (int i = 0; i < rods_[r].model.control_points(); ++i) {
-      const int base = kDofs * (first_point[r] + i);
-      s.x[i] += Vec3(sol.dx[base], sol.dx[base + 1], sol.dx[base + 2]);
-      s.theta[i] += sol.dx[base + 3];
+      if (dofs == RodDofs::kTwist) {
+        s.theta[i] += sol.dx[first_point[r] + i];
+      } else {
+        const int base = 3 * (first_point[r] + i);
+        s.x[i] += Vec3(sol.dx[base], sol.dx[base + 1], sol.dx[base + 2]);
+      }
     }
   }
+  if (dofs == RodDofs::kTwist) return;
   // A rod that slides out of its keyhole leaves it: the constraint is released now and
   // removed at the end of the step (ReleaseSlidOut).
   for (size_t g = 0; g < owner.size(); ++g) {
@@ -322,10 +333,16 @@ void RodWorld::Step(double h, const Vec3& gravity, const BodyPoseLookup& poses) 
   const std::vector<std::vector<std::pair<double, Vec3>>> loads = StepPearls(h, gravity);
 
   // Free motion of every dynamic rod.
-  std::vector<RodSystem> systems(rods_.size());
+  systems_.resize(rods_.size());
+  std::vector<RodSystem>& systems = systems_;
   for (size_t r = 0; r < rods_.size(); ++r) {
     if (first_point[r] < 0) continue;
-    AssembleRodSystem(rods_[r].model, rods_[r].state, h, gravity, loads[r], &systems[r]);
+    Rod& rod = rods_[r];
+    if (rod.constant_h != h) {
+      AssembleConstantPart(rod.model, h, &rod.constant);
+      rod.constant_h = h;
+    }
+    AssembleRodSystem(rod.model, rod.state, h, gravity, loads[r], rod.constant, &systems[r]);
   }
   const std::vector<RodView> views = Views(first_point);
   for (RodConstraint& c : constraints_) {
@@ -337,43 +354,12 @@ void RodWorld::Step(double h, const Vec3& gravity, const BodyPoseLookup& poses) 
   start.reserve(rods_.size());
   for (const Rod& rod : rods_) start.push_back(rod.state);
 
-  // The dynamic solve, repeated while the unilateral rows' active set changes.
-  std::vector<int> owner;
-  for (int round = 0;; ++round) {
-    const KktProblem problem = BuildProblem(views, systems, first_point, total, h, &owner);
-    absl::StatusOr<KktSolution> sol = kkt_.Solve(problem);
-    if (!sol.ok()) {
-      stats_.solve_failed = true;
-      return;
-    }
-    stats_.unknowns = sol->unknowns;
-    stats_.bandwidth = sol->bandwidth;
-    stats_.active_set_rounds = round + 1;
-    if (round + 1 < kMaxActiveSetRounds &&
-        UpdateActiveSet(problem, *sol, owner, constraints_)) {
-      continue;
-    }
-    ApplyDisplacements(*sol, first_point, owner);
-    break;
+  if (!SolvePositions(views, systems, first_point, total, h)) {
+    stats_.solve_failed = true;
+    return;
   }
-
-  // Newton projection of what the linearization left, with the step's matrix and no force.
-  for (RodSystem& sys : systems) {
-    for (Vec4& f : sys.rhs) f.setZero();
-  }
-  for (int it = 0; it <= kMaxNewtonSteps; ++it) {
-    const KktProblem problem = BuildProblem(views, systems, first_point, total, h, &owner);
-    double violation = 0.0;
-    for (size_t g = 0; g < owner.size(); ++g) {
-      violation = std::max(violation, GroupViolation(constraints_[owner[g]], problem.groups[g]));
-    }
-    stats_.max_violation = violation;
-    if (violation <= kTolerance || it == kMaxNewtonSteps) break;
-    absl::StatusOr<KktSolution> sol = kkt_.Solve(problem);
-    if (!sol.ok()) break;
-    ApplyDisplacements(*sol, first_point, owner);
-    ++stats_.newton_steps;
-  }
+  SolveTwist(views, systems, first_point, total, h);
+  ProjectPositions(views, systems, first_point, total, h);
 
   // Velocities of the whole step; a non-finite result keeps the rod's previous state.
   for (size_t r = 0; r < rods_.size(); ++r) {
@@ -394,6 +380,72 @@ void RodWorld::Step(double h, const Vec3& gravity, const BodyPoseLookup& poses) 
   }
   MoveAllPearls(h);
   ReleaseSlidOut();
+}
+
+// The dynamic solve of the positions, repeated while the unilateral rows' active set
+// changes. Returns false when the system could not be solved (the rods keep their state).
+bool RodWorld::SolvePositions(const std::vector<RodView>& views,
+                              const std::vector<RodSystem>& systems,
+                              const std::vector<int>& first_point, int total, double h) {
+  std::vector<int> owner;
+  for (int round = 0;; ++round) {
+    const KktProblem problem =
+        BuildProblem(views, systems, first_point, total, h, RodDofs::kPositions, &owner);
+    absl::StatusOr<KktSolution> sol = kkt_.Solve(problem);
+    if (!sol.ok()) return false;
+    stats_.unknowns = sol->unknowns;
+    stats_.bandwidth = sol->bandwidth;
+    stats_.active_set_rounds = round + 1;
+    if (round + 1 < kMaxActiveSetRounds &&
+        UpdateActiveSet(problem, *sol, owner, constraints_)) {
+      continue;
+    }
+    ApplyDisplacements(*sol, first_point, RodDofs::kPositions, owner);
+    return true;
+  }
+}
+
+// Twist is decoupled from the positions: its own small banded system, with the twist rows
+// of orientation constraints (linear, so one solve meets them).
+void RodWorld::SolveTwist(const std::vector<RodView>& views,
+                          const std::vector<RodSystem>& systems,
+                          const std::vector<int>& first_point, int total, double h) {
+  std::vector<int> owner;
+  const KktProblem problem =
+      BuildProblem(views, systems, first_point, total, h, RodDofs::kTwist, &owner);
+  absl::StatusOr<KktSolution> sol = twist_kkt_.Solve(problem);
+  if (sol.ok()) ApplyDisplacements(*sol, first_point, RodDofs::kTwist, owner);
+}
+
+// What the linearization left of the non-linear constraints (distances, keyholes) is
+// projected away by displacements that solve the step's own system with no force: chord
+// steps reuse its factorization, and a step that does not halve the violation refactors
+// at the corrected state (a full Newton step).
+void RodWorld::ProjectPositions(const std::vector<RodView>& views,
+                                std::vector<RodSystem>& systems,
+                                const std::vector<int>& first_point, int total, double h) {
+  for (RodSystem& sys : systems) {
+    for (Vec4& f : sys.rhs) f.setZero();
+  }
+  std::vector<int> owner;
+  double last = std::numeric_limits<double>::infinity();
+  for (int it = 0; it <= kMaxNewtonSteps; ++it) {
+    const KktProblem problem =
+        BuildProblem(views, systems, first_point, total, h, RodDofs::kPositions, &owner);
+    double violation = 0.0;
+    for (size_t g = 0; g < owner.size(); ++g) {
+      violation = std::max(violation, GroupViolation(constraints_[owner[g]], problem.groups[g]));
+    }
+    stats_.max_violation = violation;
+    if (violation <= kTolerance || it == kMaxNewtonSteps) return;
+    absl::StatusOr<KktSolution> sol =
+        violation < 0.5 * last ? kkt_.Resolve(problem) : kkt_.Solve(problem);
+    if (!sol.ok()) sol = kkt_.Solve(problem);
+    if (!sol.ok()) return;
+    last = violation;
+    ApplyDisplacements(*sol, first_point, RodDofs::kPositions, owner);
+    ++stats_.newton_steps;
+  }
 }
 
 std::vector<std::vector<std::pair<double, Vec3>>> RodWorld::StepPearls(double h,
@@ -426,7 +478,7 @@ void RodWorld::ReleaseSlidOut() {
   });
 }
 
-std::pair<int, int> RodWorld::Bandwidths() {
+std::pair<int, int> RodWorld::Bandwidths() const {
   int total = 0;
   const std::vector<int> first_point = FirstPoints(&total);
   std::vector<RodSystem> systems(rods_.size());
@@ -435,10 +487,11 @@ std::pair<int, int> RodWorld::Bandwidths() {
     AssembleRodSystem(rods_[r].model, rods_[r].state, 1e-3, Vec3::Zero(), {}, &systems[r]);
   }
   std::vector<int> owner;
-  const KktProblem problem =
-      BuildProblem(Views(first_point), systems, first_point, total, 1e-3, &owner);
-  const int natural = kkt_.NaturalBandwidth(problem);
-  absl::StatusOr<KktSolution> sol = kkt_.Solve(problem);
+  const KktProblem problem = BuildProblem(Views(first_point), systems, first_point, total,
+                                          1e-3, RodDofs::kPositions, &owner);
+  RodKkt kkt;  // a fresh ordering, leaving the world's own untouched
+  const int natural = kkt.NaturalBandwidth(problem);
+  absl::StatusOr<KktSolution> sol = kkt.Solve(problem);
   return {natural, sol.ok() ? sol->bandwidth : -1};
 }
 

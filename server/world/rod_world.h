@@ -39,6 +39,9 @@ class RodWorld {
     RodDesc desc;
     RodModel model;
     RodState state;
+    // AssembleConstantPart for steps of constant_h seconds (rebuilt when h changes).
+    RodSystem constant;
+    double constant_h = 0.0;
   };
 
   absl::Status AddRod(const RodDesc& desc);
@@ -68,7 +71,7 @@ class RodWorld {
   // Ids of sliding constraints whose rod slid out of them during the last step.
   const std::vector<std::string>& released() const { return released_; }
   // Natural and reordered half-bandwidths of the current system (diagnostics).
-  std::pair<int, int> Bandwidths();
+  std::pair<int, int> Bandwidths() const;
 
  private:
   std::vector<RodView> Views(const std::vector<int>& first_point) const;
@@ -77,9 +80,17 @@ class RodWorld {
   KktProblem BuildProblem(const std::vector<RodView>& views,
                           const std::vector<RodSystem>& systems,
                           const std::vector<int>& first_point, int total_points, double h,
-                          std::vector<int>* owner) const;
+                          RodDofs dofs, std::vector<int>* owner) const;
   void ApplyDisplacements(const KktSolution& sol, const std::vector<int>& first_point,
-                          const std::vector<int>& owner);
+                          RodDofs dofs, const std::vector<int>& owner);
+  // The positions' dynamic solve (with the unilateral active set) and the twist solve.
+  bool SolvePositions(const std::vector<RodView>& views, const std::vector<RodSystem>& systems,
+                      const std::vector<int>& first_point, int total, double h);
+  void SolveTwist(const std::vector<RodView>& views, const std::vector<RodSystem>& systems,
+                  const std::vector<int>& first_point, int total, double h);
+  // Newton (chord) steps projecting the positions back onto the constraints.
+  void ProjectPositions(const std::vector<RodView>& views, std::vector<RodSystem>& systems,
+                        const std::vector<int>& first_point, int total, double h);
   // Pearls' speeds and the loads they put on rods (per rod: (u, force) pairs).
   std::vector<std::vector<std::pair<double, Vec3>>> StepPearls(double h, const Vec3& gravity);
   void MoveAllPearls(double h);
@@ -90,7 +101,9 @@ class RodWorld {
   absl::flat_hash_map<std::string, int> rod_index_;
   std::vector<RodConstraint> constraints_;
   std::vector<Pearl> pearls_;
-  RodKkt kkt_;
+  std::vector<RodSystem> systems_;  // per rod, this step's (kept for its capacity)
+  RodKkt kkt_;        // positions
+  RodKkt twist_kkt_;  // twist
   RodStepStats stats_;
   std::vector<std::string> released_;
 };

@@ -72,6 +72,23 @@ inline bool IsRelative(RodConstraintKind kind) {
          kind == RodConstraintKind::kRelativePlane ||
          kind == RodConstraintKind::kRelativeKeyhole;
 }
+// Scalar rows (Lagrange multipliers) a constraint adds, as listed above.
+inline int RodConstraintRows(const RodConstraintDesc& d) {
+  switch (d.kind) {
+    case RodConstraintKind::kPosition: return 3;
+    case RodConstraintKind::kOrientation: return d.twist ? 4 : 3;
+    case RodConstraintKind::kPlane: return 1;
+    case RodConstraintKind::kAxis: return 2;
+    case RodConstraintKind::kSphere: return 1;
+    case RodConstraintKind::kKeyhole: return d.oriented ? 6 : 3;
+    case RodConstraintKind::kFusion: return 6;
+    case RodConstraintKind::kDistance: return 1;
+    case RodConstraintKind::kRelativePlane: return 1;
+    case RodConstraintKind::kRelativeKeyhole: return 3;
+  }
+  return 0;
+}
+
 // Whether a kind has a sliding coordinate (an extra unknown ds).
 inline bool IsSliding(RodConstraintKind kind) {
   return kind == RodConstraintKind::kKeyhole || kind == RodConstraintKind::kRelativeKeyhole;

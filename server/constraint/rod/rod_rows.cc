@@ -6,21 +6,21 @@
 namespace ligature {
 namespace {
 
-constexpr int kDofs = RodModel::kDofsPerPoint;
-
-// A rod point during row building: its rod and basis at u.
+// A rod point during row building: its rod, basis at u, and the unknowns' layout.
 struct PointEval {
   const RodView* rod = nullptr;
   SplineSample s;
+  int stride = 4;  // unknowns per control point
   Vec3 x() const { return rod->state->Position(s); }
   Vec3 xp() const { return rod->state->Tangent(s); }
   Vec3 xpp() const { return rod->state->Curvature(s); }
 };
 
-PointEval Eval(std::span<const RodView> rods, int rod, double u) {
+PointEval Eval(std::span<const RodView> rods, int rod, double u, int stride = 4) {
   PointEval p;
   p.rod = &rods[rod];
   p.s = rods[rod].model->spline().Sample(u);
+  p.stride = stride;
   return p;
 }
 
@@ -33,7 +33,7 @@ void AddTerms(const PointEval& p, Basis basis, const Vec3& dir, double scale, Kk
   if (p.rod->first_point < 0) return;
   const auto& w = basis == Basis::kValue ? p.s.b : p.s.db;
   for (int k = 0; k < 4; ++k) {
-    const int base = kDofs * (p.rod->first_point + p.s.first + k);
+    const int base = p.stride * (p.rod->first_point + p.s.first + k);
     for (int d = 0; d < 3; ++d) {
       const double c = scale * w[k] * dir[d];
       if (c != 0.0) row->terms.emplace_back(base + d, c);
@@ -43,7 +43,8 @@ void AddTerms(const PointEval& p, Basis basis, const Vec3& dir, double scale, Kk
 void AddTwistTerms(const PointEval& p, KktRow* row) {
   if (p.rod->first_point < 0) return;
   for (int k = 0; k < 4; ++k) {
-    row->terms.emplace_back(kDofs * (p.rod->first_point + p.s.first + k) + 3, p.s.b[k]);
+    const int twist = p.stride == 1 ? 0 : 3;
+    row->terms.emplace_back(p.stride * (p.rod->first_point + p.s.first + k) + twist, p.s.b[k]);
   }
 }
 
@@ -109,15 +110,27 @@ void PrepareRodConstraintStep(RodConstraint& c, std::span<const RodView> rods,
   }
 }
 
-KktGroup BuildRodRows(const RodConstraint& c, std::span<const RodView> rods, double h) {
+KktGroup BuildRodRows(const RodConstraint& c, std::span<const RodView> rods, double h,
+                      RodDofs dofs) {
   const RodConstraintDesc& d = c.desc;
   KktGroup group;
-  const PointEval a = Eval(rods, c.rod_a, c.u_a);
+  const int stride = static_cast<int>(dofs);
+  const PointEval a = Eval(rods, c.rod_a, c.u_a, stride);
   group.anchor_a = Anchor(a);
+  // The twist system holds only the twist rows of orientation constraints.
+  if (dofs == RodDofs::kTwist) {
+    if (d.kind == RodConstraintKind::kOrientation && d.twist) {
+      KktRow row;
+      AddTwistTerms(a, &row);
+      row.rhs = *d.twist - a.rod->state->Twist(a.s);
+      group.rows.push_back(std::move(row));
+    }
+    return group;
+  }
   const bool relative = IsRelative(d.kind);
   PointEval b;
   if (relative) {
-    b = Eval(rods, c.rod_b, c.u_b);
+    b = Eval(rods, c.rod_b, c.u_b, stride);
     group.anchor_b = Anchor(b);
     // A relative constraint whose rod a is held acts on b alone: absolute in the graph.
     if (group.anchor_a < 0) std::swap(group.anchor_a, group.anchor_b);
@@ -141,7 +154,7 @@ KktGroup BuildRodRows(const RodConstraint& c, std::span<const RodView> rods, dou
       AddVectorRows(a.xp() - c.tangent_target,
                     [&](const Vec3& e, KktRow* r) { AddTerms(a, Basis::kSlope, e, 1.0, r); },
                     &group);
-      if (d.twist) {
+      if (d.twist && dofs == RodDofs::kAll) {
         KktRow row;
         AddTwistTerms(a, &row);
         row.rhs = *d.twist - a.rod->state->Twist(a.s);

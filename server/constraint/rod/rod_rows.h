@@ -48,8 +48,13 @@ struct RodConstraint {
 void PrepareRodConstraintStep(RodConstraint& c, std::span<const RodView> rods,
                               const Transform* follow_pose);
 
+// Which unknowns a system has per control point (see KktProblem::dofs_per_point): all four,
+// the positions alone (rows on twist left out), or the twist alone (only twist rows).
+enum class RodDofs { kAll = 4, kPositions = 3, kTwist = 1 };
+
 // The rows of `c` at the given states (slides at c.u_a); h scales keyhole friction.
-KktGroup BuildRodRows(const RodConstraint& c, std::span<const RodView> rods, double h);
+KktGroup BuildRodRows(const RodConstraint& c, std::span<const RodView> rods, double h,
+                      RodDofs dofs = RodDofs::kAll);
 
 // Largest violation (m, or rad for twist) a group's rows describe: |g| for active rows,
 // the penetration max(0, -g) for inactive unilateral ones.

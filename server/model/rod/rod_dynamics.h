@@ -27,8 +27,19 @@ struct RodSystem {
   int control_points() const { return static_cast<int>(rhs.size()); }
 };
 
-// Assembles S and F for one step of h seconds under gravity. `external` holds extra
-// forces (N) at rod points, as (u, force) pairs.
+// The part of S that does not depend on the state, for steps of h seconds: mass, bending
+// and twisting (F is left zero). A world keeps it per rod and rebuilds it only when h
+// changes.
+void AssembleConstantPart(const RodModel& model, double h, RodSystem* out);
+
+// Assembles S and F for one step of h seconds under gravity, from `constant` (the
+// AssembleConstantPart of the same model and h) plus the stretching stiffness at the
+// state. `external` holds extra forces (N) at rod points, as (u, force) pairs.
+void AssembleRodSystem(const RodModel& model, const RodState& state, double h,
+                       const Vec3& gravity,
+                       const std::vector<std::pair<double, Vec3>>& external,
+                       const RodSystem& constant, RodSystem* out);
+// The same, building the constant part on the way.
 void AssembleRodSystem(const RodModel& model, const RodState& state, double h,
                        const Vec3& gravity,
                        const std::vector<std::pair<double, Vec3>>& external, RodSystem* out);
