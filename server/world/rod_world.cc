@@ -419,7 +419,7 @@ void RodWorld::SolveTwist(const std::vector<RodView>& views,
 
 // What the linearization left of the non-linear constraints (distances, keyholes) is
 // projected away by displacements that solve the step's own system with no force: chord
-// steps reuse its factorization while they cut the violation tenfold each; otherwise the
+// steps reuse its factorization while they cut the violation fourfold each; otherwise the
 // system is refactored at the corrected state (a full Newton step).
 void RodWorld::ProjectPositions(const std::vector<RodView>& views,
                                 std::vector<RodSystem>& systems,
@@ -439,7 +439,7 @@ void RodWorld::ProjectPositions(const std::vector<RodView>& views,
     stats_.max_violation = violation;
     if (violation <= kTolerance || it == kMaxNewtonSteps) return;
     absl::StatusOr<KktSolution> sol =
-        violation < 0.1 * last ? kkt_.Resolve(problem) : kkt_.Solve(problem);
+        violation < 0.25 * last ? kkt_.Resolve(problem) : kkt_.Solve(problem);
     if (!sol.ok()) sol = kkt_.Solve(problem);
     if (!sol.ok()) return;
     last = violation;

@@ -49,6 +49,10 @@ BulletRope::BulletRope(const BulletRopeSpec& spec) : impl_(std::make_unique<Impl
   const btVector3 to(static_cast<btScalar>(spec.length), 0, 0);
   s.rope.reset(btSoftBodyHelpers::CreateRope(info, from, to, spec.nodes - 2, 0));
   s.rope->setTotalMass(static_cast<btScalar>(spec.mass));
+  // Ten position iterations, the setting of the reference measurement of this rope (with
+  // Bullet's default of one, the rope never settles: it swings through the line between
+  // its pins and stretches by a third).
+  s.rope->m_cfg.piterations = 10;
 
   // The last node moved in to the span (position and previous position), both ends pinned.
   const int last = spec.nodes - 1;
