@@ -238,7 +238,7 @@ absl::StatusOr<KktSolution> RodKkt::Solve(const KktProblem& problem) {
       if (!kr.active) {
         add(row, row, 1.0);  // nu = 0
       } else {
-        add(row, row, -kRegularization);
+        add(row, row, -kRegularization - kr.compliance);
         for (const auto& [dof, coeff] : kr.terms) {
           add(row, dof, coeff);
           add(dof, row, coeff);

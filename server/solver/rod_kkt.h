@@ -31,6 +31,11 @@ struct KktRow {
   double slide_coeff = 0.0;                   // on the group's slide unknown, if any
   double rhs = 0.0;                           // E
   bool active = true;                         // an inactive row carries no force
+  // m/N: a compliant row gives way by compliance * force. Contacts use some, so that many
+  // nearly redundant contact rows share their load evenly; exact constraints use none (the
+  // solver's own regularization, far below the rods' compliance, only keeps redundant
+  // constraints solvable).
+  double compliance = 0.0;
 };
 
 // The rows of one constraint, and where it acts.

@@ -13,6 +13,10 @@ namespace {
 constexpr double kTolerance = 1e-10;
 constexpr int kMaxNewtonSteps = 10;
 constexpr int kMaxActiveSetRounds = 8;
+// Contacts are looked for this far (m) beyond a rod's surface, plus its step's motion.
+constexpr double kContactMargin = 0.005;
+constexpr double kContactJoin = 1e-6;   // m
+constexpr double kContactLeave = 1e-6;  // N
 
 absl::Status Invalid(const std::string& field, const std::string& why) {
   return absl::InvalidArgumentError(absl::StrCat(field, ": ", why));
@@ -271,6 +275,11 @@ KktProblem RodWorld::BuildProblem(const std::vector<RodView>& views,
     problem.groups.push_back(std::move(group));
     owner->push_back(static_cast<int>(k));
   }
+  if (dofs == RodDofs::kTwist) return problem;
+  for (size_t k = 0; k < contacts_.size(); ++k) {
+    problem.groups.push_back(BuildRodContactRow(contacts_[k], views, h));
+    owner->push_back(static_cast<int>(constraints_.size() + k));
+  }
   return problem;
 }
 
@@ -292,6 +301,10 @@ void RodWorld::ApplyDisplacements(const KktSolution& sol, const std::vector<int>
   // A rod that slides out of its keyhole leaves it: the constraint is released now and
   // removed at the end of the step (ReleaseSlidOut).
   for (size_t g = 0; g < owner.size(); ++g) {
+    if (IsContactOwner(owner[g])) {
+      contacts_[owner[g] - constraints_.size()].push += sol.slide[g];
+      continue;
+    }
     RodConstraint& c = constraints_[owner[g]];
     if (!IsSliding(c.desc.kind)) continue;
     c.u_a += sol.slide[g];
@@ -299,24 +312,37 @@ void RodWorld::ApplyDisplacements(const KktSolution& sol, const std::vector<int>
   }
 }
 
-// Whether the active set of unilateral rows is right for `sol`: an active row must push
-// (lambda >= 0) and an inactive one must not end up violated. Flips the rows that are not.
-static bool UpdateActiveSet(const KktProblem& problem, const KktSolution& sol,
-                            const std::vector<int>& owner,
-                            std::vector<RodConstraint>& constraints) {
+// Whether the active set of unilateral rows (unilateral constraints, contacts) is right for
+// `sol`: an active row must push (lambda >= 0) and an inactive one must not end up
+// violated. Flips the rows that are not.
+bool RodWorld::UpdateActiveSet(const KktProblem& problem, const KktSolution& sol,
+                               const std::vector<int>& owner) {
   bool changed = false;
   for (size_t g = 0; g < owner.size(); ++g) {
-    RodConstraint& c = constraints[owner[g]];
-    if (!c.desc.unilateral) continue;
+    bool* active = nullptr;
+    // Contacts join once they would overlap by more than a micrometre and leave once they
+    // pull by more than a micronewton, so that rows at rest against each other's compliance
+    // (or round-off) do not flicker in and out.
+    double join = kTolerance;
+    double leave = 0.0;
+    if (IsContactOwner(owner[g])) {
+      active = &contacts_[owner[g] - constraints_.size()].active;
+      join = kContactJoin;
+      leave = kContactLeave;
+    } else if (constraints_[owner[g]].desc.unilateral) {
+      active = &constraints_[owner[g]].active;
+    } else {
+      continue;
+    }
     const KktRow& row = problem.groups[g].rows[0];
-    if (c.active && sol.force[g][0] < 0.0) {
-      c.active = false;
+    if (*active && sol.force[g][0] < -leave) {
+      *active = false;
       changed = true;
-    } else if (!c.active) {
+    } else if (!*active) {
       double after = -row.rhs;
       for (const auto& [dof, coeff] : row.terms) after += coeff * sol.dx[dof];
-      if (after < -kTolerance) {
-        c.active = true;
+      if (after < -join) {
+        *active = true;
         changed = true;
       }
     }
@@ -324,9 +350,16 @@ static bool UpdateActiveSet(const KktProblem& problem, const KktSolution& sol,
   return changed;
 }
 
-void RodWorld::Step(double h, const Vec3& gravity, const BodyPoseLookup& poses) {
+// Constraints' violation; contacts are linear and compliant, so they take no Newton steps.
+double RodWorld::OwnerViolation(int owner, const KktGroup& group) const {
+  return IsContactOwner(owner) ? 0.0 : GroupViolation(constraints_[owner], group);
+}
+
+void RodWorld::Step(double h, const Vec3& gravity, const BodyPoseLookup& poses,
+                    std::span<const RodObstacle> obstacles) {
   stats_ = {};
   released_.clear();
+  contacts_.clear();
   if (rods_.empty()) return;
   int total = 0;
   const std::vector<int> first_point = FirstPoints(&total);
@@ -345,6 +378,13 @@ void RodWorld::Step(double h, const Vec3& gravity, const BodyPoseLookup& poses) 
     AssembleRodSystem(rod.model, rod.state, h, gravity, loads[r], rod.constant, &systems[r]);
   }
   const std::vector<RodView> views = Views(first_point);
+  for (size_t r = 0; r < rods_.size(); ++r) {
+    if (first_point[r] < 0) continue;
+    FindRodContacts(static_cast<int>(r), rods_[r].model, rods_[r].state, h, kContactMargin,
+                    obstacles, &contacts_);
+  }
+  ShareObstacleMass(&contacts_);
+  stats_.contacts = static_cast<int>(contacts_.size());
   for (RodConstraint& c : constraints_) {
     std::optional<Transform> pose;
     if (!c.desc.follow_body.empty() && poses) pose = poses(c.desc.follow_body);
@@ -396,11 +436,14 @@ bool RodWorld::SolvePositions(const std::vector<RodView>& views,
     stats_.unknowns = sol->unknowns;
     stats_.bandwidth = sol->bandwidth;
     stats_.active_set_rounds = round + 1;
-    if (round + 1 < kMaxActiveSetRounds &&
-        UpdateActiveSet(problem, *sol, owner, constraints_)) {
-      continue;
-    }
+    if (round + 1 < kMaxActiveSetRounds && UpdateActiveSet(problem, *sol, owner)) continue;
     ApplyDisplacements(*sol, first_point, RodDofs::kPositions, owner);
+    // What each contact pushed with: its obstacle takes it on its next step.
+    for (size_t g = 0; g < owner.size(); ++g) {
+      if (!IsContactOwner(owner[g])) continue;
+      RodContact& c = contacts_[owner[g] - constraints_.size()];
+      c.force = c.active ? std::max(0.0, sol->force[g][0]) : 0.0;
+    }
     return true;
   }
 }
@@ -434,7 +477,7 @@ void RodWorld::ProjectPositions(const std::vector<RodView>& views,
         BuildProblem(views, systems, first_point, total, h, RodDofs::kPositions, &owner);
     double violation = 0.0;
     for (size_t g = 0; g < owner.size(); ++g) {
-      violation = std::max(violation, GroupViolation(constraints_[owner[g]], problem.groups[g]));
+      violation = std::max(violation, OwnerViolation(owner[g], problem.groups[g]));
     }
     stats_.max_violation = violation;
     if (violation <= kTolerance || it == kMaxNewtonSteps) return;

@@ -8,6 +8,7 @@
 
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,7 @@ struct RodStepStats {
   int newton_steps = 0;      // projections after the dynamic solve
   int active_set_rounds = 0;
   double max_violation = 0.0;  // m, over all constraints after the step
+  int contacts = 0;            // rod-obstacle contact points
   bool solve_failed = false;   // singular system: the rods kept their state
 };
 
@@ -65,8 +67,13 @@ class RodWorld {
   const std::vector<Pearl>& pearls() const { return pearls_; }
   bool empty() const { return rods_.empty(); }
 
-  // One step of h seconds. `poses` gives followed bodies' poses.
-  void Step(double h, const Vec3& gravity, const BodyPoseLookup& poses);
+  // One step of h seconds. `poses` gives followed bodies' poses; rods push on the
+  // `obstacles` (held in place for the step) without going through them.
+  void Step(double h, const Vec3& gravity, const BodyPoseLookup& poses,
+            std::span<const RodObstacle> obstacles = {});
+  // The last step's contacts, with the force each rod point put on its obstacle (for the
+  // rigid bodies' next step).
+  const std::vector<RodContact>& contacts() const { return contacts_; }
   const RodStepStats& last_stats() const { return stats_; }
   // Ids of sliding constraints whose rod slid out of them during the last step.
   const std::vector<std::string>& released() const { return released_; }
@@ -95,6 +102,11 @@ class RodWorld {
   std::vector<std::vector<std::pair<double, Vec3>>> StepPearls(double h, const Vec3& gravity);
   void MoveAllPearls(double h);
   void ReleaseSlidOut();
+  // Groups past the constraints' are contacts: owner index - constraints_.size().
+  bool IsContactOwner(int owner) const { return owner >= static_cast<int>(constraints_.size()); }
+  bool UpdateActiveSet(const KktProblem& problem, const KktSolution& sol,
+                       const std::vector<int>& owner);
+  double OwnerViolation(int owner, const KktGroup& group) const;
   void ReindexRods();
 
   std::vector<Rod> rods_;
@@ -106,6 +118,7 @@ class RodWorld {
   RodKkt twist_kkt_;  // twist
   RodStepStats stats_;
   std::vector<std::string> released_;
+  std::vector<RodContact> contacts_;
 };
 
 }  // namespace ligature

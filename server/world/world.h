@@ -95,6 +95,7 @@ class World {
   void SolveConstraints();
   void ApplyCorrectionMotion();
   void StepRods();
+  void ApplyRodPushes();
 
   std::string NextId(const char* prefix);
   absl::StatusOr<std::string> AddRodConstraint(const ConstraintDesc& desc);
@@ -146,6 +147,7 @@ class World {
 
   // Per-step scratch, kept to reuse capacity.
   std::vector<Vec3> force_;                   // N, external force per body
+  std::vector<RodObstacle> rod_obstacles_;    // the rigid shapes rods meet
   std::vector<Vec3> free_position_;           // pose after free motion
   std::vector<Quat> free_orientation_;
   SweepAndPrune broadphase_;

@@ -17,6 +17,7 @@
 #include <cmath>
 
 #include "server/collision/narrowphase.h"
+#include "absl/container/flat_hash_set.h"
 #include "server/world/world.h"
 
 namespace ligature {
@@ -231,13 +232,64 @@ void World::ApplyCorrectionMotion() {
 // Keyholes a rod slid out of are reported with this tick's removed constraints.
 void World::StepRods() {
   if (rods_.empty()) return;
+  // Every rigid shape where it now is: rods push on them and do not pass through them. A
+  // body that rod constraints follow (a handle) is not an obstacle, as jointed bodies do
+  // not collide.
+  rod_obstacles_.clear();
+  absl::flat_hash_set<uint32_t> handles;
+  for (const RodConstraint& c : rods_.constraints()) {
+    auto it = body_ids_.find(c.desc.follow_body);
+    if (it != body_ids_.end()) handles.insert(bodies_.Index(it->second));
+  }
+  for (int i = 0; i < bodies_.size(); ++i) {
+    if (handles.contains(static_cast<uint32_t>(i))) continue;
+    const Transform pose{bodies_.position[i], bodies_.orientation[i]};
+    for (const ChildShape& child : bodies_.shapes[i]) {
+      const Transform at = pose * child.local;
+      RodObstacle& o = rod_obstacles_.emplace_back();
+      o.body = static_cast<uint32_t>(i);
+      o.shape = child.shape;
+      o.pose = at;
+      o.bounds = ComputeAabb(child.shape, at, 0.0);
+      if (bodies_.IsDynamic(i)) {
+        const Mat3 r = bodies_.orientation[i].toRotationMatrix();
+        o.inv_mass = bodies_.inv_mass[i];
+        o.inv_inertia = r * bodies_.inv_inertia_local[i] * r.transpose();
+        o.center = bodies_.position[i];
+      }
+    }
+  }
   rods_.Step(settings_.dt(), settings_.gravity,
              [this](const std::string& id) -> std::optional<Transform> {
                auto it = body_ids_.find(id);
                if (it == body_ids_.end()) return std::nullopt;
                return bodies_.BodyPose(bodies_.Index(it->second));
-             });
+             },
+             rod_obstacles_);
   for (const std::string& id : rods_.released()) removed_constraints_.push_back(id);
+  ApplyRodPushes();
+}
+
+// The rods' solve moved each dynamic body they touch along the contact normal by `push`
+// (at the contact point, with the body's share of effective mass there): that is the
+// impulse mass * push / h at the point, which changes the body's velocity and, over the
+// tick, its pose.
+void World::ApplyRodPushes() {
+  const double h = settings_.dt();
+  for (const RodContact& c : rods_.contacts()) {
+    if (!(c.mass > 0.0) || c.push == 0.0) continue;
+    const uint32_t i = c.body;
+    if (!bodies_.IsDynamic(i)) continue;
+    const Vec3 impulse = (c.mass * c.push / h) * c.normal;
+    const Mat3 r = bodies_.orientation[i].toRotationMatrix();
+    const Vec3 dv = bodies_.inv_mass[i] * impulse;
+    const Vec3 dw = r * bodies_.inv_inertia_local[i] * r.transpose() *
+                    (c.point - bodies_.position[i]).cross(impulse);
+    bodies_.linear_velocity[i] += dv;
+    bodies_.angular_velocity[i] += dw;
+    bodies_.position[i] += h * dv;
+    bodies_.orientation[i] = Rotated(bodies_.orientation[i], h * dw);
+  }
 }
 
 }  // namespace ligature

@@ -238,6 +238,24 @@ KktGroup BuildRodRows(const RodConstraint& c, std::span<const RodView> rods, dou
   return group;
 }
 
+KktGroup BuildRodContactRow(const RodContact& c, std::span<const RodView> rods, double h) {
+  KktGroup group;
+  const PointEval p = Eval(rods, c.rod, c.u, static_cast<int>(RodDofs::kPositions));
+  group.anchor_a = Anchor(p);
+  KktRow row;
+  AddTerms(p, Basis::kValue, c.normal, -1.0, &row);
+  if (c.mass > 0.0) {
+    group.has_slide = true;
+    group.slide_diagonal = c.mass / (h * h);
+    row.slide_coeff = 1.0;
+  }
+  row.rhs = -(c.distance + c.push - c.normal.dot(p.x() - c.anchor));
+  row.compliance = kRodContactCompliance;
+  row.active = c.active;
+  group.rows.push_back(std::move(row));
+  return group;
+}
+
 double GroupViolation(const RodConstraint& c, const KktGroup& group) {
   double worst = 0.0;
   for (const KktRow& row : group.rows) {

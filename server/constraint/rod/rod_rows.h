@@ -8,6 +8,7 @@
 
 #include <span>
 
+#include "server/collision/rod_contacts.h"
 #include "server/constraint/rod/rod_constraint.h"
 #include "server/math/transform.h"
 #include "server/model/rod/rod_model.h"
@@ -55,6 +56,16 @@ enum class RodDofs { kAll = 4, kPositions = 3, kTwist = 1 };
 // The rows of `c` at the given states (slides at c.u_a); h scales keyhole friction.
 KktGroup BuildRodRows(const RodConstraint& c, std::span<const RodView> rods, double h,
                       RodDofs dofs = RodDofs::kAll);
+
+// Contact rows' compliance (m/N): a rod pressing with 1 N sinks 10 um into the obstacle.
+// Rigid supports under a bending rod would take alternating loads (some pulling) and the
+// active set would cycle; this thin elastic layer spreads the load so that it settles.
+inline constexpr double kRodContactCompliance = 1e-5;
+
+// The unilateral row of a rod-obstacle contact in the positions system: its gap at the
+// given states, distance + push - n . (x(u) - anchor) >= 0; a dynamic obstacle's push is
+// the group's slide, with its inertia mass / h^2.
+KktGroup BuildRodContactRow(const RodContact& c, std::span<const RodView> rods, double h);
 
 // Largest violation (m, or rad for twist) a group's rows describe: |g| for active rows,
 // the penetration max(0, -g) for inactive unilateral ones.

@@ -32,23 +32,27 @@ Vec3 StepPearlSpeed(const RodModel& model, const RodState& state, double h, cons
 void MovePearls(const RodModel& model, const RodState& state, double h,
                 std::vector<Pearl*>& pearls) {
   const double length = model.length();
+  // In order along the rod before moving: pearls that meet within the step (even ones
+  // that would pass through each other) are then neighbours that overlap.
+  std::sort(pearls.begin(), pearls.end(), [](const Pearl* a, const Pearl* b) {
+    return a->u < b->u;
+  });
   // Along the rod, u advances by the arc travelled divided by the local stretch |x'|.
   for (Pearl* p : pearls) {
     const double l = std::max(state.Tangent(model.spline().Sample(p->u)).norm(), 1e-12);
     p->u += h * p->speed / l;
   }
-  std::sort(pearls.begin(), pearls.end(), [](const Pearl* a, const Pearl* b) {
-    return a->u < b->u;
-  });
   // Neighbours that overlap: an elastic exchange when they approach, then separation
-  // (mass-weighted) so that they just touch. A few sweeps settle chains of contacts.
-  for (int sweep = 0; sweep < 4; ++sweep) {
+  // (mass-weighted) so that they just touch. Sweeps repeat until no pair overlaps (a row of
+  // n touching pearls settles within n sweeps).
+  const int sweeps = static_cast<int>(pearls.size()) + 1;
+  for (int sweep = 0; sweep < sweeps; ++sweep) {
     bool touched = false;
     for (size_t k = 1; k < pearls.size(); ++k) {
       Pearl& a = *pearls[k - 1];
       Pearl& b = *pearls[k];
       const double gap = b.u - a.u - (a.desc.radius + b.desc.radius);
-      if (gap >= 0.0) continue;
+      if (gap >= -1e-15) continue;
       touched = true;
       const double ma = a.desc.mass, mb = b.desc.mass;
       if (a.speed > b.speed) {
@@ -62,13 +66,24 @@ void MovePearls(const RodModel& model, const RodState& state, double h,
     }
     if (!touched) break;
   }
-  // The ends hold the pearls on the rod.
-  for (Pearl* p : pearls) {
-    const double lo = p->desc.radius, hi = length - p->desc.radius;
-    if (p->u < lo || p->u > hi) {
-      p->u = std::clamp(p->u, std::min(lo, hi), std::max(lo, hi));
-      p->speed = 0.0;
+  // The ends hold the pearls on the rod, and a pearl stopped by an end stops the ones
+  // stacked against it: from the far end inwards, then from the near end.
+  double limit = length;
+  for (auto it = pearls.rbegin(); it != pearls.rend(); ++it) {
+    Pearl& p = **it;
+    if (p.u > limit - p.desc.radius) {
+      p.u = limit - p.desc.radius;
+      p.speed = std::min(p.speed, 0.0);
     }
+    limit = p.u - p.desc.radius;
+  }
+  limit = 0.0;
+  for (Pearl* p : pearls) {
+    if (p->u < limit + p->desc.radius) {
+      p->u = limit + p->desc.radius;
+      p->speed = std::max(p->speed, 0.0);
+    }
+    limit = p->u + p->desc.radius;
   }
 }
 

@@ -1,0 +1,58 @@
+#pragma once
+// Contacts between rods and rigid shapes: each rod is sampled along its centreline by
+// spheres of its radius (about a radius apart, see FindRodContacts; ends included), and every sample near a shape is collided with it by the narrowphase. A
+// contact keeps where the rod point was (anchor), and a dynamic body moves along the
+// normal by `push` in the rods' solve (its inertia there is its effective mass at the
+// point, shared among its contacts), so that the gap is linear in the unknowns:
+//   gap = distance + push - normal . (x(u) - anchor).
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "server/collision/aabb.h"
+#include "server/collision/shape.h"
+#include "server/math/transform.h"
+#include "server/model/rod/rod_model.h"
+
+namespace ligature {
+
+// A rigid shape rods can touch, placed in the world.
+struct RodObstacle {
+  uint32_t body = 0;  // the world's dense body index
+  Shape shape;
+  Transform pose;
+  Aabb bounds;
+  // Dynamic bodies: inverse mass, world inverse inertia and centre of mass (zero inverse
+  // mass: the body is held, static or kinematic).
+  double inv_mass = 0.0;
+  Mat3 inv_inertia = Mat3::Zero();
+  Vec3 center = Vec3::Zero();
+};
+
+struct RodContact {
+  int rod = 0;
+  double u = 0.0;          // m along the rod
+  uint32_t body = 0;       // obstacle body
+  Vec3 normal = Vec3::UnitY();  // unit, from the rod towards the obstacle
+  Vec3 point = Vec3::Zero();    // on the obstacle, world
+  Vec3 anchor = Vec3::Zero();   // x(u) when found
+  double distance = 0.0;   // m, signed gap (negative: overlap)
+  bool active = false;     // pushing in the current solve
+  double force = 0.0;      // N, the rod's push on the obstacle along the normal
+  // A dynamic obstacle: its effective mass along the normal at the point (kg; 0 for held
+  // bodies), shared among its contacts, and how far the solve moved it along the normal.
+  double mass = 0.0;
+  double push = 0.0;
+};
+
+// The contacts of one rod with the obstacles whose gap is below its sample's margin
+// (`margin` plus how far the sample moves in a step of h at its velocity).
+void FindRodContacts(int rod_index, const RodModel& model, const RodState& state, double h,
+                     double margin, std::span<const RodObstacle> obstacles,
+                     std::vector<RodContact>* out);
+// Shares each dynamic body's effective mass among its contacts in `contacts`, so that
+// together they move it as one body would move.
+void ShareObstacleMass(std::vector<RodContact>* contacts);
+
+}  // namespace ligature
