@@ -266,6 +266,10 @@ KktProblem RodWorld::BuildProblem(const std::vector<RodView>& views,
     problem.rods.push_back(&systems[r]);
     problem.first_point.push_back(first_point[r]);
   }
+  for (size_t b = 0; b < beads_.size(); ++b) {
+    problem.rods.push_back(&systems[rods_.size() + b]);
+    problem.first_point.push_back(constraints_[beads_[b]].bead_point);
+  }
   owner->clear();
   for (size_t k = 0; k < constraints_.size(); ++k) {
     if (constraints_[k].released) continue;
@@ -298,6 +302,11 @@ void RodWorld::ApplyDisplacements(const KktSolution& sol, const std::vector<int>
     }
   }
   if (dofs == RodDofs::kTwist) return;
+  for (const int k : beads_) {
+    RodConstraint& c = constraints_[k];
+    const int base = 3 * c.bead_point;
+    c.bead_push += Vec3(sol.dx[base], sol.dx[base + 1], sol.dx[base + 2]);
+  }
   // A rod that slides out of its keyhole leaves it: the constraint is released now and
   // removed at the end of the step (ReleaseSlidOut).
   for (size_t g = 0; g < owner.size(); ++g) {
@@ -385,11 +394,30 @@ void RodWorld::Step(double h, const Vec3& gravity, const BodyPoseLookup& poses,
   }
   ShareObstacleMass(&contacts_);
   stats_.contacts = static_cast<int>(contacts_.size());
-  for (RodConstraint& c : constraints_) {
-    std::optional<Transform> pose;
-    if (!c.desc.follow_body.empty() && poses) pose = poses(c.desc.follow_body);
-    PrepareRodConstraintStep(c, views, pose ? &*pose : nullptr);
+  // Constraints follow their bodies; a keyhole on a dynamic body makes it a bead: an extra
+  // point of the system with the body's mass (a block of mass / h^2, no force, since the
+  // body's own step already moved it).
+  beads_.clear();
+  int points = total;
+  for (size_t k = 0; k < constraints_.size(); ++k) {
+    RodConstraint& c = constraints_[k];
+    std::optional<FollowedBody> body;
+    if (!c.desc.follow_body.empty() && poses) body = poses(c.desc.follow_body);
+    PrepareRodConstraintStep(c, views, body ? &body->pose : nullptr);
+    c.bead_point = -1;
+    c.bead_push.setZero();
+    if (body && body->mass > 0.0 && c.desc.kind == RodConstraintKind::kKeyhole) {
+      c.bead_point = points++;
+      c.bead_mass = body->mass;
+      beads_.push_back(static_cast<int>(k));
+      RodSystem bead;
+      bead.upper.assign(1, {Mat4::Zero(), Mat4::Zero(), Mat4::Zero(), Mat4::Zero()});
+      bead.upper[0][0].diagonal() << Vec3::Constant(body->mass / (h * h)), 1.0;
+      bead.rhs.assign(1, Vec4::Zero());
+      systems.push_back(std::move(bead));
+    }
   }
+  total = points;
   std::vector<RodState> start;
   start.reserve(rods_.size());
   for (const Rod& rod : rods_) start.push_back(rod.state);
@@ -521,6 +549,14 @@ void RodWorld::ReleaseSlidOut() {
   });
 }
 
+std::vector<RodWorld::BeadPush> RodWorld::BeadPushes() const {
+  std::vector<BeadPush> out;
+  for (const RodConstraint& c : constraints_) {
+    if (c.bead_point >= 0) out.push_back({c.desc.follow_body, c.bead_push});
+  }
+  return out;
+}
+
 std::pair<int, int> RodWorld::Bandwidths() const {
   int total = 0;
   const std::vector<int> first_point = FirstPoints(&total);
@@ -528,6 +564,14 @@ std::pair<int, int> RodWorld::Bandwidths() const {
   for (size_t r = 0; r < rods_.size(); ++r) {
     if (first_point[r] < 0) continue;
     AssembleRodSystem(rods_[r].model, rods_[r].state, 1e-3, Vec3::Zero(), {}, &systems[r]);
+  }
+  // The last step's beads, as extra points.
+  for (const int k : beads_) {
+    RodSystem bead;
+    bead.upper.assign(1, {Mat4::Identity(), Mat4::Zero(), Mat4::Zero(), Mat4::Zero()});
+    bead.rhs.assign(1, Vec4::Zero());
+    systems.push_back(std::move(bead));
+    total = std::max(total, constraints_[k].bead_point + 1);
   }
   std::vector<int> owner;
   const KktProblem problem = BuildProblem(Views(first_point), systems, first_point, total,

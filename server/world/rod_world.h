@@ -31,8 +31,14 @@ struct RodStepStats {
   bool solve_failed = false;   // singular system: the rods kept their state
 };
 
-// The pose of a body, by id, for constraints that follow one (nullopt: no such body).
-using BodyPoseLookup = std::function<std::optional<Transform>(const std::string&)>;
+// A body that constraints follow: its pose and, for a dynamic body, its mass (0: the body
+// is held or driven, and only moves the target).
+struct FollowedBody {
+  Transform pose;
+  double mass = 0.0;  // kg
+};
+// The followed body of an id (nullopt: no such body).
+using BodyPoseLookup = std::function<std::optional<FollowedBody>(const std::string&)>;
 
 class RodWorld {
  public:
@@ -74,6 +80,12 @@ class RodWorld {
   // The last step's contacts, with the force each rod point put on its obstacle (for the
   // rigid bodies' next step).
   const std::vector<RodContact>& contacts() const { return contacts_; }
+  // Keyholes whose point is a dynamic body (beads), with how far this step moved it.
+  struct BeadPush {
+    std::string body;
+    Vec3 push = Vec3::Zero();  // m
+  };
+  std::vector<BeadPush> BeadPushes() const;
   const RodStepStats& last_stats() const { return stats_; }
   // Ids of sliding constraints whose rod slid out of them during the last step.
   const std::vector<std::string>& released() const { return released_; }
@@ -113,7 +125,9 @@ class RodWorld {
   absl::flat_hash_map<std::string, int> rod_index_;
   std::vector<RodConstraint> constraints_;
   std::vector<Pearl> pearls_;
-  std::vector<RodSystem> systems_;  // per rod, this step's (kept for its capacity)
+  std::vector<RodSystem> systems_;  // per rod, this step's (kept for its capacity), then
+                                    // one point per bead
+  std::vector<int> beads_;          // constraints that carry a bead, this step
   RodKkt kkt_;        // positions
   RodKkt twist_kkt_;  // twist
   RodStepStats stats_;

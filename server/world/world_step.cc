@@ -260,10 +260,13 @@ void World::StepRods() {
     }
   }
   rods_.Step(settings_.dt(), settings_.gravity,
-             [this](const std::string& id) -> std::optional<Transform> {
+             [this](const std::string& id) -> std::optional<FollowedBody> {
                auto it = body_ids_.find(id);
                if (it == body_ids_.end()) return std::nullopt;
-               return bodies_.BodyPose(bodies_.Index(it->second));
+               const uint32_t i = bodies_.Index(it->second);
+               const bool dynamic = bodies_.IsDynamic(i) && bodies_.inv_mass[i] > 0.0;
+               return FollowedBody{bodies_.BodyPose(i),
+                                   dynamic ? 1.0 / bodies_.inv_mass[i] : 0.0};
              },
              rod_obstacles_);
   for (const std::string& id : rods_.released()) removed_constraints_.push_back(id);
@@ -271,6 +274,7 @@ void World::StepRods() {
 }
 
 // The rods' solve moved each dynamic body they touch along the contact normal by `push`
+// and each bead by its push
 // (at the contact point, with the body's share of effective mass there): that is the
 // impulse mass * push / h at the point, which changes the body's velocity and, over the
 // tick, its pose.
@@ -289,6 +293,14 @@ void World::ApplyRodPushes() {
     bodies_.angular_velocity[i] += dw;
     bodies_.position[i] += h * dv;
     bodies_.orientation[i] = Rotated(bodies_.orientation[i], h * dw);
+  }
+  // Beads (bodies threaded on a rod by a keyhole) moved as points with the rod.
+  for (const RodWorld::BeadPush& b : rods_.BeadPushes()) {
+    auto it = body_ids_.find(b.body);
+    if (it == body_ids_.end()) continue;
+    const uint32_t i = bodies_.Index(it->second);
+    bodies_.position[i] += b.push;
+    bodies_.linear_velocity[i] += b.push / h;
   }
 }
 

@@ -206,16 +206,20 @@ KktGroup BuildRodRows(const RodConstraint& c, std::span<const RodView> rods, dou
     case RodConstraintKind::kKeyhole:
     case RodConstraintKind::kRelativeKeyhole: {
       // x_a(s) - p = 0 with s free: J_s = x'_a(s); viscous friction c |x'|^2 / h on ds.
-      const Vec3 p = d.kind == RodConstraintKind::kKeyhole ? c.target : b.x();
+      const Vec3 p = d.kind == RodConstraintKind::kKeyhole ? Vec3(c.target + c.bead_push)
+                                                           : b.x();
       const Vec3 xp = a.xp();
       const bool with_b = d.kind == RodConstraintKind::kRelativeKeyhole;
       group.has_slide = true;
       group.slide_diagonal = d.friction * xp.squaredNorm() / h;
+      // A bead is an extra point of the system, linked to the rod point in the graph.
+      if (c.bead_point >= 0) group.anchor_b = c.bead_point;
       const Vec3 g = a.x() - p;
       for (int k = 0; k < 3; ++k) {
         KktRow row;
         AddTerms(a, Basis::kValue, Vec3::Unit(k), 1.0, &row);
         if (with_b) AddTerms(b, Basis::kValue, Vec3::Unit(k), -1.0, &row);
+        if (c.bead_point >= 0) row.terms.emplace_back(stride * c.bead_point + k, -1.0);
         row.slide_coeff = xp[k];
         row.rhs = -g[k];
         group.rows.push_back(std::move(row));

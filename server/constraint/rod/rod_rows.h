@@ -33,6 +33,12 @@ struct RodConstraint {
   double u_b = 0.0;
   bool active = true;  // unilateral kinds: pushing this step
   bool released = false;  // sliding kinds: the rod slid out (removed after the step)
+  // A keyhole whose point is a dynamic body (a bead threaded on the rod): the body is a
+  // point of mass bead_mass, an extra point of the system (bead_point, -1: none) whose
+  // displacement bead_push this step moves the body.
+  int bead_point = -1;
+  double bead_mass = 0.0;
+  Vec3 bead_push = Vec3::Zero();
   // Fusion: the rotation taking rod a's unit tangent to rod b's, carried along with a.
   Mat3 relative = Mat3::Identity();
   Vec3 reference_tangent = Vec3::UnitX();
