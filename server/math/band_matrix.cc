@@ -20,6 +20,15 @@ BandMatrix::BandMatrix(int n, int kl, int ku)
 
 void BandMatrix::SetZero() { std::fill(data_.begin(), data_.end(), 0.0); }
 
+void BandMatrix::Reset(int n, int kl, int ku) {
+  assert(n >= 0 && kl >= 0 && ku >= 0);
+  n_ = n;
+  kl_ = kl;
+  ku_ = ku;
+  ldab_ = 2 * kl + ku + 1;
+  data_.assign(static_cast<size_t>(n) * static_cast<size_t>(ldab_), 0.0);
+}
+
 bool BandMatrix::InBand(int i, int j) const {
   return i >= 0 && j >= 0 && i < n_ && j < n_ && i >= j - ku_ && i <= j + kl_;
 }

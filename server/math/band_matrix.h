@@ -5,6 +5,7 @@
 // including indefinite ones such as KKT systems with zero blocks for the multipliers.
 
 #include <span>
+#include <cassert>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -35,8 +36,13 @@ class BandMatrix {
   double& At(int i, int j);
   // Entry (i, j); zero outside the band.
   double At(int i, int j) const;
-  // At(i, j) += v, for assembly.
-  void Add(int i, int j, double v) { At(i, j) += v; }
+  // At(i, j) += v, for assembly (inline: assembly calls it for every entry).
+  void Add(int i, int j, double v) {
+    assert(InBand(i, j));
+    data_[kl_ + ku_ + i - j + static_cast<size_t>(j) * ldab_] += v;
+  }
+  // Makes this an n x n zero matrix of the given bands, reusing the storage.
+  void Reset(int n, int kl, int ku);
 
   // True when (i, j) is inside the matrix and inside the band.
   bool InBand(int i, int j) const;

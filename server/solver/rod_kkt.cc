@@ -206,7 +206,7 @@ absl::StatusOr<KktSolution> RodKkt::Solve(const KktProblem& problem) {
   const std::vector<int> group_first = GroupOffsets(problem, &total);
   const int band = std::max(1, Bandwidth(problem, position_));
   const int dpp = problem.dofs_per_point;
-  matrix_ = BandMatrix(total, band, band);
+  matrix_.Reset(total, band, band);
   auto add = [&](int i, int j, double v) { matrix_.Add(position_[i], position_[j], v); };
 
   // Rod blocks (upper blocks mirrored below the diagonal).
