@@ -196,16 +196,33 @@ absl::StatusOr<KktSolution> RodKkt::Solve(const KktProblem& problem) {
       key.push_back(g.anchor_b);
     }
   }
-  if (key != graph_key_ || node_order_.empty()) {
+  // The layout's key: every group's place and size, and the control points its rows touch
+  // (a group's rows all act on the same points, so its first row's say). While it holds,
+  // the look-up vector and the band are those of the last solve.
+  const int dpp = problem.dofs_per_point;
+  std::vector<int> layout = {dpp};
+  for (const KktGroup& g : problem.groups) {
+    layout.insert(layout.end(), {-1, g.anchor_a, g.anchor_b, static_cast<int>(g.rows.size()),
+                                 g.has_slide ? 1 : 0});
+    if (g.rows.empty()) continue;
+    for (const auto& term : g.rows[0].terms) {
+      if (layout.back() != term.first / dpp) layout.push_back(term.first / dpp);
+    }
+  }
+  const bool reorder = key != graph_key_ || node_order_.empty();
+  if (reorder) {
     graph_key_ = std::move(key);
     Reorder(problem);
   }
-  BuildLookup(problem);
+  if (reorder || layout != layout_key_) {
+    layout_key_ = std::move(layout);
+    BuildLookup(problem);
+    band_ = std::max(1, Bandwidth(problem, position_));
+  }
 
   int total = 0;
   const std::vector<int> group_first = GroupOffsets(problem, &total);
-  const int band = std::max(1, Bandwidth(problem, position_));
-  const int dpp = problem.dofs_per_point;
+  const int band = band_;
   matrix_.Reset(total, band, band);
   auto add = [&](int i, int j, double v) { matrix_.Add(position_[i], position_[j], v); };
 

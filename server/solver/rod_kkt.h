@@ -92,6 +92,8 @@ class RodKkt {
 
   // What the cached ordering was built for: point count and the relative groups' anchors.
   std::vector<int> graph_key_;
+  std::vector<int> layout_key_;  // what position_ and band_ were built for
+  int band_ = 1;
   int factored_unknowns_ = -1;  // size of the system lu_ holds
   std::vector<int> node_order_;  // RCM order of graph nodes
   std::vector<int> position_;    // unknown (natural index) -> band index
