@@ -281,7 +281,8 @@ void World::StepRods() {
 void World::ApplyRodPushes() {
   const double h = settings_.dt();
   for (const RodContact& c : rods_.contacts()) {
-    if (!(c.mass > 0.0) || c.push == 0.0) continue;
+    // A non-finite push (a failed rod solve) never reaches a body.
+    if (!(c.mass > 0.0) || c.push == 0.0 || !std::isfinite(c.push)) continue;
     const uint32_t i = c.body;
     if (!bodies_.IsDynamic(i)) continue;
     const Vec3 impulse = (c.mass * c.push / h) * c.normal;
@@ -297,7 +298,7 @@ void World::ApplyRodPushes() {
   // Beads (bodies threaded on a rod by a keyhole) moved as points with the rod.
   for (const RodWorld::BeadPush& b : rods_.BeadPushes()) {
     auto it = body_ids_.find(b.body);
-    if (it == body_ids_.end()) continue;
+    if (it == body_ids_.end() || !b.push.allFinite()) continue;
     const uint32_t i = bodies_.Index(it->second);
     bodies_.position[i] += b.push;
     bodies_.linear_velocity[i] += b.push / h;
