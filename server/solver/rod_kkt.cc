@@ -150,37 +150,47 @@ void RodKkt::Reorder(const KktProblem& problem) {
   ++reorders_;
 }
 
-// Band index of every unknown: nodes in RCM order, each control point followed by the
-// absolute constraints attached to it.
+// Band index of every unknown: control points in RCM order, each followed by the groups
+// whose last touched point (in that order) it is. A group's rows then come after all the
+// unknowns they act on, which keeps the symmetric factorization's pivots well signed (see
+// Solve); relative constraints' graph nodes only shape the order.
 void RodKkt::BuildLookup(const KktProblem& problem) {
   int total = 0;
   const std::vector<int> group_first = GroupOffsets(problem, &total);
   const int points = problem.control_points;
+  const int dpp = problem.dofs_per_point;
+  std::vector<int> rank(points, -1);
+  for (size_t k = 0; k < node_order_.size(); ++k) {
+    if (node_order_[k] < points) rank[node_order_[k]] = static_cast<int>(k);
+  }
   std::vector<std::vector<int>> attached(points);
-  std::vector<int> relative;
   for (size_t g = 0; g < problem.groups.size(); ++g) {
     const KktGroup& group = problem.groups[g];
-    if (IsRelativeGroup(group)) {
-      relative.push_back(static_cast<int>(g));
-    } else {
-      assert(group.anchor_a >= 0 && group.anchor_a < points);
-      attached[group.anchor_a].push_back(static_cast<int>(g));
+    assert(group.anchor_a >= 0 && group.anchor_a < points);
+    int last = group.anchor_a;
+    if (group.anchor_b >= 0 && rank[group.anchor_b] > rank[last]) last = group.anchor_b;
+    for (const KktRow& row : group.rows) {
+      for (const auto& term : row.terms) {
+        const int point = term.first / dpp;
+        if (rank[point] > rank[last]) last = point;
+      }
     }
+    attached[last].push_back(static_cast<int>(g));
   }
-  const int dpp = problem.dofs_per_point;
   position_.assign(total, -1);
   int next = 0;
-  auto emit_group = [&](int g) {
-    const KktGroup& group = problem.groups[g];
-    const int count = (group.has_slide ? 1 : 0) + static_cast<int>(group.rows.size());
-    for (int k = 0; k < count; ++k) position_[group_first[g] + k] = next++;
-  };
   for (const int node : node_order_) {
-    if (node < points) {
-      for (int a = 0; a < dpp; ++a) position_[dpp * node + a] = next++;
-      for (const int g : attached[node]) emit_group(g);
-    } else {
-      emit_group(relative[node - points]);
+    if (node >= points) continue;
+    for (int a = 0; a < dpp; ++a) position_[dpp * node + a] = next++;
+    // A group's rows, then its slide: the slide has no stiffness of its own (at most
+    // friction), so its pivot must come after the rows' (which make it positive).
+    for (const int g : attached[node]) {
+      const KktGroup& group = problem.groups[g];
+      const int slide = group.has_slide ? 1 : 0;
+      for (size_t k = 0; k < group.rows.size(); ++k) {
+        position_[group_first[g] + slide + k] = next++;
+      }
+      if (slide) position_[group_first[g]] = next++;
     }
   }
   assert(next == total);
@@ -269,12 +279,18 @@ absl::StatusOr<KktSolution> RodKkt::Solve(const KktProblem& problem) {
     }
   }
 
+  // The symmetric factorization first (half the work, no fill); when a pivot is too small
+  // (redundant constraints, or an ordering that leaves a row before its unknowns) the LU
+  // with partial pivoting takes over.
   factored_unknowns_ = -1;
-  const absl::Status factored = lu_.Factor(&matrix_);
-  if (!factored.ok()) return factored;
+  use_ldlt_ = ldlt_.Factor(matrix_).ok();
+  if (!use_ldlt_) {
+    const absl::Status factored = lu_.Factor(&matrix_);
+    if (!factored.ok()) return factored;
+  }
   factored_unknowns_ = total;
   std::vector<double> x = RightHandSide(problem);
-  lu_.Solve(std::span<double>(x));
+  SolveFactored(x);
   KktSolution out = ReadSolution(problem, x);
   out.bandwidth = band;
   return out;
@@ -287,10 +303,18 @@ absl::StatusOr<KktSolution> RodKkt::Resolve(const KktProblem& problem) {
     return absl::FailedPreconditionError("the system changed size since it was factorized");
   }
   std::vector<double> x = RightHandSide(problem);
-  lu_.Solve(std::span<double>(x));
+  SolveFactored(x);
   KktSolution out = ReadSolution(problem, x);
   out.bandwidth = matrix_.kl();
   return out;
+}
+
+void RodKkt::SolveFactored(std::vector<double>& x) const {
+  if (use_ldlt_) {
+    ldlt_.Solve(std::span<double>(x));
+  } else {
+    lu_.Solve(std::span<double>(x));
+  }
 }
 
 // F per rod unknown, 0 for slides, E for active rows (0 for inactive ones), in band order.

@@ -12,8 +12,10 @@
 // relative constraint, linked to the control point nearest each of its rod points), with
 // absolute constraints inserted right after the control point they act on. The ordering is
 // kept as a look-up vector and rebuilt only when the graph changes; an absolute or sliding
-// constraint that moves along its rod is re-attached in O(1). The band is factorized by LU
-// with partial pivoting (the system is indefinite).
+// constraint that moves along its rod is re-attached in O(1). The band is factorized by a
+// symmetric LDL^T without pivoting when its pivots allow (every constraint row is placed
+// after the unknowns it acts on, so the system is quasi-definite in that order), else by
+// LU with partial pivoting (the system is indefinite).
 
 #include <cstdint>
 #include <utility>
@@ -21,6 +23,7 @@
 
 #include "absl/status/statusor.h"
 #include "server/math/band_matrix.h"
+#include "server/math/banded_ldlt.h"
 #include "server/model/rod/rod_dynamics.h"
 
 namespace ligature {
@@ -98,8 +101,12 @@ class RodKkt {
   std::vector<int> node_order_;  // RCM order of graph nodes
   std::vector<int> position_;    // unknown (natural index) -> band index
   int reorders_ = 0;
+  void SolveFactored(std::vector<double>& x) const;
+
   BandMatrix matrix_{0, 0, 0};
+  BandedLdlt ldlt_;
   BandedLu lu_;
+  bool use_ldlt_ = false;  // which of the two holds the current factorization
 };
 
 }  // namespace ligature

@@ -1,0 +1,36 @@
+#pragma once
+// LDL^T factorization of a symmetric band matrix without pivoting, for the quasi-definite
+// systems of constrained dynamics ([S J^T; J -C] with S positive definite, C >= 0): with
+// every constraint row ordered after the unknowns it acts on, their pivots come out
+// negative and the factorization needs no row interchanges, so the factors keep the
+// matrix's band (partial pivoting doubles it). It reports failure instead of dividing by
+// a pivot that is too small for its column, so that a caller can fall back to pivoting LU.
+
+#include <span>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "server/math/band_matrix.h"
+
+namespace ligature {
+
+class BandedLdlt {
+ public:
+  // Factorizes the lower band of `a` (a symmetric matrix with kl sub-diagonals), leaving
+  // `a` untouched. Fails with FAILED_PRECONDITION when a pivot is not finite or is below
+  // 1e-13 of the largest entry of its column.
+  absl::Status Factor(const BandMatrix& a);
+  bool factored() const { return factored_; }
+  // Solves A x = rhs in place.
+  void Solve(std::span<double> rhs) const;
+
+ private:
+  int n_ = 0;
+  int band_ = 0;
+  // Column j: its diagonal, then L(j + 1, j) .. L(j + band, j) (unit lower factor).
+  std::vector<double> l_;
+  std::vector<double> d_;
+  bool factored_ = false;
+};
+
+}  // namespace ligature
