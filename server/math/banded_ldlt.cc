@@ -25,6 +25,31 @@ void UpdateTrailing(double* l, int stride, int j, int reach, double dj) {
   }
 }
 
+// x = L^-T D^-1 L^-1 x with L's columns stored `stride` apart (column j: d_j, then
+// L(j + 1.., j)); vectorized like the trailing update.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+__attribute__((target_clones("arch=x86-64-v3", "default")))
+#endif
+void SubstituteInPlace(const double* l, const double* d, int n, int band, double* x) {
+  const int stride = band + 1;
+  for (int j = 0; j < n; ++j) {
+    const double* col = l + static_cast<size_t>(j) * stride;
+    const int reach = std::min(band, n - 1 - j);
+    const double xj = x[j];
+    if (xj != 0.0) {
+      for (int r = 1; r <= reach; ++r) x[j + r] -= col[r] * xj;
+    }
+  }
+  for (int j = 0; j < n; ++j) x[j] /= d[j];
+  for (int j = n - 1; j >= 0; --j) {
+    const double* col = l + static_cast<size_t>(j) * stride;
+    const int reach = std::min(band, n - 1 - j);
+    double sum = 0.0;
+    for (int r = 1; r <= reach; ++r) sum += col[r] * x[j + r];
+    x[j] -= sum;
+  }
+}
+
 }  // namespace
 
 absl::Status BandedLdlt::Factor(const BandMatrix& a) {
@@ -62,20 +87,7 @@ absl::Status BandedLdlt::Factor(const BandMatrix& a) {
 // L y = b (forward), y / d, then L^T x = y (backward).
 void BandedLdlt::Solve(std::span<double> x) const {
   assert(factored_ && static_cast<int>(x.size()) == n_);
-  const int stride = band_ + 1;
-  for (int j = 0; j < n_; ++j) {
-    const double* col = l_.data() + static_cast<size_t>(j) * stride;
-    const int reach = std::min(band_, n_ - 1 - j);
-    for (int r = 1; r <= reach; ++r) x[j + r] -= col[r] * x[j];
-  }
-  for (int j = 0; j < n_; ++j) x[j] /= d_[j];
-  for (int j = n_ - 1; j >= 0; --j) {
-    const double* col = l_.data() + static_cast<size_t>(j) * stride;
-    const int reach = std::min(band_, n_ - 1 - j);
-    double sum = x[j];
-    for (int r = 1; r <= reach; ++r) sum -= col[r] * x[j + r];
-    x[j] = sum;
-  }
+  SubstituteInPlace(l_.data(), d_.data(), n_, band_, x.data());
 }
 
 }  // namespace ligature

@@ -10,7 +10,7 @@ namespace ligature {
 namespace {
 
 // Constraint tolerance of the Newton projection (m).
-constexpr double kTolerance = 1e-10;
+constexpr double kTolerance = 5e-10;
 constexpr int kMaxNewtonSteps = 10;
 constexpr int kMaxActiveSetRounds = 8;
 // Contacts are looked for this far (m) beyond a rod's surface, plus its step's motion.

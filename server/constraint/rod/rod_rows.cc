@@ -24,6 +24,20 @@ PointEval Eval(std::span<const RodView> rods, int rod, double u, int stride = 4)
   return p;
 }
 
+// The same, through a constraint's cache of the basis at that u.
+PointEval Eval(std::span<const RodView> rods, int rod, double u, int stride,
+               RodConstraint::CachedSample& cache) {
+  if (cache.u != u) {
+    cache.u = u;
+    cache.s = rods[rod].model->spline().Sample(u);
+  }
+  PointEval p;
+  p.rod = &rods[rod];
+  p.s = cache.s;
+  p.stride = stride;
+  return p;
+}
+
 // Which basis a term uses: the value b (positions) or the slope b' (tangents).
 enum class Basis { kValue, kSlope };
 
@@ -115,7 +129,7 @@ KktGroup BuildRodRows(const RodConstraint& c, std::span<const RodView> rods, dou
   const RodConstraintDesc& d = c.desc;
   KktGroup group;
   const int stride = static_cast<int>(dofs);
-  const PointEval a = Eval(rods, c.rod_a, c.u_a, stride);
+  const PointEval a = Eval(rods, c.rod_a, c.u_a, stride, c.sample_a);
   group.anchor_a = Anchor(a);
   // The twist system holds only the twist rows of orientation constraints.
   if (dofs == RodDofs::kTwist) {
@@ -130,7 +144,7 @@ KktGroup BuildRodRows(const RodConstraint& c, std::span<const RodView> rods, dou
   const bool relative = IsRelative(d.kind);
   PointEval b;
   if (relative) {
-    b = Eval(rods, c.rod_b, c.u_b, stride);
+    b = Eval(rods, c.rod_b, c.u_b, stride, c.sample_b);
     group.anchor_b = Anchor(b);
     // A relative constraint whose rod a is held acts on b alone: absolute in the graph.
     if (group.anchor_a < 0) std::swap(group.anchor_a, group.anchor_b);

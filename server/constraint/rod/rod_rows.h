@@ -39,6 +39,13 @@ struct RodConstraint {
   int bead_point = -1;
   double bead_mass = 0.0;
   Vec3 bead_push = Vec3::Zero();
+  // The spline basis at u_a and u_b, kept while they do not move (rows are rebuilt several
+  // times a step).
+  struct CachedSample {
+    double u = -1.0;
+    SplineSample s;
+  };
+  mutable CachedSample sample_a, sample_b;
   // Fusion: the rotation taking rod a's unit tangent to rod b's, carried along with a.
   Mat3 relative = Mat3::Identity();
   Vec3 reference_tangent = Vec3::UnitX();
