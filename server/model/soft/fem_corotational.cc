@@ -1,0 +1,326 @@
+// Corotational linear finite elements: rest stiffness, polar rotations, the assembled
+// backward-Euler system with its factorization, and compliance queries.
+
+#include "server/model/soft/fem_corotational.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cassert>
+#include <cmath>
+#include <utility>
+
+#include <Eigen/SVD>
+
+#include "absl/strings/str_cat.h"
+
+namespace ligature {
+namespace {
+
+// A distinct id per model, so that a system knows whether its symbolic analysis matches.
+uint64_t NextPatternId() {
+  static std::atomic<uint64_t> next{1};
+  return next.fetch_add(1);
+}
+
+// Shape-function gradients of a tet: rows of Dm^-1 for a, b, c; minus their sum for d.
+std::array<Vec3, 4> ShapeGradients(const Mat3& dm_inverse) {
+  std::array<Vec3, 4> g;
+  for (int i = 0; i < 3; ++i) g[i] = dm_inverse.row(i).transpose();
+  g[3] = -(g[0] + g[1] + g[2]);
+  return g;
+}
+
+// K0 of linear elasticity for one tet (see the header for the block formula).
+Mat12 RestStiffness(const Mat3& dm_inverse, double volume, const LameParameters& lame) {
+  const std::array<Vec3, 4> g = ShapeGradients(dm_inverse);
+  Mat12 k;
+  for (int i = 0; i < 4; ++i) {
+    for (int j = 0; j < 4; ++j) {
+      k.block<3, 3>(3 * i, 3 * j) =
+          volume * (lame.lambda * g[i] * g[j].transpose() + lame.mu * g[j] * g[i].transpose() +
+                    lame.mu * g[i].dot(g[j]) * Mat3::Identity());
+    }
+  }
+  return k;
+}
+
+// Index in the value array of (row, col), which must be in the pattern.
+int EntryOffset(const Eigen::SparseMatrix<double>& m, int row, int col) {
+  const int* begin = m.innerIndexPtr() + m.outerIndexPtr()[col];
+  const int* end = m.innerIndexPtr() + m.outerIndexPtr()[col + 1];
+  const int* at = std::lower_bound(begin, end, row);
+  assert(at != end && *at == row);
+  return static_cast<int>(at - m.innerIndexPtr());
+}
+
+// The tet's vertex vectors y (positions or velocities) in its rotated frame, R^T y_i - y0_i
+// (y0 the rest positions, or nothing), less their mean. K0 ignores the mean (a
+// translation), and removing it keeps a large translation from costing round-off.
+Vec12 RotatedLocal(const Mat3& r, const std::vector<Vec3>& y, const std::vector<Vec3>* rest,
+                   const std::array<int, 4>& tet) {
+  Vec12 u;
+  Vec3 mean = Vec3::Zero();
+  for (int i = 0; i < 4; ++i) {
+    Vec3 ui = r.transpose() * y[tet[i]];
+    if (rest != nullptr) ui -= (*rest)[tet[i]];
+    u.segment<3>(3 * i) = ui;
+    mean += 0.25 * ui;
+  }
+  for (int i = 0; i < 4; ++i) u.segment<3>(3 * i) -= mean;
+  return u;
+}
+
+}  // namespace
+
+// R = U V^T from the SVD (singular values sorted decreasingly, so the smallest is last).
+Mat3 PolarRotation(const Mat3& f) {
+  const Eigen::JacobiSVD<Mat3> svd(f, Eigen::ComputeFullU | Eigen::ComputeFullV);
+  Mat3 u = svd.matrixU();
+  const Mat3& v = svd.matrixV();
+  if ((u * v.transpose()).determinant() < 0.0) u.col(2) = -u.col(2);
+  return u * v.transpose();
+}
+
+absl::StatusOr<CorotationalModel> CorotationalModel::Make(const TetMesh& mesh,
+                                                          const FemMaterial& material,
+                                                          std::span<const int> fixed) {
+  absl::StatusOr<FemRest> rest = MakeFemRest(mesh, material, fixed);
+  if (!rest.ok()) return rest.status();
+  CorotationalModel model;
+  model.mesh_ = mesh;
+  model.material_ = material;
+  model.lame_ = Lame(material);
+  model.rest_ = *std::move(rest);
+  const int n = model.vertex_count();
+  const int tets = model.tet_count();
+
+  model.k0_.resize(tets);
+  for (int t = 0; t < tets; ++t) {
+    model.k0_[t] = RestStiffness(model.rest_.dm_inverse[t], model.rest_.volume[t], model.lame_);
+  }
+
+  // The pattern: every vertex's diagonal block, and the blocks between two free vertices
+  // of a tet. Fixed values are filled in at assembly.
+  std::vector<Eigen::Triplet<double>> entries;
+  entries.reserve(static_cast<size_t>(tets) * 144 + static_cast<size_t>(n) * 9);
+  const auto add_block = [&](int a, int b) {
+    for (int r = 0; r < 3; ++r) {
+      for (int c = 0; c < 3; ++c) entries.emplace_back(3 * a + r, 3 * b + c, 0.0);
+    }
+  };
+  for (int v = 0; v < n; ++v) add_block(v, v);
+  const std::vector<char>& is_fixed = model.rest_.fixed;
+  for (const std::array<int, 4>& tet : mesh.tets) {
+    for (int a : tet) {
+      for (int b : tet) {
+        if (a != b && !is_fixed[a] && !is_fixed[b]) add_block(a, b);
+      }
+    }
+  }
+  model.pattern_.resize(3 * n, 3 * n);
+  model.pattern_.setFromTriplets(entries.begin(), entries.end());
+  model.pattern_.makeCompressed();
+
+  model.diagonal_offset_.resize(n);
+  for (int v = 0; v < n; ++v) {
+    for (int k = 0; k < 3; ++k) {
+      model.diagonal_offset_[v][k] = EntryOffset(model.pattern_, 3 * v, 3 * v + k);
+    }
+  }
+  model.block_offset_.resize(tets);
+  for (int t = 0; t < tets; ++t) {
+    const std::array<int, 4>& tet = mesh.tets[t];
+    for (int i = 0; i < 4; ++i) {
+      for (int j = 0; j < 4; ++j) {
+        const int a = tet[i], b = tet[j];
+        const bool skip = is_fixed[a] || is_fixed[b];
+        for (int k = 0; k < 3; ++k) {
+          model.block_offset_[t][3 * (4 * i + j) + k] =
+              skip ? -1 : EntryOffset(model.pattern_, 3 * a, 3 * b + k);
+        }
+      }
+    }
+  }
+  model.pattern_id_ = NextPatternId();
+  return model;
+}
+
+Mat3 CorotationalModel::Rotation(const std::vector<Vec3>& x, int t) const {
+  return PolarRotation(ShapeMatrix(x, mesh_.tets[t]) * rest_.dm_inverse[t]);
+}
+
+// Per tet: u_i = R^T x_i - x0_i, w = K0 u, f_i = -R w_i.
+void CorotationalModel::AddElasticForces(const std::vector<Vec3>& x,
+                                         std::vector<Vec3>* forces) const {
+  assert(x.size() == mesh_.vertices.size() && forces->size() == x.size());
+  for (int t = 0; t < tet_count(); ++t) {
+    const std::array<int, 4>& tet = mesh_.tets[t];
+    const Mat3 r = Rotation(x, t);
+    const Vec12 u = RotatedLocal(r, x, &mesh_.vertices, tet);
+    const Vec12 w = k0_[t] * u;
+    for (int i = 0; i < 4; ++i) (*forces)[tet[i]] -= r * w.segment<3>(3 * i);
+  }
+}
+
+double CorotationalModel::StrainEnergy(const std::vector<Vec3>& x) const {
+  assert(x.size() == mesh_.vertices.size());
+  double e = 0.0;
+  for (int t = 0; t < tet_count(); ++t) {
+    const std::array<int, 4>& tet = mesh_.tets[t];
+    const Mat3 r = Rotation(x, t);
+    const Vec12 u = RotatedLocal(r, x, &mesh_.vertices, tet);
+    e += 0.5 * u.dot(k0_[t] * u);
+  }
+  return e;
+}
+
+double CorotationalModel::ExplicitTimeStep() const {
+  return ExplicitStableTimeStep(material_, rest_.min_altitude);
+}
+
+// Fills A = (1 + h alpha) M + (h beta + h^2) K and
+// rhs = h (f + M g + f_ext - alpha M v - (h + beta) K v) tet by tet into the fixed pattern,
+// then factorizes (analyzing the pattern only when the system last served another model).
+absl::Status CorotationalModel::Assemble(const FemState& state, double h, const Vec3& gravity,
+                                         std::span<const Vec3> external,
+                                         CorotationalSystem* system) const {
+  const int n = vertex_count();
+  if (!(h > 0.0) || !std::isfinite(h)) {
+    return absl::InvalidArgumentError(absl::StrCat("h: time step must be > 0 s, got ", h));
+  }
+  if (static_cast<int>(state.x.size()) != n || static_cast<int>(state.v.size()) != n) {
+    return absl::InvalidArgumentError(absl::StrCat("state: ", state.x.size(), " positions and ",
+                                                   state.v.size(), " velocities for ", n,
+                                                   " vertices"));
+  }
+  if (!external.empty() && static_cast<int>(external.size()) != n) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("external: ", external.size(), " forces for ", n, " vertices"));
+  }
+  CorotationalSystem& sys = *system;
+  const double alpha = material_.mass_damping;
+  const double beta = material_.stiffness_damping;
+  const double mass_scale = 1.0 + h * alpha;
+  const double stiffness_scale = h * beta + h * h;
+
+  const bool same_pattern = sys.pattern_id_ == pattern_id_;
+  if (!same_pattern) {
+    sys.matrix_ = pattern_;
+  } else {
+    std::fill(sys.matrix_.valuePtr(), sys.matrix_.valuePtr() + sys.matrix_.nonZeros(), 0.0);
+  }
+  double* values = sys.matrix_.valuePtr();
+  sys.h_ = h;
+  sys.fixed_ = rest_.fixed;
+  sys.rhs_.setZero(3 * n);
+  sys.rotations_.resize(tet_count());
+
+  for (int t = 0; t < tet_count(); ++t) {
+    const std::array<int, 4>& tet = mesh_.tets[t];
+    const Mat3 r = Rotation(state.x, t);
+    sys.rotations_[t] = r;
+    const Mat12& k0 = k0_[t];
+    const Vec12 u = RotatedLocal(r, state.x, &mesh_.vertices, tet);
+    const Vec12 z = RotatedLocal(r, state.v, nullptr, tet);
+    // In the rotated frame: K0 (u + (h + beta) z), rotated back, is -(f - (h + beta) K v).
+    const Vec12 w = k0 * (u + (h + beta) * z);
+    for (int i = 0; i < 4; ++i) {
+      sys.rhs_.segment<3>(3 * tet[i]) -= h * (r * w.segment<3>(3 * i));
+    }
+    for (int i = 0; i < 4; ++i) {
+      for (int j = 0; j < 4; ++j) {
+        const int* offsets = &block_offset_[t][3 * (4 * i + j)];
+        if (offsets[0] < 0) continue;
+        const Mat3 block = stiffness_scale * (r * k0.block<3, 3>(3 * i, 3 * j) * r.transpose());
+        for (int k = 0; k < 3; ++k) {
+          for (int row = 0; row < 3; ++row) values[offsets[k] + row] += block(row, k);
+        }
+      }
+    }
+  }
+
+  for (int v = 0; v < n; ++v) {
+    const std::array<int, 3>& offsets = diagonal_offset_[v];
+    if (rest_.fixed[v]) {
+      // Identity block (the tets' stiffness was not added to it) and zero right-hand side.
+      for (int k = 0; k < 3; ++k) {
+        for (int row = 0; row < 3; ++row) values[offsets[k] + row] = (row == k) ? 1.0 : 0.0;
+      }
+      sys.rhs_.segment<3>(3 * v).setZero();
+      continue;
+    }
+    const double m = rest_.mass[v];
+    for (int k = 0; k < 3; ++k) values[offsets[k] + k] += mass_scale * m;
+    Vec3 f = m * gravity - alpha * m * state.v[v];
+    if (!external.empty()) f += external[v];
+    sys.rhs_.segment<3>(3 * v) += h * f;
+  }
+
+  if (!same_pattern) {
+    sys.solver_.analyzePattern(sys.matrix_);
+    sys.pattern_id_ = pattern_id_;
+  }
+  sys.solver_.factorize(sys.matrix_);
+  if (sys.solver_.info() != Eigen::Success) {
+    return absl::InternalError("corotational step: factorization of M + h C + h^2 K failed");
+  }
+  sys.dv_ = sys.solver_.solve(sys.rhs_);
+  if (sys.solver_.info() != Eigen::Success) {
+    return absl::InternalError("corotational step: solve failed");
+  }
+  return absl::OkStatus();
+}
+
+void CorotationalModel::Advance(const CorotationalSystem& system, FemState* state) const {
+  const int n = vertex_count();
+  assert(static_cast<int>(state->x.size()) == n && system.dv_.size() == 3 * n);
+  for (int v = 0; v < n; ++v) {
+    if (rest_.fixed[v]) {
+      state->v[v].setZero();
+      continue;
+    }
+    state->v[v] += system.dv_.segment<3>(3 * v);
+    state->x[v] += system.h_ * state->v[v];
+  }
+}
+
+absl::Status CorotationalModel::Step(double h, const Vec3& gravity,
+                                     std::span<const Vec3> external, CorotationalSystem* system,
+                                     FemState* state) const {
+  if (absl::Status s = Assemble(*state, h, gravity, external, system); !s.ok()) return s;
+  Advance(*system, state);
+  return absl::OkStatus();
+}
+
+// A force f on a vertex over the step adds h f to the right-hand side, so h A^-1 (h f) to
+// v and h times that to x.
+void CorotationalSystem::ResponseField(int vertex, const Vec3& force,
+                                       std::vector<Vec3>* displacement) const {
+  const int n = static_cast<int>(rhs_.size() / 3);
+  assert(vertex >= 0 && vertex < n);
+  displacement->assign(n, Vec3::Zero());
+  if (fixed_[vertex]) return;
+  Eigen::VectorXd b = Eigen::VectorXd::Zero(3 * n);
+  b.segment<3>(3 * vertex) = force;
+  const Eigen::VectorXd x = solver_.solve(b);
+  for (int v = 0; v < n; ++v) {
+    (*displacement)[v] = fixed_[v] ? Vec3::Zero() : Vec3(h_ * h_ * x.segment<3>(3 * v));
+  }
+}
+
+Vec3 CorotationalSystem::Response(int vertex, const Vec3& force) const {
+  const int n = static_cast<int>(rhs_.size() / 3);
+  assert(vertex >= 0 && vertex < n);
+  if (fixed_[vertex]) return Vec3::Zero();
+  Eigen::VectorXd b = Eigen::VectorXd::Zero(3 * n);
+  b.segment<3>(3 * vertex) = force;
+  return h_ * h_ * solver_.solve(b).segment<3>(3 * vertex);
+}
+
+Mat3 CorotationalSystem::Compliance(int vertex) const {
+  Mat3 c;
+  for (int k = 0; k < 3; ++k) c.col(k) = Response(vertex, Vec3::Unit(k));
+  return c;
+}
+
+}  // namespace ligature
