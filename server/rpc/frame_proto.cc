@@ -19,6 +19,8 @@ void FrameToProto(const Frame& frame, const absl::flat_hash_set<std::string>& on
     Vec3ToProto(b.angular_velocity, s->mutable_angular_velocity());
     for (const Vec3& p : b.rod_points) Vec3ToProto(p, s->add_rod_points());
     for (const double t : b.rod_twist) s->add_rod_twist(t);
+    for (const Vec3& p : b.soft_vertices) Vec3ToProto(p, s->add_soft_vertices());
+    for (const int i : b.soft_triangles) s->add_soft_triangles(i);
   }
   for (const PearlState& p : frame.pearls) {
     v1::PearlState* s = out->add_pearls();

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "server/world/rod_proto.h"
+#include "server/world/soft_proto.h"
 #include "server/world/scene_proto.h"
 
 namespace ligature {
@@ -145,6 +146,13 @@ absl::StatusOr<ConstraintDesc> ConstraintFromProto(const v1::Constraint& c,
       out.rod->id = out.id;
       break;
     }
+    case v1::Constraint::kSoft: {
+      auto soft = SoftConstraintFromProto(c.soft(), field + ".soft");
+      if (!soft.ok()) return soft.status();
+      out.soft = *std::move(soft);
+      out.soft->id = out.id;
+      break;
+    }
     case v1::Constraint::kPearl: {
       auto pearl = PearlFromProto(c.pearl(), field + ".pearl");
       if (!pearl.ok()) return pearl.status();
@@ -154,8 +162,8 @@ absl::StatusOr<ConstraintDesc> ConstraintFromProto(const v1::Constraint& c,
     }
     case v1::Constraint::KIND_NOT_SET:
       return Invalid(field,
-                     "a constraint kind (point, hinge, slider, fixed, curve, rod, pearl) is "
-                     "required");
+                     "a constraint kind (point, hinge, slider, fixed, curve, rod, pearl, soft) "
+                     "is required");
   }
   if (!status.ok()) return status;
   return out;
@@ -186,6 +194,10 @@ v1::Constraint ConstraintToProto(const ConstraintDesc& c) {
   }
   if (c.pearl) {
     PearlToProto(*c.pearl, out.mutable_pearl());
+    return out;
+  }
+  if (c.soft) {
+    SoftConstraintToProto(*c.soft, out.mutable_soft());
     return out;
   }
   const JointParams& p = c.params;

@@ -17,6 +17,9 @@ struct BodyState {
   // Rods: the centreline sampled evenly in u (m, world) and the twist there (rad).
   std::vector<Vec3> rod_points;
   std::vector<double> rod_twist;
+  // Soft bodies: every vertex (m, world) and the boundary, three indices per triangle.
+  std::vector<Vec3> soft_vertices;
+  std::vector<int> soft_triangles;
 };
 
 struct PearlState {

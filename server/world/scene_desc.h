@@ -8,6 +8,7 @@
 
 #include "server/constraint/joint.h"
 #include "server/constraint/rod/rod_constraint.h"
+#include "server/constraint/soft/soft_constraint_desc.h"
 #include "server/model/rod/pearl.h"
 #include "server/model/rigid/body_desc.h"
 
@@ -53,6 +54,7 @@ struct ConstraintDesc {
   // Set instead of the joint fields for a constraint on rods, or a pearl.
   std::optional<RodConstraintDesc> rod;
   std::optional<PearlDesc> pearl;
+  std::optional<SoftConstraintDesc> soft;
 };
 
 struct SceneDesc {

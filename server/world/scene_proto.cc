@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "server/world/rod_proto.h"
+#include "server/world/soft_proto.h"
 
 namespace ligature {
 namespace {
@@ -198,6 +199,15 @@ absl::StatusOr<BodyDesc> BodyFromProto(const v1::Body& b, const std::string& fie
     out.rod = *std::move(rod);
     return out;
   }
+  // A soft body: its mesh placed at the body's pose.
+  if (b.has_soft()) {
+    auto pose = PoseFromProto(b.pose(), field + ".pose");
+    if (!pose.ok()) return pose.status();
+    auto soft = SoftBodyFromProto(b.soft(), *pose, field + ".soft");
+    if (!soft.ok()) return soft.status();
+    out.soft = *std::move(soft);
+    return out;
+  }
   if (b.shape().has_compound()) {
     auto children = CompoundFromProto(b.shape().compound(), field + ".shape.compound");
     if (!children.ok()) return children.status();
@@ -383,6 +393,10 @@ v1::Body BodyToProto(const BodyDesc& b) {
   }
   if (b.rod) {
     RodToProto(*b.rod, out.mutable_rod());
+    return out;
+  }
+  if (b.soft) {
+    SoftBodyToProto(*b.soft, out.mutable_soft());
     return out;
   }
   if (b.children.empty()) {

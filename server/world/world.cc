@@ -56,15 +56,21 @@ absl::StatusOr<std::string> World::AddBody(const BodyDesc& desc) {
     if (absl::Status s = rods_.AddRod(rod); !s.ok()) return s;
     return d.id;
   }
+  if (d.soft) {
+    SoftBodyDesc soft = *d.soft;
+    soft.id = d.id;
+    if (absl::Status s = soft_.AddBody(soft); !s.ok()) return s;
+    return d.id;
+  }
   body_ids_[d.id] = bodies_.Add(d);
   return d.id;
 }
 
 absl::Status World::UpdateBody(const std::string& id, const BodyUpdate& u) {
-  if (rods_.HasRod(id)) {
+  if (rods_.HasRod(id) || soft_.HasBody(id)) {
     return absl::FailedPreconditionError(absl::StrCat(
-        "body ", id, " is a rod: rods are moved through their constraints (delete and "
-        "re-create one to change it)"));
+        "body ", id, " is deformable: it moves through its constraints (delete and "
+        "re-create it to change it)"));
   }
   auto it = body_ids_.find(id);
   if (it == body_ids_.end()) return absl::NotFoundError(absl::StrCat("body ", id, " not found"));
@@ -89,6 +95,10 @@ absl::Status World::RemoveBody(const std::string& id) {
     for (std::string& c : rods_.RemoveRod(id)) removed_constraints_.push_back(std::move(c));
     return absl::OkStatus();
   }
+  if (soft_.HasBody(id)) {
+    for (std::string& c : soft_.RemoveBody(id)) removed_constraints_.push_back(std::move(c));
+    return absl::OkStatus();
+  }
   auto it = body_ids_.find(id);
   if (it == body_ids_.end()) return absl::NotFoundError(absl::StrCat("body ", id, " not found"));
   const BodyHandle handle = it->second;
@@ -96,6 +106,7 @@ absl::Status World::RemoveBody(const std::string& id) {
     removed_constraints_.push_back(std::move(c));
   }
   for (std::string& c : rods_.RemoveFollowing(id)) removed_constraints_.push_back(std::move(c));
+  for (std::string& c : soft_.RemoveFollowing(id)) removed_constraints_.push_back(std::move(c));
   bodies_.Remove(handle);
   body_ids_.erase(it);
   return absl::OkStatus();
@@ -106,7 +117,7 @@ absl::StatusOr<std::string> World::AddConstraint(const ConstraintDesc& desc) {
     return absl::ResourceExhaustedError(absl::StrCat(
         "world ", name_, " holds the maximum of ", limits_.max_constraints, " constraints"));
   }
-  if (desc.rod || desc.pearl) return AddRodConstraint(desc);
+  if (desc.rod || desc.pearl || desc.soft) return AddRodConstraint(desc);
   Joint j;
   j.id = desc.id.empty() ? NextId("constraint-") : desc.id;
   if (HasConstraint(j.id)) {
@@ -144,11 +155,22 @@ absl::StatusOr<std::string> World::AddConstraint(const ConstraintDesc& desc) {
   return id;
 }
 
-// A constraint on rods or a pearl; a followed body must be a rigid body of this world.
+// A constraint on rods or soft bodies, or a pearl; a followed body must be a rigid body of
+// this world.
 absl::StatusOr<std::string> World::AddRodConstraint(const ConstraintDesc& desc) {
   const std::string id = desc.id.empty() ? NextId("constraint-") : desc.id;
   if (HasConstraint(id)) {
     return absl::AlreadyExistsError(absl::StrCat("constraint ", id, " already exists"));
+  }
+  if (desc.soft) {
+    SoftConstraintDesc soft = *desc.soft;
+    soft.id = id;
+    if (!soft.follow_body.empty() && !body_ids_.contains(soft.follow_body)) {
+      return absl::NotFoundError(
+          absl::StrCat("follow_body: no rigid body ", soft.follow_body, " in this world"));
+    }
+    if (absl::Status s = soft_.AddConstraint(soft); !s.ok()) return s;
+    return id;
   }
   if (desc.pearl) {
     PearlDesc pearl = *desc.pearl;
@@ -169,6 +191,7 @@ absl::StatusOr<std::string> World::AddRodConstraint(const ConstraintDesc& desc) 
 absl::Status World::RemoveConstraint(const std::string& id) {
   if (rods_.HasConstraint(id)) return rods_.RemoveConstraint(id);
   if (rods_.HasPearl(id)) return rods_.RemovePearl(id);
+  if (soft_.HasConstraint(id)) return soft_.RemoveConstraint(id);
   if (!constraints_.Contains(id)) {
     return absl::NotFoundError(absl::StrCat("constraint ", id, " not found"));
   }
@@ -190,6 +213,12 @@ absl::Status World::SetDeviceTarget(const std::string& body_id, const Transform&
 }
 
 absl::StatusOr<BodyDesc> World::GetBody(const std::string& id) const {
+  if (const SoftWorld::Body* soft = soft_.FindBody(id)) {
+    BodyDesc d;
+    d.id = id;
+    d.soft = soft->desc;
+    return d;
+  }
   if (const RodWorld::Rod* rod = rods_.FindRod(id)) {
     BodyDesc d;
     d.id = id;
@@ -248,6 +277,19 @@ SceneDesc World::Export() const {
     d.pearl->speed = p.speed;
     scene.constraints.push_back(std::move(d));
   }
+  // Soft bodies with their rest meshes, and their constraints.
+  for (const SoftWorld::Body& body : soft_.bodies()) {
+    BodyDesc d;
+    d.id = body.desc.id;
+    d.soft = body.desc;
+    scene.bodies.push_back(std::move(d));
+  }
+  for (const SoftConstraintDesc& c : soft_.constraints()) {
+    ConstraintDesc d;
+    d.id = c.id;
+    d.soft = c;
+    scene.constraints.push_back(std::move(d));
+  }
   return scene;
 }
 
@@ -267,7 +309,23 @@ Frame World::MakeFrame() const {
     s.angular_velocity = bodies_.angular_velocity[i];
   }
   AddRodsToFrame(&f);
+  AddSoftBodiesToFrame(&f);
   return f;
+}
+
+// Each soft body as a body with its vertices and boundary triangles.
+void World::AddSoftBodiesToFrame(Frame* f) const {
+  for (const SoftWorld::Body& body : soft_.bodies()) {
+    BodyState s;
+    s.id = body.desc.id;
+    s.soft_vertices = body.positions();
+    s.soft_triangles.reserve(3 * body.surface.triangles.size());
+    for (const auto& t : body.surface.triangles) {
+      s.soft_triangles.insert(s.soft_triangles.end(), t.begin(), t.end());
+    }
+    if (!s.soft_vertices.empty()) s.pose.position = s.soft_vertices.front();
+    f->bodies.push_back(std::move(s));
+  }
 }
 
 // Each rod as a body with its sampled centreline, the pearls, and the rod solver's figures.

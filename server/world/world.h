@@ -21,6 +21,7 @@
 #include "server/solver/tunable_lcp.h"
 #include "server/world/frame.h"
 #include "server/world/rod_world.h"
+#include "server/world/soft_world.h"
 #include "server/world/scene_desc.h"
 
 namespace ligature {
@@ -61,10 +62,11 @@ class World {
 
   absl::StatusOr<BodyDesc> GetBody(const std::string& id) const;
   bool HasBody(const std::string& id) const {
-    return body_ids_.contains(id) || rods_.HasRod(id);
+    return body_ids_.contains(id) || rods_.HasRod(id) || soft_.HasBody(id);
   }
   bool HasConstraint(const std::string& id) const {
-    return constraints_.Contains(id) || rods_.HasConstraint(id) || rods_.HasPearl(id);
+    return constraints_.Contains(id) || rods_.HasConstraint(id) || rods_.HasPearl(id) ||
+           soft_.HasConstraint(id);
   }
   SceneDesc Export() const;
 
@@ -77,13 +79,16 @@ class World {
   uint64_t tick() const { return tick_; }
   double sim_time() const { return sim_time_; }
   const StepStats& last_stats() const { return stats_; }
-  int body_count() const { return bodies_.size() + static_cast<int>(rods_.rods().size()); }
+  int body_count() const {
+    return bodies_.size() + static_cast<int>(rods_.rods().size() + soft_.bodies().size());
+  }
   int constraint_count() const {
-    return constraints_.size() + static_cast<int>(rods_.constraints().size() +
-                                                  rods_.pearls().size());
+    return constraints_.size() + soft_.constraint_count() +
+           static_cast<int>(rods_.constraints().size() + rods_.pearls().size());
   }
   const RigidBodies& bodies() const { return bodies_; }
   const RodWorld& rods() const { return rods_; }
+  const SoftWorld& soft_bodies() const { return soft_; }
 
  private:
   // The step pipeline, one function per stage, in order.
@@ -95,11 +100,13 @@ class World {
   void SolveConstraints();
   void ApplyCorrectionMotion();
   void StepRods();
+  void StepSoftBodies();
   void ApplyRodPushes();
 
   std::string NextId(const char* prefix);
   absl::StatusOr<std::string> AddRodConstraint(const ConstraintDesc& desc);
   void AddRodsToFrame(Frame* frame) const;
+  void AddSoftBodiesToFrame(Frame* frame) const;
 
   std::string name_;
   WorldSettings settings_;
@@ -110,6 +117,7 @@ class World {
 
   RigidBodies bodies_;
   RodWorld rods_;
+  SoftWorld soft_;
   absl::flat_hash_map<std::string, BodyHandle> body_ids_;
   ConstraintSet constraints_;
   std::vector<std::pair<BodyHandle, Transform>> device_targets_;  // arrival order

@@ -33,6 +33,7 @@ void World::Step() {
   ApplyCorrectionMotion();
   StabilizeJoints();
   StepRods();
+  StepSoftBodies();
   RemoveReleasedJoints();
   // Constraints removed by this tick's edits are reported in this tick's frame.
   tick_removed_constraints_ = std::move(removed_constraints_);
@@ -303,6 +304,19 @@ void World::ApplyRodPushes() {
     bodies_.position[i] += b.push;
     bodies_.linear_velocity[i] += b.push / h;
   }
+}
+
+// Soft bodies take their own step (SoftWorld), after the rigid bodies, so that nails that
+// follow a body (a device-driven tool) use its pose at the end of the tick.
+void World::StepSoftBodies() {
+  if (soft_.empty()) return;
+  soft_.Step(sim_time_, settings_.dt(), settings_.gravity,
+             [this](const std::string& id) -> std::optional<Transform> {
+               auto it = body_ids_.find(id);
+               if (it == body_ids_.end()) return std::nullopt;
+               return bodies_.BodyPose(bodies_.Index(it->second));
+             });
+  stats_.recovered_bodies += soft_.last_recovered();
 }
 
 }  // namespace ligature

@@ -8,6 +8,7 @@
 #include "server/collision/shape.h"
 #include "server/math/transform.h"
 #include "server/model/rod/rod_model.h"
+#include "server/model/soft/soft_body_desc.h"
 
 namespace ligature {
 
@@ -32,6 +33,8 @@ struct BodyDesc {
   // Set for a rod (a deformable 1D body): the fields above other than id and kind are
   // then unused, and a kind other than dynamic holds the rod in place.
   std::optional<RodDesc> rod;
+  // Set for a soft body (mesh, model and material); the rigid fields are then unused.
+  std::optional<SoftBodyDesc> soft;
 };
 
 }  // namespace ligature

@@ -1,0 +1,30 @@
+#pragma once
+// What a soft body is made of: its tetrahedral mesh (world frame, at rest), the model that
+// simulates it and its material.
+
+#include <string>
+#include <vector>
+
+#include "server/model/soft/fem_material.h"
+#include "server/model/soft/integrators.h"
+#include "server/model/soft/mass_point_model.h"
+#include "server/model/soft/tet_mesh.h"
+
+namespace ligature {
+
+enum class SoftModelKind {
+  kMassPoint,     // Teschner-style distance and volume preservation; any integrator
+  kCorotational,  // corotational linear FEM, implicit Euler
+};
+
+struct SoftBodyDesc {
+  std::string id;
+  TetMesh mesh;  // world frame, at rest
+  SoftModelKind model = SoftModelKind::kMassPoint;
+  Integrator integrator = Integrator::kImplicitEuler;  // mass-point model
+  MassPointMaterial mass_point;
+  FemMaterial fem;
+  std::vector<int> fixed;  // vertices held where they are
+};
+
+}  // namespace ligature

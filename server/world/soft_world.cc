@@ -1,0 +1,218 @@
+#include "server/world/soft_world.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+
+namespace ligature {
+namespace {
+
+absl::Status Invalid(const std::string& field, const std::string& why) {
+  return absl::InvalidArgumentError(absl::StrCat(field, ": ", why));
+}
+
+// How many further vertices each point-to-element kind needs.
+int ElementVertices(LocalConstraintType type) {
+  switch (type) {
+    case LocalConstraintType::kPointToLine: return 2;
+    case LocalConstraintType::kPointToTriangle: return 3;
+    case LocalConstraintType::kPointToTetrahedron: return 4;
+    default: return 0;
+  }
+}
+
+// A state that is not finite, or has run off beyond 1e6 m (an explicit integrator past its
+// stability limit), is a failed step.
+bool Finite(const std::vector<Vec3>& xs) {
+  return std::all_of(xs.begin(), xs.end(), [](const Vec3& x) {
+    return x.allFinite() && x.cwiseAbs().maxCoeff() < 1e6;
+  });
+}
+
+}  // namespace
+
+absl::Status SoftWorld::AddBody(const SoftBodyDesc& desc) {
+  if (index_.contains(desc.id)) {
+    return absl::AlreadyExistsError(absl::StrCat("soft body ", desc.id, " already exists"));
+  }
+  Body body;
+  body.desc = desc;
+  const int n = static_cast<int>(desc.mesh.vertices.size());
+  for (size_t i = 0; i < desc.fixed.size(); ++i) {
+    if (desc.fixed[i] < 0 || desc.fixed[i] >= n) {
+      return Invalid(absl::StrCat("fixed_vertices[", i, "]"),
+                     absl::StrCat("must be a vertex index in [0, ", n, ")"));
+    }
+  }
+  if (desc.model == SoftModelKind::kMassPoint) {
+    absl::StatusOr<MassPointModel> model = MassPointModel::FromTetMesh(desc.mesh, desc.mass_point);
+    if (!model.ok()) return Invalid("mesh", std::string(model.status().message()));
+    body.mass_point = *std::move(model);
+    body.mass_point_state = RestState(*body.mass_point);
+    body.constraints = LocalConstraintSet(body.mass_point->points());
+    // Held vertices are nails at their rest positions.
+    for (const int v : desc.fixed) {
+      if (!body.vertex_owner.emplace(v, "fixed_vertices").second ||
+          !body.constraints.AddNail(v, desc.mesh.vertices[v]).ok()) {
+        return Invalid("fixed_vertices", "a vertex is listed twice");
+      }
+    }
+  } else {
+    if (absl::Status s = ValidateFemMaterial(desc.fem); !s.ok()) {
+      return Invalid("material", std::string(s.message()));
+    }
+    absl::StatusOr<CorotationalModel> model =
+        CorotationalModel::Make(desc.mesh, desc.fem, desc.fixed);
+    if (!model.ok()) return Invalid("mesh", std::string(model.status().message()));
+    body.fem = *std::move(model);
+    body.fem_state = RestFemState(desc.mesh);
+  }
+  body.surface = ExtractBoundary(desc.mesh);
+  index_[desc.id] = static_cast<int>(bodies_.size());
+  bodies_.push_back(std::move(body));
+  return absl::OkStatus();
+}
+
+std::vector<std::string> SoftWorld::RemoveBody(const std::string& id) {
+  std::vector<std::string> removed;
+  auto it = index_.find(id);
+  if (it == index_.end()) return removed;
+  std::erase_if(constraints_, [&](const SoftConstraintDesc& c) {
+    if (c.body != id) return false;
+    removed.push_back(c.id);
+    constraint_ids_.erase(c.id);
+    return true;
+  });
+  bodies_.erase(bodies_.begin() + it->second);
+  index_.clear();
+  for (size_t i = 0; i < bodies_.size(); ++i) index_[bodies_[i].desc.id] = static_cast<int>(i);
+  return removed;
+}
+
+absl::Status SoftWorld::AddConstraint(const SoftConstraintDesc& desc) {
+  if (constraint_ids_.contains(desc.id)) {
+    return absl::AlreadyExistsError(absl::StrCat("constraint ", desc.id, " already exists"));
+  }
+  auto it = index_.find(desc.body);
+  if (it == index_.end()) return absl::NotFoundError(absl::StrCat("body: no soft body ", desc.body));
+  Body& body = bodies_[it->second];
+  if (!body.mass_point) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "body: ", desc.body, " is an FEM body; local constraints need the mass-point model "
+        "(hold FEM vertices with fixed_vertices)"));
+  }
+  const int n = body.mass_point->points();
+  for (size_t i = 0; i < desc.vertices.size(); ++i) {
+    if (desc.vertices[i] < 0 || desc.vertices[i] >= n) {
+      return Invalid(absl::StrCat("vertices[", i, "]"),
+                     absl::StrCat("must be a vertex index in [0, ", n, ")"));
+    }
+  }
+  for (size_t i = 0; i < desc.vertices.size(); ++i) {
+    auto owner = body.vertex_owner.find(desc.vertices[i]);
+    if (owner != body.vertex_owner.end()) {
+      return Invalid(absl::StrCat("vertices[", i, "]"),
+                     absl::StrCat("already in ", owner->second,
+                                  " (soft constraints must not share vertices)"));
+    }
+  }
+  if (!desc.goal.allFinite()) return Invalid("goal", "not finite");
+  if (desc.self_assembly_steps < 0) return Invalid("self_assembly_steps", "must be >= 0");
+  const size_t needed = 1 + ElementVertices(desc.type);
+  const bool many = desc.type == LocalConstraintType::kPointsToPoint;
+  if (many ? desc.vertices.size() < 2 : desc.vertices.size() != needed) {
+    return Invalid("vertices", many ? "points-to-point needs at least two vertices"
+                                    : absl::StrCat("this kind needs ", needed, " vertices"));
+  }
+  const std::vector<int>& v = desc.vertices;
+  absl::StatusOr<int> added = absl::InternalError("unknown constraint kind");
+  switch (desc.type) {
+    case LocalConstraintType::kNail: added = body.constraints.AddNail(v[0], desc.goal); break;
+    case LocalConstraintType::kPointsToPoint: added = body.constraints.AddPointsToPoint(v); break;
+    case LocalConstraintType::kPointToLine:
+      added = body.constraints.AddPointToLine(v[0], v[1], v[2]);
+      break;
+    case LocalConstraintType::kPointToTriangle:
+      added = body.constraints.AddPointToTriangle(v[0], v[1], v[2], v[3]);
+      break;
+    case LocalConstraintType::kPointToTetrahedron:
+      added = body.constraints.AddPointToTetrahedron(v[0], v[1], v[2], v[3], v[4]);
+      break;
+    case LocalConstraintType::kPointToSurface:
+      added = body.constraints.AddPointToSurface(v[0], body.surface);
+      break;
+  }
+  if (!added.ok()) return Invalid("vertices", std::string(added.status().message()));
+  if (desc.self_assembly_steps > 0) {
+    (void)body.constraints.SetSelfAssembly(*added, desc.self_assembly_steps);
+  }
+  constraint_ids_[desc.id] = {desc.body, *added};
+  for (const int vertex : desc.vertices) body.vertex_owner[vertex] = desc.id;
+  constraints_.push_back(desc);
+  return absl::OkStatus();
+}
+
+absl::Status SoftWorld::RemoveConstraint(const std::string& id) {
+  auto it = constraint_ids_.find(id);
+  if (it == constraint_ids_.end()) return absl::NotFoundError(absl::StrCat("no soft constraint ", id));
+  // The local constraint set keeps its ids stable: the constraint is switched off.
+  auto body = index_.find(it->second.first);
+  if (body != index_.end()) {
+    Body& b = bodies_[body->second];
+    (void)b.constraints.SetEnabled(it->second.second, false);
+    absl::erase_if(b.vertex_owner, [&](const auto& entry) { return entry.second == id; });
+  }
+  constraint_ids_.erase(it);
+  std::erase_if(constraints_, [&](const SoftConstraintDesc& c) { return c.id == id; });
+  return absl::OkStatus();
+}
+
+std::vector<std::string> SoftWorld::RemoveFollowing(const std::string& body_id) {
+  std::vector<std::string> removed;
+  for (const SoftConstraintDesc& c : constraints_) {
+    if (c.follow_body == body_id) removed.push_back(c.id);
+  }
+  for (const std::string& id : removed) (void)RemoveConstraint(id);
+  return removed;
+}
+
+const SoftWorld::Body* SoftWorld::FindBody(const std::string& id) const {
+  auto it = index_.find(id);
+  return it == index_.end() ? nullptr : &bodies_[it->second];
+}
+
+void SoftWorld::Step(double time, double h, const Vec3& gravity, const SoftPoseLookup& poses) {
+  recovered_ = 0;
+  // Nails that follow a body take its pose's goal for this step.
+  for (const SoftConstraintDesc& c : constraints_) {
+    if (c.follow_body.empty() || !poses) continue;
+    const std::optional<Transform> pose = poses(c.follow_body);
+    if (!pose) continue;
+    const auto& [body_id, local] = constraint_ids_.at(c.id);
+    (void)bodies_[index_.at(body_id)].constraints.SetNailGoal(local, pose->Apply(c.goal));
+  }
+  for (Body& body : bodies_) {
+    if (body.mass_point) {
+      const MassPointState before = body.mass_point_state;
+      const absl::Status s = StepWithConstraints(body.desc.integrator, *body.mass_point, gravity,
+                                                 h, time, body.constraints,
+                                                 &body.mass_point_state);
+      if (!s.ok() || !Finite(body.mass_point_state.x) || !Finite(body.mass_point_state.v)) {
+        body.mass_point_state = before;
+        std::fill(body.mass_point_state.v.begin(), body.mass_point_state.v.end(), Vec3::Zero());
+        ++recovered_;
+      }
+    } else {
+      const FemState before = body.fem_state;
+      const absl::Status s = body.fem->Step(h, gravity, {}, body.system.get(), &body.fem_state);
+      if (!s.ok() || !Finite(body.fem_state.x) || !Finite(body.fem_state.v)) {
+        body.fem_state = before;
+        std::fill(body.fem_state.v.begin(), body.fem_state.v.end(), Vec3::Zero());
+        ++recovered_;
+      }
+    }
+  }
+}
+
+}  // namespace ligature

@@ -1,0 +1,83 @@
+#pragma once
+// The soft bodies of a world: tetrahedral meshes simulated either as mass-point models
+// (distance and volume preservation) under one of six integrators, with Gissler's exact
+// local constraints, or as corotational linear FEM with implicit Euler and held vertices.
+// One step advances every body by h; a body whose step fails or turns non-finite keeps its
+// previous state, at rest, and is counted.
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "server/constraint/soft/local_constraints.h"
+#include "server/constraint/soft/soft_constraint_desc.h"
+#include "server/math/transform.h"
+#include "server/model/soft/fem_corotational.h"
+#include "server/model/soft/integrators.h"
+#include "server/model/soft/mass_point_model.h"
+#include "server/model/soft/soft_body_desc.h"
+#include "server/model/soft/tet_mesh.h"
+
+namespace ligature {
+
+using SoftPoseLookup = std::function<std::optional<Transform>(const std::string&)>;
+
+class SoftWorld {
+ public:
+  struct Body {
+    SoftBodyDesc desc;
+    SurfaceMesh surface;
+    std::optional<MassPointModel> mass_point;
+    MassPointState mass_point_state;
+    LocalConstraintSet constraints{0};
+    std::optional<CorotationalModel> fem;
+    FemState fem_state;
+    // Per-step scratch of the FEM solve (assembled from the state each step), shared by
+    // copies of the world (a batch edit keeps one to roll back to).
+    std::shared_ptr<CorotationalSystem> system = std::make_shared<CorotationalSystem>();
+    // Vertices in a constraint (held vertices included): constraints must not share one.
+    absl::flat_hash_map<int, std::string> vertex_owner;
+
+    const std::vector<Vec3>& positions() const {
+      return mass_point ? mass_point_state.x : fem_state.x;
+    }
+  };
+
+  // INVALID_ARGUMENT naming the field for a bad mesh, material or held vertex.
+  absl::Status AddBody(const SoftBodyDesc& desc);
+  // Removes a body and its constraints; returns the constraints' ids.
+  std::vector<std::string> RemoveBody(const std::string& id);
+  // NOT_FOUND for an unknown body; FAILED_PRECONDITION on an FEM body (the local
+  // constraints are integrator-aware: they need the mass-point model); INVALID_ARGUMENT
+  // for bad vertices or a vertex already in another constraint of the body.
+  absl::Status AddConstraint(const SoftConstraintDesc& desc);
+  absl::Status RemoveConstraint(const std::string& id);
+  // Removes the constraints that follow body `body_id`; returns their ids.
+  std::vector<std::string> RemoveFollowing(const std::string& body_id);
+
+  bool HasBody(const std::string& id) const { return index_.contains(id); }
+  bool HasConstraint(const std::string& id) const { return constraint_ids_.contains(id); }
+  const Body* FindBody(const std::string& id) const;
+  const std::vector<Body>& bodies() const { return bodies_; }
+  const std::vector<SoftConstraintDesc>& constraints() const { return constraints_; }
+  int constraint_count() const { return static_cast<int>(constraints_.size()); }
+  bool empty() const { return bodies_.empty(); }
+
+  // One step of h seconds at simulated time `time`.
+  void Step(double time, double h, const Vec3& gravity, const SoftPoseLookup& poses);
+  int last_recovered() const { return recovered_; }
+
+ private:
+  std::vector<Body> bodies_;
+  absl::flat_hash_map<std::string, int> index_;
+  std::vector<SoftConstraintDesc> constraints_;
+  // Constraint id -> (body id, id in that body's LocalConstraintSet).
+  absl::flat_hash_map<std::string, std::pair<std::string, int>> constraint_ids_;
+  int recovered_ = 0;
+};
+
+}  // namespace ligature
