@@ -117,7 +117,7 @@ absl::StatusOr<std::string> World::AddConstraint(const ConstraintDesc& desc) {
     return absl::ResourceExhaustedError(absl::StrCat(
         "world ", name_, " holds the maximum of ", limits_.max_constraints, " constraints"));
   }
-  if (desc.rod || desc.pearl || desc.soft) return AddRodConstraint(desc);
+  if (desc.rod || desc.pearl || desc.soft) return AddDeformableConstraint(desc);
   Joint j;
   j.id = desc.id.empty() ? NextId("constraint-") : desc.id;
   if (HasConstraint(j.id)) {
@@ -157,7 +157,7 @@ absl::StatusOr<std::string> World::AddConstraint(const ConstraintDesc& desc) {
 
 // A constraint on rods or soft bodies, or a pearl; a followed body must be a rigid body of
 // this world.
-absl::StatusOr<std::string> World::AddRodConstraint(const ConstraintDesc& desc) {
+absl::StatusOr<std::string> World::AddDeformableConstraint(const ConstraintDesc& desc) {
   const std::string id = desc.id.empty() ? NextId("constraint-") : desc.id;
   if (HasConstraint(id)) {
     return absl::AlreadyExistsError(absl::StrCat("constraint ", id, " already exists"));

@@ -104,7 +104,7 @@ class World {
   void ApplyRodPushes();
 
   std::string NextId(const char* prefix);
-  absl::StatusOr<std::string> AddRodConstraint(const ConstraintDesc& desc);
+  absl::StatusOr<std::string> AddDeformableConstraint(const ConstraintDesc& desc);
   void AddRodsToFrame(Frame* frame) const;
   void AddSoftBodiesToFrame(Frame* frame) const;
 
