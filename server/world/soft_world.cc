@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
+#include "server/collision/narrowphase.h"
 
 namespace ligature {
 namespace {
@@ -182,8 +183,10 @@ const SoftWorld::Body* SoftWorld::FindBody(const std::string& id) const {
   return it == index_.end() ? nullptr : &bodies_[it->second];
 }
 
-void SoftWorld::Step(double time, double h, const Vec3& gravity, const SoftPoseLookup& poses) {
+void SoftWorld::Step(double time, double h, const Vec3& gravity, const SoftPoseLookup& poses,
+                     std::span<const RodObstacle> obstacles) {
   recovered_ = 0;
+  pushes_.clear();
   // Nails that follow a body take its pose's goal for this step.
   for (const SoftConstraintDesc& c : constraints_) {
     if (c.follow_body.empty() || !poses) continue;
@@ -211,6 +214,54 @@ void SoftWorld::Step(double time, double h, const Vec3& gravity, const SoftPoseL
         std::fill(body.fem_state.v.begin(), body.fem_state.v.end(), Vec3::Zero());
         ++recovered_;
       }
+    }
+    if (!obstacles.empty()) ResolveContacts(body, h, obstacles);
+  }
+}
+
+// Vertices inside rigid shapes are moved out along the contact normal; their velocity into
+// the shape is removed and their sliding slowed by Coulomb friction; held and constrained
+// vertices are left alone (their constraints decide where they are).
+void SoftWorld::ResolveContacts(Body& body, double h, std::span<const RodObstacle> obstacles) {
+  constexpr double kFriction = 0.5;
+  constexpr double kProbe = 1e-5;  // m, radius of the sphere that stands for a vertex
+  std::vector<Vec3>& x = body.mass_point ? body.mass_point_state.x : body.fem_state.x;
+  std::vector<Vec3>& v = body.mass_point ? body.mass_point_state.v : body.fem_state.v;
+  const std::vector<double>& mass =
+      body.mass_point ? body.mass_point->masses() : body.fem->rest().mass;
+  const Shape probe = Shape::Sphere(kProbe);
+  ContactManifold manifold;
+  for (size_t i = 0; i < x.size(); ++i) {
+    if (body.vertex_owner.contains(static_cast<int>(i))) continue;
+    if (body.fem && body.fem->rest().fixed[i]) continue;
+    bool moved = false;
+    for (const RodObstacle& o : obstacles) {
+      if (!((o.bounds.min.array() <= x[i].array()).all() &&
+            (x[i].array() <= o.bounds.max.array()).all())) {
+        continue;
+      }
+      manifold.count = 0;
+      Collide(probe, Transform{x[i], Quat::Identity()}, o.shape, o.pose, 0.0, &manifold);
+      if (manifold.count == 0) continue;
+      const ContactPoint& c = manifold.points[0];
+      const double depth = c.distance + kProbe;  // of the vertex itself, < 0 inside
+      if (!(depth < 0.0)) continue;
+      const Vec3 n = c.normal;  // from the vertex into the shape
+      x[i] += depth * n;
+      moved = true;
+      const Vec3 before = v[i];
+      const double into = v[i].dot(n);
+      if (into > 0.0) {
+        Vec3 slide = v[i] - into * n;
+        const double speed = slide.norm();
+        slide *= speed > 0.0 ? std::max(0.0, 1.0 - kFriction * into / speed) : 0.0;
+        v[i] = slide;
+      }
+      if (o.inv_mass > 0.0) pushes_.push_back({o.body, c.position, mass[i] * (before - v[i])});
+    }
+    // Verlet reads its velocity from the previous position: keep the two consistent.
+    if (moved && body.mass_point && !body.mass_point_state.x_prev.empty()) {
+      body.mass_point_state.x_prev[i] = x[i] - h * v[i];
     }
   }
 }

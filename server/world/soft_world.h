@@ -8,11 +8,13 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
+#include "server/collision/rod_contacts.h"
 #include "server/constraint/soft/local_constraints.h"
 #include "server/constraint/soft/soft_constraint_desc.h"
 #include "server/math/transform.h"
@@ -67,8 +69,19 @@ class SoftWorld {
   int constraint_count() const { return static_cast<int>(constraints_.size()); }
   bool empty() const { return bodies_.empty(); }
 
-  // One step of h seconds at simulated time `time`.
-  void Step(double time, double h, const Vec3& gravity, const SoftPoseLookup& poses);
+  // One step of h seconds at simulated time `time`. Vertices then meet the `obstacles`
+  // (held in place for the step): a vertex inside one is moved out along the contact
+  // normal and loses its velocity into it and, by Coulomb friction (coefficient 0.5),
+  // some of its sliding; a dynamic obstacle takes that momentum (pushes()).
+  void Step(double time, double h, const Vec3& gravity, const SoftPoseLookup& poses,
+            std::span<const RodObstacle> obstacles = {});
+  // The last step's impulses on dynamic obstacles, at their contact points.
+  struct Push {
+    uint32_t body = 0;
+    Vec3 point = Vec3::Zero();
+    Vec3 impulse = Vec3::Zero();  // N s
+  };
+  const std::vector<Push>& pushes() const { return pushes_; }
   int last_recovered() const { return recovered_; }
 
  private:
@@ -78,6 +91,9 @@ class SoftWorld {
   // Constraint id -> (body id, id in that body's LocalConstraintSet).
   absl::flat_hash_map<std::string, std::pair<std::string, int>> constraint_ids_;
   int recovered_ = 0;
+  std::vector<Push> pushes_;
+
+  void ResolveContacts(Body& body, double h, std::span<const RodObstacle> obstacles);
 };
 
 }  // namespace ligature

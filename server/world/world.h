@@ -101,6 +101,7 @@ class World {
   void ApplyCorrectionMotion();
   void StepRods();
   void StepSoftBodies();
+  void BuildObstacles();
   void ApplyRodPushes();
 
   std::string NextId(const char* prefix);
@@ -155,7 +156,7 @@ class World {
 
   // Per-step scratch, kept to reuse capacity.
   std::vector<Vec3> force_;                   // N, external force per body
-  std::vector<RodObstacle> rod_obstacles_;    // the rigid shapes rods meet
+  std::vector<RodObstacle> obstacles_;    // the rigid shapes deformable bodies meet
   std::vector<Vec3> free_position_;           // pose after free motion
   std::vector<Quat> free_orientation_;
   SweepAndPrune broadphase_;

@@ -233,21 +233,39 @@ void World::ApplyCorrectionMotion() {
 // Keyholes a rod slid out of are reported with this tick's removed constraints.
 void World::StepRods() {
   if (rods_.empty()) return;
-  // Every rigid shape where it now is: rods push on them and do not pass through them. A
-  // body that rod constraints follow (a handle) is not an obstacle, as jointed bodies do
-  // not collide.
-  rod_obstacles_.clear();
+  BuildObstacles();
+  rods_.Step(settings_.dt(), settings_.gravity,
+             [this](const std::string& id) -> std::optional<FollowedBody> {
+               auto it = body_ids_.find(id);
+               if (it == body_ids_.end()) return std::nullopt;
+               const uint32_t i = bodies_.Index(it->second);
+               const bool dynamic = bodies_.IsDynamic(i) && bodies_.inv_mass[i] > 0.0;
+               return FollowedBody{bodies_.BodyPose(i),
+                                   dynamic ? 1.0 / bodies_.inv_mass[i] : 0.0};
+             },
+             obstacles_);
+  for (const std::string& id : rods_.released()) removed_constraints_.push_back(id);
+  ApplyRodPushes();
+}
+
+// Every rigid shape where it now is, for the deformable bodies: they push on them and do
+// not pass through them. A body that rod or soft constraints follow (a handle) is not an
+// obstacle, as jointed bodies do not collide.
+void World::BuildObstacles() {
+  obstacles_.clear();
   absl::flat_hash_set<uint32_t> handles;
-  for (const RodConstraint& c : rods_.constraints()) {
-    auto it = body_ids_.find(c.desc.follow_body);
+  auto handle = [&](const std::string& id) {
+    auto it = body_ids_.find(id);
     if (it != body_ids_.end()) handles.insert(bodies_.Index(it->second));
-  }
+  };
+  for (const RodConstraint& c : rods_.constraints()) handle(c.desc.follow_body);
+  for (const SoftConstraintDesc& c : soft_.constraints()) handle(c.follow_body);
   for (int i = 0; i < bodies_.size(); ++i) {
     if (handles.contains(static_cast<uint32_t>(i))) continue;
     const Transform pose{bodies_.position[i], bodies_.orientation[i]};
     for (const ChildShape& child : bodies_.shapes[i]) {
       const Transform at = pose * child.local;
-      RodObstacle& o = rod_obstacles_.emplace_back();
+      RodObstacle& o = obstacles_.emplace_back();
       o.body = static_cast<uint32_t>(i);
       o.shape = child.shape;
       o.pose = at;
@@ -260,18 +278,6 @@ void World::StepRods() {
       }
     }
   }
-  rods_.Step(settings_.dt(), settings_.gravity,
-             [this](const std::string& id) -> std::optional<FollowedBody> {
-               auto it = body_ids_.find(id);
-               if (it == body_ids_.end()) return std::nullopt;
-               const uint32_t i = bodies_.Index(it->second);
-               const bool dynamic = bodies_.IsDynamic(i) && bodies_.inv_mass[i] > 0.0;
-               return FollowedBody{bodies_.BodyPose(i),
-                                   dynamic ? 1.0 / bodies_.inv_mass[i] : 0.0};
-             },
-             rod_obstacles_);
-  for (const std::string& id : rods_.released()) removed_constraints_.push_back(id);
-  ApplyRodPushes();
 }
 
 // The rods' solve moved each dynamic body they touch along the contact normal by `push`
@@ -310,13 +316,24 @@ void World::ApplyRodPushes() {
 // follow a body (a device-driven tool) use its pose at the end of the tick.
 void World::StepSoftBodies() {
   if (soft_.empty()) return;
+  BuildObstacles();
   soft_.Step(sim_time_, settings_.dt(), settings_.gravity,
              [this](const std::string& id) -> std::optional<Transform> {
                auto it = body_ids_.find(id);
                if (it == body_ids_.end()) return std::nullopt;
                return bodies_.BodyPose(bodies_.Index(it->second));
-             });
+             },
+             obstacles_);
   stats_.recovered_bodies += soft_.last_recovered();
+  // What the soft bodies' vertices lost on meeting dynamic bodies, those bodies take.
+  for (const SoftWorld::Push& p : soft_.pushes()) {
+    const uint32_t i = p.body;
+    if (!bodies_.IsDynamic(i) || !p.impulse.allFinite()) continue;
+    const Mat3 r = bodies_.orientation[i].toRotationMatrix();
+    bodies_.linear_velocity[i] += bodies_.inv_mass[i] * p.impulse;
+    bodies_.angular_velocity[i] += r * bodies_.inv_inertia_local[i] * r.transpose() *
+                                   (p.point - bodies_.position[i]).cross(p.impulse);
+  }
 }
 
 }  // namespace ligature

@@ -108,3 +108,45 @@ TEST(SoftBody, FemColumnCompressesUnderItsWeight) {
 
 }  // namespace
 }  // namespace ligature
+
+namespace ligature {
+namespace {
+
+// A soft cube dropped on the ground comes to rest on it without sinking in, whatever its
+// model.
+TEST(SoftBody, DroppedCubeRestsOnTheGround) {
+  for (const SoftModelKind model : {SoftModelKind::kMassPoint, SoftModelKind::kCorotational}) {
+    SceneDesc scene;
+    scene.settings.rate_hz = 500.0;
+    BodyDesc ground = testing::MakeBody("ground", Shape::Plane(), Vec3::Zero());
+    ground.kind = BodyKind::kStatic;
+    scene.bodies.push_back(ground);
+    BodyDesc cube = SoftCube("cube", model, Integrator::kImplicitEuler);
+    for (Vec3& v : cube.soft->mesh.vertices) v.y() += 0.3;
+    cube.soft->fem.young = 5e4;
+    cube.soft->fem.mass_damping = 5.0;
+    scene.bodies.push_back(cube);
+    auto world = testing::MakeWorld(scene);
+    double lowest_ever = 1.0;
+    for (int i = 0; i < 1000; ++i) {
+      world->Step();
+      for (const Vec3& x : world->soft_bodies().FindBody("cube")->positions()) {
+        lowest_ever = std::min(lowest_ever, x.y());
+      }
+    }
+    const SoftWorld::Body* body = world->soft_bodies().FindBody("cube");
+    double lowest = 1.0, speed = 0.0;
+    for (size_t v = 0; v < body->positions().size(); ++v) {
+      lowest = std::min(lowest, body->positions()[v].y());
+    }
+    const std::vector<Vec3>& vel =
+        body->mass_point ? body->mass_point_state.v : body->fem_state.v;
+    for (const Vec3& v : vel) speed = std::max(speed, v.norm());
+    EXPECT_NEAR(lowest, 0.0, 1e-9) << static_cast<int>(model);  // resting on the plane
+    EXPECT_GT(lowest_ever, -1e-9) << static_cast<int>(model);   // never below it
+    EXPECT_LT(speed, 0.05) << static_cast<int>(model);
+  }
+}
+
+}  // namespace
+}  // namespace ligature
