@@ -140,3 +140,25 @@ TEST(SceneLibraryTest, LoadSceneFile) {
 
 }  // namespace
 }  // namespace ligature
+
+namespace ligature {
+namespace {
+
+// Every built-in scene builds a world that steps without losing a body.
+TEST(SceneLibraryTest, EveryBuiltinSceneBuildsAndSteps) {
+  for (const std::string& name : BuiltinSceneNames()) {
+    auto proto = LoadBuiltinScene(name);
+    ASSERT_TRUE(proto.ok()) << name << ": " << proto.status();
+    auto scene = SceneFromProto(*proto);
+    ASSERT_TRUE(scene.ok()) << name << ": " << scene.status();
+    auto world = World::FromScene(name, *scene, WorldLimits{});
+    ASSERT_TRUE(world.ok()) << name << ": " << world.status();
+    for (int i = 0; i < 20; ++i) {
+      (*world)->Step();
+      EXPECT_EQ((*world)->last_stats().recovered_bodies, 0) << name << " step " << i;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace ligature
