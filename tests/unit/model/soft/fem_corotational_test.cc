@@ -18,44 +18,16 @@
 #include "server/math/types.h"
 #include "server/model/soft/fem_material.h"
 #include "server/model/soft/tet_mesh.h"
+#include "tests/unit/model/soft/fem_test_util.h"
 
 namespace ligature {
 namespace {
 
-FemMaterial Tissue(double young = 1.0e5, double poisson = 0.3) {
-  FemMaterial m;
-  m.young = young;
-  m.poisson = poisson;
-  m.density = 1000.0;
-  return m;
-}
-
-// n vectors of uniform noise in [-amplitude, amplitude]^3, seeded.
-std::vector<Vec3> Noise(size_t n, double amplitude, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<double> u(-amplitude, amplitude);
-  std::vector<Vec3> out(n);
-  for (Vec3& p : out) p = Vec3(u(rng), u(rng), u(rng));
-  return out;
-}
-
-std::vector<Vec3> Perturbed(const TetMesh& mesh, double amplitude, unsigned seed) {
-  std::vector<Vec3> x = Noise(mesh.vertices.size(), amplitude, seed);
-  for (size_t i = 0; i < x.size(); ++i) x[i] += mesh.vertices[i];
-  return x;
-}
-
-double MaxNorm(const std::vector<Vec3>& f) {
-  double m = 0.0;
-  for (const Vec3& v : f) m = std::max(m, v.norm());
-  return m;
-}
-
-std::vector<Vec3> Forces(const CorotationalModel& model, const std::vector<Vec3>& x) {
-  std::vector<Vec3> f(x.size(), Vec3::Zero());
-  model.AddElasticForces(x, &f);
-  return f;
-}
+using testing::Forces;
+using testing::MaxNorm;
+using testing::Noise;
+using testing::Perturbed;
+using testing::Tissue;
 
 std::vector<int> VerticesBelow(const TetMesh& mesh, double z) {
   std::vector<int> out;
