@@ -1,7 +1,10 @@
 #include "server/world/soft_proto.h"
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "server/world/scene_proto.h"
 
@@ -27,6 +30,35 @@ absl::StatusOr<double> ValueOr(bool present, double value, double fallback, bool
 
 absl::Status CheckCount(int value, int lo, int hi, const std::string& field) {
   if (value < lo || value > hi) return Invalid(field, absl::StrCat("must be in [", lo, ", ", hi, "]"));
+  return absl::OkStatus();
+}
+
+// Explicit tetrahedra must be positively oriented and not degenerate, and every face must
+// belong to at most two of them (a manifold volume); the field names the first index of
+// the offending tetrahedron.
+absl::Status CheckTets(const TetMesh& mesh, const std::string& field) {
+  double scale = 0.0;
+  for (const Vec3& v : mesh.vertices) scale = std::max(scale, v.cwiseAbs().maxCoeff());
+  const double tiny = 1e-15 * std::max(scale * scale * scale, 1e-30);
+  absl::flat_hash_map<std::array<int, 3>, int> faces;
+  for (size_t t = 0; t < mesh.tets.size(); ++t) {
+    const std::string at = absl::StrCat(field, "[", 4 * t, "]");
+    const double volume = TetVolume(mesh, static_cast<int>(t));
+    if (!(std::abs(volume) > tiny)) return Invalid(at, "a degenerate (flat) tetrahedron");
+    if (volume < 0.0) return Invalid(at, "an inverted tetrahedron (negative volume)");
+    const auto& k = mesh.tets[t];
+    for (const std::array<int, 3>& f : {std::array<int, 3>{k[0], k[1], k[2]},
+                                        std::array<int, 3>{k[0], k[1], k[3]},
+                                        std::array<int, 3>{k[0], k[2], k[3]},
+                                        std::array<int, 3>{k[1], k[2], k[3]}}) {
+      std::array<int, 3> key = f;
+      std::sort(key.begin(), key.end());
+      if (key[0] == key[1] || key[1] == key[2]) {
+        return Invalid(at, "a tetrahedron repeats a vertex");
+      }
+      if (++faces[key] > 2) return Invalid(at, "a face shared by more than two tetrahedra");
+    }
+  }
   return absl::OkStatus();
 }
 
@@ -95,6 +127,7 @@ absl::StatusOr<TetMesh> MeshFromProto(const v1::SoftBody& s, const std::string& 
         }
         mesh.tets.push_back(tet);
       }
+      if (auto st = CheckTets(mesh, field + ".tets.tets"); !st.ok()) return st;
       return mesh;
     }
     case v1::SoftBody::MESH_NOT_SET:

@@ -2,6 +2,9 @@
 // stepped, seen in frames (vertices and boundary), exported and re-created; bad soft input
 // gets INVALID_ARGUMENT naming the field, or FAILED_PRECONDITION, and changes nothing.
 
+#include <array>
+#include <vector>
+
 #include "tests/integration/server_fixture.h"
 
 namespace ligature::testing {
@@ -128,6 +131,26 @@ TEST_F(SoftServiceTest, BadSoftInputNamesTheField) {
   bad = SoftBox("bad", v1::SOFT_MODEL_MASS_POINT);
   bad.mutable_soft()->set_gmsh("$MeshFormat\n2.2 0 8\n$EndMeshFormat\n");
   expect(AddBody(bad), grpc::INVALID_ARGUMENT, "body.soft.gmsh");
+  // Explicit tetrahedra: an inverted one, a flat one, a face shared by three.
+  auto tets = [](std::vector<std::array<double, 3>> vertices, std::vector<int> indices) {
+    v1::Body b = SoftBox("bad", v1::SOFT_MODEL_MASS_POINT);
+    v1::TetMeshData* t = b.mutable_soft()->mutable_tets();
+    for (const auto& v : vertices) {
+      v1::Vec3* p = t->add_vertices();
+      p->set_x(v[0]);
+      p->set_y(v[1]);
+      p->set_z(v[2]);
+    }
+    for (const int i : indices) t->add_tets(i);
+    return b;
+  };
+  const std::vector<std::array<double, 3>> corners = {
+      {0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {0, 0, -1}, {1, 1, 1}};
+  expect(AddBody(tets(corners, {0, 2, 1, 3})), grpc::INVALID_ARGUMENT, "body.soft.tets.tets[0]");
+  expect(AddBody(tets({{0, 0, 0}, {1, 0, 0}, {2, 0, 0}, {0, 1, 0}}, {0, 1, 2, 3})),
+         grpc::INVALID_ARGUMENT, "degenerate");
+  expect(AddBody(tets(corners, {0, 1, 2, 3, 0, 2, 1, 4, 0, 1, 2, 5})), grpc::INVALID_ARGUMENT,
+         "more than two");
   bad = SoftBox("bad", v1::SOFT_MODEL_MASS_POINT);
   bad.mutable_soft()->add_fixed_vertices(1000);
   expect(AddBody(bad), grpc::INVALID_ARGUMENT, "fixed_vertices[0]");
