@@ -19,6 +19,16 @@ constexpr double kContactMargin = 0.005;
 constexpr double kContactJoin = 1e-6;   // m
 constexpr double kContactLeave = 1e-6;  // N
 
+// A bead as a one-point system: `stiffness` (its mass / h^2) on its position, no force;
+// its twist entry is 1 so that the twist system stays regular.
+RodSystem BeadSystem(double stiffness) {
+  RodSystem bead;
+  bead.upper.assign(1, {Mat4::Zero(), Mat4::Zero(), Mat4::Zero(), Mat4::Zero()});
+  bead.upper[0][0].diagonal() << Vec3::Constant(stiffness), 1.0;
+  bead.rhs.assign(1, Vec4::Zero());
+  return bead;
+}
+
 }  // namespace
 
 // Where each dynamic rod's control points start in the system (-1 for held rods).
@@ -197,11 +207,7 @@ void RodWorld::Step(double h, const Vec3& gravity, const BodyPoseLookup& poses,
       c.bead_point = points++;
       c.bead_mass = body->mass;
       beads_.push_back(static_cast<int>(k));
-      RodSystem bead;
-      bead.upper.assign(1, {Mat4::Zero(), Mat4::Zero(), Mat4::Zero(), Mat4::Zero()});
-      bead.upper[0][0].diagonal() << Vec3::Constant(body->mass / (h * h)), 1.0;
-      bead.rhs.assign(1, Vec4::Zero());
-      systems.push_back(std::move(bead));
+      systems.push_back(BeadSystem(body->mass / (h * h)));
     }
   }
   total = points;
@@ -354,10 +360,7 @@ std::pair<int, int> RodWorld::Bandwidths() const {
   }
   // The last step's beads, as extra points.
   for (const int k : beads_) {
-    RodSystem bead;
-    bead.upper.assign(1, {Mat4::Identity(), Mat4::Zero(), Mat4::Zero(), Mat4::Zero()});
-    bead.rhs.assign(1, Vec4::Zero());
-    systems.push_back(std::move(bead));
+    systems.push_back(BeadSystem(1.0));
     total = std::max(total, constraints_[k].bead_point + 1);
   }
   std::vector<int> owner;

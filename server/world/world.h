@@ -102,6 +102,8 @@ class World {
   void StepRods();
   void StepSoftBodies();
   void BuildObstacles();
+  void ApplyImpulse(uint32_t body, const Vec3& point, const Vec3& impulse, bool move_pose);
+  std::optional<FollowedBody> Followed(const std::string& id) const;
   void ApplyRodPushes();
 
   std::string NextId(const char* prefix);

@@ -235,15 +235,7 @@ void World::StepRods() {
   if (rods_.empty()) return;
   BuildObstacles();
   rods_.Step(settings_.dt(), settings_.gravity,
-             [this](const std::string& id) -> std::optional<FollowedBody> {
-               auto it = body_ids_.find(id);
-               if (it == body_ids_.end()) return std::nullopt;
-               const uint32_t i = bodies_.Index(it->second);
-               const bool dynamic = bodies_.IsDynamic(i) && bodies_.inv_mass[i] > 0.0;
-               return FollowedBody{bodies_.BodyPose(i),
-                                   dynamic ? 1.0 / bodies_.inv_mass[i] : 0.0};
-             },
-             obstacles_);
+             [this](const std::string& id) { return Followed(id); }, obstacles_);
   for (const std::string& id : rods_.released()) removed_constraints_.push_back(id);
   ApplyRodPushes();
 }
@@ -292,15 +284,7 @@ void World::ApplyRodPushes() {
     if (!(c.mass > 0.0) || c.push == 0.0 || !std::isfinite(c.push)) continue;
     const uint32_t i = c.body;
     if (!bodies_.IsDynamic(i)) continue;
-    const Vec3 impulse = (c.mass * c.push / h) * c.normal;
-    const Mat3 r = bodies_.orientation[i].toRotationMatrix();
-    const Vec3 dv = bodies_.inv_mass[i] * impulse;
-    const Vec3 dw = r * bodies_.inv_inertia_local[i] * r.transpose() *
-                    (c.point - bodies_.position[i]).cross(impulse);
-    bodies_.linear_velocity[i] += dv;
-    bodies_.angular_velocity[i] += dw;
-    bodies_.position[i] += h * dv;
-    bodies_.orientation[i] = Rotated(bodies_.orientation[i], h * dw);
+    ApplyImpulse(i, c.point, (c.mass * c.push / h) * c.normal, /*move_pose=*/true);
   }
   // Beads (bodies threaded on a rod by a keyhole) moved as points with the rod.
   for (const RodWorld::BeadPush& b : rods_.BeadPushes()) {
@@ -319,21 +303,42 @@ void World::StepSoftBodies() {
   BuildObstacles();
   soft_.Step(sim_time_, settings_.dt(), settings_.gravity,
              [this](const std::string& id) -> std::optional<Transform> {
-               auto it = body_ids_.find(id);
-               if (it == body_ids_.end()) return std::nullopt;
-               return bodies_.BodyPose(bodies_.Index(it->second));
+               const std::optional<FollowedBody> body = Followed(id);
+               if (!body) return std::nullopt;
+               return body->pose;
              },
              obstacles_);
   stats_.recovered_bodies += soft_.last_recovered();
   // What the soft bodies' vertices lost on meeting dynamic bodies, those bodies take.
   for (const SoftWorld::Push& p : soft_.pushes()) {
-    const uint32_t i = p.body;
-    if (!bodies_.IsDynamic(i) || !p.impulse.allFinite()) continue;
-    const Mat3 r = bodies_.orientation[i].toRotationMatrix();
-    bodies_.linear_velocity[i] += bodies_.inv_mass[i] * p.impulse;
-    bodies_.angular_velocity[i] += r * bodies_.inv_inertia_local[i] * r.transpose() *
-                                   (p.point - bodies_.position[i]).cross(p.impulse);
+    if (!bodies_.IsDynamic(p.body) || !p.impulse.allFinite()) continue;
+    ApplyImpulse(p.body, p.point, p.impulse, /*move_pose=*/false);
   }
+}
+
+// An impulse (N s) at a world point on dynamic body i changes its velocities; with
+// move_pose, also its pose over the tick (the deformable solve already moved it so).
+void World::ApplyImpulse(uint32_t i, const Vec3& point, const Vec3& impulse, bool move_pose) {
+  const Mat3 r = bodies_.orientation[i].toRotationMatrix();
+  const Vec3 dv = bodies_.inv_mass[i] * impulse;
+  const Vec3 dw = r * bodies_.inv_inertia_local[i] * r.transpose() *
+                  (point - bodies_.position[i]).cross(impulse);
+  bodies_.linear_velocity[i] += dv;
+  bodies_.angular_velocity[i] += dw;
+  if (!move_pose) return;
+  const double h = settings_.dt();
+  bodies_.position[i] += h * dv;
+  bodies_.orientation[i] = Rotated(bodies_.orientation[i], h * dw);
+}
+
+// The pose of a rigid body by id and, when dynamic, its mass: what deformable bodies'
+// constraints follow.
+std::optional<FollowedBody> World::Followed(const std::string& id) const {
+  auto it = body_ids_.find(id);
+  if (it == body_ids_.end()) return std::nullopt;
+  const uint32_t i = bodies_.Index(it->second);
+  const bool dynamic = bodies_.IsDynamic(i) && bodies_.inv_mass[i] > 0.0;
+  return FollowedBody{bodies_.BodyPose(i), dynamic ? 1.0 / bodies_.inv_mass[i] : 0.0};
 }
 
 }  // namespace ligature

@@ -42,22 +42,8 @@ class RodServiceTest : public ServerTest {
     v1::World w;
     ASSERT_TRUE(CreateWorld("r", BallScene(), &w).ok());
   }
-  grpc::Status AddBody(const v1::Body& body) {
-    grpc::ClientContext ctx;
-    v1::CreateBodyRequest req;
-    req.set_parent("worlds/r");
-    *req.mutable_body() = body;
-    v1::Body out;
-    return scenes_->CreateBody(&ctx, req, &out);
-  }
-  grpc::Status AddConstraint(const v1::Constraint& c) {
-    grpc::ClientContext ctx;
-    v1::CreateConstraintRequest req;
-    req.set_parent("worlds/r");
-    *req.mutable_constraint() = c;
-    v1::Constraint out;
-    return scenes_->CreateConstraint(&ctx, req, &out);
-  }
+  grpc::Status AddBody(const v1::Body& body) { return CreateBodyIn("worlds/r", body); }
+  grpc::Status AddConstraint(const v1::Constraint& c) { return CreateConstraintIn("worlds/r", c); }
   int ConstraintCount() {
     grpc::ClientContext ctx;
     v1::GetWorldRequest req;

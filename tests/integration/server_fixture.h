@@ -67,6 +67,24 @@ class ServerTest : public ::testing::Test {
     return worlds_->UpdateWorld(&ctx, req, &out);
   }
 
+  // CreateBody / CreateConstraint in `world` (e.g. "worlds/w").
+  grpc::Status CreateBodyIn(const std::string& world, const v1::Body& body) {
+    grpc::ClientContext ctx;
+    v1::CreateBodyRequest req;
+    req.set_parent(world);
+    *req.mutable_body() = body;
+    v1::Body out;
+    return scenes_->CreateBody(&ctx, req, &out);
+  }
+  grpc::Status CreateConstraintIn(const std::string& world, const v1::Constraint& c) {
+    grpc::ClientContext ctx;
+    v1::CreateConstraintRequest req;
+    req.set_parent(world);
+    *req.mutable_constraint() = c;
+    v1::Constraint out;
+    return scenes_->CreateConstraint(&ctx, req, &out);
+  }
+
   grpc::Status Step(const std::string& world, int ticks, v1::Frame* frame) {
     grpc::ClientContext ctx;
     v1::StepWorldRequest req;

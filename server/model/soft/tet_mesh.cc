@@ -255,18 +255,25 @@ absl::Status ReadMeshFormat(SectionReader& r) {
   return r.End();
 }
 
+// The first line of $Nodes and $Elements: "numEntityBlocks count minTag maxTag" (the tag
+// range is not needed: tags are mapped as they come).
+absl::Status ReadSectionHeader(SectionReader& r, const std::string& what, int64_t* blocks,
+                               int64_t* total) {
+  ASSIGN_OR_RETURN_(*blocks, r.Count("entity block count"));
+  ASSIGN_OR_RETURN_(*total, r.Count(absl::StrCat(what, " count")));
+  for (const char* bound : {"minimum ", "maximum "}) {
+    if (auto tag = r.Int(absl::StrCat(bound, what, " tag")); !tag.ok()) return tag.status();
+  }
+  return absl::OkStatus();
+}
+
 // $Nodes: "numEntityBlocks numNodes minTag maxTag", then per block "entityDim entityTag
 // parametric numNodesInBlock", the block's node tags, then their coordinates (x y z, plus
 // entityDim parametric coordinates when parametric is 1). Tags map to file order.
 absl::Status ReadNodes(SectionReader& r, std::vector<Vec3>& nodes,
                        absl::flat_hash_map<int64_t, int>& tag_to_node) {
-  int64_t blocks = 0, total = 0, min_tag = 0, max_tag = 0;
-  ASSIGN_OR_RETURN_(blocks, r.Count("entity block count"));
-  ASSIGN_OR_RETURN_(total, r.Count("node count"));
-  ASSIGN_OR_RETURN_(min_tag, r.Int("minimum node tag"));
-  ASSIGN_OR_RETURN_(max_tag, r.Int("maximum node tag"));
-  (void)min_tag;
-  (void)max_tag;
+  int64_t blocks = 0, total = 0;
+  if (absl::Status s = ReadSectionHeader(r, "node", &blocks, &total); !s.ok()) return s;
   nodes.reserve(static_cast<size_t>(total));
   std::vector<int64_t> tags;
   for (int64_t b = 0; b < blocks; ++b) {
@@ -312,13 +319,8 @@ absl::Status ReadNodes(SectionReader& r, std::vector<Vec3>& nodes,
 // node tags). Type 4 (4-node tetrahedron) is kept as node tag quadruples; the rest of
 // the elements are skipped line by line, so any element type is accepted.
 absl::Status ReadElements(SectionReader& r, std::vector<std::array<int64_t, 5>>& tets) {
-  int64_t blocks = 0, total = 0, min_tag = 0, max_tag = 0;
-  ASSIGN_OR_RETURN_(blocks, r.Count("entity block count"));
-  ASSIGN_OR_RETURN_(total, r.Count("element count"));
-  ASSIGN_OR_RETURN_(min_tag, r.Int("minimum element tag"));
-  ASSIGN_OR_RETURN_(max_tag, r.Int("maximum element tag"));
-  (void)min_tag;
-  (void)max_tag;
+  int64_t blocks = 0, total = 0;
+  if (absl::Status s = ReadSectionHeader(r, "element", &blocks, &total); !s.ok()) return s;
   int64_t seen = 0;
   for (int64_t b = 0; b < blocks; ++b) {
     int64_t dim = 0, entity = 0, type = 0, count = 0;

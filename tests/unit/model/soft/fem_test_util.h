@@ -6,6 +6,8 @@
 #include <random>
 #include <vector>
 
+#include <gtest/gtest.h>
+
 #include "server/math/types.h"
 #include "server/model/soft/fem_material.h"
 #include "server/model/soft/tet_mesh.h"
@@ -48,6 +50,20 @@ std::vector<Vec3> Forces(const Model& model, const std::vector<Vec3>& x) {
   std::vector<Vec3> f(x.size(), Vec3::Zero());
   model.AddElasticForces(x, &f);
   return f;
+}
+
+// Internal forces f at positions x have no net force or torque (to round-off of the
+// largest force), and are not all zero.
+inline void ExpectNoNetForceOrTorque(const std::vector<Vec3>& x, const std::vector<Vec3>& f) {
+  Vec3 sum = Vec3::Zero(), torque = Vec3::Zero();
+  for (size_t i = 0; i < x.size(); ++i) {
+    sum += f[i];
+    torque += x[i].cross(f[i]);
+  }
+  const double largest = MaxNorm(f);
+  ASSERT_GT(largest, 0.0);
+  EXPECT_LT(sum.norm(), 1e-12 * largest * x.size());
+  EXPECT_LT(torque.norm(), 1e-12 * largest * x.size());
 }
 
 }  // namespace ligature::testing
