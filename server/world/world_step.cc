@@ -32,6 +32,8 @@ void World::Step() {
   SolveConstraints();
   ApplyCorrectionMotion();
   StabilizeJoints();
+  // The rigid shapes deformable bodies meet, once a tick for rods and soft bodies.
+  if (!rods_.empty() || !soft_.empty()) BuildObstacles();
   StepRods();
   StepSoftBodies();
   RemoveReleasedJoints();
@@ -233,7 +235,6 @@ void World::ApplyCorrectionMotion() {
 // Keyholes a rod slid out of are reported with this tick's removed constraints.
 void World::StepRods() {
   if (rods_.empty()) return;
-  BuildObstacles();
   rods_.Step(settings_.dt(), settings_.gravity,
              [this](const std::string& id) { return Followed(id); }, obstacles_);
   for (const std::string& id : rods_.released()) removed_constraints_.push_back(id);
@@ -300,7 +301,6 @@ void World::ApplyRodPushes() {
 // follow a body (a device-driven tool) use its pose at the end of the tick.
 void World::StepSoftBodies() {
   if (soft_.empty()) return;
-  BuildObstacles();
   soft_.Step(sim_time_, settings_.dt(), settings_.gravity,
              [this](const std::string& id) -> std::optional<Transform> {
                const std::optional<FollowedBody> body = Followed(id);
