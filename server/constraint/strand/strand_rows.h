@@ -1,0 +1,63 @@
+#pragma once
+// Scalar constraint rows on a strand, in acceleration space (section 4 of the
+// oriented-strands formulation). A row applies a generalized force along its direction
+// and measures the acceleration along the same direction, so its Jacobian K (eq. 13) is
+// symmetric. K is found as the paper does, by unit test forces: for each row, one O(n)
+// articulated-body response to a unit force, read back at every row.
+//  - a point row: a world direction n at a point of a segment (force f n at the point,
+//    classical acceleration of the point along n);
+//  - a joint row: an axis of a joint in the segment's coordinates (torque f u on the joint,
+//    joint acceleration along u) - the paper's spatial constraint vector.
+
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "server/constraint/strand/sor_lcp.h"
+#include "server/model/strand/articulated.h"
+#include "server/model/strand/kinematics.h"
+#include "server/model/strand/strand_model.h"
+
+namespace ligature {
+
+struct StrandRow {
+  enum class Kind { kPoint, kJoint };
+  Kind kind = Kind::kPoint;
+  int segment = 0;
+  Vec3 point = Vec3::Zero();      // kPoint: segment coordinates
+  Vec3 direction = Vec3::UnitX(); // kPoint: world, unit; kJoint: segment coordinates, unit
+  double desired = 0.0;           // a^d (m/s^2 or rad/s^2), or a velocity change for impulses
+  LcpBound bound;
+};
+
+// K, the free accelerations a^0 and the unit responses of a set of rows.
+class StrandRowSystem {
+ public:
+  // Unit responses through `solver`'s last factorization (taken at `kin`).
+  void Build(const StrandModel& model, const StrandKinematics& kin, ArticulatedSolver& solver,
+             const std::vector<StrandRow>& rows);
+
+  // The rows' accelerations for joint accelerations alpha at `kin` with joint velocities w
+  // and base acceleration a0 (a^0 of eq. 13 when alpha is the free solution).
+  Eigen::VectorXd Measure(const StrandModel& model, const StrandKinematics& kin,
+                          const std::vector<Vec3>& w, const Vec6& base_acceleration,
+                          const std::vector<Vec3>& alpha) const;
+
+  // Solves K f + a^0 - a^d (>=) 0 for f and adds the response sum f_j dalpha_j to alpha.
+  // Returns f.
+  Eigen::VectorXd SolveAndApply(const Eigen::VectorXd& a0, const SorLcpOptions& options,
+                                std::vector<Vec3>* alpha) const;
+
+  const Eigen::MatrixXd& K() const { return k_; }
+  const std::vector<StrandRow>& rows() const { return rows_; }
+
+ private:
+  double MeasureResponse(const StrandKinematics& kin, const StrandRow& row,
+                         const std::vector<Vec3>& dalpha, const std::vector<Vec6>& da) const;
+
+  std::vector<StrandRow> rows_;
+  Eigen::MatrixXd k_;
+  std::vector<std::vector<Vec3>> dalpha_;  // per row: joint accelerations per unit force
+};
+
+}  // namespace ligature
