@@ -14,8 +14,8 @@ bool Finite(const Vec3& v) { return v.allFinite(); }
 
 // The parent list of a desc, with the serial default filled in.
 std::vector<int> ParentsOf(const StrandDesc& desc) {
+  if (!desc.parents.empty() || desc.points.size() < 2) return desc.parents;
   const int n = static_cast<int>(desc.points.size()) - 1;
-  if (!desc.parents.empty()) return desc.parents;
   std::vector<int> parents(n);
   for (int i = 0; i < n; ++i) parents[i] = i - 1;
   return parents;

@@ -49,7 +49,7 @@ struct StrandDesc {
   // Empty: a serial chain (parent of i is i - 1).
   std::vector<int> parents;
   // One material for all segments, or one per segment.
-  std::vector<StrandMaterial> materials = {StrandMaterial{}};
+  std::vector<StrandMaterial> materials = std::vector<StrandMaterial>(1);
 };
 
 // Per-segment materials from a function of the arc length s (m, along the tree from the

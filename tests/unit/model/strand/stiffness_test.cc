@@ -45,7 +45,9 @@ TEST(StiffnessTest, ResponseIsTanOfHalfAngleWithStiffnessAsSlope) {
     EXPECT_LT((tx - Vec3(-2.0 * t, 0, 0)).norm(), 1e-12 * (1 + t));
     EXPECT_LT((tz - Vec3(0, 0, -5.0 * t)).norm(), 1e-12 * (1 + t));
     EXPECT_LT((ty - Vec3(0, -0.5 * t, 0)).norm(), 1e-12 * (1 + t));
-    if (angle < 1e-3) EXPECT_NEAR(tx.x() / angle, -2.0, 1e-6);
+    if (angle < 1e-3) {
+      EXPECT_NEAR(tx.x() / angle, -2.0, 1e-6);
+    }
   }
   // Anisotropic: about the diagonal, K_b = 2 * 0.5 + 5 * 0.5.
   const Vec3 diag = Vec3(1, 0, 1).normalized();
