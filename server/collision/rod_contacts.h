@@ -28,6 +28,8 @@ struct RodObstacle {
   double inv_mass = 0.0;
   Mat3 inv_inertia = Mat3::Zero();
   Vec3 center = Vec3::Zero();
+  // A scalpel's blade: the soft bodies it can cut meet only its tip, which presses and cuts.
+  bool blade = false;
 };
 
 struct RodContact {

@@ -21,6 +21,7 @@ void FrameToProto(const Frame& frame, const absl::flat_hash_set<std::string>& on
     for (const double t : b.rod_twist) s->add_rod_twist(t);
     for (const Vec3& p : b.soft_vertices) Vec3ToProto(p, s->add_soft_vertices());
     for (const int i : b.soft_triangles) s->add_soft_triangles(i);
+    s->set_topology_version(b.topology_version);
   }
   for (const PearlState& p : frame.pearls) {
     v1::PearlState* s = out->add_pearls();
@@ -28,6 +29,16 @@ void FrameToProto(const Frame& frame, const absl::flat_hash_set<std::string>& on
     s->set_u(p.u);
     Vec3ToProto(p.position, s->mutable_position());
     s->set_speed(p.speed);
+  }
+  for (const CutEvent& c : frame.cuts) {
+    v1::CutEvent* cut = out->add_cuts();
+    cut->set_body(c.body);
+    cut->set_tool(c.tool);
+    Vec3ToProto(c.point, cut->mutable_point());
+    cut->set_cutting_stress(c.cutting_stress);
+    cut->set_tets_separated(c.tets_separated);
+    cut->set_vertices_added(c.vertices_added);
+    cut->set_pieces(c.pieces);
   }
   v1::RodStats* rods = out->mutable_rods();
   rods->set_unknowns(frame.rods.unknowns);

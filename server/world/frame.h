@@ -20,6 +20,18 @@ struct BodyState {
   // Soft bodies: every vertex (m, world) and the boundary, three indices per triangle.
   std::vector<Vec3> soft_vertices;
   std::vector<int> soft_triangles;
+  uint32_t topology_version = 0;  // cuts that changed the soft body's mesh
+};
+
+// A cut a scalpel made during the tick.
+struct CutEvent {
+  std::string body;  // the soft body
+  std::string tool;  // the scalpel's body
+  Vec3 point = Vec3::Zero();  // m, where the tip met the surface
+  double cutting_stress = 0.0;  // Pa
+  int tets_separated = 0;
+  int vertices_added = 0;
+  int pieces = 0;  // connected pieces of the body after the cut
 };
 
 struct PearlState {
@@ -59,6 +71,7 @@ struct Frame {
   std::vector<std::string> removed_constraints;
   std::vector<PearlState> pearls;
   RodFrameStats rods;
+  std::vector<CutEvent> cuts;
 };
 
 }  // namespace ligature

@@ -192,6 +192,9 @@ absl::StatusOr<BodyDesc> BodyFromProto(const v1::Body& b, const std::string& fie
     default:
       return Invalid(field + ".kind", "unknown body kind");
   }
+  if (b.has_scalpel() && (b.has_rod() || b.has_soft())) {
+    return Invalid(field + ".scalpel", "only a rigid body can be a scalpel");
+  }
   // A rod: its own shape and material; the rigid fields are not read.
   if (b.has_rod()) {
     auto rod = RodFromProto(b.rod(), field + ".rod");
@@ -232,6 +235,11 @@ absl::StatusOr<BodyDesc> BodyFromProto(const v1::Body& b, const std::string& fie
   auto w = VelocityFromProto(b.angular_velocity(), field + ".angular_velocity");
   if (!w.ok()) return w.status();
   out.angular_velocity = *w;
+  if (b.has_scalpel()) {
+    auto scalpel = ScalpelFromProto(b.scalpel(), field + ".scalpel");
+    if (!scalpel.ok()) return scalpel.status();
+    out.scalpel = *scalpel;
+  }
   return out;
 }
 
@@ -417,6 +425,7 @@ v1::Body BodyToProto(const BodyDesc& b) {
   PoseToProto(b.pose, out.mutable_pose());
   Vec3ToProto(b.linear_velocity, out.mutable_linear_velocity());
   Vec3ToProto(b.angular_velocity, out.mutable_angular_velocity());
+  if (b.scalpel) ScalpelToProto(*b.scalpel, out.mutable_scalpel());
   return out;
 }
 

@@ -161,7 +161,61 @@ v1::SoftIntegrator IntegratorToProto(Integrator i) {
   return v1::SOFT_INTEGRATOR_UNSPECIFIED;
 }
 
+// The tissue's cutting parameters; the tool's sharpness is set per stroke.
+absl::StatusOr<CuttingParams> CuttingFromProto(const v1::SoftCutting& c, const std::string& field) {
+  CuttingParams out;
+  auto toughness = ValueOr(true, c.toughness(), 0.0, false, field + ".toughness");
+  auto alpha = ValueOr(c.has_neighbourhood(), c.neighbourhood(), out.alpha, false,
+                       field + ".neighbourhood");
+  for (const auto* v : {&toughness, &alpha}) {
+    if (!v->ok()) return v->status();
+  }
+  out.toughness = *toughness;
+  out.alpha = *alpha;
+  if (c.has_damage()) {
+    if (!(c.damage() >= 0.1 && c.damage() <= 1.0)) {
+      return Invalid(field + ".damage", "must be in [0.1, 1]");
+    }
+    out.zeta = c.damage();
+  }
+  if (c.has_cut_damage()) {
+    if (!(c.cut_damage() >= 0.1 && c.cut_damage() <= 1.0)) {
+      return Invalid(field + ".cut_damage", "must be in [0.1, 1]");
+    }
+    out.cut_zeta = c.cut_damage();
+  }
+  out.combination = c.either_stress() ? StressCombination::kMax : StressCombination::kMin;
+  return out;
+}
+
 }  // namespace
+
+absl::StatusOr<ScalpelDesc> ScalpelFromProto(const v1::Scalpel& s, const std::string& field) {
+  ScalpelDesc out;
+  out.tip = Vec3(s.tip().x(), s.tip().y(), s.tip().z());
+  if (!out.tip.allFinite()) return Invalid(field + ".tip", "must be finite");
+  auto depth = ValueOr(s.has_cut_depth(), s.cut_depth(), out.cut_depth, false, field + ".cut_depth");
+  auto sharpness = ValueOr(s.has_sharpness(), s.sharpness(), out.sharpness, false,
+                           field + ".sharpness");
+  auto contact = ValueOr(s.has_contact_distance(), s.contact_distance(), out.contact_distance,
+                         true, field + ".contact_distance");
+  for (const auto* v : {&depth, &sharpness, &contact}) {
+    if (!v->ok()) return v->status();
+  }
+  out.cut_depth = *depth;
+  out.sharpness = *sharpness;
+  out.contact_distance = *contact;
+  out.reposition_cut_line = s.reposition_cut_line();
+  return out;
+}
+
+void ScalpelToProto(const ScalpelDesc& scalpel, v1::Scalpel* out) {
+  Vec3ToProto(scalpel.tip, out->mutable_tip());
+  out->set_cut_depth(scalpel.cut_depth);
+  out->set_sharpness(scalpel.sharpness);
+  out->set_contact_distance(scalpel.contact_distance);
+  out->set_reposition_cut_line(scalpel.reposition_cut_line);
+}
 
 absl::StatusOr<SoftBodyDesc> SoftBodyFromProto(const v1::SoftBody& s, const Transform& pose,
                                                const std::string& field) {
@@ -199,6 +253,14 @@ absl::StatusOr<SoftBodyDesc> SoftBodyFromProto(const v1::SoftBody& s, const Tran
   out.fem.density = *density;
   out.fem.mass_damping = *damping;
   out.fixed.assign(s.fixed_vertices().begin(), s.fixed_vertices().end());
+  if (s.has_cutting()) {
+    if (out.model != SoftModelKind::kCorotational) {
+      return Invalid(field + ".cutting", "only SOFT_MODEL_COROTATIONAL_FEM bodies can be cut");
+    }
+    auto cutting = CuttingFromProto(s.cutting(), field + ".cutting");
+    if (!cutting.ok()) return cutting.status();
+    out.cutting = *cutting;
+  }
   return out;
 }
 
@@ -251,6 +313,14 @@ void SoftBodyToProto(const SoftBodyDesc& soft, v1::SoftBody* out) {
   out->set_damping(soft.model == SoftModelKind::kMassPoint ? soft.mass_point.damping
                                                            : soft.fem.mass_damping);
   for (const int v : soft.fixed) out->add_fixed_vertices(v);
+  if (soft.cutting) {
+    v1::SoftCutting* c = out->mutable_cutting();
+    c->set_toughness(soft.cutting->toughness);
+    c->set_damage(soft.cutting->zeta);
+    c->set_neighbourhood(soft.cutting->alpha);
+    c->set_either_stress(soft.cutting->combination == StressCombination::kMax);
+    c->set_cut_damage(soft.cutting->cut_zeta);
+  }
 }
 
 void SoftConstraintToProto(const SoftConstraintDesc& c, v1::SoftConstraint* out) {

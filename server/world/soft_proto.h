@@ -18,6 +18,10 @@ absl::StatusOr<SoftConstraintDesc> SoftConstraintFromProto(const v1::SoftConstra
 
 // The body as explicit tetrahedra in the world frame (what it was made from is not kept).
 void SoftBodyToProto(const SoftBodyDesc& soft, v1::SoftBody* out);
+
+// A rigid body's scalpel role.
+absl::StatusOr<ScalpelDesc> ScalpelFromProto(const v1::Scalpel& s, const std::string& field);
+void ScalpelToProto(const ScalpelDesc& scalpel, v1::Scalpel* out);
 void SoftConstraintToProto(const SoftConstraintDesc& c, v1::SoftConstraint* out);
 
 }  // namespace ligature

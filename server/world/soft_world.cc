@@ -46,6 +46,14 @@ absl::Status SoftWorld::AddBody(const SoftBodyDesc& desc) {
                      absl::StrCat("must be a vertex index in [0, ", n, ")"));
     }
   }
+  if (desc.cutting && desc.model != SoftModelKind::kCorotational) {
+    return Invalid("cutting", "only corotational FEM bodies can be cut");
+  }
+  if (desc.cutting) {
+    if (absl::Status s = ValidateCuttingParams(*desc.cutting); !s.ok()) {
+      return Invalid("cutting", std::string(s.message()));
+    }
+  }
   if (desc.model == SoftModelKind::kMassPoint) {
     absl::StatusOr<MassPointModel> model = MassPointModel::FromTetMesh(desc.mesh, desc.mass_point);
     if (!model.ok()) return Invalid("mesh", std::string(model.status().message()));
@@ -85,6 +93,7 @@ std::vector<std::string> SoftWorld::RemoveBody(const std::string& id) {
     constraint_ids_.erase(c.id);
     return true;
   });
+  absl::erase_if(stroke_anchor_, [&](const auto& entry) { return entry.first.first == id; });
   bodies_.erase(bodies_.begin() + it->second);
   index_.clear();
   for (size_t i = 0; i < bodies_.size(); ++i) index_[bodies_[i].desc.id] = static_cast<int>(i);
@@ -184,7 +193,7 @@ const SoftWorld::Body* SoftWorld::FindBody(const std::string& id) const {
 }
 
 void SoftWorld::Step(double time, double h, const Vec3& gravity, const SoftPoseLookup& poses,
-                     std::span<const RodObstacle> obstacles) {
+                     std::span<const RodObstacle> obstacles, std::span<const SoftTool> tools) {
   recovered_ = 0;
   pushes_.clear();
   // Nails that follow a body take its pose's goal for this step.
@@ -217,11 +226,13 @@ void SoftWorld::Step(double time, double h, const Vec3& gravity, const SoftPoseL
     }
     if (!obstacles.empty()) ResolveContacts(body, h, obstacles);
   }
+  CutWithTools(tools);
 }
 
 // Vertices inside rigid shapes are moved out along the contact normal; their velocity into
 // the shape is removed and their sliding slowed by Coulomb friction; held and constrained
-// vertices are left alone (their constraints decide where they are).
+// vertices are left alone (their constraints decide where they are). A body that can be cut
+// meets a scalpel only at its tip (CutWithTools).
 void SoftWorld::ResolveContacts(Body& body, double h, std::span<const RodObstacle> obstacles) {
   constexpr double kFriction = 0.5;
   constexpr double kProbe = 1e-5;  // m, radius of the sphere that stands for a vertex
@@ -236,6 +247,7 @@ void SoftWorld::ResolveContacts(Body& body, double h, std::span<const RodObstacl
     if (body.fem && body.fem->rest().fixed[i]) continue;
     bool moved = false;
     for (const RodObstacle& o : obstacles) {
+      if (o.blade && body.desc.cutting) continue;
       if (!((o.bounds.min.array() <= x[i].array()).all() &&
             (x[i].array() <= o.bounds.max.array()).all())) {
         continue;

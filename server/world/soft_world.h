@@ -1,7 +1,8 @@
 #pragma once
 // The soft bodies of a world: tetrahedral meshes simulated either as mass-point models
 // (distance and volume preservation) under one of six integrators, with Gissler's exact
-// local constraints, or as corotational linear FEM with implicit Euler and held vertices.
+// local constraints, or as corotational linear FEM with implicit Euler and held vertices;
+// scalpels cut FEM bodies that allow it.
 // One step advances every body by h; a body whose step fails or turns non-finite keeps its
 // previous state, at rest, and is counted.
 
@@ -21,12 +22,21 @@
 #include "server/model/soft/fem_corotational.h"
 #include "server/model/soft/integrators.h"
 #include "server/model/soft/mass_point_model.h"
+#include "server/model/soft/scalpel_desc.h"
 #include "server/model/soft/soft_body_desc.h"
 #include "server/model/soft/tet_mesh.h"
+#include "server/world/frame.h"
 
 namespace ligature {
 
 using SoftPoseLookup = std::function<std::optional<Transform>(const std::string&)>;
+
+// A scalpel where it is at the end of the tick.
+struct SoftTool {
+  std::string id;  // its rigid body
+  Transform pose;
+  ScalpelDesc scalpel;
+};
 
 class SoftWorld {
  public:
@@ -43,6 +53,10 @@ class SoftWorld {
     std::shared_ptr<CorotationalSystem> system = std::make_shared<CorotationalSystem>();
     // Vertices in a constraint (held vertices included): constraints must not share one.
     absl::flat_hash_map<int, std::string> vertex_owner;
+    // How many times cuts changed the mesh's topology.
+    uint32_t topology_version = 0;
+    // Per tet, the damage zeta of the cutting criterion (empty until a cut: the body's).
+    std::vector<double> damage;
 
     const std::vector<Vec3>& positions() const {
       return mass_point ? mass_point_state.x : fem_state.x;
@@ -73,8 +87,9 @@ class SoftWorld {
   // (held in place for the step): a vertex inside one is moved out along the contact
   // normal and loses its velocity into it and, by Coulomb friction (coefficient 0.5),
   // some of its sliding; a dynamic obstacle takes that momentum (pushes()).
+  // Then each scalpel in `tools` strokes the bodies that allow cutting (see CutWithTools).
   void Step(double time, double h, const Vec3& gravity, const SoftPoseLookup& poses,
-            std::span<const RodObstacle> obstacles = {});
+            std::span<const RodObstacle> obstacles = {}, std::span<const SoftTool> tools = {});
   // The last step's impulses on dynamic obstacles, at their contact points.
   struct Push {
     uint32_t body = 0;
@@ -83,6 +98,8 @@ class SoftWorld {
   };
   const std::vector<Push>& pushes() const { return pushes_; }
   int last_recovered() const { return recovered_; }
+  // The cuts of the last step.
+  const std::vector<CutEvent>& cuts() const { return cuts_; }
 
  private:
   std::vector<Body> bodies_;
@@ -92,8 +109,23 @@ class SoftWorld {
   absl::flat_hash_map<std::string, std::pair<std::string, int>> constraint_ids_;
   int recovered_ = 0;
   std::vector<Push> pushes_;
+  std::vector<CutEvent> cuts_;
+  // Where each (body, tool) stroke last made a cutting attempt: the tip's contact point on
+  // the surface then. Absent while the tool does not touch the body.
+  absl::flat_hash_map<std::pair<std::string, std::string>, Vec3> stroke_anchor_;
 
   void ResolveContacts(Body& body, double h, std::span<const RodObstacle> obstacles);
+  void CutWithTools(std::span<const SoftTool> tools);
 };
+
+// Cuts `body` where a scalpel's stroke reached `to` (its contact point on the surface), as
+// a step does once both criteria hold; `attempt` is the geometric criterion's result for
+// the stroke (the cutting line v0 -> v1 and the surface normal). The blade sweeps v0 -> v1
+// down to the scalpel's cut depth; its tets are separated, the model rebuilt on the new
+// topology, the surface re-extracted and the cut tets damaged. Nothing changes (and nothing
+// is returned) when the blade separates no vertex or a step fails. The body must be a
+// corotational FEM body that allows cutting.
+std::optional<CutEvent> CutSoftBody(const SoftTool& tool, const Vec3& to,
+                                    const CuttingAttempt& attempt, SoftWorld::Body* body);
 
 }  // namespace ligature

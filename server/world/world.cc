@@ -63,6 +63,7 @@ absl::StatusOr<std::string> World::AddBody(const BodyDesc& desc) {
     return d.id;
   }
   body_ids_[d.id] = bodies_.Add(d);
+  if (d.scalpel) scalpels_[d.id] = *d.scalpel;
   return d.id;
 }
 
@@ -109,6 +110,7 @@ absl::Status World::RemoveBody(const std::string& id) {
   for (std::string& c : soft_.RemoveFollowing(id)) removed_constraints_.push_back(std::move(c));
   bodies_.Remove(handle);
   body_ids_.erase(it);
+  scalpels_.erase(id);
   return absl::OkStatus();
 }
 
@@ -228,13 +230,21 @@ absl::StatusOr<BodyDesc> World::GetBody(const std::string& id) const {
   }
   auto it = body_ids_.find(id);
   if (it == body_ids_.end()) return absl::NotFoundError(absl::StrCat("body ", id, " not found"));
-  return bodies_.Describe(bodies_.Index(it->second));
+  return DescribeRigid(bodies_.Index(it->second));
+}
+
+// A rigid body as clients gave it, with its tool role.
+BodyDesc World::DescribeRigid(int i) const {
+  BodyDesc d = bodies_.Describe(i);
+  auto scalpel = scalpels_.find(d.id);
+  if (scalpel != scalpels_.end()) d.scalpel = scalpel->second;
+  return d;
 }
 
 SceneDesc World::Export() const {
   SceneDesc scene;
   scene.settings = settings_;
-  for (int i = 0; i < bodies_.size(); ++i) scene.bodies.push_back(bodies_.Describe(i));
+  for (int i = 0; i < bodies_.size(); ++i) scene.bodies.push_back(DescribeRigid(i));
   // Frames back from the centre-of-mass frames to the bodies' frames.
   auto detach = [&](BodyHandle handle, const Transform& local, std::string* body,
                     Transform* frame) {
@@ -300,6 +310,7 @@ Frame World::MakeFrame() const {
   f.sim_time = sim_time_;
   f.stats = stats_;
   f.removed_constraints = tick_removed_constraints_;
+  f.cuts = soft_.cuts();
   f.bodies.reserve(bodies_.size());
   for (int i = 0; i < bodies_.size(); ++i) {
     BodyState& s = f.bodies.emplace_back();
@@ -319,6 +330,7 @@ void World::AddSoftBodiesToFrame(Frame* f) const {
     BodyState s;
     s.id = body.desc.id;
     s.soft_vertices = body.positions();
+    s.topology_version = body.topology_version;
     s.soft_triangles.reserve(3 * body.surface.triangles.size());
     for (const auto& t : body.surface.triangles) {
       s.soft_triangles.insert(s.soft_triangles.end(), t.begin(), t.end());

@@ -110,6 +110,8 @@ class World {
   absl::StatusOr<std::string> AddDeformableConstraint(const ConstraintDesc& desc);
   void AddRodsToFrame(Frame* frame) const;
   void AddSoftBodiesToFrame(Frame* frame) const;
+  BodyDesc DescribeRigid(int i) const;
+  std::vector<SoftTool> Scalpels() const;
 
   std::string name_;
   WorldSettings settings_;
@@ -122,6 +124,7 @@ class World {
   RodWorld rods_;
   SoftWorld soft_;
   absl::flat_hash_map<std::string, BodyHandle> body_ids_;
+  absl::flat_hash_map<std::string, ScalpelDesc> scalpels_;  // rigid bodies that cut
   ConstraintSet constraints_;
   std::vector<std::pair<BodyHandle, Transform>> device_targets_;  // arrival order
   std::vector<BodyHandle> device_driven_;  // bodies moved by a device last tick

@@ -263,6 +263,7 @@ void World::BuildObstacles() {
       o.shape = child.shape;
       o.pose = at;
       o.bounds = ComputeAabb(child.shape, at, 0.0);
+      o.blade = scalpels_.contains(bodies_.id[i]);
       if (bodies_.IsDynamic(i)) {
         const Mat3 r = bodies_.orientation[i].toRotationMatrix();
         o.inv_mass = bodies_.inv_mass[i];
@@ -307,13 +308,27 @@ void World::StepSoftBodies() {
                if (!body) return std::nullopt;
                return body->pose;
              },
-             obstacles_);
+             obstacles_, Scalpels());
   stats_.recovered_bodies += soft_.last_recovered();
   // What the soft bodies' vertices lost on meeting dynamic bodies, those bodies take.
   for (const SoftWorld::Push& p : soft_.pushes()) {
     if (!bodies_.IsDynamic(p.body) || !p.impulse.allFinite()) continue;
     ApplyImpulse(p.body, p.point, p.impulse, /*move_pose=*/false);
   }
+}
+
+// The scalpels where they now are.
+std::vector<SoftTool> World::Scalpels() const {
+  std::vector<SoftTool> tools;
+  for (const auto& [id, scalpel] : scalpels_) {
+    auto it = body_ids_.find(id);
+    if (it == body_ids_.end()) continue;
+    tools.push_back({id, bodies_.BodyPose(bodies_.Index(it->second)), scalpel});
+  }
+  // Bodies are cut in a fixed tool order, whatever the map's.
+  std::sort(tools.begin(), tools.end(),
+            [](const SoftTool& a, const SoftTool& b) { return a.id < b.id; });
+  return tools;
 }
 
 // An impulse (N s) at a world point on dynamic body i changes its velocities; with

@@ -8,6 +8,7 @@
 #include "server/collision/shape.h"
 #include "server/math/transform.h"
 #include "server/model/rod/rod_model.h"
+#include "server/model/soft/scalpel_desc.h"
 #include "server/model/soft/soft_body_desc.h"
 
 namespace ligature {
@@ -35,6 +36,8 @@ struct BodyDesc {
   std::optional<RodDesc> rod;
   // Set for a soft body (mesh, model and material); the rigid fields are then unused.
   std::optional<SoftBodyDesc> soft;
+  // Set for a rigid body that is a cutting tool.
+  std::optional<ScalpelDesc> scalpel;
 };
 
 }  // namespace ligature

@@ -102,6 +102,10 @@ absl::Status ValidateCuttingParams(const CuttingParams& params) {
     return absl::InvalidArgumentError(
         absl::StrCat("zeta: must be in [0.1, 1], got ", params.zeta));
   }
+  if (!(params.cut_zeta >= 0.1 && params.cut_zeta <= 1.0)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("cut_zeta: must be in [0.1, 1], got ", params.cut_zeta));
+  }
   if (!(params.toughness > 0.0) || !std::isfinite(params.toughness)) {
     return absl::InvalidArgumentError(
         absl::StrCat("toughness: must be finite and > 0 Pa, got ", params.toughness));

@@ -55,6 +55,9 @@ struct CuttingParams {
   // Damage zeta in [0.1, 1] of eq. 17: the stress is divided by it, so a lower zeta (a
   // more damaged area) cuts more easily.
   double zeta = 1.0;
+  // Damage zeta in [0.1, 1] of the tets a cut has passed: a crack goes on more easily than
+  // it starts. Used by callers that track damage per tet (a world does).
+  double cut_zeta = 0.2;
   // Material toughness K_I, Pa, > 0: the cut happens when sigma_c >= K_I (eq. 18). Used
   // as a stress threshold, as the method does.
   double toughness = 1.0e4;

@@ -2,9 +2,11 @@
 // What a soft body is made of: its tetrahedral mesh (world frame, at rest), the model that
 // simulates it and its material.
 
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "server/model/soft/cutting.h"
 #include "server/model/soft/fem_material.h"
 #include "server/model/soft/integrators.h"
 #include "server/model/soft/mass_point_model.h"
@@ -25,6 +27,9 @@ struct SoftBodyDesc {
   MassPointMaterial mass_point;
   FemMaterial fem;
   std::vector<int> fixed;  // vertices held where they are
+  // Set when scalpels may cut the body (corotational FEM only): the tissue's side of the
+  // cutting criteria (toughness, damage, neighbourhood); a tool's sharpness overrides kappa.
+  std::optional<CuttingParams> cutting;
 };
 
 }  // namespace ligature

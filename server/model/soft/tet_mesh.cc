@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <numbers>
+#include <numeric>
 #include <string>
 #include <utility>
 
@@ -573,6 +574,33 @@ SurfaceMesh ExtractBoundary(const TetMesh& mesh) {
     }
   }
   return surface;
+}
+
+// Union-find over tets, joining each tet to the first tet seen at each of its vertices.
+int CountPieces(const TetMesh& mesh) {
+  std::vector<int> parent(mesh.tets.size());
+  std::iota(parent.begin(), parent.end(), 0);
+  auto find = [&parent](int i) {
+    while (parent[i] != i) i = parent[i] = parent[parent[i]];
+    return i;
+  };
+  std::vector<int> first_tet(mesh.vertices.size(), -1);
+  int pieces = static_cast<int>(mesh.tets.size());
+  for (int t = 0; t < static_cast<int>(mesh.tets.size()); ++t) {
+    for (const int v : mesh.tets[t]) {
+      if (v < 0 || static_cast<size_t>(v) >= first_tet.size()) continue;
+      if (first_tet[v] < 0) {
+        first_tet[v] = t;
+        continue;
+      }
+      const int a = find(t), b = find(first_tet[v]);
+      if (a != b) {
+        parent[a] = b;
+        --pieces;
+      }
+    }
+  }
+  return pieces;
 }
 
 }  // namespace ligature

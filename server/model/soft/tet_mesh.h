@@ -69,4 +69,8 @@ struct SurfaceMesh {
 // tets and their faces, so it is deterministic.
 SurfaceMesh ExtractBoundary(const TetMesh& mesh);
 
+// The number of connected pieces of the mesh: tets are joined when they share a vertex (a
+// cut separates pieces by giving each side its own copies of the vertices).
+int CountPieces(const TetMesh& mesh);
+
 }  // namespace ligature

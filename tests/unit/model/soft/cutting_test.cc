@@ -13,7 +13,6 @@
 #include <cmath>
 #include <map>
 #include <numeric>
-#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -26,26 +25,6 @@ namespace ligature {
 namespace {
 
 using ::testing::HasSubstr;
-
-// Number of connected pieces: tets joined when they share a vertex.
-int CountComponents(const TetMesh& mesh) {
-  std::vector<int> parent(mesh.tets.size());
-  std::iota(parent.begin(), parent.end(), 0);
-  auto find = [&parent](int i) {
-    while (parent[i] != i) i = parent[i] = parent[parent[i]];
-    return i;
-  };
-  std::map<int, int> first_tet_of_vertex;
-  for (int t = 0; t < static_cast<int>(mesh.tets.size()); ++t) {
-    for (int v : mesh.tets[t]) {
-      auto [it, inserted] = first_tet_of_vertex.try_emplace(v, t);
-      if (!inserted) parent[find(t)] = find(it->second);
-    }
-  }
-  std::set<int> roots;
-  for (int t = 0; t < static_cast<int>(mesh.tets.size()); ++t) roots.insert(find(t));
-  return static_cast<int>(roots.size());
-}
 
 // Closed boundary: every directed edge (a, b) of the triangles has as many (b, a).
 bool BoundaryClosed(const SurfaceMesh& surface) {
@@ -137,7 +116,7 @@ CutOutcome CutBox(const BladeSweep& blade) {
 
 TEST(CuttingTest, FullCutSeparatesTheBoxIntoTwoPieces) {
   const CutOutcome cut = CutBox(BladeDownTo(-1.5));
-  EXPECT_EQ(CountComponents(cut.mesh), 2);
+  EXPECT_EQ(CountPieces(cut.mesh), 2);
   // The 3 x 3 grid vertices on x = 0 are all split; the 2 x 2 cells of x = 0 are 8
   // triangles, each now a boundary face on both sides.
   EXPECT_EQ(cut.result.splits.size(), 9u);
@@ -165,7 +144,7 @@ TEST(CuttingTest, FullCutSeparatesTheBoxIntoTwoPieces) {
 TEST(CuttingTest, PartialCutOpensFacesButKeepsOnePiece) {
   // The blade reaches z = 0.5: it passes the upper layer of cells only.
   const CutOutcome cut = CutBox(BladeDownTo(0.5));
-  EXPECT_EQ(CountComponents(cut.mesh), 1);
+  EXPECT_EQ(CountPieces(cut.mesh), 1);
   // Only the top row of x = 0 vertices (z = 1) is split; z = 0 is the cut's front.
   EXPECT_EQ(cut.result.splits.size(), 3u);
   for (const VertexSplit& s : cut.result.splits) {

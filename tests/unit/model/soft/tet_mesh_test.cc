@@ -446,5 +446,23 @@ TEST(GmshTest, RejectsBadInputs) {
   }
 }
 
+// Pieces join through shared vertices: a box is one piece, two boxes side by side (their
+// vertices renumbered apart) are two, and one shared vertex joins them again.
+TEST(TetMeshTest, CountsConnectedPieces) {
+  TetMesh a = MakeBoxMesh(Vec3(0.5, 0.5, 0.5), 2, 1, 1);
+  EXPECT_EQ(CountPieces(a), 1);
+  TetMesh two = a;
+  const int n = static_cast<int>(a.vertices.size());
+  for (const Vec3& v : a.vertices) two.vertices.push_back(v + Vec3(3, 0, 0));
+  for (auto tet : a.tets) {
+    for (int& v : tet) v += n;
+    two.tets.push_back(tet);
+  }
+  EXPECT_EQ(CountPieces(two), 2);
+  two.tets.back()[0] = 0;
+  EXPECT_EQ(CountPieces(two), 1);
+  EXPECT_EQ(CountPieces(TetMesh{}), 0);
+}
+
 }  // namespace
 }  // namespace ligature
