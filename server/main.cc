@@ -80,7 +80,9 @@ int Run() {
     std::fprintf(stderr, "ligatured: %s\n", std::string(s.message()).c_str());
     return 1;
   }
-  std::fprintf(stderr, "ligatured: serving on %s\n", options.listen_address.c_str());
+  // The bound port is printed too: with port 0 the system picks it (tests rely on this).
+  std::fprintf(stderr, "ligatured: serving on %s (port %d)\n", options.listen_address.c_str(),
+               server.port());
 
   int signal_number = 0;
   sigwait(&signals, &signal_number);
