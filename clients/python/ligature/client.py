@@ -12,7 +12,7 @@ from ligature._generated import (
     session_service_pb2_grpc, world_service_pb2, world_service_pb2_grpc)
 from ligature.errors import LigatureError, invalid_argument
 from ligature.messages import Body, Constraint, Scene, World, WorldSettings, to_message
-from ligature.names import body_name, constraint_name, world_name
+from ligature.names import body_name, constraint_name, routing_metadata, world_name
 from ligature.scene_file import load_scene
 from ligature.streams import FrameStream, Interaction
 
@@ -72,10 +72,11 @@ class Client:
     def __exit__(self, *exc):
         self.close()
 
-    def _call(self, method, request, timeout=None):
-        """Runs a unary RPC, turning grpc.RpcError into LigatureError."""
+    def _call(self, method, request, world=None):
+        """Runs a unary RPC about `world` (routed by its id), turning grpc.RpcError into
+        LigatureError."""
         try:
-            return method(request, timeout=timeout if timeout is not None else self._timeout)
+            return method(request, timeout=self._timeout, metadata=routing_metadata(world))
         except grpc.RpcError as error:
             raise LigatureError.from_rpc_error(error, _method_name(method)) from None
 
@@ -98,12 +99,12 @@ class Client:
         else:
             source = load_scene(scene_file) if scene_file is not None else scene
             request.scene.CopyFrom(to_message(source, Scene, "scene"))
-        return self._call(self._worlds.CreateWorld, request)
+        return self._call(self._worlds.CreateWorld, request, world_id or None)
 
     def get_world(self, world):
         """The World message (settings, tick, counts, timing) of `world`."""
         return self._call(self._worlds.GetWorld,
-                          world_service_pb2.GetWorldRequest(name=world_name(world)))
+                          world_service_pb2.GetWorldRequest(name=world_name(world)), world)
 
     def list_worlds(self, page_size=0):
         """Every world, as an iterator of World messages fetched page by page."""
@@ -130,7 +131,7 @@ class Client:
         request = world_service_pb2.UpdateWorldRequest(
             world=World(name=world_name(world), settings=message),
             update_mask=field_mask_pb2.FieldMask(paths=list(update_mask)))
-        return self._call(self._worlds.UpdateWorld, request)
+        return self._call(self._worlds.UpdateWorld, request, world)
 
     def set_paused(self, world, paused=True):
         """Pauses (or resumes) a world; a paused world advances only by step_world."""
@@ -139,21 +140,21 @@ class Client:
     def delete_world(self, world):
         """Deletes a world; its open streams end with NOT_FOUND."""
         self._call(self._worlds.DeleteWorld,
-                   world_service_pb2.DeleteWorldRequest(name=world_name(world)))
+                   world_service_pb2.DeleteWorldRequest(name=world_name(world)), world)
 
     def step_world(self, world, ticks=1):
         """Advances a paused world by `ticks` ticks and returns the resulting Frame
         (FAILED_PRECONDITION when the world is running)."""
         return self._call(self._worlds.StepWorld,
                           world_service_pb2.StepWorldRequest(name=world_name(world),
-                                                             ticks=ticks))
+                                                             ticks=ticks), world)
 
     # -- scene content ------------------------------------------------------------------
 
     def create_body(self, world, body):
         """Adds a body (a Body or dict; rigid, rod or soft) and returns it as created."""
         return self._call(self._scenes.CreateBody, scene_service_pb2.CreateBodyRequest(
-            parent=world_name(world), body=to_message(body, Body, "body")))
+            parent=world_name(world), body=to_message(body, Body, "body")), world)
 
     def update_body(self, world, body_id, changes, update_mask=None):
         """Changes a rigid body and returns it.
@@ -168,19 +169,20 @@ class Client:
             update_mask = _mask_paths("", changes, _BODY_MASK_NESTED)
         message.name = body_name(world, body_id)
         return self._call(self._scenes.UpdateBody, scene_service_pb2.UpdateBodyRequest(
-            body=message, update_mask=field_mask_pb2.FieldMask(paths=list(update_mask))))
+            body=message, update_mask=field_mask_pb2.FieldMask(paths=list(update_mask))), world)
 
     def delete_body(self, world, body_id):
         """Deletes a body and the constraints attached to it."""
         self._call(self._scenes.DeleteBody, scene_service_pb2.DeleteBodyRequest(
-            name=body_name(world, body_id)))
+            name=body_name(world, body_id)), world)
 
     def create_constraint(self, world, constraint):
         """Adds a constraint (a Constraint or dict) and returns it as created."""
         return self._call(self._scenes.CreateConstraint,
                           scene_service_pb2.CreateConstraintRequest(
                               parent=world_name(world),
-                              constraint=to_message(constraint, Constraint, "constraint")))
+                              constraint=to_message(constraint, Constraint, "constraint")),
+                          world)
 
     def update_constraint(self, world, constraint):
         """Replaces the constraint with the same id by `constraint` and returns its name.
@@ -199,19 +201,19 @@ class Client:
     def delete_constraint(self, world, constraint_id):
         """Deletes a constraint."""
         self._call(self._scenes.DeleteConstraint, scene_service_pb2.DeleteConstraintRequest(
-            name=constraint_name(world, constraint_id)))
+            name=constraint_name(world, constraint_id)), world)
 
     def batch_edit(self, world, edits):
         """Applies edits (Edit messages or dicts such as ``{"create_body": {...}}``) at one
         tick, all or none; returns the names of the bodies and constraints created."""
         request = scene_service_pb2.BatchEditRequest(parent=world_name(world), edits=[
             to_message(e, scene_service_pb2.Edit, f"edits[{i}]") for i, e in enumerate(edits)])
-        return list(self._call(self._scenes.BatchEdit, request).created)
+        return list(self._call(self._scenes.BatchEdit, request, world).created)
 
     def export_scene(self, world):
         """The world's current content as a Scene that create_world accepts."""
         return self._call(self._scenes.ExportScene,
-                          scene_service_pb2.ExportSceneRequest(parent=world_name(world)))
+                          scene_service_pb2.ExportSceneRequest(parent=world_name(world)), world)
 
     # -- sessions -----------------------------------------------------------------------
 
@@ -224,8 +226,8 @@ class Client:
         """
         request = session_service_pb2.WatchRequest(
             world=world_name(world), max_rate_hz=rate_hz, body_ids=list(bodies))
-        stream = FrameStream(self._sessions.Watch(request, timeout=duration), "Watch",
-                             duration=duration)
+        call = self._sessions.Watch(request, timeout=duration, metadata=routing_metadata(world))
+        stream = FrameStream(call, "Watch", duration=duration)
         self._streams.add(stream)
         return stream
 

@@ -3,6 +3,11 @@ worlds/{world}/constraints/{constraint}. Functions accept ids or full names."""
 
 from ligature.errors import invalid_argument
 
+# Every call about a world carries the world id in this request header, so that a router
+# in front of several servers (deploy/nginx) can send all of a world's calls to the server
+# that holds it. Servers ignore it.
+ROUTING_HEADER = "ligature-world"
+
 
 def world_name(world):
     """``worlds/{id}`` from an id, a full name or a World message."""
@@ -10,6 +15,13 @@ def world_name(world):
     if not isinstance(name, str) or not name:
         raise invalid_argument(f"world: expected a world id or name, got {world!r}")
     return name if name.startswith("worlds/") else f"worlds/{name}"
+
+
+def routing_metadata(world):
+    """gRPC metadata naming `world` for routers, or None when the call names no world."""
+    if world is None:
+        return None
+    return ((ROUTING_HEADER, world_name(world)[len("worlds/"):]),)
 
 
 def body_name(world, body):

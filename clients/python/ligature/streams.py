@@ -11,6 +11,7 @@ import grpc
 from ligature._generated import session_service_pb2
 from ligature.errors import LigatureError
 from ligature.messages import DevicePose, Pose, pose, to_message
+from ligature.names import routing_metadata
 
 
 class FrameStream:
@@ -107,7 +108,8 @@ class Interaction(FrameStream):
             world=world, max_rate_hz=rate_hz, body_ids=list(bodies)))
         self._close_timeout = close_timeout
         self._half_closed = False
-        super().__init__(stub.Interact(self._request_iterator()), "Interact")
+        call = stub.Interact(self._request_iterator(), metadata=routing_metadata(world))
+        super().__init__(call, "Interact")
 
     def _request_iterator(self):
         while True:
