@@ -1,5 +1,5 @@
 # Ligature server image: build on Debian 12 with the project's own install script, then a
-# slim runtime stage that serves on 0.0.0.0:50051.
+# slim runtime stage that serves gRPC on 0.0.0.0:50051 and Prometheus metrics on :9090.
 FROM debian:12 AS build
 WORKDIR /src
 COPY deploy/install-deps.sh deploy/install-deps.sh
@@ -15,5 +15,5 @@ COPY --from=build /src/build/server/ligatured /usr/local/bin/ligatured
 COPY --from=build /src/build/clients/cpp/ligature /usr/local/bin/ligature
 RUN useradd --system --no-create-home ligature
 USER ligature
-EXPOSE 50051
-ENTRYPOINT ["/usr/local/bin/ligatured", "--listen=0.0.0.0:50051"]
+EXPOSE 50051 9090
+ENTRYPOINT ["/usr/local/bin/ligatured", "--listen=0.0.0.0:50051", "--metrics_address=0.0.0.0:9090"]

@@ -5,13 +5,15 @@
 set -euo pipefail
 
 if [[ "${1:-}" == "--runtime" ]]; then
-  packages=(libgrpc++1.51 libgrpc29 libprotobuf32 libabsl20220623)
+  packages=(libgrpc++1.51 libgrpc29 libprotobuf32 libabsl20220623 libprometheus-cpp-core1.0
+    libprometheus-cpp-pull1.0)
 else
   packages=(
     build-essential cmake pkg-config ccache
     libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
     libeigen3-dev libabsl-dev libgtest-dev libgmock-dev libbenchmark-dev
     libbullet-dev libode-dev liblapack-dev grpc-proto
+    python3 python3-grpcio python3-protobuf python3-yaml prometheus-cpp-dev nginx
   )
 fi
 

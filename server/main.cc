@@ -9,6 +9,7 @@
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/str_cat.h"
+#include "server/metrics/metrics_exporter.h"
 #include "server/rpc/server.h"
 #include "server/world/scene_library.h"
 #include "server/world/scene_proto.h"
@@ -23,6 +24,9 @@ ABSL_FLAG(int, max_bodies, 100000, "Most bodies in one world.");
 ABSL_FLAG(int, max_constraints, 100000, "Most user constraints in one world.");
 ABSL_FLAG(int, worker_threads, 2, "Threads that step worlds (one world per thread at a time).");
 ABSL_FLAG(int, max_message_mb, 64, "Largest request or response, in MiB.");
+ABSL_FLAG(std::string, metrics_address, "",
+          "Serve Prometheus metrics over HTTP at http://ADDRESS/metrics (host:port; port 0 "
+          "picks a free one). Empty: no metrics.");
 
 namespace {
 
@@ -80,7 +84,25 @@ int Run() {
     std::fprintf(stderr, "ligatured: %s\n", std::string(s.message()).c_str());
     return 1;
   }
-  std::fprintf(stderr, "ligatured: serving on %s\n", options.listen_address.c_str());
+  // The bound port is printed too: with port 0 the system picks it (tests rely on this).
+  std::fprintf(stderr, "ligatured: serving on %s (port %d)\n", options.listen_address.c_str(),
+               server.port());
+
+  // Metrics, when asked for: a failure to bind stops the server like a bad --listen.
+  std::unique_ptr<ligature::MetricsExporter> metrics;
+  if (const std::string address = absl::GetFlag(FLAGS_metrics_address); !address.empty()) {
+    auto exporter = ligature::MetricsExporter::Start(address, &server.worlds(),
+                                                     &server.sessions());
+    if (!exporter.ok()) {
+      std::fprintf(stderr, "ligatured: %s\n", std::string(exporter.status().message()).c_str());
+      server.Shutdown();
+      server.Wait();
+      return 1;
+    }
+    metrics = std::move(*exporter);
+    std::fprintf(stderr, "ligatured: metrics on http://%s/metrics (port %d)\n",
+                 address.c_str(), metrics->port());
+  }
 
   int signal_number = 0;
   sigwait(&signals, &signal_number);

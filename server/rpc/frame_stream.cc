@@ -33,8 +33,17 @@ absl::StatusOr<FrameStreamOptions> MakeFrameStreamOptions(
 absl::Status StreamFrames(const WorldHost& host, const FrameStreamOptions& options,
                           const std::function<bool(const v1::Frame&)>& write,
                           const std::function<absl::Status()>& should_stop,
-                          const std::atomic<bool>& server_stopping) {
+                          const std::atomic<bool>& server_stopping,
+                          StreamCounters* counters) {
   using Clock = std::chrono::steady_clock;
+  // The stream counts as open until it returns.
+  StreamCounters unused;
+  StreamCounters& count = counters != nullptr ? *counters : unused;
+  count.open.fetch_add(1, std::memory_order_relaxed);
+  struct CloseCount {
+    StreamCounters& count;
+    ~CloseCount() { count.open.fetch_sub(1, std::memory_order_relaxed); }
+  } close_count{count};
   // How often a quiet stream checks for cancellation.
   constexpr auto kPoll = std::chrono::milliseconds(100);
   uint64_t seen = 0;
@@ -61,9 +70,14 @@ absl::Status StreamFrames(const WorldHost& host, const FrameStreamOptions& optio
       }
       frame = host.WaitForFrame(version, absl::ZeroDuration(), &version, &open);
     }
+    // Publications between the last frame sent and this one were skipped (conflated).
+    if (seen != 0 && version > seen + 1) {
+      count.frames_conflated.fetch_add(version - seen - 1, std::memory_order_relaxed);
+    }
     seen = version;
     FrameToProto(*frame, options.only, &message);
     if (!write(message)) return absl::CancelledError("the client went away");
+    count.frames_sent.fetch_add(1, std::memory_order_relaxed);
     const auto period = std::chrono::duration_cast<Clock::duration>(
         std::chrono::duration<double>(1.0 / rate));
     next_send = std::max(next_send + period, Clock::now() - period);

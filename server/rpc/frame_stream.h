@@ -12,6 +12,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "ligature/v1/frame.pb.h"
+#include "server/rpc/session_counters.h"
 #include "server/world/world_host.h"
 
 namespace ligature {
@@ -27,10 +28,12 @@ absl::StatusOr<FrameStreamOptions> MakeFrameStreamOptions(
     const google::protobuf::RepeatedPtrField<std::string>& body_ids);
 
 // Streams until `write` fails (client gone), `should_stop` returns a non-OK status, or the
-// world closes. Returns the status the RPC should end with.
+// world closes. Returns the status the RPC should end with. `counters` (may be null) count
+// the open stream and the frames sent and skipped.
 absl::Status StreamFrames(const WorldHost& host, const FrameStreamOptions& options,
                           const std::function<bool(const v1::Frame&)>& write,
                           const std::function<absl::Status()>& should_stop,
-                          const std::atomic<bool>& server_stopping);
+                          const std::atomic<bool>& server_stopping,
+                          StreamCounters* counters = nullptr);
 
 }  // namespace ligature

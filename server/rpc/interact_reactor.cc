@@ -7,8 +7,9 @@
 
 namespace ligature {
 
-InteractReactor::InteractReactor(WorldManager* manager, const std::atomic<bool>* stopping)
-    : manager_(manager), stopping_(stopping) {
+InteractReactor::InteractReactor(WorldManager* manager, const std::atomic<bool>* stopping,
+                                 SessionCounters* counters)
+    : manager_(manager), stopping_(stopping), counters_(counters) {
   StartRead(&request_);
 }
 
@@ -43,6 +44,7 @@ absl::Status InteractReactor::QueuePoses(const v1::InteractRequest& msg) {
           }
         });
     if (!queued) return absl::NotFoundError(absl::StrCat(host_->name(), " was deleted"));
+    counters_->device_poses.fetch_add(1, std::memory_order_relaxed);
   }
   return absl::OkStatus();
 }
@@ -109,7 +111,7 @@ void InteractReactor::WriterLoop() {
         if (shared_->client_done) return absl::CancelledError("");
         return absl::OkStatus();
       },
-      *stopping_);
+      *stopping_, &counters_->interact);
   bool client_done;
   {
     std::lock_guard<std::mutex> lock(shared_->mu);

@@ -12,6 +12,7 @@
 #include "grpcpp/support/server_callback.h"
 #include "ligature/v1/session_service.pb.h"
 #include "server/rpc/frame_stream.h"
+#include "server/rpc/session_counters.h"
 #include "server/world/world_manager.h"
 
 namespace ligature {
@@ -19,7 +20,8 @@ namespace ligature {
 class InteractReactor final
     : public grpc::ServerBidiReactor<v1::InteractRequest, v1::Frame> {
  public:
-  InteractReactor(WorldManager* manager, const std::atomic<bool>* stopping);
+  InteractReactor(WorldManager* manager, const std::atomic<bool>* stopping,
+                  SessionCounters* counters);
 
   void OnReadDone(bool ok) override;
   void OnWriteDone(bool ok) override;
@@ -46,6 +48,7 @@ class InteractReactor final
 
   WorldManager* manager_;
   const std::atomic<bool>* stopping_;
+  SessionCounters* counters_;
   std::shared_ptr<Shared> shared_ = std::make_shared<Shared>();
   std::shared_ptr<WorldHost> host_;
   FrameStreamOptions options_;

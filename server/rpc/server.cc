@@ -13,7 +13,7 @@ Server::Server(const ServerOptions& options)
       manager_(options.worlds),
       world_service_(&manager_),
       scene_service_(&manager_),
-      session_service_(&manager_, &stopping_) {}
+      session_service_(&manager_, &stopping_, &session_counters_) {}
 
 Server::~Server() { Shutdown(absl::ZeroDuration()); }
 

@@ -9,6 +9,7 @@
 #include "absl/status/status.h"
 #include "grpcpp/server.h"
 #include "server/rpc/scene_service_impl.h"
+#include "server/rpc/session_counters.h"
 #include "server/rpc/session_service_impl.h"
 #include "server/rpc/world_service_impl.h"
 #include "server/world/world_manager.h"
@@ -30,6 +31,8 @@ class Server {
   absl::Status Start();
   int port() const { return port_; }
   WorldManager& worlds() { return manager_; }
+  // Counters of the frame streams, read by the metrics exporter.
+  const SessionCounters& sessions() const { return session_counters_; }
 
   // Health goes NOT_SERVING, worlds close (streams end with UNAVAILABLE), then the server
   // stops, letting in-flight unary calls finish for up to `grace`.
@@ -40,6 +43,7 @@ class Server {
   ServerOptions options_;
   WorldManager manager_;
   std::atomic<bool> stopping_{false};
+  SessionCounters session_counters_;
   WorldServiceImpl world_service_;
   SceneServiceImpl scene_service_;
   SessionServiceImpl session_service_;

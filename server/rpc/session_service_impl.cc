@@ -22,12 +22,12 @@ grpc::Status SessionServiceImpl::Watch(grpc::ServerContext* ctx, const v1::Watch
         return ctx->IsCancelled() ? absl::CancelledError("cancelled by the client")
                                   : absl::OkStatus();
       },
-      *stopping_));
+      *stopping_, &counters_->watch));
 }
 
 grpc::ServerBidiReactor<v1::InteractRequest, v1::Frame>* SessionServiceImpl::Interact(
     grpc::CallbackServerContext*) {
-  return new InteractReactor(manager_, stopping_);
+  return new InteractReactor(manager_, stopping_, counters_);
 }
 
 }  // namespace ligature

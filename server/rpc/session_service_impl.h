@@ -4,6 +4,7 @@
 #include <atomic>
 
 #include "ligature/v1/session_service.grpc.pb.h"
+#include "server/rpc/session_counters.h"
 #include "server/world/world_manager.h"
 
 namespace ligature {
@@ -14,8 +15,10 @@ class SessionServiceImpl final
     : public v1::SessionService::WithCallbackMethod_Interact<v1::SessionService::Service> {
  public:
   // `stopping` turns true when the server shuts down; streams then end with UNAVAILABLE.
-  SessionServiceImpl(WorldManager* manager, const std::atomic<bool>* stopping)
-      : manager_(manager), stopping_(stopping) {}
+  // `counters` (owned by the caller) count the streams and their frames.
+  SessionServiceImpl(WorldManager* manager, const std::atomic<bool>* stopping,
+                     SessionCounters* counters)
+      : manager_(manager), stopping_(stopping), counters_(counters) {}
 
   grpc::Status Watch(grpc::ServerContext* ctx, const v1::WatchRequest* req,
                      grpc::ServerWriter<v1::Frame>* writer) override;
@@ -25,6 +28,7 @@ class SessionServiceImpl final
  private:
   WorldManager* manager_;
   const std::atomic<bool>* stopping_;
+  SessionCounters* counters_;
 };
 
 }  // namespace ligature

@@ -23,6 +23,7 @@
 #include "server/world/rod_world.h"
 #include "server/world/soft_world.h"
 #include "server/world/scene_desc.h"
+#include "server/world/step_counters.h"
 
 namespace ligature {
 
@@ -79,6 +80,8 @@ class World {
   uint64_t tick() const { return tick_; }
   double sim_time() const { return sim_time_; }
   const StepStats& last_stats() const { return stats_; }
+  // Totals over every step so far (for monitoring).
+  const StepCounters& counters() const { return counters_; }
   int body_count() const {
     return bodies_.size() + static_cast<int>(rods_.rods().size() + soft_.bodies().size());
   }
@@ -119,6 +122,7 @@ class World {
   uint64_t tick_ = 0;
   double sim_time_ = 0.0;
   uint64_t next_id_ = 1;
+  StepCounters counters_;
 
   RigidBodies bodies_;
   RodWorld rods_;

@@ -74,7 +74,8 @@ void WorldHost::Publish() {
            world_->constraint_count(),
            missed,
            overruns,
-           stats.step_ms};
+           stats.step_ms,
+           world_->counters()};
   frame_cv_.notify_all();
 }
 

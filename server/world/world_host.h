@@ -21,6 +21,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "server/world/frame.h"
+#include "server/world/step_counters.h"
 #include "server/world/world.h"
 
 namespace ligature {
@@ -36,6 +37,7 @@ struct WorldInfo {
   uint64_t missed_ticks = 0;
   uint64_t overruns = 0;
   double last_step_ms = 0.0;
+  StepCounters counters;  // totals over every step, StepWorld's included
 };
 
 // A command runs on the world's thread with the World, or with nullptr when the world was

@@ -45,6 +45,7 @@ void World::Step() {
   stats_.step_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
           .count();
+  counters_.Record(stats_);
 }
 
 // Device poses set the velocity that carries each kinematic body to its target in one

@@ -1,0 +1,39 @@
+"""Python client of the Ligature real-time physics server.
+
+Connect, then create and edit worlds, step them, watch their frames and drive kinematic
+bodies with device poses::
+
+    import ligature
+
+    with ligature.connect("127.0.0.1:50051") as client:
+        client.create_world("pile", scene_file="scene.textproto")
+        with client.watch("pile", rate_hz=10) as frames:
+            for frame in frames:
+                print(frame.tick, len(frame.bodies))
+
+Requests take the generated ``ligature.v1`` messages or plain dicts with the same field
+names (vectors may be given as 3-sequences, quaternions as (x, y, z, w), enum values by
+their full name or their short name, e.g. ``"kinematic"``). Every failure raises
+:class:`LigatureError`, which carries the gRPC status code and message.
+"""
+
+import pkgutil
+
+# The generated stubs live in ligature/v1 of another directory on sys.path (the build
+# tree); let this package span every ligature/ directory so that ligature.v1 is found.
+__path__ = pkgutil.extend_path(__path__, __name__)
+
+from ligature.errors import LigatureError  # noqa: E402
+from ligature.messages import (  # noqa: E402
+    Body, BodyState, Constraint, DevicePose, Frame, Pose, Quaternion, Scene, Vec3, World,
+    WorldSettings, body_state, pose, to_message, vec3)
+from ligature.scene_file import load_scene, parse_scene  # noqa: E402
+from ligature.streams import FrameStream, Interaction  # noqa: E402
+from ligature.client import Client, connect  # noqa: E402
+
+__all__ = [
+    "Body", "BodyState", "Client", "Constraint", "DevicePose", "Frame", "FrameStream",
+    "Interaction", "LigatureError", "Pose", "Quaternion", "Scene", "Vec3", "World",
+    "WorldSettings", "body_state", "connect", "load_scene", "parse_scene", "pose",
+    "to_message", "vec3",
+]

@@ -1,0 +1,18 @@
+"""The generated ligature.v1 modules, imported in one place with a helpful error."""
+
+try:
+    from ligature.v1 import (  # noqa: F401
+        frame_pb2, geometry_pb2, scene_pb2, scene_service_pb2, scene_service_pb2_grpc,
+        session_service_pb2, session_service_pb2_grpc, world_service_pb2,
+        world_service_pb2_grpc)
+except ImportError as error:  # pragma: no cover - depends on the environment
+    raise ImportError(
+        "ligature: the generated ligature.v1 stubs were not found; build the CMake target "
+        "ligature_python_stubs and put <build>/clients/python/gen on PYTHONPATH "
+        f"({error})") from error
+
+__all__ = [
+    "frame_pb2", "geometry_pb2", "scene_pb2", "scene_service_pb2", "scene_service_pb2_grpc",
+    "session_service_pb2", "session_service_pb2_grpc", "world_service_pb2",
+    "world_service_pb2_grpc",
+]

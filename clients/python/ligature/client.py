@@ -1,0 +1,270 @@
+"""The client: one gRPC channel to a ligatured server and the calls of its three
+services (WorldService, SceneService, SessionService)."""
+
+import re
+import weakref
+
+import grpc
+from google.protobuf import field_mask_pb2
+
+from ligature._generated import (
+    scene_service_pb2, scene_service_pb2_grpc, session_service_pb2,
+    session_service_pb2_grpc, world_service_pb2, world_service_pb2_grpc)
+from ligature.errors import LigatureError, invalid_argument
+from ligature.messages import Body, Constraint, Scene, World, WorldSettings, to_message
+from ligature.names import body_name, constraint_name, routing_metadata, world_name
+from ligature.scene_file import load_scene
+from ligature.streams import FrameStream, Interaction
+
+# Update masks from dicts: the nested dicts the server takes field by field (every other
+# key is replaced whole, e.g. gravity or material).
+_WORLD_MASK_NESTED = ("settings", "settings.solver")
+_BODY_MASK_NESTED = ("pose",)
+
+
+def connect(address="127.0.0.1:50051", timeout=10.0, max_message_mb=64):
+    """Opens a client to the ligatured server at `address` (host:port, plaintext).
+
+    `timeout` is the deadline of each unary call in seconds (None: no deadline). The
+    channel connects lazily; the first call fails with UNAVAILABLE if nobody answers.
+    Use the client as a context manager, or call :meth:`Client.close`.
+    """
+    size = max_message_mb << 20
+    channel = grpc.insecure_channel(address, options=[
+        ("grpc.max_receive_message_length", size), ("grpc.max_send_message_length", size)])
+    return Client(channel, timeout=timeout)
+
+
+class Client:
+    """Calls on one ligatured server. Worlds, bodies and constraints are named by id or
+    full resource name; requests take messages or dicts (see :func:`ligature.to_message`).
+    Every failed call raises LigatureError with the status code and message."""
+
+    def __init__(self, channel, timeout=10.0, close_timeout=5.0):
+        """Wraps an existing grpc.Channel, which the client then owns and closes."""
+        self._channel = channel
+        self._timeout = timeout
+        self._close_timeout = close_timeout
+        self._worlds = world_service_pb2_grpc.WorldServiceStub(channel)
+        self._scenes = scene_service_pb2_grpc.SceneServiceStub(channel)
+        self._sessions = session_service_pb2_grpc.SessionServiceStub(channel)
+        self._streams = weakref.WeakSet()
+
+    # -- lifetime -----------------------------------------------------------------------
+
+    @property
+    def channel(self):
+        """The underlying grpc.Channel."""
+        return self._channel
+
+    def close(self):
+        """Ends every stream still open, then closes the channel. Idempotent."""
+        for stream in list(self._streams):
+            if isinstance(stream, Interaction):
+                stream.close(raise_errors=False)
+            else:
+                stream.close()
+        self._channel.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def _call(self, method, request, world=None):
+        """Runs a unary RPC about `world` (routed by its id), turning grpc.RpcError into
+        LigatureError."""
+        try:
+            return method(request, timeout=self._timeout, metadata=routing_metadata(world))
+        except grpc.RpcError as error:
+            raise LigatureError.from_rpc_error(error, _method_name(method)) from None
+
+    # -- worlds -------------------------------------------------------------------------
+
+    def create_world(self, world_id="", *, scene=None, scene_name=None, scene_file=None):
+        """Creates a world and returns its World message.
+
+        Give exactly one source: `scene` (a Scene or dict), `scene_name` (a built-in scene
+        such as ``"default"``) or `scene_file` (a .textproto/.txtpb/.pbtxt or .json file,
+        read here). An empty `world_id` lets the server choose one.
+        """
+        sources = [s for s in (scene, scene_name, scene_file) if s is not None]
+        if len(sources) != 1:
+            raise invalid_argument("create_world: give exactly one of scene, scene_name, "
+                                   "scene_file")
+        request = world_service_pb2.CreateWorldRequest(world_id=world_id)
+        if scene_name is not None:
+            request.scene_name = scene_name
+        else:
+            source = load_scene(scene_file) if scene_file is not None else scene
+            request.scene.CopyFrom(to_message(source, Scene, "scene"))
+        return self._call(self._worlds.CreateWorld, request, world_id or None)
+
+    def get_world(self, world):
+        """The World message (settings, tick, counts, timing) of `world`."""
+        return self._call(self._worlds.GetWorld,
+                          world_service_pb2.GetWorldRequest(name=world_name(world)), world)
+
+    def list_worlds(self, page_size=0):
+        """Every world, as an iterator of World messages fetched page by page."""
+        token = ""
+        while True:
+            page = self._call(self._worlds.ListWorlds, world_service_pb2.ListWorldsRequest(
+                page_size=page_size, page_token=token))
+            yield from page.worlds
+            token = page.next_page_token
+            if not token:
+                return
+
+    def update_world(self, world, settings, update_mask=None):
+        """Changes world settings and returns the updated World.
+
+        `settings` is a WorldSettings or a dict such as ``{"paused": True}`` or
+        ``{"solver": {"max_iterations": 40}}``. Without `update_mask` the fields given are
+        the ones changed (for a dict, its keys; for a message, the fields it sets); else
+        `update_mask` lists paths like ``"settings.rate_hz"``.
+        """
+        message = to_message(settings, WorldSettings, "settings")
+        if update_mask is None:
+            update_mask = _mask_paths("settings", settings, _WORLD_MASK_NESTED)
+        request = world_service_pb2.UpdateWorldRequest(
+            world=World(name=world_name(world), settings=message),
+            update_mask=field_mask_pb2.FieldMask(paths=list(update_mask)))
+        return self._call(self._worlds.UpdateWorld, request, world)
+
+    def set_paused(self, world, paused=True):
+        """Pauses (or resumes) a world; a paused world advances only by step_world."""
+        return self.update_world(world, {"paused": bool(paused)})
+
+    def delete_world(self, world):
+        """Deletes a world; its open streams end with NOT_FOUND."""
+        self._call(self._worlds.DeleteWorld,
+                   world_service_pb2.DeleteWorldRequest(name=world_name(world)), world)
+
+    def step_world(self, world, ticks=1):
+        """Advances a paused world by `ticks` ticks and returns the resulting Frame
+        (FAILED_PRECONDITION when the world is running)."""
+        return self._call(self._worlds.StepWorld,
+                          world_service_pb2.StepWorldRequest(name=world_name(world),
+                                                             ticks=ticks), world)
+
+    # -- scene content ------------------------------------------------------------------
+
+    def create_body(self, world, body):
+        """Adds a body (a Body or dict; rigid, rod or soft) and returns it as created."""
+        return self._call(self._scenes.CreateBody, scene_service_pb2.CreateBodyRequest(
+            parent=world_name(world), body=to_message(body, Body, "body")), world)
+
+    def update_body(self, world, body_id, changes, update_mask=None):
+        """Changes a rigid body and returns it.
+
+        `changes` is a Body or dict, e.g. ``{"linear_velocity": (1, 0, 0)}`` or
+        ``{"kind": "kinematic"}``; its fields (or `update_mask`: pose, pose.position,
+        pose.orientation, linear_velocity, angular_velocity, material, kind) say what
+        changes.
+        """
+        message = to_message(changes, Body, "body")
+        if update_mask is None:
+            update_mask = _mask_paths("", changes, _BODY_MASK_NESTED)
+        message.name = body_name(world, body_id)
+        return self._call(self._scenes.UpdateBody, scene_service_pb2.UpdateBodyRequest(
+            body=message, update_mask=field_mask_pb2.FieldMask(paths=list(update_mask))), world)
+
+    def delete_body(self, world, body_id):
+        """Deletes a body and the constraints attached to it."""
+        self._call(self._scenes.DeleteBody, scene_service_pb2.DeleteBodyRequest(
+            name=body_name(world, body_id)), world)
+
+    def create_constraint(self, world, constraint):
+        """Adds a constraint (a Constraint or dict) and returns it as created."""
+        return self._call(self._scenes.CreateConstraint,
+                          scene_service_pb2.CreateConstraintRequest(
+                              parent=world_name(world),
+                              constraint=to_message(constraint, Constraint, "constraint")),
+                          world)
+
+    def update_constraint(self, world, constraint):
+        """Replaces the constraint with the same id by `constraint` and returns its name.
+
+        Constraints have no in-place update in the API: the old one is deleted and the new
+        one created in one batch, applied at one tick, all or none.
+        """
+        message = to_message(constraint, Constraint, "constraint")
+        if not message.id:
+            raise invalid_argument("constraint.id: required to update a constraint")
+        created = self.batch_edit(world, [
+            {"delete_constraint": constraint_name(world, message.id)},
+            scene_service_pb2.Edit(create_constraint=message)])
+        return created[0]
+
+    def delete_constraint(self, world, constraint_id):
+        """Deletes a constraint."""
+        self._call(self._scenes.DeleteConstraint, scene_service_pb2.DeleteConstraintRequest(
+            name=constraint_name(world, constraint_id)), world)
+
+    def batch_edit(self, world, edits):
+        """Applies edits (Edit messages or dicts such as ``{"create_body": {...}}``) at one
+        tick, all or none; returns the names of the bodies and constraints created."""
+        request = scene_service_pb2.BatchEditRequest(parent=world_name(world), edits=[
+            to_message(e, scene_service_pb2.Edit, f"edits[{i}]") for i, e in enumerate(edits)])
+        return list(self._call(self._scenes.BatchEdit, request, world).created)
+
+    def export_scene(self, world):
+        """The world's current content as a Scene that create_world accepts."""
+        return self._call(self._scenes.ExportScene,
+                          scene_service_pb2.ExportSceneRequest(parent=world_name(world)), world)
+
+    # -- sessions -----------------------------------------------------------------------
+
+    def watch(self, world, rate_hz=0.0, bodies=(), duration=None):
+        """Streams the frames of `world` as a :class:`FrameStream`.
+
+        `rate_hz` caps the frame rate (0: the world's rate); `bodies` limits frames to
+        those body ids; `duration` (s) ends the stream after that long. Close the stream
+        (or use it in a ``with`` block) to end it early.
+        """
+        request = session_service_pb2.WatchRequest(
+            world=world_name(world), max_rate_hz=rate_hz, body_ids=list(bodies))
+        call = self._sessions.Watch(request, timeout=duration, metadata=routing_metadata(world))
+        stream = FrameStream(call, "Watch", duration=duration)
+        self._streams.add(stream)
+        return stream
+
+    def interact(self, world, rate_hz=0.0, bodies=()):
+        """Opens a device session (:class:`Interaction`) on `world`: send poses of
+        kinematic bodies, iterate frames."""
+        session = Interaction(self._sessions, world_name(world), rate_hz, bodies,
+                              self._close_timeout)
+        self._streams.add(session)
+        return session
+
+
+def _mask_paths(prefix, value, nested):
+    """Update mask paths for `value` (dict or message) under `prefix`: the keys given,
+    descending into the nested dicts listed in `nested`."""
+    if not isinstance(value, dict):
+        fields = [f.name for f, _ in value.ListFields() if f.name not in ("name", "id")]
+        return [_join(prefix, f) for f in fields]
+    paths = []
+    for key, item in value.items():
+        key = re.sub(r"(?<!^)([A-Z])", r"_\1", key).lower()  # JSON names to field names
+        path = _join(prefix, key)
+        if isinstance(item, dict) and path in nested:
+            paths.extend(_mask_paths(path, item, nested))
+        elif key not in ("name", "id"):
+            paths.append(path)
+    return paths
+
+
+def _join(prefix, key):
+    return f"{prefix}.{key}" if prefix else key
+
+
+def _method_name(method):
+    """The RPC name of a stub method, for error messages."""
+    name = getattr(method, "_method", b"")
+    if isinstance(name, bytes):
+        name = name.decode()
+    return name.rsplit("/", 1)[-1] or None
+

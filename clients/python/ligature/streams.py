@@ -1,0 +1,187 @@
+"""Server streams of frames: Watch (frames out) and Interact (device poses in, frames out).
+
+Both are iterators of ligature.v1.Frame messages and context managers; closing one ends
+its RPC cleanly, and the client closes the streams still open when it closes."""
+
+import queue
+import threading
+
+import grpc
+
+from ligature._generated import session_service_pb2
+from ligature.errors import LigatureError
+from ligature.messages import DevicePose, Pose, pose, to_message
+from ligature.names import routing_metadata
+
+
+class FrameStream:
+    """Frames of a world, newest first when the reader is slow (the server skips frames
+    rather than queueing them). Iterate it; close it (or leave its ``with`` block) to end
+    the stream.
+
+    A stream opened with a ``duration`` ends (StopIteration) once that many seconds have
+    passed. Errors (the world was deleted, the server stopped, bad watch arguments) raise
+    LigatureError from the iteration.
+    """
+
+    def __init__(self, call, method, duration=None):
+        self._call = call
+        self._method = method
+        self._duration = duration
+        self._closed = False
+        self._error_raised = False  # an error already reached the reader
+        self._cancelled = False     # this side cancelled the call
+        self._lock = threading.Lock()
+        # gRPC allows one read at a time on a call: readers (and Interaction.close, which
+        # drains) take turns.
+        self._read_lock = threading.Lock()
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        with self._read_lock:
+            if self._closed:
+                raise StopIteration
+            try:
+                return next(self._call)
+            except StopIteration:
+                self._closed = True
+                raise
+            except grpc.RpcError as error:
+                ended_by_us = self._cancelled and error.code() == grpc.StatusCode.CANCELLED
+                timed_out = (self._duration is not None
+                             and error.code() == grpc.StatusCode.DEADLINE_EXCEEDED)
+                self._closed = True
+                if ended_by_us or timed_out:
+                    raise StopIteration from None
+                self._error_raised = True
+                raise LigatureError.from_rpc_error(error, self._method) from None
+
+    @property
+    def closed(self):
+        """Whether the stream has ended or was closed."""
+        return self._closed
+
+    def close(self):
+        """Ends the stream (cancels the RPC); further iteration stops. Idempotent."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+        self._cancel()
+
+    def _cancel(self):
+        self._cancelled = True
+        self._call.cancel()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:  # noqa: BLE001 - never raise from a finalizer
+            pass
+
+
+_END = object()  # ends the request stream (half-close)
+
+
+class Interaction(FrameStream):
+    """A device session on a world (the Interact RPC): poses sent with :meth:`send` or
+    :meth:`drive` move kinematic bodies at the world's next tick, and the world's frames
+    come back by iterating.
+
+    :meth:`close` half-closes the request stream, so every pose sent is applied, then waits
+    for the server to end the session; it raises LigatureError if the session failed (an
+    unknown or non-kinematic body, a bad pose) unless that error was already raised by the
+    iteration.
+    """
+
+    def __init__(self, stub, world, rate_hz, bodies, close_timeout):
+        self._requests = queue.Queue()
+        self._requests.put(session_service_pb2.InteractRequest(
+            world=world, max_rate_hz=rate_hz, body_ids=list(bodies)))
+        self._close_timeout = close_timeout
+        self._half_closed = False
+        call = stub.Interact(self._request_iterator(), metadata=routing_metadata(world))
+        super().__init__(call, "Interact")
+
+    def _request_iterator(self):
+        while True:
+            item = self._requests.get()
+            if item is _END:
+                return
+            yield item
+
+    def send(self, poses):
+        """Sends device poses: a mapping {body_id: pose} (a Pose, a dict, or a position
+        (x, y, z)), or an iterable of DevicePose messages or dicts."""
+        if self._half_closed:
+            raise LigatureError(grpc.StatusCode.FAILED_PRECONDITION,
+                                "the interaction is closed", self._method)
+        if hasattr(poses, "items"):
+            device_poses = [DevicePose(body_id=body, pose=_as_pose(p, f"poses[{body}]"))
+                            for body, p in poses.items()]
+        else:
+            device_poses = [to_message(p, DevicePose, f"poses[{i}]")
+                            for i, p in enumerate(poses)]
+        self._requests.put(session_service_pb2.InteractRequest(poses=device_poses))
+
+    def drive(self, body_id, position, orientation=None):
+        """Sends one pose for kinematic body `body_id`: position (x, y, z) in m and an
+        optional unit quaternion (x, y, z, w); the body reaches it at the next tick."""
+        self.send({body_id: pose(position, orientation)})
+
+    def close(self, raise_errors=True):
+        """Half-closes, waits (up to the client's close timeout) for the server to end the
+        session, and cancels it if it does not. Idempotent."""
+        with self._lock:
+            if self._half_closed:
+                return
+            self._half_closed = True
+        self._requests.put(_END)
+        # Drain the frames sent before the server saw the end, in turn with any other
+        # reader; cancel if the server does not end the session in time.
+        timer = threading.Timer(self._close_timeout, self._cancel)
+        timer.start()
+        error = None
+        try:
+            while True:
+                with self._read_lock:
+                    if self._closed:
+                        break
+                    try:
+                        next(self._call)
+                    except StopIteration:
+                        self._closed = True
+                    except grpc.RpcError as rpc_error:
+                        self._closed = True
+                        if rpc_error.code() != grpc.StatusCode.CANCELLED:
+                            error = LigatureError.from_rpc_error(rpc_error, self._method)
+        finally:
+            timer.cancel()
+        if error is not None and raise_errors and not self._error_raised:
+            raise error
+
+    def __exit__(self, exc_type, *exc):
+        # An error already propagating is not masked by one from closing.
+        self.close(raise_errors=exc_type is None)
+
+    def __del__(self):
+        try:
+            self._requests.put(_END)
+            self._cancel()
+        except Exception:  # noqa: BLE001 - never raise from a finalizer
+            pass
+
+
+def _as_pose(value, field):
+    """A Pose from a Pose, a dict, or a bare position (x, y, z)."""
+    if isinstance(value, (list, tuple)) and len(value) == 3:
+        return pose(value)
+    return to_message(value, Pose, field)

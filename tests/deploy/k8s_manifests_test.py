@@ -1,0 +1,110 @@
+"""deploy/k8s: the manifests parse as YAML and hang together (selectors, ports, probes on
+the gRPC health service, resources), and the router's nginx configuration passes
+`nginx -t` and names every ligatured pod."""
+
+import glob
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import unittest
+
+try:
+    import yaml
+except ImportError:  # the check needs python3-yaml; say so instead of passing silently
+    yaml = None
+
+K8S = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "deploy", "k8s")
+NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
+
+
+def quantity(text):
+    """A Kubernetes CPU or memory quantity as a number (cores or bytes)."""
+    units = {"m": 1e-3, "Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "": 1}
+    number, unit = re.fullmatch(r"([0-9.]+)([A-Za-z]*)", str(text)).groups()
+    return float(number) * units[unit]
+
+
+@unittest.skipIf(yaml is None, "python3-yaml is not installed: manifests not checked")
+class ManifestsTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.docs = []
+        for path in sorted(glob.glob(os.path.join(K8S, "*.yaml"))):
+            with open(path) as f:
+                cls.docs += [d for d in yaml.safe_load_all(f) if d is not None]
+
+    def of_kind(self, kind):
+        return [d for d in self.docs if d["kind"] == kind]
+
+    def one(self, kind, name):
+        found = [d for d in self.of_kind(kind) if d["metadata"]["name"] == name]
+        self.assertEqual(len(found), 1, f"{kind}/{name}")
+        return found[0]
+
+    def test_every_document_is_a_named_object(self):
+        self.assertGreaterEqual(len(self.docs), 6)
+        for d in self.docs:
+            self.assertIn("apiVersion", d)
+            self.assertIn("kind", d)
+            self.assertRegex(d["metadata"]["name"], r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+
+    def test_services_select_pods_and_ports_exist(self):
+        workloads = self.of_kind("StatefulSet") + self.of_kind("Deployment")
+        for service in self.of_kind("Service"):
+            selector = service["spec"]["selector"]
+            matches = [w for w in workloads if selector.items()
+                       <= w["spec"]["template"]["metadata"]["labels"].items()]
+            self.assertEqual(len(matches), 1, service["metadata"]["name"])
+            port_names = {p["name"] for c in matches[0]["spec"]["template"]["spec"]["containers"]
+                          for p in c["ports"]}
+            for port in service["spec"]["ports"]:
+                self.assertIn(port["targetPort"], port_names, service["metadata"]["name"])
+        for w in workloads:
+            self.assertLessEqual(w["spec"]["selector"]["matchLabels"].items(),
+                                 w["spec"]["template"]["metadata"]["labels"].items())
+
+    def test_ligatured_probes_health_on_its_grpc_port_with_resources(self):
+        sts = self.one("StatefulSet", "ligatured")
+        headless = self.one("Service", sts["spec"]["serviceName"])
+        self.assertEqual(headless["spec"]["clusterIP"], "None")
+        container = sts["spec"]["template"]["spec"]["containers"][0]
+        ports = {p["name"]: p["containerPort"] for p in container["ports"]}
+        args = dict(a.lstrip("-").split("=", 1) for a in container["args"])
+        self.assertEqual(int(args["listen"].rsplit(":", 1)[1]), ports["grpc"])
+        self.assertEqual(int(args["metrics_address"].rsplit(":", 1)[1]), ports["metrics"])
+        for probe in ("readinessProbe", "livenessProbe"):
+            self.assertEqual(container[probe]["grpc"]["port"], ports["grpc"], probe)
+        resources = container["resources"]
+        for key in ("cpu", "memory"):
+            self.assertLessEqual(quantity(resources["requests"][key]),
+                                 quantity(resources["limits"][key]), key)
+        router = self.one("Deployment", "ligature-router")
+        self.assertIn("limits", router["spec"]["template"]["spec"]["containers"][0]["resources"])
+
+    def test_router_config_names_every_pod_and_passes_nginx_test(self):
+        sts = self.one("StatefulSet", "ligatured")
+        conf = self.one("ConfigMap", "ligature-router")["data"]["nginx.conf"]
+        grpc_port = next(p["containerPort"] for p in
+                         sts["spec"]["template"]["spec"]["containers"][0]["ports"]
+                         if p["name"] == "grpc")
+        expected = [f"ligatured-{i}.{sts['spec']['serviceName']}:{grpc_port}"
+                    for i in range(sts["spec"]["replicas"])]
+        self.assertEqual(re.findall(r"^\s*server (\S+);", conf, re.M), expected)
+        self.assertIn("hash $http_ligature_world consistent;", conf)
+        if not os.access(NGINX, os.X_OK):
+            self.skipTest("nginx is not installed: configuration syntax not checked")
+        # nginx -t resolves upstream names and opens the files it names: point them here.
+        with tempfile.TemporaryDirectory() as tmp:
+            local = re.sub(r"ligatured-\d+\.\S+?:", "127.0.0.1:", conf).replace("/tmp/", tmp + "/")
+            path = os.path.join(tmp, "nginx.conf")
+            with open(path, "w") as f:
+                f.write(local)
+            result = subprocess.run([NGINX, "-t", "-p", tmp, "-c", path],
+                                    capture_output=True, text=True)
+            self.assertEqual(result.returncode, 0, result.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,158 @@
+"""deploy/nginx/ligature-router.conf.template with Debian's nginx in front of three real
+ligatured instances: each world's calls, through the router, reach the instance that holds
+the world."""
+
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+import unittest
+
+import ligature
+from server_process import ServerProcess
+
+TEMPLATE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "deploy",
+                        "nginx", "ligature-router.conf.template")
+NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
+WORLDS = [f"w{i}" for i in range(12)]
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def fill(template, **values):
+    """The template with every @NAME@ replaced; fails on a placeholder left unfilled."""
+    for name, value in values.items():
+        template = template.replace(f"@{name}@", value)
+    left = re.findall(r"@[A-Z_0-9]+@", template)
+    if left:
+        raise ValueError(f"unfilled placeholders {left}")
+    return template
+
+
+class Router:
+    """nginx from the template on a free port, routing to `backends`."""
+
+    def __init__(self, backends):
+        self.prefix = tempfile.mkdtemp(prefix="ligature-router-")
+        os.chmod(self.prefix, 0o755)  # nginx workers may run as another user
+        self.backends = backends
+        self.process = None
+        self.port = None
+
+    def start(self):
+        with open(TEMPLATE) as f:
+            template = f.read()
+        for _ in range(3):  # the free port may be taken between the probe and nginx
+            self.port = free_port()
+            conf = os.path.join(self.prefix, "nginx.conf")
+            with open(conf, "w") as f:
+                f.write(fill(template, LISTEN=f"127.0.0.1:{self.port}", PREFIX=self.prefix,
+                             **{f"BACKEND_{i}": b for i, b in enumerate(self.backends)}))
+            subprocess.run([NGINX, "-t", "-q", "-p", self.prefix, "-c", conf], check=True)
+            self.process = subprocess.Popen([NGINX, "-p", self.prefix, "-c", conf,
+                                             "-g", "daemon off;"])
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline and self.process.poll() is None:
+                try:
+                    socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
+                    return self
+                except OSError:
+                    time.sleep(0.05)
+            self.stop()
+        raise RuntimeError(f"nginx did not start:\n{self.error_log()}")
+
+    def error_log(self):
+        path = os.path.join(self.prefix, "error.log")
+        return open(path).read() if os.path.exists(path) else ""
+
+    def stop(self):
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGQUIT)  # graceful: finish open requests
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+class RouterTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        # Cleanups run even when a later start fails.
+        cls.servers = []
+        for _ in range(3):
+            server = ServerProcess().start()
+            cls.addClassCleanup(server.stop)
+            cls.servers.append(server)
+        cls.router = Router([s.address for s in cls.servers])
+        cls.addClassCleanup(shutil.rmtree, cls.router.prefix, ignore_errors=True)
+        cls.addClassCleanup(cls.router.stop)
+        cls.router.start()
+        cls.client = ligature.connect(f"127.0.0.1:{cls.router.port}")
+        cls.direct = [ligature.connect(s.address) for s in cls.servers]
+        for c in [cls.client, *cls.direct]:
+            cls.addClassCleanup(c.close)
+
+    def owner(self, world):
+        """Indices of the instances that hold `world`, asked directly."""
+        return [i for i, c in enumerate(self.direct)
+                if f"worlds/{world}" in [w.name for w in c.list_worlds()]]
+
+    def test_each_world_lives_on_one_instance_and_its_calls_reach_it(self):
+        scene = {"settings": {"rate_hz": 100, "paused": True},
+                 "bodies": [{"id": "ball", "shape": {"sphere": {"radius": 0.1}},
+                             "pose": {"position": (0, 5, 0)}}]}
+        for world in WORLDS:
+            self.client.create_world(world, scene=scene)
+        owners = {}
+        for world in WORLDS:
+            held_by = self.owner(world)
+            self.assertEqual(len(held_by), 1, f"{world} is on instances {held_by}")
+            owners[world] = held_by[0]
+        # The hash spreads the worlds: more than one instance holds some.
+        self.assertGreater(len(set(owners.values())), 1, owners)
+
+        for n, world in enumerate(WORLDS):
+            # Edits and steps through the router change the owner's world ...
+            self.client.create_body(world, {"id": "extra", "shape": {"sphere": {"radius": 0.1}},
+                                            "pose": {"position": (n, 1, 0)}})
+            frame = self.client.step_world(world, n + 1)
+            self.assertEqual((frame.world, frame.tick), (f"worlds/{world}", n + 1))
+            owner = self.direct[owners[world]]
+            self.assertEqual(owner.get_world(world).tick, n + 1)
+            self.assertEqual(owner.get_world(world).body_count, 2)
+            # ... and streams through the router come from the owner.
+            with self.client.watch(world) as frames:
+                self.assertEqual(next(frames).tick, n + 1)
+
+        # Interact through the router drives a kinematic body on the owner.
+        world = WORLDS[0]
+        self.client.create_body(world, {"id": "hand", "kind": "kinematic",
+                                        "shape": {"sphere": {"radius": 0.05}}})
+        self.client.set_paused(world, False)
+        with self.client.interact(world, bodies=["hand"]) as session:
+            session.drive("hand", (0.25, 0.5, 0.75))
+            for frame in session:
+                p = ligature.body_state(frame, "hand").pose.position
+                if abs(p.x - 0.25) < 1e-9 and abs(p.z - 0.75) < 1e-9:
+                    break
+        self.direct[owners[world]].set_paused(world, True)
+        exported = self.direct[owners[world]].export_scene(world)
+        hand = next(b for b in exported.bodies if b.id == "hand")
+        self.assertAlmostEqual(hand.pose.position.y, 0.5, delta=1e-9)
+
+        for world in WORLDS:
+            self.client.delete_world(world)
+        self.assertEqual([self.owner(w) for w in WORLDS], [[]] * len(WORLDS))
+
+
+if __name__ == "__main__":
+    unittest.main()

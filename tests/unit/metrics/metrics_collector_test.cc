@@ -1,0 +1,128 @@
+#include "server/metrics/metrics_collector.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <string>
+
+#include "absl/time/time.h"
+
+namespace ligature {
+namespace {
+
+using prometheus::ClientMetric;
+using prometheus::MetricFamily;
+using prometheus::MetricType;
+
+std::map<std::string, MetricFamily> ByName(const std::vector<MetricFamily>& families) {
+  std::map<std::string, MetricFamily> out;
+  for (const MetricFamily& f : families) out[f.name] = f;
+  return out;
+}
+
+// The sample of `family` whose label `name` is `value`; fails the test when absent.
+const ClientMetric* Sample(const MetricFamily& family, const std::string& name,
+                           const std::string& value) {
+  for (const ClientMetric& m : family.metric) {
+    for (const auto& l : m.label) {
+      if (l.name == name && l.value == value) return &m;
+    }
+  }
+  ADD_FAILURE() << family.name << " has no sample with " << name << "=" << value;
+  return nullptr;
+}
+
+SceneDesc PausedScene(int balls) {
+  SceneDesc scene;
+  scene.settings.rate_hz = 100.0;
+  scene.settings.paused = true;
+  for (int i = 0; i < balls; ++i) {
+    BodyDesc b;
+    b.id = "ball" + std::to_string(i);
+    b.shape = Shape::Sphere(0.1);
+    b.pose.position = Vec3(i, 5, 0);
+    scene.bodies.push_back(b);
+  }
+  return scene;
+}
+
+// Steps `world` `ticks` times on its own thread, as StepWorld does.
+void StepOnHost(WorldHost& host, int ticks) {
+  auto done = host.Call<int>(
+      [ticks](World& w) -> absl::StatusOr<int> {
+        for (int i = 0; i < ticks; ++i) w.Step();
+        return ticks;
+      },
+      absl::Seconds(10));
+  ASSERT_TRUE(done.ok()) << done.status();
+}
+
+TEST(MetricsCollectorTest, ReportsWorldsStepsAndHistograms) {
+  WorldManagerOptions options;
+  options.worker_threads = 1;
+  WorldManager manager(options);
+  SessionCounters sessions;
+  auto a = manager.Create("a", PausedScene(3));
+  auto b = manager.Create("b", PausedScene(1));
+  ASSERT_TRUE(a.ok() && b.ok());
+  StepOnHost(**a, 12);
+  StepOnHost(**a, 3);
+
+  MetricsCollector collector(&manager, &sessions);
+  auto families = ByName(collector.Collect());
+  EXPECT_EQ(families["ligature_worlds"].metric.at(0).gauge.value, 2.0);
+  EXPECT_EQ(Sample(families["ligature_world_bodies"], "world", "a")->gauge.value, 3.0);
+  EXPECT_EQ(Sample(families["ligature_world_bodies"], "world", "b")->gauge.value, 1.0);
+  EXPECT_EQ(Sample(families["ligature_world_paused"], "world", "a")->gauge.value, 1.0);
+  EXPECT_EQ(Sample(families["ligature_world_ticks_total"], "world", "a")->counter.value, 15.0);
+  EXPECT_EQ(Sample(families["ligature_world_ticks_total"], "world", "b")->counter.value, 0.0);
+  EXPECT_EQ(families["ligature_world_ticks_total"].type, MetricType::Counter);
+
+  // The histogram: 15 steps, cumulative buckets ending at +Inf with every step.
+  const MetricFamily& hist = families["ligature_world_tick_duration_seconds"];
+  EXPECT_EQ(hist.type, MetricType::Histogram);
+  const ClientMetric* h = Sample(hist, "world", "a");
+  ASSERT_NE(h, nullptr);
+  EXPECT_EQ(h->histogram.sample_count, 15u);
+  EXPECT_GT(h->histogram.sample_sum, 0.0);
+  ASSERT_EQ(h->histogram.bucket.size(), StepCounters::kBucketBoundsMs.size() + 1);
+  for (size_t i = 1; i < h->histogram.bucket.size(); ++i) {
+    EXPECT_GE(h->histogram.bucket[i].cumulative_count, h->histogram.bucket[i - 1].cumulative_count);
+    EXPECT_GT(h->histogram.bucket[i].upper_bound, h->histogram.bucket[i - 1].upper_bound);
+  }
+  EXPECT_DOUBLE_EQ(h->histogram.bucket[0].upper_bound, 1e-5);  // seconds
+  EXPECT_TRUE(std::isinf(h->histogram.bucket.back().upper_bound));
+  EXPECT_EQ(h->histogram.bucket.back().cumulative_count, 15u);
+
+  // A deleted world disappears from the next scrape.
+  ASSERT_TRUE(manager.Delete("b").ok());
+  families = ByName(collector.Collect());
+  EXPECT_EQ(families["ligature_worlds"].metric.at(0).gauge.value, 1.0);
+  EXPECT_EQ(families["ligature_world_bodies"].metric.size(), 1u);
+  manager.Shutdown();
+}
+
+TEST(MetricsCollectorTest, ReportsStreamCountersByKind) {
+  WorldManager manager(WorldManagerOptions{});
+  SessionCounters sessions;
+  sessions.watch.open = 2;
+  sessions.watch.frames_sent = 40;
+  sessions.watch.frames_conflated = 7;
+  sessions.interact.open = 1;
+  sessions.device_poses = 9;
+  MetricsCollector collector(&manager, &sessions);
+  auto families = ByName(collector.Collect());
+  EXPECT_EQ(Sample(families["ligature_sessions"], "kind", "watch")->gauge.value, 2.0);
+  EXPECT_EQ(Sample(families["ligature_sessions"], "kind", "interact")->gauge.value, 1.0);
+  EXPECT_EQ(Sample(families["ligature_frames_sent_total"], "kind", "watch")->counter.value,
+            40.0);
+  EXPECT_EQ(
+      Sample(families["ligature_frames_conflated_total"], "kind", "watch")->counter.value, 7.0);
+  EXPECT_EQ(families["ligature_device_poses_total"].metric.at(0).counter.value, 9.0);
+  EXPECT_EQ(families["ligature_worlds"].metric.at(0).gauge.value, 0.0);
+  manager.Shutdown();
+}
+
+}  // namespace
+}  // namespace ligature
