@@ -10,6 +10,7 @@
 #include "google/protobuf/io/tokenizer.h"
 #include "google/protobuf/text_format.h"
 #include "google/protobuf/util/json_util.h"
+#include "server/world/generated_scenes.h"
 
 namespace ligature {
 namespace {
@@ -37,6 +38,7 @@ std::string StemOf(const std::string& file) {
 std::vector<std::string> BuiltinSceneNames() {
   std::vector<std::string> names;
   for (const EmbeddedScene& s : EmbeddedScenes()) names.push_back(StemOf(s.file));
+  for (std::string& name : GeneratedSceneNames()) names.push_back(std::move(name));
   std::sort(names.begin(), names.end());
   return names;
 }
@@ -45,6 +47,7 @@ absl::StatusOr<v1::Scene> LoadBuiltinScene(const std::string& name) {
   for (const EmbeddedScene& s : EmbeddedScenes()) {
     if (StemOf(s.file) == name) return ParseScene(s.text, s.file);
   }
+  if (std::optional<v1::Scene> scene = GenerateScene(name)) return *std::move(scene);
   return absl::NotFoundError(absl::StrCat("no built-in scene named \"", name, "\"; built-in: ",
                                           absl::StrJoin(BuiltinSceneNames(), ", ")));
 }

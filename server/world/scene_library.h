@@ -16,7 +16,8 @@ struct EmbeddedScene {
 };
 const std::vector<EmbeddedScene>& EmbeddedScenes();
 
-// Names of the built-in scenes: file names without extension, sorted.
+// Names of the built-in scenes: file names without extension, and the generated scenes,
+// sorted.
 std::vector<std::string> BuiltinSceneNames();
 absl::StatusOr<v1::Scene> LoadBuiltinScene(const std::string& name);
 

@@ -1,6 +1,8 @@
 // Soft bodies over real gRPC: a soft box created as a body and nailed by a constraint,
-// stepped, seen in frames (vertices and boundary), exported and re-created; bad soft input
-// gets INVALID_ARGUMENT naming the field, or FAILED_PRECONDITION, and changes nothing.
+// stepped, seen in frames (vertices and boundary), exported and re-created; the built-in
+// ligament cut by its scalpel, with cut events, the new topology in frames and in the
+// export; bad soft input gets INVALID_ARGUMENT naming the field, or FAILED_PRECONDITION,
+// and changes nothing.
 
 #include <array>
 #include <vector>
@@ -151,10 +153,95 @@ TEST_F(SoftServiceTest, BadSoftInputNamesTheField) {
   expect(AddConstraint(Nail("fem", "tissue", 0, goal)), grpc::FAILED_PRECONDITION, "mass-point");
   ASSERT_TRUE(AddConstraint(Nail("one", "jelly", 0, goal)).ok());
   expect(AddConstraint(Nail("two", "jelly", 0, goal)), grpc::INVALID_ARGUMENT, "vertices[0]");
+  // Cutting: only corotational bodies, tissue parameters in range, scalpels only rigid.
+  bad = SoftBox("bad", v1::SOFT_MODEL_MASS_POINT);
+  bad.mutable_soft()->mutable_cutting()->set_toughness(1e4);
+  expect(AddBody(bad), grpc::INVALID_ARGUMENT, "body.soft.cutting");
+  bad = SoftBox("bad", v1::SOFT_MODEL_COROTATIONAL_FEM);
+  bad.mutable_soft()->mutable_cutting()->set_toughness(-1.0);
+  expect(AddBody(bad), grpc::INVALID_ARGUMENT, "body.soft.cutting.toughness");
+  bad.mutable_soft()->mutable_cutting()->set_toughness(1e4);
+  bad.mutable_soft()->mutable_cutting()->set_damage(0.01);
+  expect(AddBody(bad), grpc::INVALID_ARGUMENT, "body.soft.cutting.damage");
+  v1::Body blade_on_soft = SoftBox("bad", v1::SOFT_MODEL_COROTATIONAL_FEM);
+  blade_on_soft.mutable_scalpel();
+  expect(AddBody(blade_on_soft), grpc::INVALID_ARGUMENT, "body.scalpel");
+  v1::Body blade;
+  blade.set_id("blade");
+  blade.set_kind(v1::BODY_KIND_KINEMATIC);
+  blade.mutable_shape()->mutable_sphere()->set_radius(0.01);
+  blade.mutable_scalpel()->set_cut_depth(-0.01);
+  expect(AddBody(blade), grpc::INVALID_ARGUMENT, "body.scalpel.cut_depth");
   EXPECT_EQ(Get().constraint_count(), 1);
   // The world still steps.
   v1::Frame frame;
   ASSERT_TRUE(Step("worlds/s", 5, &frame).ok());
+}
+
+// The built-in ligament: the scalpel, moved by pose updates on the paused world, presses
+// into the middle of the band and is drawn across it. Frames report the cuts, the last one
+// leaving two pieces; the band's topology version and vertex count grow; the export
+// carries the cut mesh, and a world made from it has the same vertices.
+TEST_F(SoftServiceTest, ScalpelCutsTheLigament) {
+  CreateWorld("lig", "ligament");
+  ASSERT_TRUE(SetPaused("worlds/lig", true).ok());
+  v1::Frame frame;
+  ASSERT_TRUE(Step("worlds/lig", 200, &frame).ok());  // the band sags to rest
+  ASSERT_NE(Find(frame, "ligament"), nullptr);
+  const int vertices = Find(frame, "ligament")->soft_vertices_size();
+  EXPECT_EQ(Find(frame, "ligament")->topology_version(), 0u);
+  double top = -1.0;  // the top surface at mid-length, sagged
+  for (const v1::Vec3& p : Find(frame, "ligament")->soft_vertices()) {
+    if (std::abs(p.x()) < 1e-3 && p.y() > 0.0) top = std::max(top, p.y());
+  }
+  auto move_scalpel = [&](double y, double z) {
+    grpc::ClientContext ctx;
+    v1::UpdateBodyRequest req;
+    req.mutable_body()->set_name("worlds/lig/bodies/scalpel");
+    v1::Vec3* at = req.mutable_body()->mutable_pose()->mutable_position();
+    at->set_y(y + 0.02);  // the tip is 2 cm below the blade's centre
+    at->set_z(z);
+    req.mutable_update_mask()->add_paths("pose.position");
+    v1::Body out;
+    return scenes_->UpdateBody(&ctx, req, &out);
+  };
+  std::vector<v1::CutEvent> cuts;
+  auto stroke = [&](double y0, double z0, double y1, double z1, int ticks) {
+    for (int i = 1; i <= ticks; ++i) {
+      const double s = static_cast<double>(i) / ticks;
+      ASSERT_TRUE(move_scalpel(y0 + s * (y1 - y0), z0 + s * (z1 - z0)).ok());
+      ASSERT_TRUE(Step("worlds/lig", 1, &frame).ok());
+      cuts.insert(cuts.end(), frame.cuts().begin(), frame.cuts().end());
+    }
+  };
+  const double pressed = top - 0.002;
+  stroke(top + 0.002, -0.005, pressed, -0.005, 20);
+  stroke(pressed, -0.005, pressed, 0.014, 100);
+  stroke(pressed, 0.014, top + 0.03, 0.014, 20);
+  ASSERT_FALSE(cuts.empty());
+  for (const v1::CutEvent& cut : cuts) {
+    EXPECT_EQ(cut.body(), "ligament");
+    EXPECT_EQ(cut.tool(), "scalpel");
+    EXPECT_GT(cut.vertices_added(), 0);
+    EXPECT_GE(cut.cutting_stress(), 2000.0);  // the scene's toughness
+  }
+  EXPECT_EQ(cuts.back().pieces(), 2);
+  const v1::BodyState* band = Find(frame, "ligament");
+  ASSERT_NE(band, nullptr);
+  EXPECT_EQ(band->topology_version(), cuts.size());
+  EXPECT_GT(band->soft_vertices_size(), vertices);
+
+  grpc::ClientContext ctx;
+  v1::ExportSceneRequest req;
+  req.set_parent("worlds/lig");
+  v1::Scene scene;
+  ASSERT_TRUE(scenes_->ExportScene(&ctx, req, &scene).ok());
+  v1::World copy;
+  ASSERT_TRUE(CreateWorld("lig2", scene, &copy).ok());
+  ASSERT_TRUE(SetPaused("worlds/lig2", true).ok());
+  ASSERT_TRUE(Step("worlds/lig2", 1, &frame).ok());
+  ASSERT_NE(Find(frame, "ligament"), nullptr);
+  EXPECT_EQ(Find(frame, "ligament")->soft_vertices_size(), band->soft_vertices_size());
 }
 
 }  // namespace

@@ -2,9 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
 #include <map>
 #include <string>
+#include <thread>
 
 #include "absl/time/time.h"
 
@@ -68,6 +70,10 @@ TEST(MetricsCollectorTest, ReportsWorldsStepsAndHistograms) {
   ASSERT_TRUE(a.ok() && b.ok());
   StepOnHost(**a, 12);
   StepOnHost(**a, 3);
+  // A call returns before its tick's publication: wait for the totals to be published.
+  for (int i = 0; i < 500 && (*a)->Info().counters.steps < 15; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
 
   MetricsCollector collector(&manager, &sessions);
   auto families = ByName(collector.Collect());

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <string>
 
+#include "server/world/generated_scenes.h"
 #include "server/world/scene_proto.h"
 #include "server/world/world.h"
 
@@ -43,7 +44,7 @@ TEST(SceneLibraryTest, BuiltinNamesAreSortedStems) {
   const std::vector<std::string> names = BuiltinSceneNames();
   EXPECT_TRUE(std::is_sorted(names.begin(), names.end()));
   for (const std::string& n : names) EXPECT_EQ(n.find('.'), std::string::npos) << n;
-  EXPECT_EQ(names.size(), EmbeddedScenes().size());
+  EXPECT_EQ(names.size(), EmbeddedScenes().size() + GeneratedSceneNames().size());
 }
 
 // An unknown name is NOT_FOUND and the message lists the names that exist.
