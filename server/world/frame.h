@@ -20,6 +20,10 @@ struct BodyState {
   // Soft bodies: every vertex (m, world) and the boundary, three indices per triangle.
   std::vector<Vec3> soft_vertices;
   std::vector<int> soft_triangles;
+  // Strands: the base point and every segment's tip (m, world), and for a branched strand
+  // each point's parent point (-1 for the base point).
+  std::vector<Vec3> strand_points;
+  std::vector<int> strand_parents;
 };
 
 struct PearlState {

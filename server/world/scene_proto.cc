@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "server/world/rod_proto.h"
 #include "server/world/soft_proto.h"
+#include "server/world/strand_proto.h"
 
 namespace ligature {
 namespace {
@@ -208,6 +209,15 @@ absl::StatusOr<BodyDesc> BodyFromProto(const v1::Body& b, const std::string& fie
     out.soft = *std::move(soft);
     return out;
   }
+  // A strand: its base frame is the body's pose.
+  if (b.has_strand()) {
+    auto pose = PoseFromProto(b.pose(), field + ".pose");
+    if (!pose.ok()) return pose.status();
+    auto strand = StrandFromProto(b.strand(), *pose, field + ".strand");
+    if (!strand.ok()) return strand.status();
+    out.strand = *std::move(strand);
+    return out;
+  }
   if (b.shape().has_compound()) {
     auto children = CompoundFromProto(b.shape().compound(), field + ".shape.compound");
     if (!children.ok()) return children.status();
@@ -397,6 +407,11 @@ v1::Body BodyToProto(const BodyDesc& b) {
   }
   if (b.soft) {
     SoftBodyToProto(*b.soft, out.mutable_soft());
+    return out;
+  }
+  if (b.strand) {
+    StrandToProto(*b.strand, out.mutable_strand());
+    PoseToProto(b.strand->pose, out.mutable_pose());
     return out;
   }
   if (b.children.empty()) {

@@ -22,6 +22,7 @@
 #include "server/world/frame.h"
 #include "server/world/rod_world.h"
 #include "server/world/soft_world.h"
+#include "server/world/strand_world.h"
 #include "server/world/scene_desc.h"
 
 namespace ligature {
@@ -62,7 +63,8 @@ class World {
 
   absl::StatusOr<BodyDesc> GetBody(const std::string& id) const;
   bool HasBody(const std::string& id) const {
-    return body_ids_.contains(id) || rods_.HasRod(id) || soft_.HasBody(id);
+    return body_ids_.contains(id) || rods_.HasRod(id) || soft_.HasBody(id) ||
+           strands_.HasStrand(id);
   }
   bool HasConstraint(const std::string& id) const {
     return constraints_.Contains(id) || rods_.HasConstraint(id) || rods_.HasPearl(id) ||
@@ -80,7 +82,8 @@ class World {
   double sim_time() const { return sim_time_; }
   const StepStats& last_stats() const { return stats_; }
   int body_count() const {
-    return bodies_.size() + static_cast<int>(rods_.rods().size() + soft_.bodies().size());
+    return bodies_.size() + static_cast<int>(rods_.rods().size() + soft_.bodies().size()) +
+           static_cast<int>(strands_.strands().size());
   }
   int constraint_count() const {
     return constraints_.size() + soft_.constraint_count() +
@@ -89,6 +92,7 @@ class World {
   const RigidBodies& bodies() const { return bodies_; }
   const RodWorld& rods() const { return rods_; }
   const SoftWorld& soft_bodies() const { return soft_; }
+  const StrandWorld& strands() const { return strands_; }
 
  private:
   // The step pipeline, one function per stage, in order.
@@ -101,6 +105,7 @@ class World {
   void ApplyCorrectionMotion();
   void StepRods();
   void StepSoftBodies();
+  void StepStrands();
   void BuildObstacles();
   void ApplyImpulse(uint32_t body, const Vec3& point, const Vec3& impulse, bool move_pose);
   std::optional<FollowedBody> Followed(const std::string& id) const;
@@ -110,6 +115,8 @@ class World {
   absl::StatusOr<std::string> AddDeformableConstraint(const ConstraintDesc& desc);
   void AddRodsToFrame(Frame* frame) const;
   void AddSoftBodiesToFrame(Frame* frame) const;
+  void AddStrandsToFrame(Frame* frame) const;
+  absl::StatusOr<std::string> AddStrand(const BodyDesc& desc);
 
   std::string name_;
   WorldSettings settings_;
@@ -121,6 +128,7 @@ class World {
   RigidBodies bodies_;
   RodWorld rods_;
   SoftWorld soft_;
+  StrandWorld strands_;
   absl::flat_hash_map<std::string, BodyHandle> body_ids_;
   ConstraintSet constraints_;
   std::vector<std::pair<BodyHandle, Transform>> device_targets_;  // arrival order

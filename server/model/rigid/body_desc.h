@@ -9,6 +9,7 @@
 #include "server/math/transform.h"
 #include "server/model/rod/rod_model.h"
 #include "server/model/soft/soft_body_desc.h"
+#include "server/model/strand/strand_body_desc.h"
 
 namespace ligature {
 
@@ -35,6 +36,9 @@ struct BodyDesc {
   std::optional<RodDesc> rod;
   // Set for a soft body (mesh, model and material); the rigid fields are then unused.
   std::optional<SoftBodyDesc> soft;
+  // Set for a strand (its base frame, curve, materials, art direction); the rigid fields
+  // are then unused.
+  std::optional<StrandBodyDesc> strand;
 };
 
 }  // namespace ligature
