@@ -113,7 +113,7 @@ absl::StatusOr<StrandBodyDesc> StrandFromProto(const v1::Strand& s, const Transf
   }
   // The model's own checks (zero-length segments) name points and parents like the proto.
   if (absl::StatusOr<StrandModel> model = StrandModel::Make(out.strand); !model.ok()) {
-    return Invalid(field, model.status().message());
+    return absl::InvalidArgumentError(absl::StrCat(field, ".", model.status().message()));
   }
   // Art direction.
   out.time_scale = s.has_time_scale() ? s.time_scale() : 1.0;

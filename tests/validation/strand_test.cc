@@ -16,6 +16,7 @@
 #include "server/model/strand/kinematics.h"
 #include "server/model/strand/strand_model.h"
 #include "server/model/strand/strand_state.h"
+#include "tests/validation/strand_answers.h"
 
 namespace ligature {
 namespace {
@@ -127,32 +128,6 @@ TEST(StrandValidationTest, EnergyIsNearlyConservedWithoutDampingAndDecaysWithIt)
   EXPECT_LT(damped, -0.05);
 }
 
-// The discrete static answer for a cantilever of torsion springs: each joint carries the
-// moment of the weight outboard of it, M_j = sum m_k g (x_k - x_j), and its spring answers
-// 2 K tan(theta_j / 2) = M_j. Solved by fixed-point iteration on the deflected geometry.
-double CantileverTipDrop(int n, double length, double mass_per_length, double stiffness) {
-  const double seg = length / n;
-  const double m = mass_per_length * seg;
-  std::vector<double> theta(n, 0.0);
-  double drop = 0.0;
-  for (int iter = 0; iter < 500; ++iter) {
-    std::vector<double> x(n + 1, 0.0), y(n + 1, 0.0);
-    double phi = 0.0;
-    for (int i = 0; i < n; ++i) {
-      phi += theta[i];
-      x[i + 1] = x[i] + seg * std::cos(phi);
-      y[i + 1] = y[i] - seg * std::sin(phi);
-    }
-    for (int j = 0; j < n; ++j) {
-      double moment = 0.0;
-      for (int k = j; k < n; ++k) moment += m * 9.81 * (0.5 * (x[k] + x[k + 1]) - x[j]);
-      theta[j] = 2.0 * std::atan(moment / (2.0 * stiffness));
-    }
-    drop = -y[n];
-  }
-  return drop;
-}
-
 TEST(StrandValidationTest, StiffCantileverMatchesDiscreteStaticDeflection) {
   const int n = 10;
   const double length = 0.5;
@@ -165,7 +140,7 @@ TEST(StrandValidationTest, StiffCantileverMatchesDiscreteStaticDeflection) {
   mat.twist_damping = 1e-3;
   FreeStrand s(Straight(n, length, Vec3(1, 0, 0), mat), 1e-3);
   for (int k = 0; k < 3000; ++k) s.Step();
-  const double expected = CantileverTipDrop(n, length, mat.mass_per_length, 0.15 / (length / n));
+  const double expected = testing::CantileverTipDrop(n, length, mat.mass_per_length, 0.15 / (length / n));
   const Vec3 tip = s.Tip();
   EXPECT_GT(expected, 0.01);
   EXPECT_NEAR(-tip.y(), expected, 0.01 * expected);
