@@ -22,6 +22,8 @@ void FrameToProto(const Frame& frame, const absl::flat_hash_set<std::string>& on
     for (const Vec3& p : b.soft_vertices) Vec3ToProto(p, s->add_soft_vertices());
     for (const int i : b.soft_triangles) s->add_soft_triangles(i);
     s->set_topology_version(b.topology_version);
+    for (const Vec3& p : b.strand_points) Vec3ToProto(p, s->add_strand_points());
+    for (const int i : b.strand_parents) s->add_strand_parents(i);
   }
   for (const PearlState& p : frame.pearls) {
     v1::PearlState* s = out->add_pearls();

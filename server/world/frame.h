@@ -21,6 +21,10 @@ struct BodyState {
   std::vector<Vec3> soft_vertices;
   std::vector<int> soft_triangles;
   uint32_t topology_version = 0;  // cuts that changed the soft body's mesh
+  // Strands: the base point and every segment's tip (m, world), and for a branched strand
+  // each point's parent point (-1 for the base point).
+  std::vector<Vec3> strand_points;
+  std::vector<int> strand_parents;
 };
 
 // A cut a scalpel made during the tick.

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "server/world/rod_proto.h"
 #include "server/world/soft_proto.h"
+#include "server/world/strand_proto.h"
 
 namespace ligature {
 namespace {
@@ -192,7 +193,7 @@ absl::StatusOr<BodyDesc> BodyFromProto(const v1::Body& b, const std::string& fie
     default:
       return Invalid(field + ".kind", "unknown body kind");
   }
-  if (b.has_scalpel() && (b.has_rod() || b.has_soft())) {
+  if (b.has_scalpel() && (b.has_rod() || b.has_soft() || b.has_strand())) {
     return Invalid(field + ".scalpel", "only a rigid body can be a scalpel");
   }
   // A rod: its own shape and material; the rigid fields are not read.
@@ -209,6 +210,15 @@ absl::StatusOr<BodyDesc> BodyFromProto(const v1::Body& b, const std::string& fie
     auto soft = SoftBodyFromProto(b.soft(), *pose, field + ".soft");
     if (!soft.ok()) return soft.status();
     out.soft = *std::move(soft);
+    return out;
+  }
+  // A strand: its base frame is the body's pose.
+  if (b.has_strand()) {
+    auto pose = PoseFromProto(b.pose(), field + ".pose");
+    if (!pose.ok()) return pose.status();
+    auto strand = StrandFromProto(b.strand(), *pose, field + ".strand");
+    if (!strand.ok()) return strand.status();
+    out.strand = *std::move(strand);
     return out;
   }
   if (b.shape().has_compound()) {
@@ -405,6 +415,11 @@ v1::Body BodyToProto(const BodyDesc& b) {
   }
   if (b.soft) {
     SoftBodyToProto(*b.soft, out.mutable_soft());
+    return out;
+  }
+  if (b.strand) {
+    StrandToProto(*b.strand, out.mutable_strand());
+    PoseToProto(b.strand->pose, out.mutable_pose());
     return out;
   }
   if (b.children.empty()) {

@@ -62,13 +62,14 @@ absl::StatusOr<std::string> World::AddBody(const BodyDesc& desc) {
     if (absl::Status s = soft_.AddBody(soft); !s.ok()) return s;
     return d.id;
   }
+  if (d.strand) return AddStrand(d);
   body_ids_[d.id] = bodies_.Add(d);
   if (d.scalpel) scalpels_[d.id] = *d.scalpel;
   return d.id;
 }
 
 absl::Status World::UpdateBody(const std::string& id, const BodyUpdate& u) {
-  if (rods_.HasRod(id) || soft_.HasBody(id)) {
+  if (rods_.HasRod(id) || soft_.HasBody(id) || strands_.HasStrand(id)) {
     return absl::FailedPreconditionError(absl::StrCat(
         "body ", id, " is deformable: it moves through its constraints (delete and "
         "re-create it to change it)"));
@@ -100,6 +101,7 @@ absl::Status World::RemoveBody(const std::string& id) {
     for (std::string& c : soft_.RemoveBody(id)) removed_constraints_.push_back(std::move(c));
     return absl::OkStatus();
   }
+  if (strands_.RemoveStrand(id)) return absl::OkStatus();
   auto it = body_ids_.find(id);
   if (it == body_ids_.end()) return absl::NotFoundError(absl::StrCat("body ", id, " not found"));
   const BodyHandle handle = it->second;
@@ -108,6 +110,7 @@ absl::Status World::RemoveBody(const std::string& id) {
   }
   for (std::string& c : rods_.RemoveFollowing(id)) removed_constraints_.push_back(std::move(c));
   for (std::string& c : soft_.RemoveFollowing(id)) removed_constraints_.push_back(std::move(c));
+  strands_.Unfollow(id);
   bodies_.Remove(handle);
   body_ids_.erase(it);
   scalpels_.erase(id);
@@ -215,6 +218,12 @@ absl::Status World::SetDeviceTarget(const std::string& body_id, const Transform&
 }
 
 absl::StatusOr<BodyDesc> World::GetBody(const std::string& id) const {
+  if (const StrandWorld::Strand* strand = strands_.FindStrand(id)) {
+    BodyDesc d;
+    d.id = id;
+    d.strand = strand->desc;
+    return d;
+  }
   if (const SoftWorld::Body* soft = soft_.FindBody(id)) {
     BodyDesc d;
     d.id = id;
@@ -300,6 +309,13 @@ SceneDesc World::Export() const {
     d.soft = c;
     scene.constraints.push_back(std::move(d));
   }
+  // Strands with their rest curves.
+  for (const StrandWorld::Strand& s : strands_.strands()) {
+    BodyDesc d;
+    d.id = s.desc.id;
+    d.strand = s.desc;
+    scene.bodies.push_back(std::move(d));
+  }
   return scene;
 }
 
@@ -321,7 +337,36 @@ Frame World::MakeFrame() const {
   }
   AddRodsToFrame(&f);
   AddSoftBodiesToFrame(&f);
+  AddStrandsToFrame(&f);
   return f;
+}
+
+// Each strand as a body at its base pose, with its points.
+void World::AddStrandsToFrame(Frame* f) const {
+  for (const StrandWorld::Strand& s : strands_.strands()) {
+    BodyState& b = f->bodies.emplace_back();
+    b.id = s.desc.id;
+    b.pose = s.base_pose;
+    b.strand_points = s.points;
+    b.strand_parents = s.point_parents;
+  }
+}
+
+// A strand: the bodies it follows must be rigid bodies of this world; its base starts at
+// the followed body's pose times its own.
+absl::StatusOr<std::string> World::AddStrand(const BodyDesc& d) {
+  StrandBodyDesc strand = *d.strand;
+  strand.id = d.id;
+  Transform base = strand.pose;
+  for (const auto& [body, field] : {std::pair{strand.follow_body, "follow_body"},
+                                    {strand.local_dynamics_body, "local_dynamics_body"}}) {
+    if (!body.empty() && !body_ids_.contains(body)) {
+      return absl::NotFoundError(absl::StrCat(field, ": no rigid body ", body, " in this world"));
+    }
+  }
+  if (!strand.follow_body.empty()) base = Followed(strand.follow_body)->pose * strand.pose;
+  if (absl::Status s = strands_.AddStrand(strand, base, settings_.gravity); !s.ok()) return s;
+  return d.id;
 }
 
 // Each soft body as a body with its vertices and boundary triangles.

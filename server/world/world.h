@@ -22,6 +22,7 @@
 #include "server/world/frame.h"
 #include "server/world/rod_world.h"
 #include "server/world/soft_world.h"
+#include "server/world/strand_world.h"
 #include "server/world/scene_desc.h"
 #include "server/world/step_counters.h"
 
@@ -63,7 +64,8 @@ class World {
 
   absl::StatusOr<BodyDesc> GetBody(const std::string& id) const;
   bool HasBody(const std::string& id) const {
-    return body_ids_.contains(id) || rods_.HasRod(id) || soft_.HasBody(id);
+    return body_ids_.contains(id) || rods_.HasRod(id) || soft_.HasBody(id) ||
+           strands_.HasStrand(id);
   }
   bool HasConstraint(const std::string& id) const {
     return constraints_.Contains(id) || rods_.HasConstraint(id) || rods_.HasPearl(id) ||
@@ -83,7 +85,8 @@ class World {
   // Totals over every step so far (for monitoring).
   const StepCounters& counters() const { return counters_; }
   int body_count() const {
-    return bodies_.size() + static_cast<int>(rods_.rods().size() + soft_.bodies().size());
+    return bodies_.size() + static_cast<int>(rods_.rods().size() + soft_.bodies().size()) +
+           static_cast<int>(strands_.strands().size());
   }
   int constraint_count() const {
     return constraints_.size() + soft_.constraint_count() +
@@ -92,6 +95,7 @@ class World {
   const RigidBodies& bodies() const { return bodies_; }
   const RodWorld& rods() const { return rods_; }
   const SoftWorld& soft_bodies() const { return soft_; }
+  const StrandWorld& strands() const { return strands_; }
 
  private:
   // The step pipeline, one function per stage, in order.
@@ -104,6 +108,7 @@ class World {
   void ApplyCorrectionMotion();
   void StepRods();
   void StepSoftBodies();
+  void StepStrands();
   void BuildObstacles();
   void ApplyImpulse(uint32_t body, const Vec3& point, const Vec3& impulse, bool move_pose);
   std::optional<FollowedBody> Followed(const std::string& id) const;
@@ -115,6 +120,8 @@ class World {
   void AddSoftBodiesToFrame(Frame* frame) const;
   BodyDesc DescribeRigid(int i) const;
   std::vector<SoftTool> Scalpels() const;
+  void AddStrandsToFrame(Frame* frame) const;
+  absl::StatusOr<std::string> AddStrand(const BodyDesc& desc);
 
   std::string name_;
   WorldSettings settings_;
@@ -127,6 +134,7 @@ class World {
   RigidBodies bodies_;
   RodWorld rods_;
   SoftWorld soft_;
+  StrandWorld strands_;
   absl::flat_hash_map<std::string, BodyHandle> body_ids_;
   absl::flat_hash_map<std::string, ScalpelDesc> scalpels_;  // rigid bodies that cut
   ConstraintSet constraints_;

@@ -33,9 +33,10 @@ void World::Step() {
   ApplyCorrectionMotion();
   StabilizeJoints();
   // The rigid shapes deformable bodies meet, once a tick for rods and soft bodies.
-  if (!rods_.empty() || !soft_.empty()) BuildObstacles();
+  if (!rods_.empty() || !soft_.empty() || !strands_.empty()) BuildObstacles();
   StepRods();
   StepSoftBodies();
+  StepStrands();
   RemoveReleasedJoints();
   // Constraints removed by this tick's edits are reported in this tick's frame.
   tick_removed_constraints_ = std::move(removed_constraints_);
@@ -330,6 +331,22 @@ std::vector<SoftTool> World::Scalpels() const {
   std::sort(tools.begin(), tools.end(),
             [](const SoftTool& a, const SoftTool& b) { return a.id < b.id; });
   return tools;
+}
+
+// Strands take their own implicit step (StrandWorld) after the rigid bodies, so that bases
+// that follow a body (a device-driven head) take its pose at the end of the tick. They meet
+// every rigid shape, moving with its body; strands that failed are counted as recovered.
+void World::StepStrands() {
+  if (strands_.empty()) return;
+  strands_.Step(
+      sim_time_ + settings_.dt(), settings_.dt(), settings_.gravity,
+      [this](const std::string& id) { return Followed(id); }, obstacles_,
+      [this](uint32_t i) -> std::optional<ObstacleMotion> {
+        if (static_cast<int>(i) >= bodies_.size()) return std::nullopt;
+        return ObstacleMotion{bodies_.position[i], bodies_.linear_velocity[i],
+                              bodies_.angular_velocity[i]};
+      });
+  stats_.recovered_bodies += strands_.last_stats().recovered;
 }
 
 // An impulse (N s) at a world point on dynamic body i changes its velocities; with

@@ -76,6 +76,8 @@ class StrandSimulation {
   StrandState& mutable_state() { return state_; }
   const StrandStepStats& stats() const { return stats_; }
   const StrandSimulationOptions& options() const { return options_; }
+  // Gravity and solver options may change between steps (a world's settings).
+  StrandSimulationOptions& mutable_options() { return options_; }
   // Kinematics of the current state on the last step's base.
   StrandKinematics Kinematics() const;
   // Base point plus every segment's tip, world.

@@ -10,6 +10,7 @@
 #include "server/model/rod/rod_model.h"
 #include "server/model/soft/scalpel_desc.h"
 #include "server/model/soft/soft_body_desc.h"
+#include "server/model/strand/strand_body_desc.h"
 
 namespace ligature {
 
@@ -38,6 +39,9 @@ struct BodyDesc {
   std::optional<SoftBodyDesc> soft;
   // Set for a rigid body that is a cutting tool.
   std::optional<ScalpelDesc> scalpel;
+  // Set for a strand (its base frame, curve, materials, art direction); the rigid fields
+  // are then unused.
+  std::optional<StrandBodyDesc> strand;
 };
 
 }  // namespace ligature

@@ -16,35 +16,49 @@ double MaxNorm(const std::vector<Vec3>& v) {
   return m;
 }
 
-// The load stiffness of gravity in each joint's block: turning joint j by phi swings the
-// weight F hanging outboard of it (centre r from the joint) and changes its torque by
-// (F r^T - (F.r) I) phi. Its negative, made symmetric positive semi-definite, is added as
-// h^2 K to the block, so a long soft section hanging under its own weight (whose tension
-// makes its joints stiff) stays in the iteration matrix. One tip-to-root pass: O(n).
-void AddGravityLoadBlocks(const StrandModel& model, const StrandKinematics& kin,
-                          const Vec3& gravity, double h, std::vector<Mat3>* blocks) {
+// The geometric stiffness of the tension, as link blocks. Turning segment j alone (its
+// world orientation; the segments outboard of it carried along without turning) by phi
+// swings the lever arms of the forces on it that stay put in the world: the pull F of its
+// children at its tip and its weight at its centre. That changes the potential by
+// 1/2 phi^T G_j phi, G_j = sum over those forces of (f.r) I - sym(f r^T), r from the
+// joint. In joint coordinates the Hessian is sum_j A_j^T G_j A_j, A_j summing the joint
+// rotations from the root to j: every joint coupled with its neighbours through the
+// tension, which makes a soft hanging strand of short segments stiff. A_j is the angular
+// part of segment j's motion, so h^2 G_j (made positive semi-definite) is an angular link
+// block of the articulated-body recursion, which then solves with the whole coupled
+// matrix in O(n). The pull comes from a Newton-Euler pass at the iterate with the joint
+// accelerations left out (weight, velocity products, base acceleration and the external
+// forces `f`): the tension of a hanging or whirling strand.
+void AddTensionLinkBlocks(const StrandModel& model, const StrandKinematics& kin,
+                          const std::vector<Vec3>& w, const Vec6& base_a, const Vec3& gravity,
+                          const std::vector<Vec6>& f, double h, std::vector<Mat6>* blocks) {
   const int n = model.segments();
-  std::vector<double> mass(n);
-  std::vector<Vec3> moment(n);  // sum of m * centre, world
+  std::vector<Vec6> a, rs(n);
+  ComputeAccelerations(model, kin, w, base_a, std::vector<Vec3>(n, Vec3::Zero()), &a);
+  // The force each segment needs from its parent (segment coordinates, about its joint).
   for (int i = 0; i < n; ++i) {
-    const StrandSegment& seg = model.segment(i);
-    mass[i] = seg.mass;
-    moment[i] = seg.mass * kin.Position(i, Vec3(0.0, 0.5 * seg.length, 0.0));
+    const Mat6& inertia = model.segment(i).inertia;
+    rs[i] = inertia * a[i] + spatial::CrossForce(kin.v[i], inertia * kin.v[i]) - f[i];
   }
+  std::vector<Vec3> pull(n, Vec3::Zero());  // children's pull at each tip
   for (int i = n - 1; i >= 0; --i) {
     const int p = model.segment(i).parent;
-    if (p >= 0) {
-      mass[p] += mass[i];
-      moment[p] += moment[i];
-    }
-    const Vec3 f = mass[i] * gravity;
-    const Vec3 r = moment[i] / mass[i] - kin.pose[i].position;
-    const Mat3 k_world = f.dot(r) * Mat3::Identity() - 0.5 * (f * r.transpose() + r * f.transpose());
-    const Mat3 rot = kin.pose[i].orientation.toRotationMatrix();
-    const Mat3 k = rot.transpose() * k_world * rot;
+    if (p < 0) continue;
+    const Vec6 to_parent = kin.X[i].ForceToParent(rs[i]);
+    rs[p] += to_parent;
+    pull[p] -= spatial::Bottom(to_parent);
+  }
+  for (int i = 0; i < n; ++i) {
+    const StrandSegment& seg = model.segment(i);
+    const Vec3 tip(0.0, seg.length, 0.0);
+    const Vec3 weight = seg.mass * kin.pose[i].InverseRotate(gravity);
+    const Mat3 k = (pull[i].dot(tip) + 0.5 * weight.dot(tip)) * Mat3::Identity() -
+                   0.5 * (pull[i] * tip.transpose() + tip * pull[i].transpose()) -
+                   0.25 * (weight * tip.transpose() + tip * weight.transpose());
     Eigen::SelfAdjointEigenSolver<Mat3> eig(k);
     const Vec3 lambda = eig.eigenvalues().cwiseMax(0.0);
-    (*blocks)[i] += h * h * (eig.eigenvectors() * lambda.asDiagonal() * eig.eigenvectors().transpose());
+    (*blocks)[i].topLeftCorner<3, 3>() +=
+        h * h * (eig.eigenvectors() * lambda.asDiagonal() * eig.eigenvectors().transpose());
   }
 }
 
@@ -91,7 +105,6 @@ void ImplicitStepper::Solve(const StrandModel& model, const StrandBase& base,
     ComputeKinematics(model, base.pose, base_v, q_, w_, &kin_);
     if (k == 0) {
       for (int i = 0; i < n; ++i) joint_block_[i] = ImplicitJointBlock(model.segment(i), q_[i], h);
-      AddGravityLoadBlocks(model, kin_, forces.gravity, h, &joint_block_);
     }
     // Right-hand side at the iterate, plus the iteration matrix times the previous
     // iterate's accelerations.
@@ -110,6 +123,11 @@ void ImplicitStepper::Solve(const StrandModel& model, const StrandBase& base,
       }
       if (!forces.link_forces.empty()) f += forces.link_forces[i];
       f_[i] = f + link_block_[i] * a_prev_[i];
+    }
+    // The tension's stiffness, once a step (at the first iterate, where a_prev_ is zero
+    // and f_ holds the external forces alone).
+    if (k == 0) {
+      AddTensionLinkBlocks(model, kin_, w_, base_a, forces.gravity, f_, h, &link_block_);
     }
     ArticulatedInputs in;
     in.w = &w_;

@@ -4,12 +4,15 @@
 //   M(q') (w' - w) / h + C(q', w') = tau(q', w') + J^T f(q', w'),   q' = q * exp(h w').
 // Each iteration runs the articulated-body algorithm at the current iterate with the
 // iteration matrix M + H folded into the recursion (H = h^2 K + h D per joint, K and D the
-// local 3x3 stiffness and damping blocks; link blocks for drag and pose springs), so one
+// local 3x3 stiffness and damping blocks; link blocks for drag, pose springs and the
+// geometric stiffness of the tension each segment carries, which couples every joint with
+// its neighbours), so one
 // iteration is O(n) and the whole step is linear in the number of segments. The right-hand
 // side carries H times the previous iterate's acceleration, so a converged iterate solves
 // the backward-Euler equations exactly whatever the approximations in H. The stiffness
 // blocks are evaluated once per step (like a DAE solver's reused Jacobian). Terms left out
-// of H (geometric stiffness of gravity, Coriolis derivatives) only slow convergence; when an
+// of H (Coriolis derivatives, the tension's change with the joint accelerations) only slow
+// convergence; when an
 // iteration grows the change instead of shrinking it, the previous iterate is kept.
 
 #include <vector>

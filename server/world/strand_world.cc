@@ -1,0 +1,286 @@
+#include "server/world/strand_world.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "server/model/strand/kinematics.h"
+
+namespace ligature {
+namespace {
+
+// A joint turning faster than this, or a point beyond this distance, is a failed step (a
+// diverged solve), not motion.
+constexpr double kMaxJointSpeed = 1e4;  // rad/s
+constexpr double kMaxCoordinate = 1e6;  // m
+
+bool Healthy(const StrandState& state) {
+  for (const Quat& q : state.q) {
+    if (!q.coeffs().allFinite()) return false;
+  }
+  for (const Vec3& w : state.w) {
+    if (!w.allFinite() || w.norm() > kMaxJointSpeed) return false;
+  }
+  return true;
+}
+
+bool Healthy(const std::vector<Vec3>& points) {
+  return std::all_of(points.begin(), points.end(), [](const Vec3& p) {
+    return p.allFinite() && p.cwiseAbs().maxCoeff() < kMaxCoordinate;
+  });
+}
+
+// Base point plus every segment's tip, in the world, for the strand's state on `base`.
+std::vector<Vec3> PointsOf(const StrandSimulation& sim, const Transform& base) {
+  const StrandModel& model = sim.model();
+  StrandKinematics kin;
+  ComputeKinematics(model, base, Vec6::Zero(), sim.state().q, sim.state().w, &kin);
+  std::vector<Vec3> points = TipPositions(model, kin);
+  points.insert(points.begin(), base.Apply(model.segment(model.roots().front()).attach));
+  return points;
+}
+
+// The base (or a reference frame) from a pose history at `time`: the pose with its
+// velocity and acceleration once there are two samples, at rest before. A time that does
+// not increase (the world's rate changed) starts the history again.
+StrandBase FromHistory(BasePoseHistory* history, double time, const Transform& pose) {
+  if (!history->Push(time, pose).ok()) {
+    *history = BasePoseHistory();
+    (void)history->Push(time, pose);
+  }
+  absl::StatusOr<StrandBase> base = history->At(time);
+  if (base.ok()) return *base;
+  StrandBase at_rest;
+  at_rest.pose = pose;
+  return at_rest;
+}
+
+bool Overlaps(const Aabb& a, const Vec3& lo, const Vec3& hi) {
+  return (a.min.array() <= hi.array()).all() && (lo.array() <= a.max.array()).all();
+}
+
+}  // namespace
+
+std::optional<StrandObstacle> ToStrandObstacle(const RodObstacle& o, const ObstacleMotion& motion,
+                                               double friction, double restitution) {
+  StrandObstacle out;
+  switch (o.shape.type) {
+    case ShapeType::kSphere:
+      out.shape = StrandObstacle::Shape::kSphere;
+      out.radius = o.shape.radius;
+      break;
+    case ShapeType::kBox:
+      out.shape = StrandObstacle::Shape::kBox;
+      out.half_extents = o.shape.half_extents;
+      break;
+    case ShapeType::kCapsule:
+      // Both run along local y between the cap centres.
+      out.shape = StrandObstacle::Shape::kCapsule;
+      out.radius = o.shape.radius;
+      out.half_height = o.shape.half_length;
+      break;
+    case ShapeType::kPlane:
+      // Both: the local XZ plane, outward normal local +y.
+      out.shape = StrandObstacle::Shape::kPlane;
+      break;
+    default:
+      return std::nullopt;
+  }
+  out.pose = o.pose;
+  // The velocity of the shape's origin, from its body's centre-of-mass motion.
+  out.angular_velocity = motion.angular_velocity;
+  out.linear_velocity =
+      motion.linear_velocity + motion.angular_velocity.cross(o.pose.position - motion.center);
+  out.friction = friction;
+  out.restitution = restitution;
+  return out;
+}
+
+absl::Status StrandWorld::AddStrand(const StrandBodyDesc& desc, const Transform& base,
+                                    const Vec3& gravity) {
+  if (index_.contains(desc.id)) {
+    return absl::AlreadyExistsError(absl::StrCat("strand ", desc.id, " already exists"));
+  }
+  absl::StatusOr<StrandModel> model = StrandModel::Make(desc.strand);
+  if (!model.ok()) return model.status();
+  if (!std::isfinite(desc.time_scale) || desc.time_scale < 0.0) {
+    return absl::InvalidArgumentError("time_scale: must be finite and >= 0");
+  }
+  if (!(desc.local_dynamics >= 0.0 && desc.local_dynamics <= 1.0)) {
+    return absl::InvalidArgumentError("local_dynamics: must be in [0, 1]");
+  }
+  for (const auto& [value, name] : {std::pair{desc.pose_strength, "pose_strength"},
+                                    {desc.pose_damping, "pose_damping"},
+                                    {desc.friction, "friction"}}) {
+    if (!std::isfinite(value) || value < 0.0) {
+      return absl::InvalidArgumentError(absl::StrCat(name, ": must be finite and >= 0"));
+    }
+  }
+  if (!(desc.restitution >= 0.0 && desc.restitution <= 1.0)) {
+    return absl::InvalidArgumentError("restitution: must be in [0, 1]");
+  }
+  if (desc.zero_gravity_rest_shape) {
+    if (absl::Status s = ApplyZeroGravityRestShape(&*model, base, gravity); !s.ok()) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("zero_gravity_rest_shape: ", s.message()));
+    }
+  }
+  StrandSimulationOptions options;
+  options.gravity = gravity;
+  Strand s(desc, StrandSimulation(*std::move(model), options));
+  s.base_pose = base;
+  s.points = PointsOf(s.sim, base);
+  // Point k > 0 is the tip of segment k - 1; its parent point is its segment's start.
+  if (!desc.strand.parents.empty()) {
+    s.point_parents.push_back(-1);
+    for (int p : desc.strand.parents) s.point_parents.push_back(p < 0 ? 0 : p + 1);
+  }
+  index_[desc.id] = static_cast<int>(strands_.size());
+  strands_.push_back(std::move(s));
+  return absl::OkStatus();
+}
+
+bool StrandWorld::RemoveStrand(const std::string& id) {
+  auto it = index_.find(id);
+  if (it == index_.end()) return false;
+  strands_.erase(strands_.begin() + it->second);
+  Reindex();
+  return true;
+}
+
+void StrandWorld::Unfollow(const std::string& body_id) {
+  for (Strand& s : strands_) {
+    if (s.desc.follow_body == body_id) {
+      s.desc.follow_body.clear();
+      s.desc.pose = s.base_pose;
+      s.base_history = BasePoseHistory();
+    }
+    if (s.desc.local_dynamics_body == body_id) {
+      s.desc.local_dynamics_body.clear();
+      s.reference_history = BasePoseHistory();
+    }
+  }
+}
+
+bool StrandWorld::References(const std::string& body_id) const {
+  return std::any_of(strands_.begin(), strands_.end(), [&](const Strand& s) {
+    return s.desc.follow_body == body_id || s.desc.local_dynamics_body == body_id;
+  });
+}
+
+const StrandWorld::Strand* StrandWorld::FindStrand(const std::string& id) const {
+  auto it = index_.find(id);
+  return it == index_.end() ? nullptr : &strands_[it->second];
+}
+
+void StrandWorld::Reindex() {
+  index_.clear();
+  for (size_t i = 0; i < strands_.size(); ++i) index_[strands_[i].desc.id] = static_cast<int>(i);
+}
+
+StrandBase StrandWorld::BaseOf(Strand& s, double time_end, const BodyPoseLookup& poses,
+                               std::optional<StrandBase>* reference) {
+  reference->reset();
+  StrandBase base;
+  base.pose = s.desc.pose;
+  if (!s.desc.follow_body.empty()) {
+    const std::optional<FollowedBody> body = poses ? poses(s.desc.follow_body) : std::nullopt;
+    // A followed body that is gone holds the base where it was.
+    base.pose = body ? body->pose * s.desc.pose : s.base_pose;
+    if (body) base = FromHistory(&s.base_history, time_end, base.pose);
+  }
+  if (!s.desc.local_dynamics_body.empty() && poses) {
+    if (const std::optional<FollowedBody> body = poses(s.desc.local_dynamics_body)) {
+      *reference = FromHistory(&s.reference_history, time_end, body->pose);
+    }
+  }
+  return base;
+}
+
+std::vector<StrandObstacle> StrandWorld::NearbyObstacles(const Strand& s, double h,
+                                                         std::span<const RodObstacle> obstacles,
+                                                         const ObstacleMotionLookup& motion) const {
+  std::vector<StrandObstacle> out;
+  if (obstacles.empty()) return out;
+  // The strand's bounds now, grown by its thickness, the contact margin and how far it
+  // can go in a step (twice what it went last step, plus the base's own motion).
+  Vec3 lo = s.points.front(), hi = s.points.front();
+  for (const Vec3& p : s.points) {
+    lo = lo.cwiseMin(p);
+    hi = hi.cwiseMax(p);
+  }
+  double radius = 0.0;
+  for (const StrandSegment& seg : s.sim.model().all()) radius = std::max(radius, seg.radius);
+  const double grow = radius + 0.01 + s.sim.options().collision_margin + 2.0 * s.last_motion +
+                      h * s.base_speed;
+  lo.array() -= grow;
+  hi.array() += grow;
+  for (const RodObstacle& o : obstacles) {
+    if (!Overlaps(o.bounds, lo, hi)) continue;
+    const std::optional<ObstacleMotion> m = motion ? motion(o.body) : std::nullopt;
+    if (std::optional<StrandObstacle> so =
+            ToStrandObstacle(o, m.value_or(ObstacleMotion{o.pose.position}), s.desc.friction,
+                             s.desc.restitution)) {
+      out.push_back(*so);
+    }
+  }
+  return out;
+}
+
+void StrandWorld::Step(double time_end, double h, const Vec3& gravity, const BodyPoseLookup& poses,
+                       std::span<const RodObstacle> obstacles, const ObstacleMotionLookup& motion) {
+  stats_ = StrandWorldStats{};
+  for (Strand& s : strands_) {
+    std::optional<StrandBase> reference;
+    const StrandBase base = BaseOf(s, time_end, poses, &reference);
+    // How fast the base sweeps the strand: its speed plus its turn rate times the length.
+    s.base_speed = base.linear_velocity.norm() +
+                   base.angular_velocity.norm() * s.sim.model().total_length();
+
+    StrandStepInput input;
+    input.base = base;
+    // Local dynamics: without a body of its own, the reference is the base itself.
+    input.reference = reference ? &*reference : &base;
+    input.obstacles = NearbyObstacles(s, h, obstacles, motion);
+    input.art.time_scale = s.desc.time_scale;
+    input.art.local_dynamics = s.desc.local_dynamics;
+    if (s.desc.pose_strength > 0.0 || s.desc.pose_damping > 0.0) {
+      // The animated pose is the rest shape.
+      for (const StrandSegment& seg : s.sim.model().all()) input.art.pose.push_back(seg.rest);
+      input.art.pose_strength = s.desc.pose_strength;
+      input.art.pose_damping = s.desc.pose_damping;
+    }
+    s.sim.mutable_options().gravity = gravity;
+
+    // Step; a failed or runaway step is undone and the strand held at rest in its shape.
+    const StrandState before = s.sim.state();
+    const absl::Status status = s.sim.Step(h, input);
+    std::vector<Vec3> points;
+    bool ok = status.ok() && Healthy(s.sim.state());
+    if (ok) {
+      points = PointsOf(s.sim, base.pose);
+      ok = Healthy(points);
+    }
+    const bool base_finite = base.pose.position.allFinite() &&
+                             base.pose.orientation.coeffs().allFinite();
+    if (!ok) {
+      StrandState& state = s.sim.mutable_state();
+      state = before;
+      std::fill(state.w.begin(), state.w.end(), Vec3::Zero());
+      // A base that is not finite leaves the strand where it was.
+      points = PointsOf(s.sim, base_finite ? base.pose : s.base_pose);
+      ++stats_.recovered;
+    } else {
+      stats_.newton_iterations = std::max(stats_.newton_iterations, s.sim.stats().newton_iterations);
+      stats_.contacts += s.sim.stats().contacts;
+    }
+    s.last_motion = 0.0;
+    for (size_t k = 0; k < points.size() && k < s.points.size(); ++k) {
+      s.last_motion = std::max(s.last_motion, (points[k] - s.points[k]).norm());
+    }
+    s.points = std::move(points);
+    if (base_finite) s.base_pose = base.pose;
+  }
+}
+
+}  // namespace ligature
