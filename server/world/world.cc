@@ -310,6 +310,7 @@ Frame World::MakeFrame() const {
   }
   AddRodsToFrame(&f);
   AddSoftBodiesToFrame(&f);
+  AddHapticToolsToFrame(&f);
   return f;
 }
 
