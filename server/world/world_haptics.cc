@@ -61,8 +61,17 @@ void AddContactPlanes(const RigidBodies& bodies, uint32_t tool, double reach, do
 // A buffer of the soft body's vertices nearest the tool (within `reach` of its surface),
 // with the compliance that couples them over one tick: the FEM body's implicit system
 // (h^2 A^-1 restricted to them); a mass-point body's lumped h^2 / m per vertex.
-void AddBuffer(const SoftWorld::Body& body, const haptics::ToolLocalModel& tool, double reach,
-               double h, std::vector<haptics::BufferModel>* out) {
+//
+// The vertices the tool pressed on during the tick sit deflected by that force: the buffer
+// holds where they would be without it, x - C g, so that the haptic solve, pressing again,
+// finds them where they are and the force that holds them there. g is spread over the
+// vertices as their velocities' losses into the tool were, and its total is `press`, what
+// the tool pressed with (its coupling force and weight: the tool's balance at rest), since
+// the vertices' projection out of the tool moves them without counting as momentum.
+void AddBuffer(const SoftWorld::Body& body, int body_index, uint32_t tool_index,
+               const std::vector<SoftWorld::Push>& pushes, const Vec3& press,
+               const haptics::ToolLocalModel& tool, double reach, double h,
+               std::vector<haptics::BufferModel>* out) {
   const std::vector<Vec3>& x = body.positions();
   const Transform pose{tool.tool.position, tool.tool.orientation};
   std::vector<std::pair<double, int>> near;
@@ -105,6 +114,21 @@ void AddBuffer(const SoftWorld::Body& body, const haptics::ToolLocalModel& tool,
       const double c = fixed || !(mass[v] > 0.0) ? 0.0 : h * h / mass[v];
       b.compliance.block<3, 3>(3 * k, 3 * k) = c * Mat3::Identity();
     }
+  }
+  Eigen::VectorXd load = Eigen::VectorXd::Zero(3 * n);
+  for (const SoftWorld::Push& p : pushes) {
+    if (p.body != tool_index || p.soft_body != body_index || local[p.vertex] < 0) continue;
+    load.segment<3>(3 * local[p.vertex]) -= p.impulse / h;
+  }
+  Vec3 total = Vec3::Zero(); 
+  for (int k = 0; k < n; ++k) total += load.segment<3>(3 * k);
+  if (total.norm() > 1e-9) {
+    const double scale = std::clamp(press.dot(total) / total.squaredNorm(), 0.0, 20.0);
+    load *= scale;
+  }
+  if (!load.isZero()) {
+    const Eigen::VectorXd deflection = b.compliance * load;
+    for (int k = 0; k < n; ++k) b.positions[k] -= deflection.segment<3>(3 * k);
   }
   for (const auto& t : body.desc.mesh.tets) {
     const std::array<int, 4> lt = {local[t[0]], local[t[1]], local[t[2]], local[t[3]]};
@@ -195,8 +219,10 @@ void World::PublishHapticModels() {
     const double reach = std::min(
         kMaxReach, settings_.contact_margin + kBaseReach + 2.0 * h * bodies_.linear_velocity[i].norm());
     AddContactPlanes(bodies_, i, reach, h, model.get());
-    for (const SoftWorld::Body& body : soft_.bodies()) {
-      AddBuffer(body, *model, reach, h, &model->buffers);
+    for (size_t k = 0; k < soft_.bodies().size(); ++k) {
+      AddBuffer(soft_.bodies()[k], static_cast<int>(k), i, soft_.pushes(),
+                channel->display().force + model->mass * settings_.gravity, *model, reach, h,
+                &model->buffers);
     }
     channel->PublishModel(std::move(model));
   }
