@@ -39,32 +39,49 @@ DeviceTarget HapticCore::TargetFor(const DevicePose& pose, double h) {
   return t;
 }
 
-HapticReply HapticCore::OnPose(DevicePose pose, double now) {
-  HapticReply reply;
-  reply.sequence = pose.sequence;
-  reply.client_time = pose.client_time;
-  // 1. The pose and its order; a refused pose gets zero force at once.
-  const bool bad = !CheckDevicePose(&pose).ok();
-  const bool late = has_pose_ && pose.sequence <= last_sequence_;
+bool HapticCore::Admit(DevicePose* pose, double now, HapticReply* reply, double* h) {
+  reply->sequence = pose->sequence;
+  reply->client_time = pose->client_time;
+  // The pose and its order; a refused pose gets zero force at once.
+  const bool bad = !CheckDevicePose(pose).ok();
+  const bool late = has_pose_ && pose->sequence <= last_sequence_;
   if (bad || late) {
-    reply.rejected_pose = true;
-    reply.out_of_order = !bad && late;
+    reply->rejected_pose = true;
+    reply->out_of_order = !bad && late;
     filter_.Set(Vec3::Zero(), Vec3::Zero());
     last_output_time_ = now;
-    return reply;
+    return false;
   }
   // The step: the device's own sample interval when it is sane, else the arrival interval.
-  double h = 1e-3;
+  *h = 1e-3;
   if (has_pose_) {
-    const double client_dt = pose.client_time - last_client_time_;
+    const double client_dt = pose->client_time - last_client_time_;
     const double arrival_dt = now - last_pose_time_;
-    h = (client_dt > 0.0 && client_dt <= kMaxStep) ? client_dt : arrival_dt;
-    h = std::clamp(h, kMinStep, kMaxStep);
-    if (!released_) period_ += kPeriodBlend * (h - period_);
+    *h = (client_dt > 0.0 && client_dt <= kMaxStep) ? client_dt : arrival_dt;
+    *h = std::clamp(*h, kMinStep, kMaxStep);
+    if (!released_) period_ += kPeriodBlend * (*h - period_);
   }
+  return true;
+}
 
-  // 2. The model: a new one re-synchronizes the tool; after a watchdog release the tool
-  // starts again from the world's state.
+void HapticCore::Remember(const DevicePose& pose, const DeviceTarget& target, double now) {
+  has_pose_ = true;
+  released_ = false;
+  ramping_ = false;
+  last_sequence_ = pose.sequence;
+  last_client_time_ = pose.client_time;
+  last_pose_time_ = now;
+  last_output_time_ = now;
+  last_target_ = target;
+}
+
+HapticReply HapticCore::OnPose(DevicePose pose, double now) {
+  HapticReply reply;
+  double h = 0.0;
+  if (!Admit(&pose, now, &reply, &h)) return reply;
+
+  // The model: a new one re-synchronizes the tool to the world's state, as does the first
+  // pose after a watchdog release.
   if (model_ == nullptr) {
     reply.stale_model = true;
     filter_.Set(Vec3::Zero(), Vec3::Zero());
@@ -81,7 +98,7 @@ HapticReply HapticCore::OnPose(DevicePose pose, double now) {
   ToolStepResult step;
   if (model_ != nullptr) step = sim_.Step(target, h);
 
-  // 3. Safety filter on the device's force.
+  // Safety filter on the device's force.
   const FilteredForce out = model_ != nullptr
                                 ? filter_.Apply(-step.force, -step.torque, now - last_output_time_)
                                 : FilteredForce{};
@@ -91,20 +108,31 @@ HapticReply HapticCore::OnPose(DevicePose pose, double now) {
   reply.rate_limited = out.rate_limited;
   reply.contacts = step.contacts;
 
-  // 4. The world's share: the opposite of the device's force.
+  // The world's share: the opposite of the device's force.
   if (model_ != nullptr) {
     reply.world_force = -out.force;
     reply.world_torque = -out.torque;
     reply.world_weight = h;
   }
-  has_pose_ = true;
-  released_ = false;
-  ramping_ = false;
-  last_sequence_ = pose.sequence;
-  last_client_time_ = pose.client_time;
-  last_pose_time_ = now;
-  last_output_time_ = now;
-  last_target_ = target;
+  Remember(pose, target, now);
+  return reply;
+}
+
+HapticReply HapticCore::OnRemotePose(DevicePose pose, const Vec3& force, const Vec3& torque,
+                                     double now) {
+  HapticReply reply;
+  double h = 0.0;
+  if (!Admit(&pose, now, &reply, &h)) return reply;
+  Vec3 f = force, t = torque;
+  reply.clamped = ClampLength(&f, params_.limits.force_limit);
+  reply.clamped = ClampLength(&t, params_.limits.torque_limit) || reply.clamped;
+  reply.force = f;
+  reply.torque = t;
+  reply.world_force = -f;
+  reply.world_torque = -t;
+  reply.world_weight = h;
+  filter_.Set(f, t);
+  Remember(pose, TargetFor(pose, h), now);
   return reply;
 }
 

@@ -57,6 +57,11 @@ class HapticCore {
   // The reply to one pose received at `now`.
   HapticReply OnPose(DevicePose pose, double now);
 
+  // Remote mode: the client computed and rendered `force` and `torque` itself. The pose is
+  // checked as in OnPose; the world's share is the opposite of the rendered force, cut to
+  // the session's limits (a client cannot push the world harder than its session allows).
+  HapticReply OnRemotePose(DevicePose pose, const Vec3& force, const Vec3& torque, double now);
+
   // Watchdog. While poses keep coming, nothing. Once `timeout` has passed since the last
   // valid pose, a reply flagged `watchdog` whose force ramps linearly from the last output
   // to zero over one device period; after the zero output, nothing until poses resume.
@@ -72,6 +77,10 @@ class HapticCore {
 
  private:
   DeviceTarget TargetFor(const DevicePose& pose, double h);
+  // Checks the pose and its sequence; a refused one fills `reply` and gives false. A taken
+  // one gives the step length.
+  bool Admit(DevicePose* pose, double now, HapticReply* reply, double* h);
+  void Remember(const DevicePose& pose, const DeviceTarget& target, double now);
 
   HapticParams params_;
   ToolSimulator sim_;
