@@ -28,6 +28,7 @@ absl::StatusOr<std::unique_ptr<HapticSession>> HapticSession::Open(
     auto params = haptics::ResolveParams(HapticParamsFromProto(s->params_), 1.0, 1.0);
     if (!params.ok()) return params.status();
     s->core_ = std::make_unique<haptics::HapticCore>(*params);
+    s->core_->SetRemoteResync(haptics::kRemoteResyncBlend);
     s->reader_ = std::thread([raw = s.get()] { raw->ReadModels(); });
   }
   return s;

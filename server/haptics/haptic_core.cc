@@ -86,8 +86,16 @@ HapticReply HapticCore::OnPose(DevicePose pose, double now) {
     reply.stale_model = true;
     filter_.Set(Vec3::Zero(), Vec3::Zero());
   } else {
-    if (!synced_ || model_->tick != synced_tick_ || released_) {
+    if (!synced_ || released_) {
       sim_.Reset(model_);
+      synced_tick_ = model_->tick;
+      synced_ = true;
+    } else if (model_->tick != synced_tick_) {
+      if (remote_blend_ < 0.0) {
+        sim_.Reset(model_);
+      } else {
+        sim_.Refresh(model_, remote_blend_);
+      }
       synced_tick_ = model_->tick;
       synced_ = true;
     }

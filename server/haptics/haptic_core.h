@@ -51,6 +51,12 @@ class HapticCore {
  public:
   explicit HapticCore(const HapticParams& params);
 
+  // How a new model re-synchronizes the local tool. Server mode (the default) takes the
+  // world's tool state whole: the model is fresh. Remote mode keeps the local state and
+  // draws it a share of the way to the model's per model (models arrive a network delay
+  // late, and resetting to them would close the coupling loop through twice that delay).
+  void SetRemoteResync(double blend) { remote_blend_ = blend; }
+
   // The newest model (or nullptr); cheap to call before every pose.
   void SetModel(std::shared_ptr<const ToolLocalModel> model);
 
@@ -87,6 +93,7 @@ class HapticCore {
   ForceFilter filter_;
   std::shared_ptr<const ToolLocalModel> model_;
   uint64_t synced_tick_ = 0;
+  double remote_blend_ = -1.0;  // < 0: server mode
   bool synced_ = false;
 
   // Sequence and timing of the last valid pose.

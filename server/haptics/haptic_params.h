@@ -35,6 +35,8 @@ inline constexpr double kDefaultForceLimit = 10.0;        // N
 inline constexpr double kDefaultTorqueLimit = 1.0;        // N m
 inline constexpr double kDefaultForceRateLimit = 5000.0;  // N/s
 inline constexpr double kDefaultWatchdogTimeout = 0.010;  // s
+// Remote mode: share of the way the client's tool is drawn to each model's tool state.
+inline constexpr double kRemoteResyncBlend = 0.05;
 
 // Fills the defaults for a tool of `tool_mass` kg and smallest principal inertia
 // `tool_inertia` kg m^2, and checks every field: INVALID_ARGUMENT naming the field

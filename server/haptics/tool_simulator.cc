@@ -33,6 +33,26 @@ void ToolSimulator::Reset(std::shared_ptr<const ToolLocalModel> model) {
   }
 }
 
+void ToolSimulator::Refresh(std::shared_ptr<const ToolLocalModel> model, double blend) {
+  if (model_ == nullptr) {
+    Reset(std::move(model));
+    return;
+  }
+  const ToolState local = state_;
+  Reset(std::move(model));
+  const ToolState& world = model_->tool;
+  state_.position = local.position + blend * (world.position - local.position);
+  state_.orientation = local.orientation;
+  state_.linear_velocity = local.linear_velocity;
+  state_.angular_velocity = local.angular_velocity;
+  // The contact points keep their offsets from the tool's centre, now in the local tool's
+  // frame (the world's tool may have turned differently, e.g. rolled).
+  for (size_t i = 0; i < model_->planes.size(); ++i) {
+    plane_lever_local_[i] =
+        state_.orientation.conjugate() * (model_->planes[i].point - world.position);
+  }
+}
+
 // Rows of the planes (their gap follows the tool's motion since the tick) and of the
 // buffer vertices within reach of the tool at its current pose.
 void ToolSimulator::CollectRows() {

@@ -52,6 +52,10 @@ class ToolSimulator {
 
   // Takes the model's obstacles and the tool's state from it (re-synchronization).
   void Reset(std::shared_ptr<const ToolLocalModel> model);
+  // Takes the model's obstacles but keeps the tool's own state, its position moved only a
+  // share `blend` of the way to the model's: for models that arrive late (remote mode),
+  // whose tool state is older than the local one. The orientation stays the local one.
+  void Refresh(std::shared_ptr<const ToolLocalModel> model, double blend);
   bool has_model() const { return model_ != nullptr; }
   const ToolLocalModel* model() const { return model_.get(); }
 
