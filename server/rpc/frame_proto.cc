@@ -57,6 +57,17 @@ void FrameToProto(const Frame& frame, const absl::flat_hash_set<std::string>& on
   stats->set_max_penetration(frame.stats.max_penetration);
   stats->set_solve_ms(frame.stats.solve_ms);
   out->set_step_ms(frame.stats.step_ms);
+  for (const ToolFrameState& t : frame.tools) {
+    v1::ToolState* s = out->add_tools();
+    s->set_body_id(t.body_id);
+    s->set_device_id(t.device_id);
+    PoseToProto(t.device_pose, s->mutable_device_pose());
+    Vec3ToProto(t.coupling_force, s->mutable_coupling_force());
+    Vec3ToProto(t.coupling_torque, s->mutable_coupling_torque());
+    s->set_contacts(t.contacts);
+    s->set_watchdog(t.watchdog);
+    s->set_buttons(t.buttons);
+  }
   for (const std::string& c : frame.removed_constraints) {
     out->add_removed_constraints(frame.world + "/constraints/" + c);
   }

@@ -13,7 +13,8 @@ Server::Server(const ServerOptions& options)
       manager_(options.worlds),
       world_service_(&manager_),
       scene_service_(&manager_),
-      session_service_(&manager_, &stopping_, &session_counters_) {}
+      session_service_(&manager_, &stopping_, &session_counters_),
+      haptics_service_(&manager_, &stopping_) {}
 
 Server::~Server() { Shutdown(absl::ZeroDuration()); }
 
@@ -27,6 +28,7 @@ absl::Status Server::Start() {
   builder.RegisterService(&world_service_);
   builder.RegisterService(&scene_service_);
   builder.RegisterService(&session_service_);
+  builder.RegisterService(&haptics_service_);
   server_ = builder.BuildAndStart();
   if (server_ == nullptr || port_ == 0) {
     return absl::UnavailableError(

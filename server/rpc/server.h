@@ -8,6 +8,7 @@
 
 #include "absl/status/status.h"
 #include "grpcpp/server.h"
+#include "server/rpc/haptics_service_impl.h"
 #include "server/rpc/scene_service_impl.h"
 #include "server/rpc/session_counters.h"
 #include "server/rpc/session_service_impl.h"
@@ -33,6 +34,7 @@ class Server {
   WorldManager& worlds() { return manager_; }
   // Counters of the frame streams, read by the metrics exporter.
   const SessionCounters& sessions() const { return session_counters_; }
+  const HapticCounters& haptics() const { return haptics_service_.counters(); }
 
   // Health goes NOT_SERVING, worlds close (streams end with UNAVAILABLE), then the server
   // stops, letting in-flight unary calls finish for up to `grace`.
@@ -47,6 +49,7 @@ class Server {
   WorldServiceImpl world_service_;
   SceneServiceImpl scene_service_;
   SessionServiceImpl session_service_;
+  HapticsServiceImpl haptics_service_;
   std::unique_ptr<grpc::Server> server_;
   int port_ = 0;
 };

@@ -66,6 +66,18 @@ struct StepStats {
   int recovered_bodies = 0;  // bodies held in place after a non-finite step
 };
 
+// A haptic tool and its coupling at the end of a tick.
+struct ToolFrameState {
+  std::string body_id;
+  std::string device_id;
+  Transform device_pose;
+  Vec3 coupling_force = Vec3::Zero();   // N, on the tool (the tick's average)
+  Vec3 coupling_torque = Vec3::Zero();  // N m
+  int contacts = 0;
+  bool watchdog = false;
+  uint32_t buttons = 0;
+};
+
 struct Frame {
   std::string world;       // worlds/{world}
   uint64_t tick = 0;
@@ -76,6 +88,7 @@ struct Frame {
   std::vector<PearlState> pearls;
   RodFrameStats rods;
   std::vector<CutEvent> cuts;
+  std::vector<ToolFrameState> tools;
 };
 
 }  // namespace ligature

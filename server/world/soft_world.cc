@@ -269,7 +269,10 @@ void SoftWorld::ResolveContacts(Body& body, double h, std::span<const RodObstacl
         slide *= speed > 0.0 ? std::max(0.0, 1.0 - kFriction * into / speed) : 0.0;
         v[i] = slide;
       }
-      if (o.inv_mass > 0.0) pushes_.push_back({o.body, c.position, mass[i] * (before - v[i])});
+      if (o.inv_mass > 0.0) {
+        pushes_.push_back({o.body, c.position, mass[i] * (before - v[i]),
+                           static_cast<int>(&body - bodies_.data()), static_cast<int>(i)});
+      }
     }
     // Verlet reads its velocity from the previous position: keep the two consistent.
     if (moved && body.mass_point && !body.mass_point_state.x_prev.empty()) {

@@ -95,6 +95,8 @@ class SoftWorld {
     uint32_t body = 0;
     Vec3 point = Vec3::Zero();
     Vec3 impulse = Vec3::Zero();  // N s
+    int soft_body = -1;  // index in bodies() of the soft body whose vertex pushed
+    int vertex = -1;     // that vertex
   };
   const std::vector<Push>& pushes() const { return pushes_; }
   int last_recovered() const { return recovered_; }

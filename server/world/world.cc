@@ -338,6 +338,7 @@ Frame World::MakeFrame() const {
   AddRodsToFrame(&f);
   AddSoftBodiesToFrame(&f);
   AddStrandsToFrame(&f);
+  AddHapticToolsToFrame(&f);
   return f;
 }
 

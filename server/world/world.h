@@ -16,6 +16,7 @@
 #include "server/constraint/constraint_rows.h"
 #include "server/constraint/constraint_set.h"
 #include "server/constraint/contact_cache.h"
+#include "server/haptics/tool_channel.h"
 #include "server/model/rigid/rigid_bodies.h"
 #include "server/solver/gauss_seidel.h"
 #include "server/solver/tunable_lcp.h"
@@ -61,6 +62,18 @@ class World {
   void SetSettings(const WorldSettings& settings) { settings_ = settings; }
   // Drives a kinematic body to `pose` over the next tick.
   absl::Status SetDeviceTarget(const std::string& body_id, const Transform& pose);
+
+  // Haptics (world_haptics.cc): a session's channel drives dynamic rigid body `body_id`
+  // through a virtual coupling. FAILED_PRECONDITION when another session holds the tool or
+  // the body is not a dynamic rigid body, NOT_FOUND when there is no such body. Attaching
+  // publishes a first local model at once.
+  absl::Status AttachHapticTool(const std::string& body_id,
+                                std::shared_ptr<haptics::ToolChannel> channel);
+  // Releases the tool if `channel` still holds it.
+  void DetachHapticTool(const std::string& body_id, const haptics::ToolChannel* channel);
+  // Publishes every tool's local model for the current state (each Step does it; a paused
+  // world's host does it after edits).
+  void PublishHapticModels();
 
   absl::StatusOr<BodyDesc> GetBody(const std::string& id) const;
   bool HasBody(const std::string& id) const {
@@ -113,6 +126,10 @@ class World {
   void ApplyImpulse(uint32_t body, const Vec3& point, const Vec3& impulse, bool move_pose);
   std::optional<FollowedBody> Followed(const std::string& id) const;
   void ApplyRodPushes();
+  // Haptic stages (world_haptics.cc): the coupling forces averaged since the last tick
+  // act on the tools; the local models are exported after the step.
+  void ApplyHapticCouplings();
+  void AddHapticToolsToFrame(Frame* frame) const;
 
   std::string NextId(const char* prefix);
   absl::StatusOr<std::string> AddDeformableConstraint(const ConstraintDesc& desc);
@@ -142,6 +159,8 @@ class World {
   std::vector<BodyHandle> device_driven_;  // bodies moved by a device last tick
   std::vector<std::string> removed_constraints_;       // since the last step
   std::vector<std::string> tick_removed_constraints_;  // during the last step
+  // Haptic tools: body id -> the channel of the session driving it.
+  absl::flat_hash_map<std::string, std::shared_ptr<haptics::ToolChannel>> haptic_tools_;
 
   // A contact point found this tick, with the dense indices of its bodies.
   struct Contact {

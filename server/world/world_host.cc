@@ -51,6 +51,8 @@ void WorldHost::RunTick() {
   for (WorldCommand& c : commands) c(world_.get());
   const bool advance = !world_->settings().paused;
   if (advance) world_->Step();
+  // A paused world's tools see its edits at once.
+  if (!advance && !commands.empty()) world_->PublishHapticModels();
   if (advance || !commands.empty()) Publish();
 }
 

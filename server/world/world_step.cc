@@ -26,6 +26,7 @@ void World::Step() {
   const auto start = std::chrono::steady_clock::now();
   ApplyDeviceTargets();
   AccumulateForces();
+  ApplyHapticCouplings();
   IntegrateFreeMotion();
   DetectCollisions();
   BuildConstraintRows();
@@ -47,6 +48,7 @@ void World::Step() {
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
           .count();
   counters_.Record(stats_);
+  PublishHapticModels();
 }
 
 // Device poses set the velocity that carries each kinematic body to its target in one

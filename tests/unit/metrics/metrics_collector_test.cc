@@ -8,6 +8,7 @@
 #include <string>
 #include <thread>
 
+#include "absl/time/clock.h"
 #include "absl/time/time.h"
 
 namespace ligature {
@@ -50,7 +51,10 @@ SceneDesc PausedScene(int balls) {
 }
 
 // Steps `world` `ticks` times on its own thread, as StepWorld does.
+// The call returns once the steps ran; their publication (what Info() reports) follows
+// on the world's thread, so wait for it too.
 void StepOnHost(WorldHost& host, int ticks) {
+  const uint64_t target = host.Info().tick + ticks;
   auto done = host.Call<int>(
       [ticks](World& w) -> absl::StatusOr<int> {
         for (int i = 0; i < ticks; ++i) w.Step();
@@ -58,6 +62,8 @@ void StepOnHost(WorldHost& host, int ticks) {
       },
       absl::Seconds(10));
   ASSERT_TRUE(done.ok()) << done.status();
+  const absl::Time deadline = absl::Now() + absl::Seconds(10);
+  while (host.Info().tick < target && absl::Now() < deadline) absl::SleepFor(absl::Milliseconds(1));
 }
 
 TEST(MetricsCollectorTest, ReportsWorldsStepsAndHistograms) {

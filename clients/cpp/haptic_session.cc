@@ -1,0 +1,115 @@
+#include "clients/cpp/haptic_session.h"
+
+#include "absl/strings/str_cat.h"
+#include "clients/cpp/status_util.h"
+#include "server/haptics/clock.h"
+#include "server/rpc/haptics_proto.h"
+
+namespace ligature::client {
+
+absl::StatusOr<std::unique_ptr<HapticSession>> HapticSession::Open(
+    std::shared_ptr<grpc::Channel> channel, const ligature::v1::HapticOpen& open) {
+  std::unique_ptr<HapticSession> s(new HapticSession());
+  s->stub_ = ligature::v1::HapticsService::NewStub(channel);
+  s->remote_ = open.mode() == ligature::v1::HAPTIC_MODE_REMOTE;
+  s->stream_ = s->stub_->Haptics(&s->context_);
+  *s->request_.mutable_open() = open;
+  if (!s->stream_->Write(s->request_) || !s->stream_->Read(&s->response_) ||
+      !s->response_.has_opened()) {
+    s->stream_->WritesDone();
+    const grpc::Status status = s->stream_->Finish();
+    s->closed_ = true;
+    if (status.ok()) return absl::UnavailableError("the server ended the haptics stream");
+    return ToAbslStatus(status);
+  }
+  s->params_ = s->response_.opened().params();
+  s->session_id_ = s->response_.opened().session_id();
+  if (s->remote_) {
+    auto params = haptics::ResolveParams(HapticParamsFromProto(s->params_), 1.0, 1.0);
+    if (!params.ok()) return params.status();
+    s->core_ = std::make_unique<haptics::HapticCore>(*params);
+    s->core_->SetRemoteResync(haptics::kRemoteResyncBlend);
+    s->reader_ = std::thread([raw = s.get()] { raw->ReadModels(); });
+  }
+  return s;
+}
+
+HapticSession::~HapticSession() {
+  if (!closed_) {
+    context_.TryCancel();
+    if (reader_.joinable()) reader_.join();
+  }
+}
+
+// Remote mode: every new model replaces the last; its age is measured from its arrival.
+void HapticSession::ReadModels() {
+  ligature::v1::HapticsResponse in;
+  while (stream_->Read(&in)) {
+    if (!in.has_model()) continue;  // replies to refused poses
+    auto model = LocalModelFromProto(in.model());
+    if (!model.ok()) {
+      std::lock_guard<std::mutex> lock(status_mu_);
+      read_error_ = model.status();
+      continue;
+    }
+    (*model)->published_at = haptics::MonotonicSeconds();
+    model_.store(std::move(*model));
+  }
+}
+
+uint64_t HapticSession::model_tick() const {
+  const auto m = model_.load();
+  return m ? m->tick : 0;
+}
+
+absl::StatusOr<haptics::HapticReply> HapticSession::Force(const haptics::DevicePose& pose) {
+  if (closed_) return absl::FailedPreconditionError("the session is closed");
+  request_.Clear();
+  ligature::v1::HapticPose* p = request_.mutable_pose();
+  DevicePoseToProto(pose, p);
+  if (remote_) {
+    // Solve here, from the newest model; the pose goes on with what was rendered.
+    const auto model = model_.load();
+    if (model && model->tool_removed) return absl::NotFoundError("the tool was removed");
+    core_->SetModel(model);
+    haptics::HapticReply reply = core_->OnPose(pose, haptics::MonotonicSeconds());
+    p->mutable_rendered_force()->set_x(reply.force.x());
+    p->mutable_rendered_force()->set_y(reply.force.y());
+    p->mutable_rendered_force()->set_z(reply.force.z());
+    p->mutable_rendered_torque()->set_x(reply.torque.x());
+    p->mutable_rendered_torque()->set_y(reply.torque.y());
+    p->mutable_rendered_torque()->set_z(reply.torque.z());
+    if (!reply.rejected_pose && !stream_->Write(request_)) {
+      return absl::UnavailableError("the haptics stream is closed");
+    }
+    return reply;
+  }
+  if (!stream_->Write(request_)) return absl::UnavailableError("the haptics stream is closed");
+  // The reply for this pose; watchdog messages sent meanwhile are skipped.
+  while (stream_->Read(&response_)) {
+    if (!response_.has_force()) continue;
+    const ligature::v1::HapticForce& f = response_.force();
+    if (f.watchdog() || f.sequence() != pose.sequence) continue;
+    return HapticReplyFromProto(f);
+  }
+  closed_ = true;
+  const grpc::Status status = stream_->Finish();
+  return status.ok() ? absl::UnavailableError("the server ended the haptics stream")
+                     : ToAbslStatus(status);
+}
+
+absl::Status HapticSession::Close() {
+  if (closed_) return absl::OkStatus();
+  closed_ = true;
+  stream_->WritesDone();
+  if (reader_.joinable()) {
+    reader_.join();
+  } else {
+    while (stream_->Read(&response_)) {
+    }
+  }
+  const grpc::Status status = stream_->Finish();
+  return status.ok() ? absl::OkStatus() : ToAbslStatus(status);
+}
+
+}  // namespace ligature::client

@@ -1,0 +1,77 @@
+#pragma once
+// The hand-off between a world and the haptic session driving one of its tools. Neither
+// side ever waits for the other:
+//  - world -> haptics: the local model, published after every tick as an immutable
+//    snapshot through an atomic shared pointer (a store by the world, a load per pose);
+//  - haptics -> world: the coupling force of every pose, weighted by its duration, added
+//    into an accumulator that the world takes (and resets) at the start of its next tick.
+//    Its lock guards a handful of additions, never a solve or any I/O.
+// A channel is created by the session and attached to the tool body by a world command;
+// the world holds it (shared) until the session detaches it or the tool disappears.
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "server/haptics/local_model.h"
+#include "server/math/transform.h"
+
+namespace ligature::haptics {
+
+// What viewers see of a tool (frames).
+struct ToolDisplay {
+  std::string device_id;
+  Transform device_pose;
+  uint32_t buttons = 0;
+  int contacts = 0;
+  bool watchdog = false;
+  Vec3 force = Vec3::Zero();   // N, on the tool: the average the world took last tick
+  Vec3 torque = Vec3::Zero();  // N m
+};
+
+// The coupling the world takes for one tick.
+struct CouplingAverage {
+  Vec3 force = Vec3::Zero();   // N, on the tool
+  Vec3 torque = Vec3::Zero();  // N m
+  double duration = 0.0;       // s of haptic steps averaged; 0: none
+  int samples = 0;
+};
+
+class ToolChannel {
+ public:
+  ToolChannel(std::string session_id, std::string device_id);
+
+  const std::string& session_id() const { return session_id_; }
+
+  // World side ------------------------------------------------------------------------
+  void PublishModel(std::shared_ptr<const ToolLocalModel> model) {
+    model_.store(std::move(model), std::memory_order_release);
+  }
+  // The duration-weighted average since the last call, which it resets; also kept as the
+  // force viewers see.
+  CouplingAverage TakeCoupling();
+  ToolDisplay display() const;
+
+  // Haptic side -----------------------------------------------------------------------
+  std::shared_ptr<const ToolLocalModel> model() const {
+    return model_.load(std::memory_order_acquire);
+  }
+  void AddCoupling(const Vec3& force, const Vec3& torque, double weight);
+  // The newest device state, for viewers.
+  void SetDevice(const Transform& pose, uint32_t buttons, int contacts, bool watchdog);
+
+ private:
+  const std::string session_id_;
+  std::atomic<std::shared_ptr<const ToolLocalModel>> model_;
+
+  mutable std::mutex mu_;
+  Vec3 force_sum_ = Vec3::Zero();   // N s
+  Vec3 torque_sum_ = Vec3::Zero();  // N m s
+  double weight_sum_ = 0.0;
+  int samples_ = 0;
+  ToolDisplay display_;
+};
+
+}  // namespace ligature::haptics

@@ -1,0 +1,202 @@
+#include "server/haptics/tool_simulator.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "server/haptics/tool_distance.h"
+
+namespace ligature::haptics {
+namespace {
+
+constexpr int kMaxIterations = 60;
+constexpr double kTolerance = 1e-10;       // m, largest gap change in a sweep
+constexpr double kPenetrationShare = 0.2;  // of the overlap removed per step
+constexpr double kVertexReach = 0.005;     // m, buffer vertices closer than this are rows
+constexpr double kYieldingCompliance = 1e-12;  // m/N, below this an obstacle is fixed
+
+}  // namespace
+
+Vec3 RotationBetween(const Quat& from, const Quat& to) {
+  Quat d = to * from.conjugate();
+  if (d.w() < 0.0) d.coeffs() = -d.coeffs();
+  const Eigen::AngleAxisd aa(d);
+  return aa.axis() * aa.angle();
+}
+
+void ToolSimulator::Reset(std::shared_ptr<const ToolLocalModel> model) {
+  model_ = std::move(model);
+  state_ = model_->tool;
+  plane_lever_local_.clear();
+  for (const ContactPlane& p : model_->planes) {
+    plane_lever_local_.push_back(
+        model_->tool.orientation.conjugate() * (p.point - model_->tool.position));
+  }
+}
+
+void ToolSimulator::Refresh(std::shared_ptr<const ToolLocalModel> model, double blend) {
+  if (model_ == nullptr) {
+    Reset(std::move(model));
+    return;
+  }
+  const ToolState local = state_;
+  Reset(std::move(model));
+  const ToolState& world = model_->tool;
+  state_.position = local.position + blend * (world.position - local.position);
+  state_.orientation = local.orientation;
+  state_.linear_velocity = local.linear_velocity;
+  state_.angular_velocity = local.angular_velocity;
+  // The contact points keep their offsets from the tool's centre, now in the local tool's
+  // frame (the world's tool may have turned differently, e.g. rolled).
+  for (size_t i = 0; i < model_->planes.size(); ++i) {
+    plane_lever_local_[i] =
+        state_.orientation.conjugate() * (model_->planes[i].point - world.position);
+  }
+}
+
+// Rows of the planes (their gap follows the tool's motion since the tick) and of the
+// buffer vertices within reach of the tool at its current pose.
+void ToolSimulator::CollectRows() {
+  rows_.clear();
+  const ToolLocalModel& m = *model_;
+  for (size_t i = 0; i < m.planes.size(); ++i) {
+    const ContactPlane& p = m.planes[i];
+    const Vec3 r = state_.orientation * plane_lever_local_[i];
+    Row row;
+    row.gap = p.gap + p.normal.dot(state_.position + r - p.point);
+    row.h << p.normal, r.cross(p.normal);
+    row.compliance = p.compliance;
+    rows_.push_back(row);
+  }
+  const Transform pose{state_.position, state_.orientation};
+  for (size_t b = 0; b < m.buffers.size(); ++b) {
+    const BufferModel& buffer = m.buffers[b];
+    for (size_t k = 0; k < buffer.positions.size(); ++k) {
+      const SurfaceQuery q = ToolDistance(m.shapes, pose, buffer.positions[k]);
+      if (!(q.distance < kVertexReach)) continue;
+      Row row;
+      const Vec3 n = -q.normal;  // the vertex pushes the tool back along -outward
+      const Vec3 r = q.surface - state_.position;
+      row.gap = q.distance;
+      row.h << n, r.cross(n);
+      row.buffer = static_cast<int>(b);
+      row.vertex = static_cast<int>(k);
+      row.vertex_normal = q.normal;
+      rows_.push_back(row);
+    }
+  }
+}
+
+void ToolSimulator::SolveLcp(const Eigen::VectorXd& delta_free, Eigen::VectorXd* f) const {
+  const int n = static_cast<int>(delta_free.size());
+  f->setZero(n);
+  for (int it = 0; it < kMaxIterations; ++it) {
+    double change = 0.0;
+    for (int i = 0; i < n; ++i) {
+      const double delta = delta_free[i] + w_.row(i).dot(*f);
+      const double fi = std::max(0.0, (*f)[i] - delta / w_(i, i));
+      change = std::max(change, std::abs(fi - (*f)[i]) * w_(i, i));
+      (*f)[i] = fi;
+    }
+    if (change < kTolerance) break;
+  }
+}
+
+ToolStepResult ToolSimulator::Step(const DeviceTarget& target, double h) {
+  ToolStepResult result;
+  if (model_ == nullptr) return result;
+  const ToolLocalModel& m = *model_;
+  const double k = coupling_.stiffness, b = coupling_.damping;
+  const double kr = coupling_.rotational_stiffness, br = coupling_.rotational_damping;
+
+  // Free motion: one implicit Euler step under gravity and the coupling.
+  const Mat3 rot = state_.orientation.toRotationMatrix();
+  const Mat3 inertia = rot * m.inertia_local * rot.transpose();
+  const double ct = 1.0 / (m.mass / (h * h) + b / h + k);
+  const Mat3 cr = (inertia / (h * h) + (br / h + kr) * Mat3::Identity()).inverse();
+  const Vec3 rhs_t = m.mass * state_.linear_velocity / h + m.mass * m.gravity +
+                     k * (target.position - state_.position) + b * target.linear_velocity;
+  const Vec3 rhs_r = inertia * state_.angular_velocity / h +
+                     kr * RotationBetween(state_.orientation, target.orientation) +
+                     br * target.angular_velocity;
+  Vec6 dq_free;
+  dq_free << ct * rhs_t, cr * rhs_r;
+  auto apply_c = [&](const Vec6& v) {
+    Vec6 out;
+    out << ct * v.head<3>(), cr * v.tail<3>();
+    return out;
+  };
+
+  // Contacts in constraint space: W = H C H^T plus the obstacles' compliance.
+  CollectRows();
+  const int n = static_cast<int>(rows_.size());
+  Vec6 dq = dq_free;
+  Vec6 push = Vec6::Zero();
+  if (n > 0) {
+    std::vector<Vec6> ch(n);
+    for (int i = 0; i < n; ++i) ch[i] = apply_c(rows_[i].h);
+    w_.resize(n, n);
+    for (int i = 0; i < n; ++i) {
+      for (int j = 0; j < n; ++j) {
+        double wij = rows_[i].h.dot(ch[j]);
+        if (i == j) wij += rows_[i].compliance;
+        if (rows_[i].buffer >= 0 && rows_[i].buffer == rows_[j].buffer) {
+          const Eigen::MatrixXd& cb = m.buffers[rows_[i].buffer].compliance;
+          wij += rows_[i].vertex_normal.dot(
+              cb.block<3, 3>(3 * rows_[i].vertex, 3 * rows_[j].vertex) *
+              rows_[j].vertex_normal);
+        }
+        w_(i, j) = wij;
+      }
+      w_(i, i) = std::max(w_(i, i), 1e-12);
+    }
+    for (int i = 0; i < n; ++i) {
+      rows_[i].yielding = w_(i, i) - rows_[i].h.dot(ch[i]) > kYieldingCompliance;
+    }
+    // Velocity pass. A yielding obstacle (compliance > 0: a soft vertex, a dynamic body)
+    // is a spring whose deflection is its compliance times the present force, so its
+    // gap counts whole; a fixed one must only not be entered deeper than at the start.
+    Eigen::VectorXd delta_free(n), f;
+    bool overlap = false;
+    for (int i = 0; i < n; ++i) {
+      const double gap = rows_[i].yielding ? rows_[i].gap : std::max(rows_[i].gap, 0.0);
+      delta_free[i] = gap + rows_[i].h.dot(dq_free);
+      overlap = overlap || (!rows_[i].yielding && rows_[i].gap < 0.0);
+    }
+    SolveLcp(delta_free, &f);
+    for (int i = 0; i < n; ++i) dq += ch[i] * f[i];
+    // Position pass: a share of the overlap with fixed obstacles, without velocity.
+    if (overlap) {
+      const Eigen::VectorXd after = delta_free + w_ * f;
+      Eigen::VectorXd delta2(n), f2;
+      for (int i = 0; i < n; ++i) {
+        const Row& r = rows_[i];
+        delta2[i] = r.yielding ? std::max(after[i], 0.0)
+                               : std::min(r.gap, 0.0) * kPenetrationShare + after[i];
+      }
+      SolveLcp(delta2, &f2);
+      for (int i = 0; i < n; ++i) push += ch[i] * f2[i];
+    }
+    for (int i = 0; i < n; ++i) result.contacts += f[i] > 0.0 ? 1 : 0;
+  }
+
+  // The new state; velocities from the velocity pass alone.
+  state_.linear_velocity = dq.head<3>() / h;
+  state_.angular_velocity = dq.tail<3>() / h;
+  state_.position += dq.head<3>() + push.head<3>();
+  state_.orientation = Rotated(state_.orientation, dq.tail<3>() + push.tail<3>());
+
+  // The coupling's force and torque on the tool at the end of the step.
+  result.force = k * (target.position - state_.position) +
+                 b * (target.linear_velocity - state_.linear_velocity);
+  result.torque = kr * RotationBetween(state_.orientation, target.orientation) +
+                  br * (target.angular_velocity - state_.angular_velocity);
+  return result;
+}
+
+double ToolSimulator::CouplingEnergy(const DeviceTarget& target) const {
+  const double e = 0.5 * coupling_.stiffness * (target.position - state_.position).squaredNorm();
+  return e + 0.5 * coupling_.rotational_stiffness *
+                 RotationBetween(state_.orientation, target.orientation).squaredNorm();
+}
+
+}  // namespace ligature::haptics

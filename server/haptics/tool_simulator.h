@@ -1,0 +1,98 @@
+#pragma once
+// The haptic-rate solve of one tool against its local model: the tool body, pulled by the
+// virtual coupling towards the device, moves among the model's obstacles, one step per
+// device pose.
+//
+// Each step is one implicit Euler step of the tool under gravity and the coupling
+// (spring k, damper b between the device target and the tool), solved in constraint space
+// after the unified-constraints scheme: the free motion dq_free uses the compliance
+//   C = [M / h^2 + B / h + K]^-1      (6x6 block-diagonal: translation, rotation)
+// where K, B are the coupling's stiffness and damping; every contact i (a plane of the
+// model, or a buffer vertex within reach) gives a row H_i = [n_i, r_i x n_i] and
+//   W = H C H^T + (obstacle compliance: the plane's, or the buffer's block n_i^T C_ij n_j)
+// and a projected Gauss-Seidel finds forces f >= 0 with gaps delta = delta_free + W f >= 0,
+// f delta = 0. The tool then moves by dq = dq_free + C H^T f. A yielding obstacle (a soft
+// vertex, a dynamic body) is a spring whose deflection is its compliance times the force,
+// so its whole gap counts; overlap with a fixed obstacle left by the world (a negative gap
+// at the start of a step) is removed by a second, position-only pass at 20 % per step, so
+// that recovering it never feeds the tool's velocity (and the device's force).
+//
+// The force on the tool is the coupling's at the end of the step; the device gets its
+// opposite. This is a dynamic proxy (god-object) against the exported planes and buffer
+// vertices: obstacles do not move within a tick except by their compliance, and contacts
+// are frictionless.
+
+#include <memory>
+#include <vector>
+
+#include <Eigen/Dense>
+
+#include "server/haptics/haptic_params.h"
+#include "server/haptics/local_model.h"
+
+namespace ligature::haptics {
+
+// Where the device wants the tool's centre of mass to be, and how fast it moves.
+struct DeviceTarget {
+  Vec3 position = Vec3::Zero();          // m
+  Quat orientation = Quat::Identity();
+  Vec3 linear_velocity = Vec3::Zero();   // m/s
+  Vec3 angular_velocity = Vec3::Zero();  // rad/s
+};
+
+struct ToolStepResult {
+  Vec3 force = Vec3::Zero();   // N, the coupling's force on the tool
+  Vec3 torque = Vec3::Zero();  // N m, its torque on the tool
+  int contacts = 0;            // contacts carrying a force
+};
+
+class ToolSimulator {
+ public:
+  explicit ToolSimulator(const CouplingParams& coupling) : coupling_(coupling) {}
+
+  // Takes the model's obstacles and the tool's state from it (re-synchronization).
+  void Reset(std::shared_ptr<const ToolLocalModel> model);
+  // Takes the model's obstacles but keeps the tool's own state, its position moved only a
+  // share `blend` of the way to the model's: for models that arrive late (remote mode),
+  // whose tool state is older than the local one. The orientation stays the local one.
+  void Refresh(std::shared_ptr<const ToolLocalModel> model, double blend);
+  bool has_model() const { return model_ != nullptr; }
+  const ToolLocalModel* model() const { return model_.get(); }
+
+  // One step of h seconds towards `target`.
+  ToolStepResult Step(const DeviceTarget& target, double h);
+
+  const ToolState& state() const { return state_; }
+  // Potential energy in the coupling spring for `target` (J): 1/2 k |x_t - x|^2 plus the
+  // rotational spring's.
+  double CouplingEnergy(const DeviceTarget& target) const;
+
+ private:
+  struct Row {
+    Vec6 h = Vec6::Zero();  // [n, r x n]
+    double gap = 0.0;       // m, at the start of the step
+    double compliance = 0.0;  // the obstacle's own (planes)
+    int buffer = -1;        // buffer index, or -1 for a plane
+    int vertex = -1;        // buffer-local vertex
+    Vec3 vertex_normal = Vec3::Zero();  // direction the contact pushes the vertex
+    bool yielding = false;  // the obstacle has compliance of its own
+  };
+
+  void CollectRows();
+  // Projected Gauss-Seidel on W f + delta_free >= 0, f >= 0.
+  void SolveLcp(const Eigen::VectorXd& delta_free, Eigen::VectorXd* f) const;
+
+  CouplingParams coupling_;
+  std::shared_ptr<const ToolLocalModel> model_;
+  ToolState state_;
+  std::vector<Vec3> plane_lever_local_;  // contact point in the tool's frame, per plane
+
+  // Per-step scratch.
+  std::vector<Row> rows_;
+  Eigen::MatrixXd w_;
+};
+
+// The rotation vector (axis * angle, rad) that turns `from` into `to` the short way.
+Vec3 RotationBetween(const Quat& from, const Quat& to);
+
+}  // namespace ligature::haptics

@@ -1,0 +1,268 @@
+#include "server/rpc/haptics_reactor.h"
+
+#include <chrono>
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "server/haptics/clock.h"
+#include "server/rpc/haptics_proto.h"
+#include "server/rpc/names.h"
+#include "server/rpc/status.h"
+#include "server/world/scene_proto.h"
+
+namespace ligature {
+namespace {
+
+constexpr absl::Duration kOpenTimeout = absl::Seconds(5);
+constexpr double kModelPoll = 1e-3;  // s, remote mode: how often new models are looked for
+
+std::atomic<uint64_t> next_session{1};
+
+// The tool's mass and smallest principal inertia, for the coupling's defaults.
+struct ToolFacts {
+  double mass = 0.0;
+  double inertia = 0.0;
+};
+
+}  // namespace
+
+HapticsReactor::HapticsReactor(WorldManager* manager, const std::atomic<bool>* stopping,
+                               HapticCounters* counters)
+    : manager_(manager), stopping_(stopping), counters_(counters) {
+  StartRead(&request_);
+}
+
+// Validates the first message, claims the tool in the world (one command, waited for),
+// and resolves the parameters for its mass.
+absl::Status HapticsReactor::Open(const v1::HapticOpen& open) {
+  auto id = ParseWorldName(open.world(), "open.world");
+  if (!id.ok()) return id.status();
+  if (absl::Status s = ValidateId(open.tool_body_id(), "open.tool_body_id"); !s.ok()) return s;
+  if (open.mode() != v1::HAPTIC_MODE_UNSPECIFIED && open.mode() != v1::HAPTIC_MODE_SERVER &&
+      open.mode() != v1::HAPTIC_MODE_REMOTE) {
+    return absl::InvalidArgumentError("open.mode: unknown mode");
+  }
+  // Ranges first (with a unit mass), so that a bad field never claims the tool.
+  const haptics::HapticParams given = HapticParamsFromProto(open);
+  if (auto p = haptics::ResolveParams(given, 1.0, 1.0); !p.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("open.", p.status().message()));
+  }
+  auto host = manager_->Get(*id);
+  if (!host.ok()) return host.status();
+  host_ = *host;
+  remote_ = open.mode() == v1::HAPTIC_MODE_REMOTE;
+  device_id_ = open.device_id();
+  tool_ = open.tool_body_id();
+  const std::string session = absl::StrCat("h", next_session.fetch_add(1));
+  channel_ = std::make_shared<haptics::ToolChannel>(session, device_id_);
+  auto facts = host_->Call<ToolFacts>(
+      [tool = tool_, channel = channel_](World& w) -> absl::StatusOr<ToolFacts> {
+        if (absl::Status s = w.AttachHapticTool(tool, channel); !s.ok()) return s;
+        const auto m = channel->model();
+        return ToolFacts{m->mass, m->inertia_local.diagonal().minCoeff()};
+      },
+      kOpenTimeout);
+  if (!facts.ok()) {
+    // A claim that timed out may still land: release it.
+    host_->Enqueue([tool = tool_, channel = channel_](World* w) {
+      if (w) w->DetachHapticTool(tool, channel.get());
+    });
+    channel_.reset();
+    return absl::Status(facts.status().code(),
+                        absl::StrCat("open.", facts.status().message()));
+  }
+  auto params = haptics::ResolveParams(given, facts->mass, facts->inertia);
+  if (!params.ok()) return params.status();
+  std::lock_guard<std::mutex> lock(mu_);
+  core_.emplace(*params);
+  v1::HapticsResponse opened;
+  *opened.mutable_opened()->mutable_params() = open;
+  HapticParamsToProto(*params, opened.mutable_opened()->mutable_params());
+  opened.mutable_opened()->set_session_id(session);
+  QueueLocked(std::move(opened));
+  if (remote_) {
+    const auto model = channel_->model();
+    v1::HapticsResponse m;
+    LocalModelToProto(*model, m.mutable_model());
+    sent_model_tick_ = model->tick;
+    QueueLocked(std::move(m));
+  }
+  return absl::OkStatus();
+}
+
+void HapticsReactor::OnReadDone(bool ok) {
+  const int64_t received = haptics::MonotonicNanos();
+  if (!ok) {
+    // The client half-closed: end once the replies have gone.
+    std::lock_guard<std::mutex> lock(mu_);
+    EndLocked(absl::OkStatus());
+    return;
+  }
+  if (!opened_) {
+    absl::Status s = request_.has_open()
+                         ? Open(request_.open())
+                         : absl::InvalidArgumentError("open: the first message must open the session");
+    if (!s.ok()) {
+      std::lock_guard<std::mutex> lock(mu_);
+      EndLocked(s);
+      return;
+    }
+    opened_ = true;
+    counters_->open.fetch_add(1);
+    helper_ = std::thread([this] { HelperLoop(); });
+  } else if (request_.has_pose()) {
+    HandlePose(request_.pose(), received);
+  } else {
+    std::lock_guard<std::mutex> lock(mu_);
+    EndLocked(absl::InvalidArgumentError("pose: expected a pose after the open message"));
+    return;
+  }
+  StartRead(&request_);
+}
+
+// The force for one pose, from the newest model, sent at once.
+void HapticsReactor::HandlePose(const v1::HapticPose& msg, int64_t received_ns) {
+  counters_->poses.fetch_add(1, std::memory_order_relaxed);
+  haptics::DevicePose pose = DevicePoseFromProto(msg);
+  const double now = haptics::MonotonicSeconds();
+  std::lock_guard<std::mutex> lock(mu_);
+  if (end_) return;
+  const auto model = channel_->model();
+  if (model != nullptr && model->tool_removed) {
+    EndLocked(absl::NotFoundError(absl::StrCat("tool ", tool_, " was removed")));
+    return;
+  }
+  core_->SetModel(model);
+  haptics::HapticReply reply;
+  if (!msg.device_id().empty() && msg.device_id() != device_id_) {
+    reply.sequence = pose.sequence;
+    reply.client_time = pose.client_time;
+    reply.rejected_pose = true;
+  } else if (remote_) {
+    const Vec3 f(msg.rendered_force().x(), msg.rendered_force().y(), msg.rendered_force().z());
+    const Vec3 t(msg.rendered_torque().x(), msg.rendered_torque().y(),
+                 msg.rendered_torque().z());
+    reply = core_->OnRemotePose(pose, f, t, now);
+  } else {
+    reply = core_->OnPose(pose, now);
+  }
+  if (reply.rejected_pose) {
+    counters_->rejected.fetch_add(1, std::memory_order_relaxed);
+  } else {
+    channel_->AddCoupling(reply.world_force, reply.world_torque, reply.world_weight);
+    channel_->SetDevice({pose.position, pose.orientation}, pose.buttons, reply.contacts, false);
+  }
+  // Remote mode answers only refused poses (the client computes its own forces).
+  if (remote_ && !reply.rejected_pose) return;
+  v1::HapticsResponse out;
+  HapticReplyToProto(reply, out.mutable_force());
+  out.mutable_force()->set_server_receive_ns(received_ns);
+  QueueLocked(std::move(out));
+  cv_.notify_all();  // the watchdog's deadline moved
+}
+
+void HapticsReactor::QueueLocked(v1::HapticsResponse message) {
+  if (finished_) return;
+  queue_.push_back(std::move(message));
+  if (!write_in_flight_) StartNextWriteLocked();
+}
+
+void HapticsReactor::StartNextWriteLocked() {
+  if (queue_.empty()) {
+    if (end_ && !finished_) {
+      finished_ = true;
+      Finish(ToGrpcStatus(*end_));
+    }
+    return;
+  }
+  writing_ = std::move(queue_.front());
+  queue_.pop_front();
+  if (writing_.has_force()) writing_.mutable_force()->set_server_send_ns(haptics::MonotonicNanos());
+  write_in_flight_ = true;
+  StartWrite(&writing_);
+}
+
+void HapticsReactor::OnWriteDone(bool ok) {
+  std::lock_guard<std::mutex> lock(mu_);
+  write_in_flight_ = false;
+  if (!ok) {
+    queue_.clear();
+    EndLocked(absl::CancelledError("the client went away"));
+    return;
+  }
+  StartNextWriteLocked();
+}
+
+void HapticsReactor::EndLocked(const absl::Status& status) {
+  if (!end_) end_ = status;
+  done_ = true;
+  cv_.notify_all();
+  if (!write_in_flight_) StartNextWriteLocked();
+}
+
+void HapticsReactor::OnCancel() {
+  std::lock_guard<std::mutex> lock(mu_);
+  queue_.clear();
+  EndLocked(absl::CancelledError("cancelled by the client"));
+}
+
+// The watchdog, and in remote mode the model forwarding, until the stream ends.
+void HapticsReactor::HelperLoop() {
+  std::unique_lock<std::mutex> lock(mu_);
+  bool tripped = false;
+  while (!done_) {
+    if (stopping_->load()) {
+      EndLocked(absl::UnavailableError("the server is shutting down"));
+      break;
+    }
+    const double now = haptics::MonotonicSeconds();
+    // Watchdog replies (server mode) and the world's release of the coupling (both modes).
+    if (std::optional<haptics::HapticReply> r = core_->Idle(now)) {
+      if (!tripped) counters_->watchdog_trips.fetch_add(1, std::memory_order_relaxed);
+      tripped = true;
+      channel_->SetDevice(channel_->display().device_pose, 0, 0, true);
+      if (!remote_) {
+        v1::HapticsResponse out;
+        HapticReplyToProto(*r, out.mutable_force());
+        out.mutable_force()->set_server_receive_ns(0);
+        QueueLocked(std::move(out));
+      }
+    } else if (!core_->released()) {
+      tripped = false;
+    }
+    const auto model = channel_->model();
+    if (model != nullptr && model->tool_removed) {
+      EndLocked(absl::NotFoundError(absl::StrCat("tool ", tool_, " was removed")));
+      break;
+    }
+    if (remote_ && model != nullptr && model->tick != sent_model_tick_) {
+      v1::HapticsResponse m;
+      LocalModelToProto(*model, m.mutable_model());
+      sent_model_tick_ = model->tick;
+      QueueLocked(std::move(m));
+    }
+    double wake = core_->NextIdleTime(now);
+    // Look for new models (remote), a removed tool and a server stop now and then.
+    wake = std::min(wake, now + (remote_ ? kModelPoll : 0.05));
+    cv_.wait_for(lock, std::chrono::duration<double>(std::max(0.0, wake - now)));
+  }
+}
+
+void HapticsReactor::OnDone() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    done_ = true;
+    cv_.notify_all();
+  }
+  if (helper_.joinable()) helper_.join();
+  if (opened_) counters_->open.fetch_sub(1);
+  // Release the tool: the world stops taking this session's coupling.
+  if (host_ != nullptr && channel_ != nullptr) {
+    host_->Enqueue([tool = tool_, channel = channel_](World* w) {
+      if (w) w->DetachHapticTool(tool, channel.get());
+    });
+  }
+  delete this;
+}
+
+}  // namespace ligature

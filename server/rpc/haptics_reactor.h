@@ -1,0 +1,83 @@
+#pragma once
+// One Haptics stream as a callback-API reactor. The force for a pose is computed on the
+// gRPC thread that delivers it (OnReadDone), from the tool's newest local model, and its
+// write is started at once: nothing waits for a world tick. Replies go out in order through
+// a small queue (one write in flight at a time). A helper thread serves the watchdog (flagged
+// replies ramping the force to zero when poses stop) and, in remote mode, forwards each
+// new local model. Closing the stream (or any end) detaches the tool from the world.
+//
+// Threading: `mu_` guards the core, the write queue and the end state. Finish is called
+// exactly once, when no write is in flight.
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "absl/status/status.h"
+#include "grpcpp/support/server_callback.h"
+#include "ligature/v1/haptics_service.pb.h"
+#include "server/haptics/haptic_core.h"
+#include "server/haptics/tool_channel.h"
+#include "server/world/world_manager.h"
+
+namespace ligature {
+
+// Counters of the haptic streams, for monitoring.
+struct HapticCounters {
+  std::atomic<int64_t> open{0};
+  std::atomic<uint64_t> poses{0};
+  std::atomic<uint64_t> rejected{0};
+  std::atomic<uint64_t> watchdog_trips{0};
+};
+
+class HapticsReactor final
+    : public grpc::ServerBidiReactor<v1::HapticsRequest, v1::HapticsResponse> {
+ public:
+  HapticsReactor(WorldManager* manager, const std::atomic<bool>* stopping,
+                 HapticCounters* counters);
+
+  void OnReadDone(bool ok) override;
+  void OnWriteDone(bool ok) override;
+  void OnCancel() override;
+  void OnDone() override;
+
+ private:
+  absl::Status Open(const v1::HapticOpen& open);
+  void HandlePose(const v1::HapticPose& pose, int64_t received_ns);
+  // Queues a message; starts its write when none is in flight. Needs mu_.
+  void QueueLocked(v1::HapticsResponse message);
+  void StartNextWriteLocked();
+  // Ends the stream with `status` once the queue has drained. Needs mu_.
+  void EndLocked(const absl::Status& status);
+  void HelperLoop();
+
+  WorldManager* manager_;
+  const std::atomic<bool>* stopping_;
+  HapticCounters* counters_;
+  v1::HapticsRequest request_;
+  bool opened_ = false;
+  bool remote_ = false;
+  std::string device_id_;
+  std::string tool_;
+  std::shared_ptr<WorldHost> host_;
+  std::shared_ptr<haptics::ToolChannel> channel_;
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::optional<haptics::HapticCore> core_;
+  std::deque<v1::HapticsResponse> queue_;
+  v1::HapticsResponse writing_;
+  bool write_in_flight_ = false;
+  std::optional<absl::Status> end_;  // set once the stream is to end
+  bool finished_ = false;
+  bool done_ = false;  // the helper stops
+  uint64_t sent_model_tick_ = UINT64_MAX;
+  std::thread helper_;
+};
+
+}  // namespace ligature

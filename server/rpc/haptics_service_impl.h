@@ -1,0 +1,29 @@
+#pragma once
+// HapticsService: haptic-rate force feedback streams (HapticsReactor).
+
+#include <atomic>
+
+#include "ligature/v1/haptics_service.grpc.pb.h"
+#include "server/rpc/haptics_reactor.h"
+#include "server/world/world_manager.h"
+
+namespace ligature {
+
+class HapticsServiceImpl final : public v1::HapticsService::CallbackService {
+ public:
+  // `stopping` turns true when the server shuts down; streams then end with UNAVAILABLE.
+  HapticsServiceImpl(WorldManager* manager, const std::atomic<bool>* stopping)
+      : manager_(manager), stopping_(stopping) {}
+
+  grpc::ServerBidiReactor<v1::HapticsRequest, v1::HapticsResponse>* Haptics(
+      grpc::CallbackServerContext* ctx) override;
+
+  const HapticCounters& counters() const { return counters_; }
+
+ private:
+  WorldManager* manager_;
+  const std::atomic<bool>* stopping_;
+  HapticCounters counters_;
+};
+
+}  // namespace ligature

@@ -1,0 +1,249 @@
+// Haptic tools in a world: attaching a session's channel to a tool body, the coupling
+// forces the tools take at each tick, and the local models exported after it.
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "absl/strings/str_cat.h"
+#include "server/collision/aabb.h"
+#include "server/collision/narrowphase.h"
+#include "server/haptics/clock.h"
+#include "server/haptics/tool_distance.h"
+#include "server/world/world.h"
+
+namespace ligature {
+namespace {
+
+constexpr double kBaseReach = 0.01;      // m, beyond the contact margin
+constexpr double kMaxReach = 0.2;        // m
+constexpr int kMaxBufferVertices = 16;   // nearest soft vertices per body
+
+// The contact planes of the tool (dense index `tool`) with every other rigid body within
+// `reach`: the narrowphase's points, normals turned to push the tool.
+void AddContactPlanes(const RigidBodies& bodies, uint32_t tool, double reach, double h,
+                      haptics::ToolLocalModel* model) {
+  const Transform tool_pose{bodies.position[tool], bodies.orientation[tool]};
+  ContactManifold manifold;
+  for (int j = 0; j < bodies.size(); ++j) {
+    if (static_cast<uint32_t>(j) == tool) continue;
+    const Transform pose{bodies.position[j], bodies.orientation[j]};
+    for (const ChildShape& ct : bodies.shapes[tool]) {
+      const Aabb tb = ComputeAabb(ct.shape, tool_pose * ct.local, reach);
+      for (const ChildShape& co : bodies.shapes[j]) {
+        const Aabb ob = ComputeAabb(co.shape, pose * co.local, 0.0);
+        if ((tb.max.array() < ob.min.array()).any() || (ob.max.array() < tb.min.array()).any()) {
+          continue;
+        }
+        manifold.count = 0;
+        Collide(ct.shape, tool_pose * ct.local, co.shape, pose * co.local, reach, &manifold);
+        for (int k = 0; k < manifold.count; ++k) {
+          const ContactPoint& c = manifold.points[k];
+          haptics::ContactPlane& p = model->planes.emplace_back();
+          p.normal = -c.normal;  // the narrowphase's normal points from the tool
+          p.point = c.position - 0.5 * c.distance * c.normal;
+          p.gap = c.distance;
+          p.body = bodies.id[j];
+          // A dynamic obstacle yields over one tick by its effective mass at the point.
+          if (bodies.IsDynamic(j)) {
+            const Mat3 r = bodies.orientation[j].toRotationMatrix();
+            const Vec3 rn = (c.position - bodies.position[j]).cross(c.normal);
+            const double w = bodies.inv_mass[j] +
+                             rn.dot(r * bodies.inv_inertia_local[j] * r.transpose() * rn);
+            p.compliance = h * h * w;
+          }
+        }
+      }
+    }
+  }
+}
+
+// A buffer of the soft body's vertices nearest the tool (within `reach` of its surface),
+// with the compliance that couples them over one tick: the FEM body's implicit system
+// (h^2 A^-1 restricted to them); a mass-point body's lumped h^2 / m per vertex.
+//
+// The vertices the tool pressed on during the tick sit deflected by that force: the buffer
+// holds where they would be without it, x - C g, so that the haptic solve, pressing again,
+// finds them where they are and the force that holds them there. g is spread over the
+// vertices as their velocities' losses into the tool were, and its total is `press`, what
+// the tool pressed with (its coupling force and weight: the tool's balance at rest), since
+// the vertices' projection out of the tool moves them without counting as momentum.
+void AddBuffer(const SoftWorld::Body& body, int body_index, uint32_t tool_index,
+               const std::vector<SoftWorld::Push>& pushes, const Vec3& press,
+               const haptics::ToolLocalModel& tool, double reach, double h,
+               std::vector<haptics::BufferModel>* out) {
+  const std::vector<Vec3>& x = body.positions();
+  const Transform pose{tool.tool.position, tool.tool.orientation};
+  std::vector<std::pair<double, int>> near;
+  for (size_t v = 0; v < x.size(); ++v) {
+    const double d = haptics::ToolDistance(tool.shapes, pose, x[v]).distance;
+    if (d < reach) near.emplace_back(d, static_cast<int>(v));
+  }
+  if (near.empty()) return;
+  std::sort(near.begin(), near.end());
+  if (near.size() > kMaxBufferVertices) near.resize(kMaxBufferVertices);
+  haptics::BufferModel& b = out->emplace_back();
+  b.body = body.desc.id;
+  const int n = static_cast<int>(near.size());
+  std::vector<int> local(x.size(), -1);
+  for (int k = 0; k < n; ++k) {
+    b.vertex_indices.push_back(near[k].second);
+    b.positions.push_back(x[near[k].second]);
+    local[near[k].second] = k;
+  }
+  b.compliance = Eigen::MatrixXd::Zero(3 * n, 3 * n);
+  const bool assembled = body.fem && body.system && body.system->time_step() > 0.0 &&
+                         body.system->rhs().size() == static_cast<long>(3 * x.size());
+  if (assembled) {
+    std::vector<Vec3> field;
+    for (int k = 0; k < n; ++k) {
+      for (int a = 0; a < 3; ++a) {
+        body.system->ResponseField(b.vertex_indices[k], Vec3::Unit(a), &field);
+        for (int j = 0; j < n; ++j) {
+          b.compliance.block<3, 1>(3 * j, 3 * k + a) = field[b.vertex_indices[j]];
+        }
+      }
+    }
+  } else {
+    const std::vector<double>& mass =
+        body.mass_point ? body.mass_point->masses() : body.fem->rest().mass;
+    const bool has_fixed = body.fem.has_value();
+    for (int k = 0; k < n; ++k) {
+      const int v = b.vertex_indices[k];
+      const bool fixed = has_fixed && body.fem->rest().fixed[v];
+      const double c = fixed || !(mass[v] > 0.0) ? 0.0 : h * h / mass[v];
+      b.compliance.block<3, 3>(3 * k, 3 * k) = c * Mat3::Identity();
+    }
+  }
+  Eigen::VectorXd load = Eigen::VectorXd::Zero(3 * n);
+  for (const SoftWorld::Push& p : pushes) {
+    if (p.body != tool_index || p.soft_body != body_index || local[p.vertex] < 0) continue;
+    load.segment<3>(3 * local[p.vertex]) -= p.impulse / h;
+  }
+  Vec3 total = Vec3::Zero(); 
+  for (int k = 0; k < n; ++k) total += load.segment<3>(3 * k);
+  if (total.norm() > 1e-9) {
+    const double scale = std::clamp(press.dot(total) / total.squaredNorm(), 0.0, 20.0);
+    load *= scale;
+  }
+  if (!load.isZero()) {
+    const Eigen::VectorXd deflection = b.compliance * load;
+    for (int k = 0; k < n; ++k) b.positions[k] -= deflection.segment<3>(3 * k);
+  }
+  for (const auto& t : body.desc.mesh.tets) {
+    const std::array<int, 4> lt = {local[t[0]], local[t[1]], local[t[2]], local[t[3]]};
+    if (std::all_of(lt.begin(), lt.end(), [](int i) { return i >= 0; })) b.tets.push_back(lt);
+  }
+}
+
+}  // namespace
+
+absl::Status World::AttachHapticTool(const std::string& body_id,
+                                     std::shared_ptr<haptics::ToolChannel> channel) {
+  auto it = body_ids_.find(body_id);
+  if (it == body_ids_.end() || !bodies_.IsValid(it->second)) {
+    if (HasBody(body_id)) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("tool_body_id: ", body_id, " is not a rigid body"));
+    }
+    return absl::NotFoundError(absl::StrCat("tool_body_id: no body ", body_id, " in ", name_));
+  }
+  const uint32_t i = bodies_.Index(it->second);
+  if (!bodies_.IsDynamic(i) || !(bodies_.inv_mass[i] > 0.0)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("tool_body_id: ", body_id, " must be a dynamic rigid body"));
+  }
+  auto held = haptic_tools_.find(body_id);
+  if (held != haptic_tools_.end()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "tool_body_id: ", body_id, " is held by haptic session ", held->second->session_id()));
+  }
+  haptic_tools_[body_id] = std::move(channel);
+  PublishHapticModels();
+  return absl::OkStatus();
+}
+
+void World::DetachHapticTool(const std::string& body_id, const haptics::ToolChannel* channel) {
+  auto it = haptic_tools_.find(body_id);
+  if (it != haptic_tools_.end() && it->second.get() == channel) haptic_tools_.erase(it);
+}
+
+// Each tool takes the average of the coupling forces its session computed since the last
+// tick: the force joins the external forces, the torque changes the angular velocity.
+void World::ApplyHapticCouplings() {
+  const double h = settings_.dt();
+  for (const auto& [id, channel] : haptic_tools_) {
+    const haptics::CouplingAverage avg = channel->TakeCoupling();
+    auto it = body_ids_.find(id);
+    if (avg.duration <= 0.0 || it == body_ids_.end() || !bodies_.IsValid(it->second)) continue;
+    const uint32_t i = bodies_.Index(it->second);
+    if (!bodies_.IsDynamic(i)) continue;
+    force_[i] += avg.force;
+    const Mat3 r = bodies_.orientation[i].toRotationMatrix();
+    bodies_.angular_velocity[i] +=
+        h * (r * bodies_.inv_inertia_local[i] * r.transpose()) * avg.torque;
+  }
+}
+
+// Every tool's local model for the current state: its rigid state and inertia, its
+// contact planes with rigid bodies within reach, and a buffer per soft body within reach.
+// A tool whose body is gone gets a last model saying so, and is released.
+void World::PublishHapticModels() {
+  if (haptic_tools_.empty()) return;
+  const double h = settings_.dt();
+  const double now = haptics::MonotonicSeconds();
+  std::vector<std::string> gone;
+  for (const auto& [id, channel] : haptic_tools_) {
+    auto model = std::make_shared<haptics::ToolLocalModel>();
+    model->tick = tick_;
+    model->sim_time = sim_time_;
+    model->dt = h;
+    model->gravity = settings_.gravity;
+    model->published_at = now;
+    auto it = body_ids_.find(id);
+    if (it == body_ids_.end() || !bodies_.IsValid(it->second) ||
+        !bodies_.IsDynamic(bodies_.Index(it->second))) {
+      model->tool_removed = true;
+      channel->PublishModel(std::move(model));
+      gone.push_back(id);
+      continue;
+    }
+    const uint32_t i = bodies_.Index(it->second);
+    model->tool = {bodies_.position[i], bodies_.orientation[i], bodies_.linear_velocity[i],
+                   bodies_.angular_velocity[i]};
+    model->mass = 1.0 / bodies_.inv_mass[i];
+    model->inertia_local = bodies_.inv_inertia_local[i].inverse();
+    model->center_local = bodies_.center_local[i];
+    model->shapes = bodies_.shapes[i];
+    // What the tool may reach before the next tick.
+    const double reach = std::min(
+        kMaxReach, settings_.contact_margin + kBaseReach + 2.0 * h * bodies_.linear_velocity[i].norm());
+    AddContactPlanes(bodies_, i, reach, h, model.get());
+    for (size_t k = 0; k < soft_.bodies().size(); ++k) {
+      AddBuffer(soft_.bodies()[k], static_cast<int>(k), i, soft_.pushes(),
+                channel->display().force + model->mass * settings_.gravity, *model, reach, h,
+                &model->buffers);
+    }
+    channel->PublishModel(std::move(model));
+  }
+  for (const std::string& id : gone) haptic_tools_.erase(id);
+}
+
+void World::AddHapticToolsToFrame(Frame* frame) const {
+  for (const auto& [id, channel] : haptic_tools_) {
+    const haptics::ToolDisplay d = channel->display();
+    ToolFrameState& t = frame->tools.emplace_back();
+    t.body_id = id;
+    t.device_id = d.device_id;
+    t.device_pose = d.device_pose;
+    t.coupling_force = d.force;
+    t.coupling_torque = d.torque;
+    t.contacts = d.contacts;
+    t.watchdog = d.watchdog;
+    t.buttons = d.buttons;
+  }
+  std::sort(frame->tools.begin(), frame->tools.end(),
+            [](const ToolFrameState& a, const ToolFrameState& b) { return a.body_id < b.body_id; });
+}
+
+}  // namespace ligature

@@ -1,0 +1,126 @@
+// haptics/devices8: eight devices at 1 kHz on one world, each driving its own probe
+// (pressed 5 mm into the floor) through its own HapticsService session from its own
+// thread. Per device: RTT p50/p99 and misses (a round trip over 1 ms, or a period whose
+// deadline had passed before its pose went out). One line: all devices' RTTs pooled.
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "clients/cpp/haptic_session.h"
+#include "grpcpp/create_channel.h"
+#include "grpcpp/security/credentials.h"
+#include "tests/bench/haptics/haptic_bench_util.h"
+#include "tests/bench/json_line.h"
+#include "tests/bench/registry.h"
+#include "tests/bench/stats.h"
+
+namespace ligature::bench {
+namespace {
+
+constexpr char kName[] = "haptics/devices8";
+constexpr int kDevices = 8;
+using Clock = std::chrono::steady_clock;
+
+struct Device {
+  std::vector<double> rtt_us;
+  int late_periods = 0;
+  bool ok = true;
+};
+
+void RunDevice(const std::string& address, int index, int periods, Device* out) {
+  // One channel per device, as separate device stations would have.
+  grpc::ChannelArguments args;
+  args.SetInt("grpc.channel_id", index);  // no sharing of the subchannel
+  auto channel = grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args);
+  v1::HapticOpen open;
+  open.set_world("worlds/probes");
+  open.set_tool_body_id(absl::StrCat("probe", index));
+  open.set_device_id(absl::StrCat("device", index));
+  auto session = client::HapticSession::Open(channel, open);
+  if (!session.ok()) {
+    std::fprintf(stderr, "[%s] device %d: %s\n", kName, index, session.status().ToString().c_str());
+    out->ok = false;
+    return;
+  }
+  const int settle = 200;
+  auto deadline = Clock::now();
+  for (int p = 0; p < settle + periods; ++p) {
+    deadline += std::chrono::milliseconds(1);
+    const bool late = Clock::now() > deadline;
+    PaceUntil(deadline, /*spin=*/false);
+    haptics::DevicePose pose;
+    pose.sequence = p + 1;
+    pose.client_time = (p + 1) * 1e-3;
+    pose.position = Vec3(0.1 * index, 0.005, 0);
+    const auto t0 = Clock::now();
+    auto r = (*session)->Force(pose);
+    const double us = std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
+    if (!r.ok()) {
+      out->ok = false;
+      return;
+    }
+    if (p < settle) continue;
+    out->rtt_us.push_back(us);
+    if (late) ++out->late_periods;
+  }
+  (void)(*session)->Close();
+}
+
+RunResult Run(const RunOptions& options) {
+  RunResult result;
+  const int periods = options.quick ? 2000 : 10000;
+  auto server = StartProbeServer(kDevices);
+  if (!server.ok()) {
+    result.ok = false;
+    return result;
+  }
+  std::fprintf(stderr, "[%s] %d devices x %d periods of 1 ms\n", kName, kDevices, periods);
+  std::vector<Device> devices(kDevices);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kDevices; ++i) {
+    threads.emplace_back(RunDevice, server->address, i, periods, &devices[i]);
+  }
+  for (std::thread& t : threads) t.join();
+  server->server->Shutdown(absl::Milliseconds(100));
+
+  std::vector<double> all;
+  std::string per_device;
+  int misses = 0;
+  for (int i = 0; i < kDevices; ++i) {
+    const Device& d = devices[i];
+    result.ok = result.ok && d.ok;
+    all.insert(all.end(), d.rtt_us.begin(), d.rtt_us.end());
+    const int miss = CountOver(d.rtt_us, 1000.0) + d.late_periods;
+    misses += miss;
+    char buf[128];
+    std::snprintf(buf, sizeof(buf), "%sdevice%d p50=%.0f p99=%.0f misses=%d", i ? "; " : "", i,
+                  Median(d.rtt_us), Percentile(d.rtt_us, 99.0), miss);
+    per_device += buf;
+  }
+  JsonLine line;
+  line.String("bench", kName)
+      .String("metric", "rtt_us")
+      .Number("median", Median(all))
+      .Number("p99", Percentile(all, 99.0))
+      .Integer("n", static_cast<long long>(all.size()))
+      .Number("paper", std::nullopt)
+      .String("peer", std::nullopt)
+      .Number("peer_median", std::nullopt)
+      .Number("ratio", std::nullopt)
+      .Integer("over_1ms", CountOver(all, 1000.0))
+      .String("notes", absl::StrCat("misses (rtt > 1 ms or late period) total=", misses, "; ",
+                                    per_device, "; all ", LatencySummary(all),
+                                    "; one world at 100 Hz, 8 probes, 8 sessions, 8 threads, "
+                                    "2-core machine, periods paced by sleeping (no spin)"));
+  result.json_lines.push_back(line.Finish());
+  return result;
+}
+
+const Registrar kRegistrar(Benchmark{kName, Run});
+
+}  // namespace
+}  // namespace ligature::bench

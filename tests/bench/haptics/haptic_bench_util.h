@@ -1,0 +1,35 @@
+#pragma once
+// Shared pieces of the haptics benchmarks: an in-process ligatured with a probe world,
+// 1 kHz pacing, and latency summaries.
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "ligature/v1/scene.pb.h"
+#include "server/rpc/server.h"
+
+namespace ligature::bench {
+
+// A world "probes" at 100 Hz: a ground plane and `probes` 50 g probe spheres (probe0,
+// probe1, ...) resting 5 mm apart from their neighbours' reach, 1 cm radius, on the floor.
+v1::Scene ProbeScene(int probes);
+
+// A running server on a loopback port holding the probe world.
+struct BenchServer {
+  std::unique_ptr<Server> server;
+  std::string address;  // 127.0.0.1:port
+};
+absl::StatusOr<BenchServer> StartProbeServer(int probes);
+
+// Sleeps until `deadline`; with `spin`, the last 150 us busy-wait so that periods stay
+// regular (one device thread; with many threads on two cores spinning would starve them).
+void PaceUntil(std::chrono::steady_clock::time_point deadline, bool spin = true);
+
+// Round-trip times in microseconds: "p50=.. p99=.. p99.9=.. max=.. over_1ms=.." text.
+std::string LatencySummary(const std::vector<double>& us);
+int CountOver(const std::vector<double>& us, double limit_us);
+
+}  // namespace ligature::bench

@@ -1,0 +1,231 @@
+// HapticsService over real gRPC on loopback: forces for every pose, tools in frames, tool
+// ownership, bad input, the watchdog, and remote mode through the client library.
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <thread>
+
+#include "clients/cpp/haptic_session.h"
+#include "ligature/v1/haptics_service.grpc.pb.h"
+#include "tests/integration/server_fixture.h"
+
+namespace ligature::testing {
+namespace {
+
+using client::HapticSession;
+
+// Ground plane and a 50 g probe sphere 2 cm above it, ticking at 100 Hz.
+v1::Scene ProbeScene() {
+  v1::Scene scene;
+  scene.mutable_settings()->set_rate_hz(100);
+  v1::Body* ground = scene.add_bodies();
+  ground->set_id("ground");
+  ground->set_kind(v1::BODY_KIND_STATIC);
+  ground->mutable_shape()->mutable_plane();
+  v1::Body* probe = scene.add_bodies();
+  probe->set_id("probe");
+  probe->mutable_shape()->mutable_sphere()->set_radius(0.01);
+  probe->mutable_material()->set_mass(0.05);
+  probe->mutable_pose()->mutable_position()->set_y(0.03);
+  v1::Body* post = scene.add_bodies();
+  post->set_id("post");
+  post->set_kind(v1::BODY_KIND_STATIC);
+  post->mutable_shape()->mutable_box()->mutable_half_extents()->set_x(0.1);
+  post->mutable_shape()->mutable_box()->mutable_half_extents()->set_y(0.1);
+  post->mutable_shape()->mutable_box()->mutable_half_extents()->set_z(0.1);
+  post->mutable_pose()->mutable_position()->set_x(2);
+  return scene;
+}
+
+v1::HapticOpen OpenFor(const std::string& tool, bool remote = false) {
+  v1::HapticOpen open;
+  open.set_world("worlds/hw");
+  open.set_tool_body_id(tool);
+  open.set_device_id("dev-1");
+  open.set_mode(remote ? v1::HAPTIC_MODE_REMOTE : v1::HAPTIC_MODE_SERVER);
+  return open;
+}
+
+haptics::DevicePose PoseAt(uint64_t seq, double y) {
+  haptics::DevicePose p;
+  p.sequence = seq;
+  p.client_time = seq * 1e-3;
+  p.position = Vec3(0, y, 0);
+  return p;
+}
+
+class HapticsServiceTest : public ServerTest {
+ protected:
+  void SetUp() override {
+    ServerTest::SetUp();
+    v1::World w;
+    ASSERT_TRUE(CreateWorld("hw", ProbeScene(), &w).ok());
+  }
+};
+
+TEST_F(HapticsServiceTest, EveryPoseGetsOneForceAndPressingTheFloorPushesBack) {
+  auto session = HapticSession::Open(channel_, OpenFor("probe"));
+  ASSERT_TRUE(session.ok()) << session.status();
+  EXPECT_EQ((*session)->params().stiffness(), 400.0);  // defaults filled in
+  EXPECT_EQ((*session)->params().watchdog_timeout_ms(), 10.0);
+  const double limit = (*session)->params().force_limit();
+  haptics::HapticReply last;
+  // From 3 cm down to 1 cm into the floor over 0.4 s, then hold 0.3 s, at about 1 kHz.
+  for (uint64_t i = 1; i <= 700; ++i) {
+    const double y = 0.03 - std::min(1.0, i / 400.0) * 0.04;
+    auto r = (*session)->Force(PoseAt(i, y));
+    ASSERT_TRUE(r.ok()) << r.status();
+    ASSERT_EQ(r->sequence, i);
+    ASSERT_TRUE(r->force.allFinite());
+    ASSERT_LE(r->force.norm(), limit + 1e-9);
+    ASSERT_FALSE(r->rejected_pose);
+    last = *r;
+    std::this_thread::sleep_for(std::chrono::microseconds(900));
+  }
+  // Resting on the floor (centre at 1 cm), the device 2 cm lower: about 8 N up.
+  EXPECT_GT(last.contacts, 0);
+  EXPECT_NEAR(last.force.y(), 8.0, 1.0);
+  EXPECT_GT(last.model_tick, 0u);
+  // Viewers see the tool and its coupling force (downwards on the tool).
+  grpc::ClientContext ctx;
+  v1::WatchRequest req;
+  req.set_world("worlds/hw");
+  auto reader = sessions_->Watch(&ctx, req);
+  v1::Frame frame;
+  ASSERT_TRUE(reader->Read(&frame));
+  ASSERT_EQ(frame.tools_size(), 1);
+  EXPECT_EQ(frame.tools(0).body_id(), "probe");
+  EXPECT_EQ(frame.tools(0).device_id(), "dev-1");
+  EXPECT_LT(frame.tools(0).coupling_force().y(), -4.0);
+  ctx.TryCancel();
+  EXPECT_TRUE((*session)->Close().ok());
+}
+
+TEST_F(HapticsServiceTest, ASecondSessionOnTheSameToolIsRefusedUntilTheFirstCloses) {
+  auto first = HapticSession::Open(channel_, OpenFor("probe"));
+  ASSERT_TRUE(first.ok());
+  auto second = HapticSession::Open(channel_, OpenFor("probe"));
+  ASSERT_FALSE(second.ok());
+  EXPECT_EQ(second.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(second.status().message().find("held by haptic session"), std::string::npos);
+  ASSERT_TRUE((*first)->Close().ok());
+  // The release reaches the world at its next tick.
+  absl::StatusOr<std::unique_ptr<HapticSession>> third = absl::UnknownError("");
+  for (int i = 0; i < 50 && !third.ok(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    third = HapticSession::Open(channel_, OpenFor("probe"));
+  }
+  EXPECT_TRUE(third.ok()) << third.status();
+}
+
+TEST_F(HapticsServiceTest, BadSessionsAreRefusedNamingTheField) {
+  auto unknown = HapticSession::Open(channel_, OpenFor("ghost"));
+  EXPECT_EQ(unknown.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_NE(unknown.status().message().find("tool_body_id"), std::string::npos);
+  auto fixed = HapticSession::Open(channel_, OpenFor("post"));
+  EXPECT_EQ(fixed.status().code(), absl::StatusCode::kFailedPrecondition);
+  v1::HapticOpen bad = OpenFor("probe");
+  bad.set_stiffness(-5);
+  auto neg = HapticSession::Open(channel_, bad);
+  EXPECT_EQ(neg.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(neg.status().message().find("open.stiffness"), std::string::npos);
+  v1::HapticOpen nowhere = OpenFor("probe");
+  nowhere.set_world("worlds/nowhere");
+  EXPECT_EQ(HapticSession::Open(channel_, nowhere).status().code(),
+            absl::StatusCode::kNotFound);
+  // A stream that starts with a pose.
+  auto stub = v1::HapticsService::NewStub(channel_);
+  grpc::ClientContext ctx;
+  auto stream = stub->Haptics(&ctx);
+  v1::HapticsRequest req;
+  req.mutable_pose()->set_sequence(1);
+  ASSERT_TRUE(stream->Write(req));
+  stream->WritesDone();
+  v1::HapticsResponse resp;
+  EXPECT_FALSE(stream->Read(&resp));
+  const grpc::Status s = stream->Finish();
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(s.error_message().find("open"), std::string::npos);
+}
+
+TEST_F(HapticsServiceTest, BadPosesAreRejectedWithZeroForce) {
+  auto session = HapticSession::Open(channel_, OpenFor("probe"));
+  ASSERT_TRUE(session.ok());
+  for (uint64_t i = 1; i <= 20; ++i) ASSERT_TRUE((*session)->Force(PoseAt(i, 0.0)).ok());
+  haptics::DevicePose nan = PoseAt(21, 0.0);
+  nan.position.x() = std::nan("");
+  auto r = (*session)->Force(nan);
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->rejected_pose);
+  EXPECT_EQ(r->force.norm(), 0.0);
+  haptics::DevicePose inf = PoseAt(22, 0.0);
+  inf.orientation = Quat(INFINITY, 0, 0, 0);
+  EXPECT_TRUE((*session)->Force(inf)->rejected_pose);
+  // Out of order: 20 after 20 were taken.
+  r = (*session)->Force(PoseAt(20, 0.0));
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->rejected_pose);
+  EXPECT_TRUE(r->out_of_order);
+  EXPECT_FALSE((*session)->Force(PoseAt(23, 0.0))->rejected_pose);
+}
+
+TEST_F(HapticsServiceTest, WatchdogReleasesTheForceWhenPosesStop) {
+  auto stub = v1::HapticsService::NewStub(channel_);
+  grpc::ClientContext ctx;
+  auto stream = stub->Haptics(&ctx);
+  v1::HapticsRequest req;
+  *req.mutable_open() = OpenFor("probe");
+  ASSERT_TRUE(stream->Write(req));
+  v1::HapticsResponse resp;
+  ASSERT_TRUE(stream->Read(&resp));
+  ASSERT_TRUE(resp.has_opened());
+  // Pull the probe up 2 cm for a while (a steady force), then go silent.
+  double force = 0.0;
+  for (uint64_t i = 1; i <= 50; ++i) {
+    req.Clear();
+    req.mutable_pose()->set_sequence(i);
+    req.mutable_pose()->mutable_position()->set_y(0.05);
+    ASSERT_TRUE(stream->Write(req));
+    ASSERT_TRUE(stream->Read(&resp));
+    force = std::abs(resp.force().force().y());
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ASSERT_GT(force, 0.1);
+  // Unprompted watchdog messages follow, the last with zero force.
+  const auto start = std::chrono::steady_clock::now();
+  bool zero = false;
+  while (!zero && stream->Read(&resp)) {
+    ASSERT_TRUE(resp.has_force());
+    EXPECT_TRUE(resp.force().watchdog());
+    EXPECT_EQ(resp.force().sequence(), 50u);
+    const v1::Vec3& f = resp.force().force();
+    zero = f.x() == 0 && f.y() == 0 && f.z() == 0;
+  }
+  EXPECT_TRUE(zero);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(1));
+  ctx.TryCancel();
+}
+
+TEST_F(HapticsServiceTest, RemoteModeSolvesOnTheClientFromStreamedModels) {
+  auto session = HapticSession::Open(channel_, OpenFor("probe", /*remote=*/true));
+  ASSERT_TRUE(session.ok()) << session.status();
+  EXPECT_TRUE((*session)->remote());
+  haptics::HapticReply last;
+  for (uint64_t i = 1; i <= 500; ++i) {
+    const double y = 0.03 - std::min(1.0, i / 300.0) * 0.04;
+    auto r = (*session)->Force(PoseAt(i, y));
+    ASSERT_TRUE(r.ok()) << r.status();
+    ASSERT_TRUE(r->force.allFinite());
+    last = *r;
+    std::this_thread::sleep_for(std::chrono::microseconds(900));
+  }
+  EXPECT_GT((*session)->model_tick(), 10u);  // models keep coming
+  EXPECT_GT(last.contacts, 0);
+  EXPECT_NEAR(last.force.y(), 8.0, 1.5);
+  EXPECT_TRUE((*session)->Close().ok());
+}
+
+}  // namespace
+}  // namespace ligature::testing

@@ -1,0 +1,123 @@
+#include "server/haptics/tool_simulator.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+
+namespace ligature::haptics {
+namespace {
+
+constexpr double kRadius = 0.02;
+constexpr double kMass = 0.1;
+constexpr double kH = 1e-3;
+
+CouplingParams Coupling() {
+  CouplingParams c;
+  c.stiffness = 400;
+  c.damping = 2 * std::sqrt(400 * kMass);
+  return c;
+}
+
+// A sphere tool at rest at `y` without gravity, optionally above a fixed floor at y = 0.
+std::shared_ptr<ToolLocalModel> Model(double y, bool floor) {
+  auto m = std::make_shared<ToolLocalModel>();
+  m->dt = 0.01;
+  m->mass = kMass;
+  m->inertia_local = 0.4 * kMass * kRadius * kRadius * Mat3::Identity();
+  m->shapes = {{Shape::Sphere(kRadius), {}}};
+  m->tool.position = Vec3(0, y, 0);
+  if (floor) {
+    ContactPlane p;
+    p.point = Vec3(0, y - kRadius, 0);
+    p.normal = Vec3::UnitY();
+    p.gap = y - kRadius;
+    m->planes.push_back(p);
+  }
+  return m;
+}
+
+double TotalEnergy(const ToolSimulator& sim, const DeviceTarget& t) {
+  return sim.CouplingEnergy(t) + 0.5 * kMass * sim.state().linear_velocity.squaredNorm();
+}
+
+TEST(ToolSimulatorTest, FreeToolFollowsAStillDeviceLosingEnergyEveryStep) {
+  ToolSimulator sim(Coupling());
+  sim.Reset(Model(0.0, false));
+  DeviceTarget t;
+  t.position = Vec3(0.05, 0.02, 0);
+  double energy = TotalEnergy(sim, t);
+  for (int i = 0; i < 2000; ++i) {
+    sim.Step(t, kH);
+    const double e = TotalEnergy(sim, t);
+    ASSERT_LE(e, energy + 1e-15) << "step " << i;  // passive: never gains energy
+    energy = e;
+  }
+  EXPECT_LT((sim.state().position - t.position).norm(), 1e-6);
+}
+
+TEST(ToolSimulatorTest, FloorStopsTheToolAndTheForceIsTheSpringsStretch) {
+  ToolSimulator sim(Coupling());
+  sim.Reset(Model(0.05, true));
+  DeviceTarget t;
+  t.position = Vec3(0, -0.01, 0);  // 3 cm below where the floor stops the tool
+  ToolStepResult r;
+  double min_y = 1.0;
+  for (int i = 0; i < 3000; ++i) {
+    r = sim.Step(t, kH);
+    min_y = std::min(min_y, sim.state().position.y());
+  }
+  EXPECT_GE(min_y, kRadius - 1e-9);  // never through the floor
+  EXPECT_NEAR(sim.state().position.y(), kRadius, 1e-9);
+  EXPECT_NEAR(r.force.y(), -400 * (kRadius + 0.01), 1e-6);  // on the tool, downwards
+  EXPECT_EQ(r.contacts, 1);
+  // Held still: no oscillation, the force stays put.
+  const double f0 = r.force.y();
+  for (int i = 0; i < 500; ++i) EXPECT_NEAR(sim.Step(t, kH).force.y(), f0, 1e-9);
+}
+
+TEST(ToolSimulatorTest, OverlapWithAFixedObstacleLeavesWithoutVelocity) {
+  ToolSimulator sim(Coupling());
+  sim.Reset(Model(kRadius - 0.005, true));  // 5 mm into the floor
+  DeviceTarget t;
+  t.position = Vec3(0, kRadius - 0.005, 0);
+  sim.Step(t, kH);
+  // One step removes a fifth of the overlap, and the tool does not fly off.
+  EXPECT_NEAR(sim.state().position.y(), kRadius - 0.004, 1e-9);
+  EXPECT_NEAR(sim.state().linear_velocity.norm(), 0.0, 1e-9);
+}
+
+TEST(ToolSimulatorTest, BufferVertexYieldsLikeASpringInSeries) {
+  // One soft vertex under the tool with compliance c: at rest the tool sinks d with
+  // k (0.03 - d) = d / c (coupling spring and vertex spring in series).
+  auto m = Model(kRadius, false);
+  BufferModel b;
+  b.positions = {Vec3::Zero()};
+  b.vertex_indices = {0};
+  const double c = 1.0 / 400.0;
+  b.compliance = c * Eigen::MatrixXd::Identity(3, 3);
+  m->buffers.push_back(b);
+  ToolSimulator sim(Coupling());
+  sim.Reset(m);
+  DeviceTarget t;
+  t.position = Vec3(0, -0.01, 0);
+  ToolStepResult r;
+  for (int i = 0; i < 4000; ++i) r = sim.Step(t, kH);
+  const double d = 400 * 0.03 / (400 + 1 / c);
+  EXPECT_NEAR(sim.state().position.y(), kRadius - d, 1e-7);
+  EXPECT_NEAR(-r.force.y(), d / c, 1e-4);
+}
+
+TEST(ToolSimulatorTest, RotationalCouplingTurnsTheTool) {
+  CouplingParams c = Coupling();
+  c.rotational_stiffness = 0.05;
+  c.rotational_damping = 2 * std::sqrt(0.05 * 0.4 * kMass * kRadius * kRadius);
+  ToolSimulator sim(c);
+  sim.Reset(Model(0.0, false));
+  DeviceTarget t;
+  t.orientation = Quat(Eigen::AngleAxisd(0.5, Vec3::UnitZ()));
+  for (int i = 0; i < 3000; ++i) sim.Step(t, kH);
+  EXPECT_LT(RotationBetween(sim.state().orientation, t.orientation).norm(), 1e-6);
+}
+
+}  // namespace
+}  // namespace ligature::haptics
