@@ -228,6 +228,7 @@ absl::StatusOr<SoftBodyDesc> SoftBodyFromProto(const v1::SoftBody& s, const Tran
     case v1::SOFT_MODEL_UNSPECIFIED:
     case v1::SOFT_MODEL_MASS_POINT: out.model = SoftModelKind::kMassPoint; break;
     case v1::SOFT_MODEL_COROTATIONAL_FEM: out.model = SoftModelKind::kCorotational; break;
+    case v1::SOFT_MODEL_STVK_FEM: out.model = SoftModelKind::kStVK; break;
     default: return Invalid(field + ".model", "unknown soft model");
   }
   auto integrator = IntegratorFromProto(s.integrator(), field + ".integrator");
@@ -302,8 +303,11 @@ void SoftBodyToProto(const SoftBodyDesc& soft, v1::SoftBody* out) {
   for (const auto& tet : soft.mesh.tets) {
     for (const int i : tet) t->add_tets(i);
   }
-  out->set_model(soft.model == SoftModelKind::kMassPoint ? v1::SOFT_MODEL_MASS_POINT
-                                                         : v1::SOFT_MODEL_COROTATIONAL_FEM);
+  switch (soft.model) {
+    case SoftModelKind::kMassPoint: out->set_model(v1::SOFT_MODEL_MASS_POINT); break;
+    case SoftModelKind::kCorotational: out->set_model(v1::SOFT_MODEL_COROTATIONAL_FEM); break;
+    case SoftModelKind::kStVK: out->set_model(v1::SOFT_MODEL_STVK_FEM); break;
+  }
   out->set_integrator(IntegratorToProto(soft.integrator));
   out->set_density(soft.mass_point.density);
   out->set_young_modulus(soft.fem.young);

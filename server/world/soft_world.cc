@@ -71,10 +71,16 @@ absl::Status SoftWorld::AddBody(const SoftBodyDesc& desc) {
     if (absl::Status s = ValidateFemMaterial(desc.fem); !s.ok()) {
       return Invalid("material", std::string(s.message()));
     }
-    absl::StatusOr<CorotationalModel> model =
-        CorotationalModel::Make(desc.mesh, desc.fem, desc.fixed);
-    if (!model.ok()) return Invalid("mesh", std::string(model.status().message()));
-    body.fem = *std::move(model);
+    if (desc.model == SoftModelKind::kCorotational) {
+      absl::StatusOr<CorotationalModel> model =
+          CorotationalModel::Make(desc.mesh, desc.fem, desc.fixed);
+      if (!model.ok()) return Invalid("mesh", std::string(model.status().message()));
+      body.fem = *std::move(model);
+    } else {
+      absl::StatusOr<StVKModel> model = StVKModel::Make(desc.mesh, desc.fem, desc.fixed);
+      if (!model.ok()) return Invalid("mesh", std::string(model.status().message()));
+      body.stvk = *std::move(model);
+    }
     body.fem_state = RestFemState(desc.mesh);
   }
   body.surface = ExtractBoundary(desc.mesh);
@@ -205,6 +211,7 @@ void SoftWorld::Step(double time, double h, const Vec3& gravity, const SoftPoseL
     (void)bodies_[index_.at(body_id)].constraints.SetNailGoal(local, pose->Apply(c.goal));
   }
   for (Body& body : bodies_) {
+    const std::vector<Vec3> start = obstacles.empty() ? std::vector<Vec3>() : body.positions();
     if (body.mass_point) {
       const MassPointState before = body.mass_point_state;
       const absl::Status s = StepWithConstraints(body.desc.integrator, *body.mass_point, gravity,
@@ -217,34 +224,48 @@ void SoftWorld::Step(double time, double h, const Vec3& gravity, const SoftPoseL
       }
     } else {
       const FemState before = body.fem_state;
-      const absl::Status s = body.fem->Step(h, gravity, {}, body.system.get(), &body.fem_state);
-      if (!s.ok() || !Finite(body.fem_state.x) || !Finite(body.fem_state.v)) {
+      if (!StepFem(body, h, gravity) || !Finite(body.fem_state.x) ||
+          !Finite(body.fem_state.v)) {
         body.fem_state = before;
         std::fill(body.fem_state.v.begin(), body.fem_state.v.end(), Vec3::Zero());
         ++recovered_;
       }
     }
-    if (!obstacles.empty()) ResolveContacts(body, h, obstacles);
+    if (!obstacles.empty()) ResolveContacts(body, h, obstacles, start);
   }
   CutWithTools(tools);
+}
+
+// Corotational bodies take one implicit step; St Venant-Kirchhoff bodies take as many equal
+// explicit substeps as keep each below 0.9 of their stable step (at most kMaxSubsteps: past
+// that the step may diverge, and is then rolled back).
+bool SoftWorld::StepFem(Body& body, double h, const Vec3& gravity) {
+  if (body.fem) return body.fem->Step(h, gravity, {}, body.system.get(), &body.fem_state).ok();
+  constexpr int kMaxSubsteps = 1000;
+  const double stable = 0.9 * body.stvk->StableTimeStep();
+  const int substeps =
+      stable > 0.0 ? std::clamp(static_cast<int>(std::ceil(h / stable)), 1, kMaxSubsteps) : 1;
+  for (int i = 0; i < substeps; ++i) body.stvk->Step(h / substeps, gravity, {}, &body.fem_state);
+  return true;
 }
 
 // Vertices inside rigid shapes are moved out along the contact normal; their velocity into
 // the shape is removed and their sliding slowed by Coulomb friction; held and constrained
 // vertices are left alone (their constraints decide where they are). A body that can be cut
 // meets a scalpel only at its tip (CutWithTools).
-void SoftWorld::ResolveContacts(Body& body, double h, std::span<const RodObstacle> obstacles) {
+void SoftWorld::ResolveContacts(Body& body, double h, std::span<const RodObstacle> obstacles,
+                                const std::vector<Vec3>& start) {
   constexpr double kFriction = 0.5;
   constexpr double kProbe = 1e-5;  // m, radius of the sphere that stands for a vertex
   std::vector<Vec3>& x = body.mass_point ? body.mass_point_state.x : body.fem_state.x;
   std::vector<Vec3>& v = body.mass_point ? body.mass_point_state.v : body.fem_state.v;
   const std::vector<double>& mass =
-      body.mass_point ? body.mass_point->masses() : body.fem->rest().mass;
+      body.mass_point ? body.mass_point->masses() : body.fem_rest()->mass;
   const Shape probe = Shape::Sphere(kProbe);
   ContactManifold manifold;
   for (size_t i = 0; i < x.size(); ++i) {
     if (body.vertex_owner.contains(static_cast<int>(i))) continue;
-    if (body.fem && body.fem->rest().fixed[i]) continue;
+    if (body.fem_rest() && body.fem_rest()->fixed[i]) continue;
     bool moved = false;
     for (const RodObstacle& o : obstacles) {
       if (o.blade && body.desc.cutting) continue;
@@ -256,9 +277,20 @@ void SoftWorld::ResolveContacts(Body& body, double h, std::span<const RodObstacl
       Collide(probe, Transform{x[i], Quat::Identity()}, o.shape, o.pose, 0.0, &manifold);
       if (manifold.count == 0) continue;
       const ContactPoint& c = manifold.points[0];
-      const double depth = c.distance + kProbe;  // of the vertex itself, < 0 inside
+      double depth = c.distance + kProbe;  // of the vertex itself, < 0 inside
       if (!(depth < 0.0)) continue;
-      const Vec3 n = c.normal;  // from the vertex into the shape
+      Vec3 n = c.normal;  // from the vertex into the shape
+      // A vertex that entered during this step leaves through the face it came in by (its
+      // closest feature at the start of the step), not the nearest one: a soft body pressing
+      // hard on a thin shape must not be pushed out of its far side.
+      manifold.count = 0;
+      Collide(probe, Transform{start[i], Quat::Identity()}, o.shape, o.pose, 0.0, &manifold);
+      if (manifold.count > 0 && manifold.points[0].distance + kProbe >= 0.0) {
+        const ContactPoint& entry = manifold.points[0];
+        const Vec3 surface = start[i] + (entry.distance + kProbe) * entry.normal;
+        n = entry.normal;
+        depth = std::min(0.0, -(x[i] - surface).dot(n));
+      }
       x[i] += depth * n;
       moved = true;
       const Vec3 before = v[i];

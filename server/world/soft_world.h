@@ -1,8 +1,9 @@
 #pragma once
 // The soft bodies of a world: tetrahedral meshes simulated either as mass-point models
 // (distance and volume preservation) under one of six integrators, with Gissler's exact
-// local constraints, or as corotational linear FEM with implicit Euler and held vertices;
-// scalpels cut FEM bodies that allow it.
+// local constraints, as corotational linear FEM with implicit Euler, or as explicit St
+// Venant-Kirchhoff FEM in substeps, both with held vertices; scalpels cut corotational
+// bodies that allow it.
 // One step advances every body by h; a body whose step fails or turns non-finite keeps its
 // previous state, at rest, and is counted.
 
@@ -20,6 +21,7 @@
 #include "server/constraint/soft/soft_constraint_desc.h"
 #include "server/math/transform.h"
 #include "server/model/soft/fem_corotational.h"
+#include "server/model/soft/fem_stvk.h"
 #include "server/model/soft/integrators.h"
 #include "server/model/soft/mass_point_model.h"
 #include "server/model/soft/scalpel_desc.h"
@@ -47,7 +49,8 @@ class SoftWorld {
     MassPointState mass_point_state;
     LocalConstraintSet constraints{0};
     std::optional<CorotationalModel> fem;
-    FemState fem_state;
+    std::optional<StVKModel> stvk;
+    FemState fem_state;  // either FEM model's state
     // Per-step scratch of the FEM solve (assembled from the state each step), shared by
     // copies of the world (a batch edit keeps one to roll back to).
     std::shared_ptr<CorotationalSystem> system = std::make_shared<CorotationalSystem>();
@@ -60,6 +63,10 @@ class SoftWorld {
 
     const std::vector<Vec3>& positions() const {
       return mass_point ? mass_point_state.x : fem_state.x;
+    }
+    // The FEM model's rest data (masses, held vertices); null for a mass-point body.
+    const FemRest* fem_rest() const {
+      return fem ? &fem->rest() : stvk ? &stvk->rest() : nullptr;
     }
   };
 
@@ -116,7 +123,11 @@ class SoftWorld {
   // the surface then. Absent while the tool does not touch the body.
   absl::flat_hash_map<std::pair<std::string, std::string>, Vec3> stroke_anchor_;
 
-  void ResolveContacts(Body& body, double h, std::span<const RodObstacle> obstacles);
+  // `start`: the vertices' positions at the start of the step.
+  void ResolveContacts(Body& body, double h, std::span<const RodObstacle> obstacles,
+                       const std::vector<Vec3>& start);
+  // One tick of an FEM body (either model); false when the step failed.
+  static bool StepFem(Body& body, double h, const Vec3& gravity);
   void CutWithTools(std::span<const SoftTool> tools);
 };
 

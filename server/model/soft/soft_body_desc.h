@@ -17,6 +17,7 @@ namespace ligature {
 enum class SoftModelKind {
   kMassPoint,     // Teschner-style distance and volume preservation; any integrator
   kCorotational,  // corotational linear FEM, implicit Euler
+  kStVK,          // St Venant-Kirchhoff FEM, explicit, substepped below its stable step
 };
 
 struct SoftBodyDesc {
