@@ -51,6 +51,7 @@ class ViewerSession {
       pause: () => this.pause(request),
       step: () => this.step(request),
       pose: () => this.pose(request),
+      resync: () => this.encoder.reset(),  // the next frame carries every soft surface
     };
     const handler = handlers[request && request.op];
     if (!handler) {

@@ -69,6 +69,8 @@ test('the viewer shows a live world, every body kind, drags, pauses and steps', 
     // ground, ball, crate, log, stool, handle
     assert.deepEqual([stats.rigid, stats.rod, stats.soft, stats.strand], [6, 1, 1, 1]);
     assert.ok(stats.softTriangles > 0, 'the soft body has a surface');
+    // three.js's WebXR button is on the page (it says whether the browser offers VR).
+    assert.equal(await page.locator('#VRButton').count(), 1);
     assert.equal(stats.strandSegments, 7, 'one line per strand segment');
     assert.deepEqual(pageErrors, []);
   });
@@ -150,6 +152,28 @@ test('the viewer shows a live world, every body kind, drags, pauses and steps', 
                   before.rope[0]);
     const after = await page.evaluate(() => window.ligatureViewer.bodyPosition('handle'));
     assert.ok(Math.abs(after[1] - before.handle[1]) < 0.1, 'a horizontal drag stays level');
+  });
+
+  await t.test('a soft body whose topology changes gets a new surface', async () => {
+    // A cut's frame as the gateway sends it: a new topology version with its triangles.
+    const counts = await page.evaluate(() => {
+      const view = window.ligatureViewer.viewer.views.get('jelly');
+      const before = view.triangles;
+      const v = [0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1];
+      view.update({ soft: { v, topology: 1000, t: [0, 1, 2, 0, 1, 3] } });
+      const cut = [view.triangles, view.geometry.index.count,
+                   view.geometry.getAttribute('position').count];
+      const again = view.update({ soft: { v, topology: 1000 } });  // same topology, no triangles
+      return { before, cut, kept: view.triangles, again };
+    });
+    assert.ok(counts.before > 2);
+    assert.deepEqual(counts.cut, [2, 6, 4]);
+    assert.equal(counts.kept, 2);
+    assert.equal(counts.again, null);
+    // The world's next frame has another topology (the real one) and no triangles, since the
+    // gateway sent them already: the page asks for them again and gets its surface back.
+    await waitFor(page, (n) => window.ligatureViewer.viewer.views.get('jelly').triangles === n,
+                  counts.before);
   });
 
   await t.test('pause stops the world, step advances it by one tick, resume runs it', async () => {

@@ -71,7 +71,9 @@ class SoftView {
     const soft = state.soft;
     if (!soft) return;
     // A new topology (a cut, or the first frame) brings its triangles: rebuild the index.
-    if (soft.topology !== this.topology && soft.t) {
+    // A new topology without them means this view missed them: ask for them again.
+    if (soft.topology !== this.topology) {
+      if (!soft.t) return { needsTriangles: true };
       this.geometry.setIndex(soft.t);
       this.topology = soft.topology;
       this.triangles = soft.t.length / 3;
@@ -86,6 +88,7 @@ class SoftView {
     position.needsUpdate = true;
     this.geometry.computeVertexNormals();
     this.geometry.computeBoundingSphere();
+    return null;
   }
 
   dispose() { this.geometry.dispose(); this.material.dispose(); }

@@ -15,6 +15,7 @@ const state = {
   lastTick: null,
   worlds: [],
   sceneRequested: 0,   // when the scene was last asked for again (new bodies appeared)
+  resyncing: false,    // soft triangles were asked for again and have not come yet
 };
 
 const wsUrl = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/ws`;
@@ -86,12 +87,17 @@ function showScene(message) {
 
 function showFrame(frame) {
   if (frame.world !== state.world) return;
-  const unknown = viewer.applyFrame(frame);
+  const { unknown, needsTriangles } = viewer.applyFrame(frame);
+  if (needsTriangles && !state.resyncing) {
+    state.resyncing = true;
+    connection.send({ op: 'resync' });
+  }
   // Bodies created after the scene was read: read it again, at most once a second.
   if (unknown.length > 0 && performance.now() - state.sceneRequested > 1000) {
     state.sceneRequested = performance.now();
     connection.send({ op: 'watch', world: state.world });
   }
+  if (!needsTriangles) state.resyncing = false;
   state.frames += 1;
   state.lastTick = frame.tick;
   $('frame-count').textContent = String(state.frames);

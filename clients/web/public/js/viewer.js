@@ -78,15 +78,19 @@ export class Viewer {
     return view;
   }
 
-  // Returns the ids of bodies the frame has and the scene did not (created since).
+  // Returns the ids of bodies the frame has and the scene did not (created since), and
+  // whether a soft body needs its triangles sent again.
   applyFrame(frame) {
     const unknown = [];
+    let needsTriangles = false;
     for (const state of frame.bodies) {
       const view = this.views.get(state.id);
-      if (view) view.update(state); else unknown.push(state.id);
+      if (!view) { unknown.push(state.id); continue; }
+      const result = view.update(state);
+      if (result && result.needsTriangles) needsTriangles = true;
     }
     if (!this.framed && frame.bodies.length > 0) this.frameContent();
-    return unknown;
+    return { unknown, needsTriangles };
   }
 
   // Points the camera at everything but the ground planes, from the front and a little above.
