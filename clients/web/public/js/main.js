@@ -6,6 +6,8 @@ import { Viewer } from './viewer.js';
 import { DragController } from './drag.js';
 
 const $ = (id) => document.getElementById(id);
+// Frames are asked for at most at a display's rate: a 1 kHz world is not sent 1000 a second.
+const DISPLAY_RATE_HZ = 60;
 
 const viewer = new Viewer($('view'));
 const state = {
@@ -76,7 +78,7 @@ function watch(world) {
   for (const item of $('world-list').children) {
     item.classList.toggle('selected', item.dataset.world === world);
   }
-  connection.send({ op: 'watch', world });
+  connection.send({ op: 'watch', world, maxRateHz: DISPLAY_RATE_HZ });
 }
 
 function showScene(message) {
@@ -95,7 +97,7 @@ function showFrame(frame) {
   // Bodies created after the scene was read: read it again, at most once a second.
   if (unknown.length > 0 && performance.now() - state.sceneRequested > 1000) {
     state.sceneRequested = performance.now();
-    connection.send({ op: 'watch', world: state.world });
+    connection.send({ op: 'watch', world: state.world, maxRateHz: DISPLAY_RATE_HZ });
   }
   if (!needsTriangles) state.resyncing = false;
   state.frames += 1;

@@ -130,13 +130,18 @@ export class Viewer {
     const view = this.views.get(id);
     if (!view) return null;
     if (view.type === 'rigid') return view.object.position.clone();
-    const position = view.type === 'rod' ? null : view.geometry.getAttribute('position');
-    if (view.type === 'rod') return view.points.length ? view.points[view.points.length >> 1].clone() : null;
-    if (!position) return null;
-    if (view.type === 'strand') return new THREE.Vector3().fromBufferAttribute(position, position.count - 1);
-    const c = new THREE.Vector3();
-    for (let i = 0; i < position.count; i++) c.add(new THREE.Vector3().fromBufferAttribute(position, i));
-    return c.divideScalar(Math.max(position.count, 1));
+    if (view.type === 'rod') {
+      return view.points.length ? view.points[view.points.length >> 1].clone() : null;
+    }
+    const position = view.geometry.getAttribute('position');
+    if (!position || position.count === 0) return null;
+    if (view.type === 'strand') {
+      return new THREE.Vector3().fromBufferAttribute(position, position.count - 1);
+    }
+    const centroid = new THREE.Vector3();
+    const vertex = new THREE.Vector3();
+    for (let i = 0; i < position.count; i++) centroid.add(vertex.fromBufferAttribute(position, i));
+    return centroid.divideScalar(position.count);
   }
 
   // A world point -> page coordinates (CSS pixels), for tests and tools.
