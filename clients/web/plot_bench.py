@@ -13,6 +13,7 @@ writes an SVG of the ratio chart by hand (give -o with .svg)."""
 
 import argparse
 import json
+import re
 import sys
 
 
@@ -35,7 +36,10 @@ def ratio_rows(rows):
     out = []
     for r in rows:
         if r.get("peer") and isinstance(r.get("ratio"), (int, float)):
-            out.append((f"{r.get('bench', '?')} vs {r['peer']}", float(r["ratio"])))
+            # The solver variant, when the notes name it (rigid benchmarks run both).
+            solver = re.search(r"solver=([^,\s]+)", str(r.get("notes") or ""))
+            variant = f" [{solver.group(1)}]" if solver else ""
+            out.append((f"{r.get('bench', '?')}{variant} vs {r['peer']}", float(r["ratio"])))
     return out
 
 
@@ -97,11 +101,20 @@ def plot_matplotlib(rows, output):
             ax.legend(fontsize=8)
             ax.set_title("latency histogram")
         else:
-            names = [f"{r.get('bench', '?')}" + (f" ({r['peer']})" if r.get("peer") else "")
-                     for r in latency]
-            medians = [r["median"] for r in latency]
-            p99 = [r.get("p99") or 0 for r in latency]
-            ys = range(len(latency))
+            # Ours once per benchmark, then each peer's figures from the same lines.
+            names, medians, p99, seen = [], [], [], set()
+            for r in latency:
+                bench = r.get("bench", "?")
+                if bench not in seen:
+                    seen.add(bench)
+                    names.append(f"{bench} (ours)")
+                    medians.append(r["median"])
+                    p99.append(r.get("p99") or 0)
+                if r.get("peer") and isinstance(r.get("peer_median"), (int, float)):
+                    names.append(f"{bench} ({r['peer']})")
+                    medians.append(r["peer_median"])
+                    p99.append(r.get("peer_p99") or 0)
+            ys = range(len(names))
             ax.barh([y - 0.2 for y in ys], medians, height=0.4, label="median", color="#4f8fdc")
             ax.barh([y + 0.2 for y in ys], p99, height=0.4, label="p99", color="#e39b2f")
             ax.set_yticks(list(ys), names, fontsize=8)
