@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages Ligature builds and tests with, or with --runtime only
-# those ligatured needs to run (the container's runtime stage).
+# Installs the Debian 12 packages Ligature builds and tests with, and the web viewer's npm
+# packages (clients/web/install.sh), or with --runtime only those ligatured needs to run (the
+# container's runtime stage).
 # Idempotent: installs only what is missing and prints nothing when nothing is.
 set -euo pipefail
 
@@ -14,18 +15,32 @@ else
     libeigen3-dev libabsl-dev libgtest-dev libgmock-dev libbenchmark-dev
     libbullet-dev libode-dev liblapack-dev grpc-proto
     python3 python3-grpcio python3-protobuf python3-yaml prometheus-cpp-dev nginx
+    nodejs chromium python3-matplotlib
   )
+  # npm comes with Debian's nodejs as its own package (a Node built elsewhere may bundle it).
+  command -v npm > /dev/null || packages+=(npm)
 fi
+# The web viewer's npm packages, when its folder is there (the container's build stage runs
+# this script alone, before the sources are copied in).
+web_packages() {
+  local web_install
+  web_install="$(dirname "${BASH_SOURCE[0]}")/../clients/web/install.sh"
+  if [[ "${1:-}" != "--runtime" && -x "$web_install" ]]; then "$web_install"; fi
+}
 
 missing=()
 for p in "${packages[@]}"; do
   status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
   [[ "$status" == "install ok installed" ]] || missing+=("$p")
 done
-[[ ${#missing[@]} -eq 0 ]] && exit 0
+if [[ ${#missing[@]} -eq 0 ]]; then
+  web_packages "$@"
+  exit 0
+fi
 
 sudo=""
 if [[ $(id -u) -ne 0 ]]; then sudo="sudo"; fi
 echo "Installing: ${missing[*]}" >&2
 $sudo apt-get update -qq >&2
 DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+web_packages "$@"

@@ -1,0 +1,114 @@
+'use strict';
+// Proto messages (as loaded by proto-loader) -> the compact JSON the page reads: vectors
+// become flat number arrays, and a soft body's triangles are sent only when its topology
+// changed since the last frame this viewer got (a cut), since they are the bulk of a frame.
+
+function flatVec3s(list) {
+  const out = new Array(list.length * 3);
+  for (let i = 0; i < list.length; i++) {
+    const v = list[i];
+    out[3 * i] = v.x; out[3 * i + 1] = v.y; out[3 * i + 2] = v.z;
+  }
+  return out;
+}
+
+function vec3(v) { return v ? [v.x, v.y, v.z] : [0, 0, 0]; }
+
+// An all-zero quaternion is the identity, as the API says.
+function quat(q) {
+  if (!q || (q.x === 0 && q.y === 0 && q.z === 0 && q.w === 0)) return [0, 0, 0, 1];
+  return [q.x, q.y, q.z, q.w];
+}
+
+function pose(p) {
+  return { p: vec3(p && p.position), q: quat(p && p.orientation) };
+}
+
+// Remembers, per viewer, which soft topology each body was last sent with.
+class FrameEncoder {
+  constructor() { this.topology = new Map(); }
+
+  reset() { this.topology.clear(); }
+
+  encode(frame) {
+    const bodies = frame.bodies.map((b) => this.encodeBody(b));
+    const s = frame.solver || {};
+    return {
+      type: 'frame',
+      world: frame.world,
+      tick: Number(frame.tick),
+      simTime: frame.sim_time,
+      stepMs: frame.step_ms,
+      solver: { iterations: s.iterations, contacts: s.contacts, residual: s.residual },
+      cuts: frame.cuts.length,
+      tools: frame.tools.map((t) => t.body_id),
+      bodies,
+    };
+  }
+
+  encodeBody(b) {
+    const out = { id: b.id, ...pose(b.pose) };
+    if (b.rod_points.length > 0) out.rod = flatVec3s(b.rod_points);
+    if (b.soft_vertices.length > 0) {
+      out.soft = { v: flatVec3s(b.soft_vertices), topology: b.topology_version };
+      if (this.topology.get(b.id) !== b.topology_version) {
+        out.soft.t = Array.from(b.soft_triangles);
+        this.topology.set(b.id, b.topology_version);
+      }
+    }
+    if (b.strand_points.length > 0) {
+      out.strand = { p: flatVec3s(b.strand_points), parents: Array.from(b.strand_parents) };
+    }
+    return out;
+  }
+}
+
+// A world as the page lists it.
+function encodeWorld(w) {
+  const settings = w.settings || {};
+  return {
+    name: w.name,
+    tick: Number(w.tick),
+    simTime: w.sim_time,
+    bodyCount: w.body_count,
+    paused: !!settings.paused,
+    rateHz: settings.rate_hz,
+  };
+}
+
+// A scene's bodies as the page builds them: what each one is and how it looks at rest.
+function encodeSceneBody(b) {
+  const out = { id: b.id, kind: b.kind, ...pose(b.pose) };
+  if (b.rod) {
+    out.type = 'rod';
+    const m = b.rod.material || {};
+    out.radius = m.radius > 0 ? m.radius : 0.005;  // the API default when unset
+  } else if (b.soft) {
+    out.type = 'soft';
+  } else if (b.strand) {
+    out.type = 'strand';
+  } else {
+    out.type = 'rigid';
+    out.shape = encodeShape(b.shape);
+  }
+  return out;
+}
+
+function encodeShape(shape) {
+  if (!shape || !shape.kind) return null;
+  const s = shape[shape.kind];
+  switch (shape.kind) {
+    case 'sphere': return { kind: 'sphere', radius: s.radius };
+    case 'box': return { kind: 'box', halfExtents: vec3(s.half_extents) };
+    case 'capsule': return { kind: 'capsule', radius: s.radius, halfLength: s.half_length };
+    case 'plane': return { kind: 'plane' };
+    case 'compound':
+      return {
+        kind: 'compound',
+        children: s.children.map((c) => ({ shape: encodeShape(c.shape), ...pose(c.pose) })),
+      };
+    default: return null;
+  }
+}
+
+module.exports = { FrameEncoder, encodeWorld, encodeSceneBody, encodeShape };

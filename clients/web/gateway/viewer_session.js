@@ -1,0 +1,166 @@
+'use strict';
+// One browser viewer on one WebSocket: its requests (JSON, one per message) become gRPC
+// calls, and the frames of the world it watches are forwarded as they come. Frames arrive on
+// a Watch stream until the viewer first drives a body; then the gateway opens an Interact
+// stream (which carries the device poses and its own frames) and drops the Watch.
+
+const { call } = require('./grpc_clients');
+const { FrameEncoder, encodeWorld, encodeSceneBody } = require('./frame_codec');
+
+// A frame is dropped rather than queued when this much is still waiting to be sent: the
+// viewer gets the newest frame, never a backlog (as the server treats slow watchers).
+const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
+const WORLD_NAME = /^worlds\/[a-z0-9][a-z0-9_-]{0,62}$/;
+
+class ViewerSession {
+  constructor(ws, clients, log = () => {}) {
+    this.ws = ws;
+    this.clients = clients;
+    this.log = log;
+    this.encoder = new FrameEncoder();
+    this.world = null;      // worlds/{id} being watched
+    this.maxRateHz = 0;
+    this.watch = null;      // the Watch call, while frames come from it
+    this.interact = null;   // the Interact call, once the viewer drove a body
+    ws.on('message', (data) => this.onMessage(data));
+    ws.on('close', () => this.stopStreams());
+  }
+
+  send(message) {
+    if (this.ws.readyState === this.ws.OPEN) this.ws.send(JSON.stringify(message));
+  }
+
+  sendFrame(frame) {
+    if (this.ws.bufferedAmount > MAX_BUFFERED_BYTES) return;
+    if (frame.world !== this.world) return;  // a late frame of the previous world
+    this.send(this.encoder.encode(frame));
+  }
+
+  // Requests: {op, ...}. Every failure is answered with {type: 'error', op, message}.
+  async onMessage(data) {
+    let request;
+    try {
+      request = JSON.parse(String(data));
+    } catch (e) {
+      this.send({ type: 'error', op: null, message: `not JSON: ${e.message}` });
+      return;
+    }
+    const handlers = {
+      list: () => this.list(),
+      watch: () => this.startWatch(request),
+      pause: () => this.pause(request),
+      step: () => this.step(request),
+      pose: () => this.pose(request),
+      resync: () => this.encoder.reset(),  // the next frame carries every soft surface
+    };
+    const handler = handlers[request && request.op];
+    if (!handler) {
+      this.send({ type: 'error', op: request && request.op, message: 'unknown op' });
+      return;
+    }
+    try {
+      await handler();
+    } catch (e) {
+      this.send({ type: 'error', op: request.op, message: e.details || e.message });
+    }
+  }
+
+  async list() {
+    const response = await call(this.clients.world, 'ListWorlds', { page_size: 1000 });
+    this.send({ type: 'worlds', worlds: response.worlds.map(encodeWorld) });
+  }
+
+  // Sends the world's bodies (shapes come from ExportScene once), then streams its frames.
+  async startWatch({ world, maxRateHz }) {
+    checkWorldName(world);
+    this.stopStreams();
+    this.world = world;
+    this.maxRateHz = Number(maxRateHz) > 0 ? Number(maxRateHz) : 0;
+    this.encoder.reset();
+    const scene = await call(this.clients.scene, 'ExportScene', { parent: world });
+    if (this.world !== world) return;  // another watch started meanwhile
+    this.send({ type: 'scene', world, bodies: scene.bodies.map(encodeSceneBody),
+                paused: !!(scene.settings && scene.settings.paused) });
+    const stream = this.clients.session.Watch({ world, max_rate_hz: this.maxRateHz });
+    this.watch = stream;
+    this.attach(stream, 'watch');
+  }
+
+  attach(stream, kind) {
+    stream.on('data', (frame) => this.sendFrame(frame));
+    stream.on('error', (err) => {
+      if (err.code === 1 /* CANCELLED */) return;
+      this.send({ type: 'error', op: kind, message: err.details || err.message });
+    });
+    stream.on('end', () => this.send({ type: 'stream-end', stream: kind, world: this.world }));
+  }
+
+  async pause({ world, paused }) {
+    checkWorldName(world);
+    const updated = await call(this.clients.world, 'UpdateWorld', {
+      world: { name: world, settings: { paused: !!paused } },
+      update_mask: { paths: ['settings.paused'] },
+    });
+    this.send({ type: 'world', world: encodeWorld(updated) });
+  }
+
+  async step({ world, ticks }) {
+    checkWorldName(world);
+    const frame = await call(this.clients.world, 'StepWorld', { name: world, ticks: ticks | 0 || 1 });
+    this.sendFrame(frame);
+  }
+
+  // A device pose for a kinematic body: {body, position: [x, y, z], orientation: [x, y, z, w]}.
+  pose({ body, position, orientation }) {
+    if (!this.world) throw new Error('watch a world first');
+    if (typeof body !== 'string' || body.length === 0) throw new Error('body: a body id is required');
+    const p = numbers(position, 3, 'position');
+    const q = orientation == null ? [0, 0, 0, 1] : numbers(orientation, 4, 'orientation');
+    if (!this.interact) this.openInteract();
+    this.interact.write({
+      poses: [{ body_id: body,
+                pose: { position: { x: p[0], y: p[1], z: p[2] },
+                        orientation: { x: q[0], y: q[1], z: q[2], w: q[3] } } }],
+    });
+  }
+
+  // Interact replaces Watch as the frame source: the same world and rate, all bodies.
+  openInteract() {
+    const stream = this.clients.session.Interact();
+    stream.write({ world: this.world, max_rate_hz: this.maxRateHz });
+    this.interact = stream;
+    this.attach(stream, 'interact');
+    dropStream(this.watch);
+    this.watch = null;
+  }
+
+  stopStreams() {
+    dropStream(this.watch);
+    dropStream(this.interact);
+    this.watch = null;
+    this.interact = null;
+  }
+}
+
+// Cancels a stream whose frames are no longer wanted; its cancellation error is expected.
+function dropStream(stream) {
+  if (!stream) return;
+  stream.removeAllListeners();
+  stream.on('error', () => {});
+  stream.cancel();
+}
+
+function checkWorldName(world) {
+  if (typeof world !== 'string' || !WORLD_NAME.test(world)) {
+    throw new Error(`world: expected worlds/{id}, got ${JSON.stringify(world)}`);
+  }
+}
+
+function numbers(value, n, field) {
+  if (!Array.isArray(value) || value.length !== n || !value.every(Number.isFinite)) {
+    throw new Error(`${field}: expected ${n} finite numbers`);
+  }
+  return value;
+}
+
+module.exports = { ViewerSession };

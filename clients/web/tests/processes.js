@@ -1,0 +1,64 @@
+'use strict';
+// Real processes for the tests: a ligatured on a free loopback port (--listen 127.0.0.1:0,
+// which reports the bound port) and the gateway on another (--listen 127.0.0.1:0).
+
+const { spawn } = require('child_process');
+const path = require('path');
+
+const WEB_DIR = path.resolve(__dirname, '..');
+
+// Starts `argv` and resolves with {child, match, output()} once `pattern` appears in its
+// output; rejects when it exits first or after timeoutMs.
+function startProcess(argv, pattern, { timeoutMs = 15000, env = process.env } = {}) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(argv[0], argv.slice(1), { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    let done = false;
+    const finish = (err, match) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      if (err) { child.kill('SIGKILL'); reject(err); } else resolve({ child, match, output: () => output });
+    };
+    const onData = (data) => {
+      output += data;
+      const match = pattern.exec(output);
+      if (match) finish(null, match);
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.on('error', (e) => finish(e));
+    child.on('exit', (code) => finish(new Error(`${argv[0]} exited (${code}) before it was ready:\n${output}`)));
+    const timer = setTimeout(
+      () => finish(new Error(`${argv[0]} not ready within ${timeoutMs} ms:\n${output}`)), timeoutMs);
+  });
+}
+
+async function startLigatured(scene) {
+  const binary = process.env.LIGATURED;
+  if (!binary) throw new Error('LIGATURED must name the ligatured binary');
+  const p = await startProcess(
+    [binary, '--listen=127.0.0.1:0', `--scene=${scene}`, '--world_id=showcase'],
+    /serving on \S+ \(port (\d+)\)/);
+  return { ...p, address: `127.0.0.1:${p.match[1]}` };
+}
+
+async function startGateway(ligaturedAddress) {
+  const p = await startProcess(
+    [process.execPath, path.join(WEB_DIR, 'gateway', 'main.js'),
+     '--ligatured', ligaturedAddress, '--listen', '127.0.0.1:0'],
+    /serving on (http:\/\/\S+\/)/);
+  return { ...p, url: p.match[1] };
+}
+
+// SIGINT, then SIGKILL after 5 s.
+function stop(p) {
+  if (!p || p.child.exitCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => p.child.kill('SIGKILL'), 5000);
+    p.child.on('exit', () => { clearTimeout(timer); resolve(); });
+    p.child.kill('SIGINT');
+  });
+}
+
+module.exports = { WEB_DIR, startLigatured, startGateway, stop };

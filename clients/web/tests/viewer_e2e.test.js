@@ -1,0 +1,193 @@
+'use strict';
+// End to end: a real ligatured with the showcase scene (one body of every kind), the
+// gateway, and the page in headless Chromium driven by playwright-core. Checks that the world
+// list appears, frames arrive, every body kind is drawn where the world says it is (pixels
+// of its colour at its projected place on a screenshot), that dragging the kinematic handle
+// moves it and the rope hanging from it, and that pause, step and resume act on the world.
+// Exits 77 (skipped) when no Chromium is installed.
+
+const fs = require('fs');
+const path = require('path');
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const { WEB_DIR, startLigatured, startGateway, stop } = require('./processes');
+
+const CHROMIUM = [process.env.CHROMIUM, '/usr/bin/chromium', '/usr/bin/chromium-browser']
+  .find((p) => p && fs.existsSync(p));
+if (!CHROMIUM) {
+  console.log('SKIP: no Chromium (install the Debian package `chromium`, or set CHROMIUM)');
+  process.exit(77);
+}
+const { chromium } = require('playwright-core');
+
+const SCENE = path.join(WEB_DIR, 'scenes', 'showcase.textproto');
+
+// Colour tests per kind (see public/js/colours.js), robust to lighting and shadows: which
+// channels dominate is what survives shading.
+const LOOKS = {
+  dynamic: ([r, g, b]) => b > r + 40 && b > g + 10,
+  kinematic: ([r, g, b]) => g > r + 40 && g > b + 25,
+  soft: ([r, g, b]) => r > g + 60 && r > b + 30,
+  rod: ([r, g, b]) => r > b + 70 && r > g + 25,
+  strand: ([r, g, b]) => r > b + 50 && g > b + 50 && Math.abs(r - g) < 45,
+};
+
+async function waitFor(page, predicate, arg, timeout = 8000) {
+  await page.waitForFunction(predicate, arg, { timeout, polling: 50 });
+}
+
+const text = (page, selector) => page.locator(selector).textContent();
+
+test('the viewer shows a live world, every body kind, drags, pauses and steps', async (t) => {
+  const server = await startLigatured(SCENE);
+  t.after(() => stop(server));
+  const gateway = await startGateway(server.address);
+  t.after(() => stop(gateway));
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader',
+           '--ignore-gpu-blocklist'],
+  });
+  t.after(() => browser.close());
+  const page = await browser.newPage({ viewport: { width: 1000, height: 650 } });
+  const pageErrors = [];
+  page.on('pageerror', (e) => pageErrors.push(e.message));
+  await page.goto(gateway.url);
+
+  await t.test('the world list appears', async () => {
+    await page.locator('#world-list li[data-world="worlds/showcase"]').waitFor({ timeout: 8000 });
+    assert.match(await text(page, '#world-list li.selected .name'), /showcase/);
+  });
+
+  await t.test('frames arrive and every body kind has a view', async () => {
+    await waitFor(page, () => Number(document.getElementById('frame-count').textContent) >= 5);
+    const first = Number(await text(page, '#frame-count'));
+    const firstTick = Number(await text(page, '#tick'));
+    await waitFor(page, (n) => Number(document.getElementById('frame-count').textContent) > n + 5, first);
+    assert.ok(Number(await text(page, '#tick')) > firstTick, 'ticks advance');
+    const stats = await page.evaluate(() => window.ligatureViewer.stats());
+    // ground, ball, crate, log, stool, handle
+    assert.deepEqual([stats.rigid, stats.rod, stats.soft, stats.strand], [6, 1, 1, 1]);
+    assert.ok(stats.softTriangles > 0, 'the soft body has a surface');
+    // three.js's WebXR button is on the page (it says whether the browser offers VR).
+    assert.equal(await page.locator('#VRButton').count(), 1);
+    assert.equal(stats.strandSegments, 7, 'one line per strand segment');
+    assert.deepEqual(pageErrors, []);
+  });
+
+  await t.test('the screenshot shows each body where the world has it', async () => {
+    await page.waitForTimeout(1200);  // the cube settles on the ground
+    const png = await page.locator('#view canvas').screenshot();
+    fs.writeFileSync(path.join(process.env.TEST_OUTPUT_DIR || '/tmp', 'ligature-web-viewer.png'), png);
+    const probes = { ball: ['dynamic', 6], crate: ['dynamic', 6], handle: ['kinematic', 4],
+                     jelly: ['soft', 6], rope: ['rod', 5], tuft: ['strand', 7] };
+    const result = await page.evaluate(async ({ b64, probes }) => {
+      const image = new Image();
+      image.src = `data:image/png;base64,${b64}`;
+      await image.decode();
+      const canvas = document.createElement('canvas');
+      canvas.width = image.width; canvas.height = image.height;
+      const ctx = canvas.getContext('2d');
+      ctx.drawImage(image, 0, 0);
+      const pixels = ctx.getImageData(0, 0, image.width, image.height).data;
+      const colours = new Set();
+      for (let i = 0; i < pixels.length; i += 4) {
+        colours.add((pixels[i] >> 3) << 10 | (pixels[i + 1] >> 3) << 5 | (pixels[i + 2] >> 3));
+      }
+      const rect = document.querySelector('#view canvas').getBoundingClientRect();
+      const windows = {};
+      for (const [id, [, radius]] of Object.entries(probes)) {
+        const at = window.ligatureViewer.bodyOnPage(id);
+        const cx = Math.round((at.x - rect.left) * image.width / rect.width);
+        const cy = Math.round((at.y - rect.top) * image.height / rect.height);
+        const window_ = [];
+        for (let y = cy - radius; y <= cy + radius; y++) {
+          for (let x = cx - radius; x <= cx + radius; x++) {
+            if (x < 0 || y < 0 || x >= image.width || y >= image.height) continue;
+            const i = 4 * (y * image.width + x);
+            window_.push([pixels[i], pixels[i + 1], pixels[i + 2]]);
+          }
+        }
+        windows[id] = { at: [cx, cy], pixels: window_ };
+      }
+      const corner = [];
+      for (let y = 0; y < 20; y++) {
+        for (let x = 0; x < 20; x++) {
+          const i = 4 * (y * image.width + x);
+          corner.push([pixels[i], pixels[i + 1], pixels[i + 2]]);
+        }
+      }
+      return { distinct: colours.size, windows, corner };
+    }, { b64: png.toString('base64'), probes });
+
+    assert.ok(result.distinct > 100, `a rendered scene, not a blank one (${result.distinct} colours)`);
+    for (const [id, [look]] of Object.entries(probes)) {
+      const { at, pixels } = result.windows[id];
+      const matching = pixels.filter(LOOKS[look]).length;
+      assert.ok(matching >= 2, `${id} (${look}) drawn at ${at}: ${matching} matching pixels`);
+    }
+    // The top left corner shows the background, none of the bodies' colours (so the probes
+    // above cannot pass on any pixel at all).
+    for (const [look, matches] of Object.entries(LOOKS)) {
+      assert.equal(result.corner.filter(matches).length, 0, `no ${look} pixels in the corner`);
+    }
+  });
+
+  await t.test('dragging the kinematic handle moves it, and the rope follows', async () => {
+    const before = await page.evaluate(() => ({
+      handle: window.ligatureViewer.bodyPosition('handle'),
+      rope: window.ligatureViewer.bodyPosition('rope'),
+      at: window.ligatureViewer.bodyOnPage('handle'),
+    }));
+    await page.mouse.move(before.at.x, before.at.y);
+    await page.mouse.down();
+    for (let i = 1; i <= 10; i++) {
+      await page.mouse.move(before.at.x + 15 * i, before.at.y);
+      await page.waitForTimeout(30);
+    }
+    await page.mouse.up();
+    await waitFor(page, (x0) => window.ligatureViewer.bodyPosition('handle')[0] > x0 + 0.2,
+                  before.handle[0]);
+    await waitFor(page, (x0) => window.ligatureViewer.bodyPosition('rope')[0] > x0 + 0.05,
+                  before.rope[0]);
+    const after = await page.evaluate(() => window.ligatureViewer.bodyPosition('handle'));
+    assert.ok(Math.abs(after[1] - before.handle[1]) < 0.1, 'a horizontal drag stays level');
+  });
+
+  await t.test('a soft body whose topology changes gets a new surface', async () => {
+    // A cut's frame as the gateway sends it: a new topology version with its triangles.
+    const counts = await page.evaluate(() => {
+      const view = window.ligatureViewer.viewer.views.get('jelly');
+      const before = view.triangles;
+      const v = [0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1];
+      view.update({ soft: { v, topology: 1000, t: [0, 1, 2, 0, 1, 3] } });
+      const cut = [view.triangles, view.geometry.index.count,
+                   view.geometry.getAttribute('position').count];
+      const again = view.update({ soft: { v, topology: 1000 } });  // same topology, no triangles
+      return { before, cut, kept: view.triangles, again };
+    });
+    assert.ok(counts.before > 2);
+    assert.deepEqual(counts.cut, [2, 6, 4]);
+    assert.equal(counts.kept, 2);
+    assert.equal(counts.again, null);
+    // The world's next frame has another topology (the real one) and no triangles, since the
+    // gateway sent them already: the page asks for them again and gets its surface back.
+    await waitFor(page, (n) => window.ligatureViewer.viewer.views.get('jelly').triangles === n,
+                  counts.before);
+  });
+
+  await t.test('pause stops the world, step advances it by one tick, resume runs it', async () => {
+    await page.click('#pause');
+    await page.locator('#pause', { hasText: 'Resume' }).waitFor({ timeout: 5000 });
+    await page.waitForTimeout(300);  // frames already on their way
+    const paused = Number(await text(page, '#tick'));
+    await page.waitForTimeout(400);
+    assert.equal(Number(await text(page, '#tick')), paused, 'a paused world does not advance');
+    await page.click('#step');
+    await waitFor(page, (n) => Number(document.getElementById('tick').textContent) === n + 1, paused);
+    await page.click('#pause');
+    await waitFor(page, (n) => Number(document.getElementById('tick').textContent) > n + 5, paused + 1);
+    assert.equal(await text(page, '#error'), '');
+    assert.deepEqual(pageErrors, []);
+  });
+});
