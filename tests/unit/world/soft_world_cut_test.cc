@@ -5,10 +5,10 @@
 
 #include <gtest/gtest.h>
 
-#include <map>
 #include <numeric>
 
 #include "server/world/soft_world.h"
+#include "tests/unit/model/soft/surface_checks.h"
 
 namespace ligature {
 namespace {
@@ -77,19 +77,6 @@ double SmallestVolume(const SoftWorld::Body& body) {
   return smallest;
 }
 
-// Every directed edge of the surface has its reverse: the surface is closed.
-bool Closed(const SurfaceMesh& surface) {
-  std::map<std::pair<int, int>, int> count;
-  for (const auto& tri : surface.triangles) {
-    for (int i = 0; i < 3; ++i) ++count[{tri[i], tri[(i + 1) % 3]}];
-  }
-  for (const auto& [edge, c] : count) {
-    auto it = count.find({edge.second, edge.first});
-    if (it == count.end() || it->second != c) return false;
-  }
-  return true;
-}
-
 TEST(SoftWorldCutTest, CutKeepsMassAndMomentumAndSeparatesInTwoStrokes) {
   SoftWorld world;
   ASSERT_TRUE(world.AddBody(Block()).ok());
@@ -128,7 +115,7 @@ TEST(SoftWorldCutTest, CutKeepsMassAndMomentumAndSeparatesInTwoStrokes) {
   EXPECT_NEAR(Mass(body), mass, 1e-12 * mass);
   EXPECT_LT((Momentum(body) - momentum).norm(), 1e-12 * momentum.norm());
   EXPECT_GT(SmallestVolume(body), 0.0);
-  EXPECT_TRUE(Closed(body.surface));
+  EXPECT_TRUE(testing::BoundaryClosed(body.surface));
   EXPECT_EQ(body.fem->vertex_count(), static_cast<int>(body.fem_state.x.size()));
   // The cut tets are damaged, the others keep the body's damage.
   ASSERT_EQ(body.damage.size(), body.desc.mesh.tets.size());

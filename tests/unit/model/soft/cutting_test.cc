@@ -11,7 +11,6 @@
 
 #include <array>
 #include <cmath>
-#include <map>
 #include <numeric>
 #include <string>
 #include <utility>
@@ -20,24 +19,13 @@
 #include "server/math/types.h"
 #include "server/model/soft/fem_material.h"
 #include "server/model/soft/tet_mesh.h"
+#include "tests/unit/model/soft/surface_checks.h"
 
 namespace ligature {
 namespace {
 
 using ::testing::HasSubstr;
-
-// Closed boundary: every directed edge (a, b) of the triangles has as many (b, a).
-bool BoundaryClosed(const SurfaceMesh& surface) {
-  std::map<std::pair<int, int>, int> count;
-  for (const auto& tri : surface.triangles) {
-    for (int i = 0; i < 3; ++i) ++count[{tri[i], tri[(i + 1) % 3]}];
-  }
-  for (const auto& [edge, c] : count) {
-    auto it = count.find({edge.second, edge.first});
-    if (it == count.end() || it->second != c) return false;
-  }
-  return true;
-}
+using ::ligature::testing::BoundaryClosed;
 
 double TotalMass(const FemRest& rest) {
   return std::accumulate(rest.mass.begin(), rest.mass.end(), 0.0);
