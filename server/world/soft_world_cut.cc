@@ -3,8 +3,8 @@
 //   - the tip touches when it is under the surface or within contact_distance of it; its
 //     contact point is the closest surface point. Under the surface it presses: the touched
 //     triangle follows the tip, which loads the tissue. A stroke starts at the first touch;
-//   - the geometric criterion compares the stroke's anchor (its last attempt) with today's
-//     contact point; an attempt moves the anchor there, so the cutting line goes on;
+//   - the geometric criterion compares the stroke's anchor (its last attempt) with this
+//     tick's contact point; an attempt moves the anchor there, so the cutting line goes on;
 //   - the physical criterion takes the largest cutting stress in the tets the tip loads and
 //     at the new closest vertex, each tet with its damage; reaching the toughness cuts;
 //   - the cut separates the tets along the cutting line v0 -> v1 down to cut_depth, rebuilds
@@ -43,6 +43,7 @@ double LargestStress(const SoftWorld::Body& body, std::span<const int> vertices,
   return largest;
 }
 
+// Where the tip meets the surface, from the closest surface point to it.
 struct Touch {
   Vec3 contact = Vec3::Zero();  // the closest surface point
   Vec3 normal = Vec3::Zero();   // the touched triangle's outward unit normal
@@ -175,7 +176,7 @@ void SoftWorld::CutWithTools(std::span<const SoftTool> tools) {
       const auto [anchor, first_touch] = stroke_anchor_.try_emplace(key, contact);
       if (first_touch) continue;
 
-      // Geometric criterion, from the anchor to today's contact point.
+      // Geometric criterion, from the anchor to this tick's contact point.
       CuttingParams params = *body.desc.cutting;
       params.kappa = tool.scalpel.sharpness;
       const absl::StatusOr<CuttingAttempt> attempt =
