@@ -13,7 +13,7 @@ else
     libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
     libeigen3-dev libabsl-dev libgtest-dev libgmock-dev libbenchmark-dev
     libbullet-dev libode-dev liblapack-dev grpc-proto
-    python3 python3-grpcio python3-protobuf python3-yaml prometheus-cpp-dev nginx
+    python3 python3-grpcio python3-protobuf python3-yaml prometheus-cpp-dev nginx openssl
   )
 fi
 
