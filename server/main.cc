@@ -40,7 +40,7 @@ ABSL_FLAG(bool, allow_insecure, false,
 ABSL_FLAG(double, max_edits_per_second, 0.0,
           "Scene edits (a batch counts each edit) one client host may make per second, with "
           "a burst of one second's worth; beyond it RESOURCE_EXHAUSTED. 0: no limit.");
-ABSL_FLAG(int, checkpoint_interval, 1,
+ABSL_FLAG(int, checkpoint_interval, 10,
           "Ticks between the in-memory copies of each world that a diverged step rolls back "
           "to; 0 turns the divergence guard off.");
 ABSL_FLAG(double, diverge_max_position, 1e7,

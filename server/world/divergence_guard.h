@@ -21,7 +21,7 @@ namespace ligature {
 
 struct DivergenceGuardOptions {
   DivergenceBounds bounds;
-  int checkpoint_interval = 1;  // ticks between copies; 0 turns the guard off
+  int checkpoint_interval = 1;  // good ticks between copies; 0: guard off (ligatured: 10)
   int max_repeats = 3;
 };
 
