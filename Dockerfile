@@ -16,4 +16,4 @@ COPY --from=build /src/build/clients/cpp/ligature /usr/local/bin/ligature
 RUN useradd --system --no-create-home ligature
 USER ligature
 EXPOSE 50051 9090
-ENTRYPOINT ["/usr/local/bin/ligatured", "--listen=0.0.0.0:50051", "--metrics_address=0.0.0.0:9090"]
+ENTRYPOINT ["/usr/local/bin/ligatured", "--listen=0.0.0.0:50051", "--allow_insecure=true", "--metrics_address=0.0.0.0:9090"]

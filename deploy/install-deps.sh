@@ -14,7 +14,7 @@ else
     libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
     libeigen3-dev libabsl-dev libgtest-dev libgmock-dev libbenchmark-dev
     libbullet-dev libode-dev liblapack-dev grpc-proto
-    python3 python3-grpcio python3-protobuf python3-yaml prometheus-cpp-dev nginx
+    python3 python3-grpcio python3-protobuf python3-yaml prometheus-cpp-dev nginx openssl
     nodejs chromium python3-matplotlib
   )
   # npm comes with Debian's nodejs as its own package (a Node built elsewhere may bundle it).

@@ -28,6 +28,27 @@ ABSL_FLAG(std::string, metrics_address, "",
           "Serve Prometheus metrics over HTTP at http://ADDRESS/metrics (host:port; port 0 "
           "picks a free one). Empty: no metrics.");
 
+ABSL_FLAG(std::string, token_file, "",
+          "Bearer tokens with per-world roles, one `TOKEN viewer|editor|owner WORLD|*` per "
+          "line; reloaded on SIGHUP. Empty: no authentication.");
+ABSL_FLAG(std::string, tls_cert, "", "PEM certificate chain of the server (TLS).");
+ABSL_FLAG(std::string, tls_key, "", "PEM private key of the server (TLS).");
+ABSL_FLAG(std::string, tls_client_ca, "",
+          "PEM CA whose certificates clients must present (mutual TLS).");
+ABSL_FLAG(bool, allow_insecure, false,
+          "Serve without TLS on an address that is not loopback (with a warning).");
+ABSL_FLAG(double, max_edits_per_second, 0.0,
+          "Scene edits (a batch counts each edit) one client host may make per second, with "
+          "a burst of one second's worth; beyond it RESOURCE_EXHAUSTED. 0: no limit.");
+ABSL_FLAG(int, checkpoint_interval, 10,
+          "Ticks between the in-memory copies of each world that a diverged step rolls back "
+          "to; 0 turns the divergence guard off.");
+ABSL_FLAG(double, diverge_max_position, 1e7,
+          "A position component beyond this (m) counts as divergence.");
+ABSL_FLAG(double, diverge_max_speed, 1e6, "A speed beyond this (m/s) counts as divergence.");
+ABSL_FLAG(double, diverge_max_angular_speed, 1e6,
+          "An angular speed beyond this (rad/s) counts as divergence.");
+
 namespace {
 
 // A scene flag names a file when it looks like a path, else a built-in scene.
@@ -47,6 +68,23 @@ int Run() {
   options.worlds.world_limits.max_constraints = absl::GetFlag(FLAGS_max_constraints);
   options.worlds.worker_threads = absl::GetFlag(FLAGS_worker_threads);
   options.max_message_bytes = absl::GetFlag(FLAGS_max_message_mb) << 20;
+  options.max_edits_per_second = absl::GetFlag(FLAGS_max_edits_per_second);
+  options.token_file = absl::GetFlag(FLAGS_token_file);
+  options.tls_cert = absl::GetFlag(FLAGS_tls_cert);
+  options.tls_key = absl::GetFlag(FLAGS_tls_key);
+  options.tls_client_ca = absl::GetFlag(FLAGS_tls_client_ca);
+  options.allow_insecure = absl::GetFlag(FLAGS_allow_insecure);
+  ligature::DivergenceGuardOptions& guard = options.worlds.guard;
+  guard.checkpoint_interval = absl::GetFlag(FLAGS_checkpoint_interval);
+  guard.bounds.max_position = absl::GetFlag(FLAGS_diverge_max_position);
+  guard.bounds.max_speed = absl::GetFlag(FLAGS_diverge_max_speed);
+  guard.bounds.max_angular_speed = absl::GetFlag(FLAGS_diverge_max_angular_speed);
+  if (guard.checkpoint_interval < 0 || !(guard.bounds.max_position > 0.0) ||
+      !(guard.bounds.max_speed > 0.0) || !(guard.bounds.max_angular_speed > 0.0)) {
+    std::fprintf(stderr, "ligatured: --checkpoint_interval must be >= 0 and the divergence "
+                         "bounds positive\n");
+    return 2;
+  }
   if (options.worlds.max_worlds < 1 || options.worlds.worker_threads < 1 ||
       options.worlds.world_limits.max_bodies < 1 || options.max_message_bytes < (1 << 20)) {
     std::fprintf(stderr, "ligatured: limits and thread counts must be positive\n");
@@ -58,6 +96,7 @@ int Run() {
   sigemptyset(&signals);
   sigaddset(&signals, SIGINT);
   sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGHUP);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
   ligature::Server server(options);
@@ -104,8 +143,14 @@ int Run() {
                  address.c_str(), metrics->port());
   }
 
+  // SIGHUP reloads the token file; SIGINT and SIGTERM stop.
   int signal_number = 0;
-  sigwait(&signals, &signal_number);
+  while (sigwait(&signals, &signal_number) == 0 && signal_number == SIGHUP) {
+    const absl::Status reloaded = server.ReloadTokens();
+    std::fprintf(stderr, "ligatured: SIGHUP: %s\n",
+                 reloaded.ok() ? "token file reloaded"
+                               : std::string(reloaded.message()).c_str());
+  }
   std::fprintf(stderr, "ligatured: %s, shutting down\n",
                signal_number == SIGINT ? "SIGINT" : "SIGTERM");
   server.Shutdown();

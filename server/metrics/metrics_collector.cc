@@ -93,6 +93,13 @@ void MetricsCollector::CollectWorlds(std::vector<MetricFamily>* out) const {
                                "Steps whose solver stopped on the time budget.",
                                MetricType::Counter);
 
+  MetricFamily divergences = Family(
+      "ligature_world_divergences_total",
+      "Steps that turned the state non-finite or absurd and were rolled back.",
+      MetricType::Counter);
+  MetricFamily withheld = Family("ligature_world_withheld_frames_total",
+                                 "Frames not published because they held a non-finite number.",
+                                 MetricType::Counter);
   int count = 0;
   std::string token;
   do {
@@ -111,13 +118,15 @@ void MetricsCollector::CollectWorlds(std::vector<MetricFamily>* out) const {
       AddSample(&recovered, "world", id, static_cast<double>(info.counters.recovered_bodies));
       AddSample(&budget, "world", id,
                 static_cast<double>(info.counters.budget_exhausted_steps));
+      AddSample(&divergences, "world", id, static_cast<double>(info.counters.divergences));
+      AddSample(&withheld, "world", id, static_cast<double>(info.counters.withheld_frames));
     }
     token = page.next_page_token;
   } while (!token.empty());
   AddSample(&worlds, "", "", count);
 
   for (MetricFamily* f : {&worlds, &bodies, &constraints, &paused, &rate, &ticks, &durations,
-                          &overruns, &missed, &recovered, &budget}) {
+                          &overruns, &missed, &recovered, &budget, &divergences, &withheld}) {
     out->push_back(std::move(*f));
   }
 }

@@ -71,6 +71,15 @@ void FrameToProto(const Frame& frame, const absl::flat_hash_set<std::string>& on
   for (const std::string& c : frame.removed_constraints) {
     out->add_removed_constraints(frame.world + "/constraints/" + c);
   }
+  if (frame.divergence) {
+    v1::DivergenceEvent* d = out->mutable_divergence();
+    d->set_diverged_tick(frame.divergence->diverged_tick);
+    d->set_restored_tick(frame.divergence->restored_tick);
+    d->set_body(frame.divergence->body);
+    d->set_reason(frame.divergence->reason);
+    d->set_value(frame.divergence->value);
+    d->set_paused(frame.divergence->paused);
+  }
 }
 
 v1::World WorldInfoToProto(const WorldInfo& info) {
@@ -84,6 +93,12 @@ v1::World WorldInfoToProto(const WorldInfo& info) {
   w.set_missed_ticks(info.missed_ticks);
   w.set_overruns(info.overruns);
   w.set_last_step_ms(info.last_step_ms);
+  w.set_divergences(info.counters.divergences);
+  for (const auto& [body, client] : info.owners) {
+    v1::BodyOwner* o = w.add_owners();
+    o->set_body(body);
+    o->set_client(client);
+  }
   return w;
 }
 

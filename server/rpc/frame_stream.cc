@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "server/rpc/frame_proto.h"
+#include "server/world/scene_proto.h"
 
 namespace ligature {
 
@@ -30,6 +31,46 @@ absl::StatusOr<FrameStreamOptions> MakeFrameStreamOptions(
   return options;
 }
 
+absl::Status AddWatchFilter(const v1::WatchRequest& req, FrameStreamOptions* options) {
+  FrameFilterOptions& f = options->filter;
+  if (req.has_region()) {
+    auto lo = Vec3FromProto(req.region().min(), "region.min");
+    if (!lo.ok()) return lo.status();
+    auto hi = Vec3FromProto(req.region().max(), "region.max");
+    if (!hi.ok()) return hi.status();
+    if (!(hi->array() >= lo->array()).all()) {
+      return absl::InvalidArgumentError("region.max: must be >= region.min in every axis");
+    }
+    f.region = Region{*lo, *hi};
+  }
+  if (!std::isfinite(req.delta_threshold()) || req.delta_threshold() < 0.0) {
+    return absl::InvalidArgumentError("delta_threshold: must be finite and >= 0");
+  }
+  f.delta_threshold = req.delta_threshold();
+  if (req.key_frame_interval() < 0 || req.key_frame_interval() > 100000) {
+    return absl::InvalidArgumentError("key_frame_interval: must be in [0, 100000]");
+  }
+  f.key_frame_interval = req.key_frame_interval() == 0 ? 30 : req.key_frame_interval();
+  return absl::OkStatus();
+}
+
+// Drops from `message` the bodies the filter did not select.
+static void KeepSelected(const Frame& frame, const FrameFilter::Selection& s,
+                         v1::Frame* message) {
+  absl::flat_hash_set<std::string> kept;
+  for (size_t i = 0; i < frame.bodies.size(); ++i) {
+    if (s.keep[i]) kept.insert(frame.bodies[i].id);
+  }
+  auto* bodies = message->mutable_bodies();
+  int out = 0;
+  for (int i = 0; i < bodies->size(); ++i) {
+    if (!kept.contains(bodies->Get(i).id())) continue;
+    if (out != i) bodies->SwapElements(out, i);
+    ++out;
+  }
+  bodies->DeleteSubrange(out, bodies->size() - out);
+}
+
 absl::Status StreamFrames(const WorldHost& host, const FrameStreamOptions& options,
                           const std::function<bool(const v1::Frame&)>& write,
                           const std::function<absl::Status()>& should_stop,
@@ -48,6 +89,7 @@ absl::Status StreamFrames(const WorldHost& host, const FrameStreamOptions& optio
   constexpr auto kPoll = std::chrono::milliseconds(100);
   uint64_t seen = 0;
   Clock::time_point next_send = Clock::now();
+  FrameFilter filter(options.filter);
   v1::Frame message;
   while (true) {
     if (absl::Status s = should_stop(); !s.ok()) return s;
@@ -76,6 +118,12 @@ absl::Status StreamFrames(const WorldHost& host, const FrameStreamOptions& optio
     }
     seen = version;
     FrameToProto(*frame, options.only, &message);
+    message.set_key_frame(true);
+    if (filter.active()) {
+      const FrameFilter::Selection selection = filter.Select(*frame);
+      KeepSelected(*frame, selection, &message);
+      message.set_key_frame(selection.key_frame);
+    }
     if (!write(message)) return absl::CancelledError("the client went away");
     count.frames_sent.fetch_add(1, std::memory_order_relaxed);
     const auto period = std::chrono::duration_cast<Clock::duration>(

@@ -12,6 +12,8 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "ligature/v1/frame.pb.h"
+#include "ligature/v1/session_service.pb.h"
+#include "server/rpc/frame_filter.h"
 #include "server/rpc/session_counters.h"
 #include "server/world/world_host.h"
 
@@ -20,12 +22,16 @@ namespace ligature {
 struct FrameStreamOptions {
   double max_rate_hz = 0.0;               // 0: the world's rate
   absl::flat_hash_set<std::string> only;  // body ids; empty: all
+  FrameFilterOptions filter;              // region and delta frames (its `only` unused)
 };
 
 // Validates a watch request's rate and body filter against the world.
 absl::StatusOr<FrameStreamOptions> MakeFrameStreamOptions(
     const WorldHost& host, double max_rate_hz,
     const google::protobuf::RepeatedPtrField<std::string>& body_ids);
+
+// Adds a watch request's region and delta settings; INVALID_ARGUMENT naming the field.
+absl::Status AddWatchFilter(const v1::WatchRequest& req, FrameStreamOptions* options);
 
 // Streams until `write` fails (client gone), `should_stop` returns a non-OK status, or the
 // world closes. Returns the status the RPC should end with. `counters` (may be null) count

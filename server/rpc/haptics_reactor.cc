@@ -27,16 +27,18 @@ struct ToolFacts {
 }  // namespace
 
 HapticsReactor::HapticsReactor(WorldManager* manager, const std::atomic<bool>* stopping,
-                               HapticCounters* counters)
-    : manager_(manager), stopping_(stopping), counters_(counters) {
+                               HapticCounters* counters, absl::StatusOr<Grants> caller)
+    : manager_(manager), stopping_(stopping), counters_(counters), caller_(std::move(caller)) {
   StartRead(&request_);
 }
 
 // Validates the first message, claims the tool in the world (one command, waited for),
 // and resolves the parameters for its mass.
 absl::Status HapticsReactor::Open(const v1::HapticOpen& open) {
+  if (!caller_.ok()) return caller_.status();
   auto id = ParseWorldName(open.world(), "open.world");
   if (!id.ok()) return id.status();
+  if (auto s = caller_->Require(*id, Role::kEditor); !s.ok()) return s;
   if (absl::Status s = ValidateId(open.tool_body_id(), "open.tool_body_id"); !s.ok()) return s;
   if (open.mode() != v1::HAPTIC_MODE_UNSPECIFIED && open.mode() != v1::HAPTIC_MODE_SERVER &&
       open.mode() != v1::HAPTIC_MODE_REMOTE) {

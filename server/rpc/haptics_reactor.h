@@ -18,6 +18,7 @@
 #include <string>
 #include <thread>
 
+#include "server/rpc/auth.h"
 #include "absl/status/status.h"
 #include "grpcpp/support/server_callback.h"
 #include "ligature/v1/haptics_service.pb.h"
@@ -38,8 +39,10 @@ struct HapticCounters {
 class HapticsReactor final
     : public grpc::ServerBidiReactor<v1::HapticsRequest, v1::HapticsResponse> {
  public:
+  // `caller` is the client's grants (or why it has none), checked against the world its
+  // open message names.
   HapticsReactor(WorldManager* manager, const std::atomic<bool>* stopping,
-                 HapticCounters* counters);
+                 HapticCounters* counters, absl::StatusOr<Grants> caller = Grants::All());
 
   void OnReadDone(bool ok) override;
   void OnWriteDone(bool ok) override;
@@ -59,6 +62,7 @@ class HapticsReactor final
   WorldManager* manager_;
   const std::atomic<bool>* stopping_;
   HapticCounters* counters_;
+  const absl::StatusOr<Grants> caller_;
   v1::HapticsRequest request_;
   bool opened_ = false;
   bool remote_ = false;

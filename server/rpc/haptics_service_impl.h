@@ -4,6 +4,7 @@
 #include <atomic>
 
 #include "ligature/v1/haptics_service.grpc.pb.h"
+#include "server/rpc/auth.h"
 #include "server/rpc/haptics_reactor.h"
 #include "server/world/world_manager.h"
 
@@ -12,8 +13,10 @@ namespace ligature {
 class HapticsServiceImpl final : public v1::HapticsService::CallbackService {
  public:
   // `stopping` turns true when the server shuts down; streams then end with UNAVAILABLE.
-  HapticsServiceImpl(WorldManager* manager, const std::atomic<bool>* stopping)
-      : manager_(manager), stopping_(stopping) {}
+  // `tokens` (may be null: no authentication) decides who may drive tools.
+  HapticsServiceImpl(WorldManager* manager, const std::atomic<bool>* stopping,
+                     const TokenStore* tokens = nullptr)
+      : manager_(manager), stopping_(stopping), tokens_(tokens) {}
 
   grpc::ServerBidiReactor<v1::HapticsRequest, v1::HapticsResponse>* Haptics(
       grpc::CallbackServerContext* ctx) override;
@@ -23,6 +26,7 @@ class HapticsServiceImpl final : public v1::HapticsService::CallbackService {
  private:
   WorldManager* manager_;
   const std::atomic<bool>* stopping_;
+  const TokenStore* tokens_;
   HapticCounters counters_;
 };
 

@@ -7,15 +7,27 @@
 
 namespace ligature {
 
+namespace {
+std::atomic<uint64_t> next_session{1};
+}  // namespace
+
 InteractReactor::InteractReactor(WorldManager* manager, const std::atomic<bool>* stopping,
-                                 SessionCounters* counters)
-    : manager_(manager), stopping_(stopping), counters_(counters) {
+                                 SessionCounters* counters, std::string peer,
+                                 absl::StatusOr<Grants> caller)
+    : manager_(manager),
+      stopping_(stopping),
+      counters_(counters),
+      session_(next_session.fetch_add(1)),
+      peer_(std::move(peer)),
+      caller_(std::move(caller)) {
   StartRead(&request_);
 }
 
 absl::Status InteractReactor::Start(const v1::InteractRequest& first) {
+  if (!caller_.ok()) return caller_.status();
   auto id = ParseWorldName(first.world(), "world");
   if (!id.ok()) return id.status();
+  if (auto s = caller_->Require(*id, Role::kEditor); !s.ok()) return s;
   auto host = manager_->Get(*id);
   if (!host.ok()) return host.status();
   host_ = *host;
@@ -34,6 +46,8 @@ absl::Status InteractReactor::QueuePoses(const v1::InteractRequest& msg) {
     if (auto s = ValidateId(p.body_id(), field + ".body_id"); !s.ok()) return s;
     auto pose = PoseFromProto(p.pose(), field + ".pose");
     if (!pose.ok()) return pose.status();
+    // The body is this session's until its stream ends.
+    if (auto s = host_->ClaimBody(p.body_id(), session_, peer_); !s.ok()) return s;
     const bool queued =
         host_->Enqueue([shared = shared_, body = p.body_id(), pose = *pose](World* w) {
           if (w == nullptr) return;
@@ -117,12 +131,15 @@ void InteractReactor::WriterLoop() {
     std::lock_guard<std::mutex> lock(shared_->mu);
     client_done = shared_->client_done && shared_->error.ok() && !shared_->cancelled;
   }
+  // The stream is over: the bodies it drove are free for others.
+  host_->ReleaseBodies(session_);
   // A client that half-closed ended the session normally.
   Finish(client_done ? grpc::Status::OK : ToGrpcStatus(result));
 }
 
 void InteractReactor::OnDone() {
   if (writer_.joinable()) writer_.join();
+  if (host_ != nullptr) host_->ReleaseBodies(session_);
   delete this;
 }
 

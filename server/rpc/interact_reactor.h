@@ -7,10 +7,12 @@
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <thread>
 
 #include "grpcpp/support/server_callback.h"
 #include "ligature/v1/session_service.pb.h"
+#include "server/rpc/auth.h"
 #include "server/rpc/frame_stream.h"
 #include "server/rpc/session_counters.h"
 #include "server/world/world_manager.h"
@@ -20,8 +22,10 @@ namespace ligature {
 class InteractReactor final
     : public grpc::ServerBidiReactor<v1::InteractRequest, v1::Frame> {
  public:
+  // `peer` names the client as owner of the bodies it drives; `caller` is its grants (or
+  // why it has none), checked against the world its first message names.
   InteractReactor(WorldManager* manager, const std::atomic<bool>* stopping,
-                  SessionCounters* counters);
+                  SessionCounters* counters, std::string peer, absl::StatusOr<Grants> caller);
 
   void OnReadDone(bool ok) override;
   void OnWriteDone(bool ok) override;
@@ -55,6 +59,9 @@ class InteractReactor final
   v1::InteractRequest request_;
   v1::Frame out_;
   bool started_ = false;
+  const uint64_t session_;  // this stream's id, for body ownership
+  const std::string peer_;
+  const absl::StatusOr<Grants> caller_;
   std::thread writer_;
 };
 

@@ -1,6 +1,7 @@
 #include "server/rpc/scene_service_impl.h"
 
 #include "absl/strings/str_cat.h"
+#include "server/rpc/caller.h"
 #include "server/rpc/edits.h"
 #include "server/rpc/names.h"
 #include "server/rpc/status.h"
@@ -59,10 +60,24 @@ absl::StatusOr<std::shared_ptr<WorldHost>> HostForChild(WorldManager* manager,
 
 }  // namespace
 
-grpc::Status SceneServiceImpl::CreateBody(grpc::ServerContext*, const v1::CreateBodyRequest* req,
+// The calling client (the peer's host, without its port) spends `edits` of its edits per
+// second.
+absl::Status SceneServiceImpl::TakeEdits(grpc::ServerContext* ctx, int edits) {
+  if (limiter_ == nullptr) return absl::OkStatus();
+  return limiter_->Take(ClientOfPeer(ctx->peer()), edits);
+}
+
+grpc::Status SceneServiceImpl::CreateBody(grpc::ServerContext* ctx,
+                                          const v1::CreateBodyRequest* req,
                                           v1::Body* resp) {
+  auto caller = CallerGrants(tokens_, *ctx);
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
+  if (auto s = TakeEdits(ctx, 1); !s.ok()) return ToGrpcStatus(s);
   auto host = HostFor(manager_, req->parent(), "parent");
   if (!host.ok()) return ToGrpcStatus(host.status());
+  if (auto s = caller->Require(WorldIdFromName((*host)->name()), Role::kEditor); !s.ok()) {
+    return ToGrpcStatus(s);
+  }
   auto body = BodyFromProto(req->body(), "body");
   if (!body.ok()) return ToGrpcStatus(body.status());
   const std::string world_id = WorldIdFromName((*host)->name());
@@ -79,11 +94,18 @@ grpc::Status SceneServiceImpl::CreateBody(grpc::ServerContext*, const v1::Create
   return grpc::Status::OK;
 }
 
-grpc::Status SceneServiceImpl::UpdateBody(grpc::ServerContext*, const v1::UpdateBodyRequest* req,
+grpc::Status SceneServiceImpl::UpdateBody(grpc::ServerContext* ctx,
+                                          const v1::UpdateBodyRequest* req,
                                           v1::Body* resp) {
+  auto caller = CallerGrants(tokens_, *ctx);
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
+  if (auto s = TakeEdits(ctx, 1); !s.ok()) return ToGrpcStatus(s);
   std::string body_id;
   auto host = HostForChild(manager_, req->body().name(), "bodies", "body.name", &body_id);
   if (!host.ok()) return ToGrpcStatus(host.status());
+  if (auto s = caller->Require(WorldIdFromName((*host)->name()), Role::kEditor); !s.ok()) {
+    return ToGrpcStatus(s);
+  }
   const std::string world_id = WorldIdFromName((*host)->name());
   auto edit = UpdateBodyFromProto(*req, world_id, "");
   if (!edit.ok()) return ToGrpcStatus(edit.status());
@@ -99,19 +121,32 @@ grpc::Status SceneServiceImpl::UpdateBody(grpc::ServerContext*, const v1::Update
   return grpc::Status::OK;
 }
 
-grpc::Status SceneServiceImpl::DeleteBody(grpc::ServerContext*, const v1::DeleteBodyRequest* req,
+grpc::Status SceneServiceImpl::DeleteBody(grpc::ServerContext* ctx,
+                                          const v1::DeleteBodyRequest* req,
                                           v1::DeleteBodyResponse*) {
+  auto caller = CallerGrants(tokens_, *ctx);
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
+  if (auto s = TakeEdits(ctx, 1); !s.ok()) return ToGrpcStatus(s);
   std::string body_id;
   auto host = HostForChild(manager_, req->name(), "bodies", "name", &body_id);
   if (!host.ok()) return ToGrpcStatus(host.status());
+  if (auto s = caller->Require(WorldIdFromName((*host)->name()), Role::kEditor); !s.ok()) {
+    return ToGrpcStatus(s);
+  }
   return ToGrpcStatus(ApplyAll(**host, {DeleteBodyEdit{body_id}}, false).status());
 }
 
-grpc::Status SceneServiceImpl::CreateConstraint(grpc::ServerContext*,
+grpc::Status SceneServiceImpl::CreateConstraint(grpc::ServerContext* ctx,
                                                 const v1::CreateConstraintRequest* req,
                                                 v1::Constraint* resp) {
+  auto caller = CallerGrants(tokens_, *ctx);
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
+  if (auto s = TakeEdits(ctx, 1); !s.ok()) return ToGrpcStatus(s);
   auto host = HostFor(manager_, req->parent(), "parent");
   if (!host.ok()) return ToGrpcStatus(host.status());
+  if (auto s = caller->Require(WorldIdFromName((*host)->name()), Role::kEditor); !s.ok()) {
+    return ToGrpcStatus(s);
+  }
   auto desc = ConstraintFromProto(req->constraint(), "constraint");
   if (!desc.ok()) return ToGrpcStatus(desc.status());
   auto created = ApplyAll(**host, {CreateConstraintEdit{*desc}}, false);
@@ -122,19 +157,31 @@ grpc::Status SceneServiceImpl::CreateConstraint(grpc::ServerContext*,
   return grpc::Status::OK;
 }
 
-grpc::Status SceneServiceImpl::DeleteConstraint(grpc::ServerContext*,
+grpc::Status SceneServiceImpl::DeleteConstraint(grpc::ServerContext* ctx,
                                                 const v1::DeleteConstraintRequest* req,
                                                 v1::DeleteConstraintResponse*) {
+  auto caller = CallerGrants(tokens_, *ctx);
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
+  if (auto s = TakeEdits(ctx, 1); !s.ok()) return ToGrpcStatus(s);
   std::string id;
   auto host = HostForChild(manager_, req->name(), "constraints", "name", &id);
   if (!host.ok()) return ToGrpcStatus(host.status());
+  if (auto s = caller->Require(WorldIdFromName((*host)->name()), Role::kEditor); !s.ok()) {
+    return ToGrpcStatus(s);
+  }
   return ToGrpcStatus(ApplyAll(**host, {DeleteConstraintEdit{id}}, false).status());
 }
 
-grpc::Status SceneServiceImpl::BatchEdit(grpc::ServerContext*, const v1::BatchEditRequest* req,
+grpc::Status SceneServiceImpl::BatchEdit(grpc::ServerContext* ctx, const v1::BatchEditRequest* req,
                                          v1::BatchEditResponse* resp) {
+  auto caller = CallerGrants(tokens_, *ctx);
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
+  if (auto s = TakeEdits(ctx, req->edits_size()); !s.ok()) return ToGrpcStatus(s);
   auto host = HostFor(manager_, req->parent(), "parent");
   if (!host.ok()) return ToGrpcStatus(host.status());
+  if (auto s = caller->Require(WorldIdFromName((*host)->name()), Role::kEditor); !s.ok()) {
+    return ToGrpcStatus(s);
+  }
   if (req->edits_size() > kMaxBatchEdits) {
     return ToGrpcStatus(absl::InvalidArgumentError(
         absl::StrCat("edits: at most ", kMaxBatchEdits, " edits per batch")));
@@ -154,10 +201,15 @@ grpc::Status SceneServiceImpl::BatchEdit(grpc::ServerContext*, const v1::BatchEd
   return grpc::Status::OK;
 }
 
-grpc::Status SceneServiceImpl::ExportScene(grpc::ServerContext*,
+grpc::Status SceneServiceImpl::ExportScene(grpc::ServerContext* ctx,
                                            const v1::ExportSceneRequest* req, v1::Scene* resp) {
+  auto caller = CallerGrants(tokens_, *ctx);
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
   auto host = HostFor(manager_, req->parent(), "parent");
   if (!host.ok()) return ToGrpcStatus(host.status());
+  if (auto s = caller->Require(WorldIdFromName((*host)->name()), Role::kViewer); !s.ok()) {
+    return ToGrpcStatus(s);
+  }
   auto scene = (*host)->Call<SceneDesc>(
       [](World& w) -> absl::StatusOr<SceneDesc> { return w.Export(); }, kApplyTimeout);
   if (!scene.ok()) return ToGrpcStatus(scene.status());

@@ -3,13 +3,19 @@
 // thread at its next tick.
 
 #include "ligature/v1/scene_service.grpc.pb.h"
+#include "server/rpc/auth.h"
+#include "server/rpc/edit_rate_limiter.h"
 #include "server/world/world_manager.h"
 
 namespace ligature {
 
 class SceneServiceImpl final : public v1::SceneService::Service {
  public:
-  explicit SceneServiceImpl(WorldManager* manager) : manager_(manager) {}
+  // `limiter` (may be null: no limit) meters each client's edits; `tokens` (may be null:
+  // no authentication) decides who may do what.
+  explicit SceneServiceImpl(WorldManager* manager, EditRateLimiter* limiter = nullptr,
+                            const TokenStore* tokens = nullptr)
+      : manager_(manager), limiter_(limiter), tokens_(tokens) {}
 
   grpc::Status CreateBody(grpc::ServerContext* ctx, const v1::CreateBodyRequest* req,
                           v1::Body* resp) override;
@@ -29,7 +35,11 @@ class SceneServiceImpl final : public v1::SceneService::Service {
                            v1::Scene* resp) override;
 
  private:
+  absl::Status TakeEdits(grpc::ServerContext* ctx, int edits);
+
   WorldManager* manager_;
+  EditRateLimiter* limiter_;
+  const TokenStore* tokens_;
 };
 
 }  // namespace ligature

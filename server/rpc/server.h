@@ -8,6 +8,7 @@
 
 #include "absl/status/status.h"
 #include "grpcpp/server.h"
+#include "server/rpc/auth.h"
 #include "server/rpc/haptics_service_impl.h"
 #include "server/rpc/scene_service_impl.h"
 #include "server/rpc/session_counters.h"
@@ -21,6 +22,16 @@ struct ServerOptions {
   std::string listen_address = "127.0.0.1:50051";
   WorldManagerOptions worlds;
   int max_message_bytes = 64 << 20;  // larger requests get RESOURCE_EXHAUSTED
+  double max_edits_per_second = 0.0;  // per client (host); 0: no limit
+  // Bearer tokens with per-world roles (auth.h); empty: no authentication.
+  std::string token_file;
+  // TLS: PEM files of the server's certificate chain and key; with a client CA, clients must
+  // present a certificate it signed (mutual TLS). Without TLS the server listens only on a
+  // loopback address unless allow_insecure.
+  std::string tls_cert;
+  std::string tls_key;
+  std::string tls_client_ca;
+  bool allow_insecure = false;
 };
 
 class Server {
@@ -32,6 +43,8 @@ class Server {
   absl::Status Start();
   int port() const { return port_; }
   WorldManager& worlds() { return manager_; }
+  // Re-reads the token file (SIGHUP); on failure the old tokens stay.
+  absl::Status ReloadTokens();
   // Counters of the frame streams, read by the metrics exporter.
   const SessionCounters& sessions() const { return session_counters_; }
   const HapticCounters& haptics() const { return haptics_service_.counters(); }
@@ -46,6 +59,9 @@ class Server {
   WorldManager manager_;
   std::atomic<bool> stopping_{false};
   SessionCounters session_counters_;
+  absl::Status tokens_status_;            // why the token file could not be loaded
+  std::unique_ptr<TokenStore> tokens_;    // null: no authentication
+  EditRateLimiter edit_limiter_;
   WorldServiceImpl world_service_;
   SceneServiceImpl scene_service_;
   SessionServiceImpl session_service_;

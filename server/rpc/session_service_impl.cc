@@ -1,6 +1,7 @@
 #include "server/rpc/session_service_impl.h"
 
 #include "absl/strings/str_cat.h"
+#include "server/rpc/caller.h"
 #include "server/rpc/frame_stream.h"
 #include "server/rpc/interact_reactor.h"
 #include "server/rpc/names.h"
@@ -10,12 +11,16 @@ namespace ligature {
 
 grpc::Status SessionServiceImpl::Watch(grpc::ServerContext* ctx, const v1::WatchRequest* req,
                                        grpc::ServerWriter<v1::Frame>* writer) {
+  auto caller = CallerGrants(tokens_, *ctx);
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
   auto id = ParseWorldName(req->world(), "world");
   if (!id.ok()) return ToGrpcStatus(id.status());
+  if (auto s = caller->Require(*id, Role::kViewer); !s.ok()) return ToGrpcStatus(s);
   auto host = manager_->Get(*id);
   if (!host.ok()) return ToGrpcStatus(host.status());
   auto options = MakeFrameStreamOptions(**host, req->max_rate_hz(), req->body_ids());
   if (!options.ok()) return ToGrpcStatus(options.status());
+  if (auto s = AddWatchFilter(*req, &*options); !s.ok()) return ToGrpcStatus(s);
   return ToGrpcStatus(StreamFrames(
       **host, *options, [&](const v1::Frame& f) { return writer->Write(f); },
       [&] {
@@ -26,8 +31,9 @@ grpc::Status SessionServiceImpl::Watch(grpc::ServerContext* ctx, const v1::Watch
 }
 
 grpc::ServerBidiReactor<v1::InteractRequest, v1::Frame>* SessionServiceImpl::Interact(
-    grpc::CallbackServerContext*) {
-  return new InteractReactor(manager_, stopping_, counters_);
+    grpc::CallbackServerContext* ctx) {
+  return new InteractReactor(manager_, stopping_, counters_, ctx->peer(),
+                             CallerGrants(tokens_, *ctx));
 }
 
 }  // namespace ligature

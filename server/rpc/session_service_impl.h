@@ -4,6 +4,7 @@
 #include <atomic>
 
 #include "ligature/v1/session_service.grpc.pb.h"
+#include "server/rpc/auth.h"
 #include "server/rpc/session_counters.h"
 #include "server/world/world_manager.h"
 
@@ -16,9 +17,10 @@ class SessionServiceImpl final
  public:
   // `stopping` turns true when the server shuts down; streams then end with UNAVAILABLE.
   // `counters` (owned by the caller) count the streams and their frames.
+  // `tokens` (may be null: no authentication) decides who may watch and drive.
   SessionServiceImpl(WorldManager* manager, const std::atomic<bool>* stopping,
-                     SessionCounters* counters)
-      : manager_(manager), stopping_(stopping), counters_(counters) {}
+                     SessionCounters* counters, const TokenStore* tokens = nullptr)
+      : manager_(manager), stopping_(stopping), counters_(counters), tokens_(tokens) {}
 
   grpc::Status Watch(grpc::ServerContext* ctx, const v1::WatchRequest* req,
                      grpc::ServerWriter<v1::Frame>* writer) override;
@@ -29,6 +31,7 @@ class SessionServiceImpl final
   WorldManager* manager_;
   const std::atomic<bool>* stopping_;
   SessionCounters* counters_;
+  const TokenStore* tokens_;
 };
 
 }  // namespace ligature

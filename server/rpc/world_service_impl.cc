@@ -1,9 +1,11 @@
 #include "server/rpc/world_service_impl.h"
 
 #include "absl/strings/str_cat.h"
+#include "server/rpc/caller.h"
 #include "server/rpc/frame_proto.h"
 #include "server/rpc/names.h"
 #include "server/rpc/status.h"
+#include "server/world/divergence_check.h"
 #include "server/world/scene_library.h"
 #include "server/world/scene_proto.h"
 
@@ -76,11 +78,18 @@ absl::Status MergeSettings(const v1::WorldSettings& from,
 
 }  // namespace
 
-grpc::Status WorldServiceImpl::CreateWorld(grpc::ServerContext*,
+grpc::Status WorldServiceImpl::CreateWorld(grpc::ServerContext* ctx,
                                            const v1::CreateWorldRequest* req,
                                            v1::World* resp) {
+  auto caller = CallerGrants(tokens_, *ctx);
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
   if (!req->world_id().empty()) {
     if (auto s = ValidateId(req->world_id(), "world_id"); !s.ok()) return ToGrpcStatus(s);
+  }
+  // Creating is managing: the owner role on that id (a server-chosen id: on every world).
+  if (auto s = caller->Require(req->world_id().empty() ? "*" : req->world_id(), Role::kOwner);
+      !s.ok()) {
+    return ToGrpcStatus(s);
   }
   v1::Scene scene_proto;
   switch (req->source_case()) {
@@ -111,19 +120,24 @@ grpc::Status WorldServiceImpl::CreateWorld(grpc::ServerContext*,
   return grpc::Status::OK;
 }
 
-grpc::Status WorldServiceImpl::GetWorld(grpc::ServerContext*, const v1::GetWorldRequest* req,
-                                        v1::World* resp) {
+grpc::Status WorldServiceImpl::GetWorld(grpc::ServerContext* ctx,
+                                        const v1::GetWorldRequest* req, v1::World* resp) {
+  auto caller = CallerGrants(tokens_, *ctx);
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
   auto id = ParseWorldName(req->name(), "name");
   if (!id.ok()) return ToGrpcStatus(id.status());
+  if (auto s = caller->Require(*id, Role::kViewer); !s.ok()) return ToGrpcStatus(s);
   auto host = manager_->Get(*id);
   if (!host.ok()) return ToGrpcStatus(host.status());
   *resp = WorldInfoToProto((*host)->Info());
   return grpc::Status::OK;
 }
 
-grpc::Status WorldServiceImpl::ListWorlds(grpc::ServerContext*,
+grpc::Status WorldServiceImpl::ListWorlds(grpc::ServerContext* ctx,
                                           const v1::ListWorldsRequest* req,
                                           v1::ListWorldsResponse* resp) {
+  auto caller = CallerGrants(tokens_, *ctx);
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
   if (req->page_size() < 0 || req->page_size() > 1000) {
     return ToGrpcStatus(absl::InvalidArgumentError("page_size: must be in [0, 1000]"));
   }
@@ -132,16 +146,23 @@ grpc::Status WorldServiceImpl::ListWorlds(grpc::ServerContext*,
   }
   const WorldPage page =
       manager_->List(req->page_size() == 0 ? 100 : req->page_size(), req->page_token());
-  for (const WorldInfo& info : page.worlds) *resp->add_worlds() = WorldInfoToProto(info);
+  // Only the worlds the caller may view (a page may then hold fewer than page_size).
+  for (const WorldInfo& info : page.worlds) {
+    if (!caller->Allows(WorldIdFromName(info.name), Role::kViewer)) continue;
+    *resp->add_worlds() = WorldInfoToProto(info);
+  }
   resp->set_next_page_token(page.next_page_token);
   return grpc::Status::OK;
 }
 
-grpc::Status WorldServiceImpl::UpdateWorld(grpc::ServerContext*,
+grpc::Status WorldServiceImpl::UpdateWorld(grpc::ServerContext* ctx,
                                            const v1::UpdateWorldRequest* req,
                                            v1::World* resp) {
+  auto caller = CallerGrants(tokens_, *ctx);
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
   auto id = ParseWorldName(req->world().name(), "world.name");
   if (!id.ok()) return ToGrpcStatus(id.status());
+  if (auto s = caller->Require(*id, Role::kOwner); !s.ok()) return ToGrpcStatus(s);
   auto host = manager_->Get(*id);
   if (!host.ok()) return ToGrpcStatus(host.status());
   // Check the mask and the values against the current settings here, for a prompt error;
@@ -172,32 +193,46 @@ grpc::Status WorldServiceImpl::UpdateWorld(grpc::ServerContext*,
   return grpc::Status::OK;
 }
 
-grpc::Status WorldServiceImpl::DeleteWorld(grpc::ServerContext*,
+grpc::Status WorldServiceImpl::DeleteWorld(grpc::ServerContext* ctx,
                                            const v1::DeleteWorldRequest* req,
                                            v1::DeleteWorldResponse*) {
+  auto caller = CallerGrants(tokens_, *ctx);
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
   auto id = ParseWorldName(req->name(), "name");
   if (!id.ok()) return ToGrpcStatus(id.status());
+  if (auto s = caller->Require(*id, Role::kOwner); !s.ok()) return ToGrpcStatus(s);
   return ToGrpcStatus(manager_->Delete(*id));
 }
 
-grpc::Status WorldServiceImpl::StepWorld(grpc::ServerContext*, const v1::StepWorldRequest* req,
-                                         v1::Frame* resp) {
+grpc::Status WorldServiceImpl::StepWorld(grpc::ServerContext* ctx,
+                                         const v1::StepWorldRequest* req, v1::Frame* resp) {
+  auto caller = CallerGrants(tokens_, *ctx);
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
   auto id = ParseWorldName(req->name(), "name");
   if (!id.ok()) return ToGrpcStatus(id.status());
+  if (auto s = caller->Require(*id, Role::kEditor); !s.ok()) return ToGrpcStatus(s);
   if (req->ticks() < 1 || req->ticks() > 100000) {
     return ToGrpcStatus(absl::InvalidArgumentError("ticks: must be in [1, 100000]"));
   }
   auto host = manager_->Get(*id);
   if (!host.ok()) return ToGrpcStatus(host.status());
   const int ticks = req->ticks();
+  // Steps stop at a divergence: the frame then reports the rollback.
+  WorldHost* stepped = host->get();
   auto frame = (*host)->Call<Frame>(
-      [ticks](World& w) -> absl::StatusOr<Frame> {
+      [ticks, stepped](World& w) -> absl::StatusOr<Frame> {
         if (!w.settings().paused) {
           return absl::FailedPreconditionError(
               "the world is running: pause it (settings.paused) before stepping it");
         }
-        for (int i = 0; i < ticks; ++i) w.Step();
-        return w.MakeFrame();
+        for (int i = 0; i < ticks; ++i) {
+          if (stepped->GuardedStep(w)) break;
+        }
+        Frame f = w.MakeFrame();
+        if (auto where = FindNonFinite(f)) {
+          return absl::InternalError(absl::StrCat("the frame holds a non-finite ", *where));
+        }
+        return f;
       },
       kApplyTimeout + absl::Milliseconds(10) * ticks);
   if (!frame.ok()) return ToGrpcStatus(frame.status());

@@ -2,13 +2,16 @@
 // WorldService: thin handlers that validate, convert and forward to the WorldManager.
 
 #include "ligature/v1/world_service.grpc.pb.h"
+#include "server/rpc/auth.h"
 #include "server/world/world_manager.h"
 
 namespace ligature {
 
 class WorldServiceImpl final : public v1::WorldService::Service {
  public:
-  explicit WorldServiceImpl(WorldManager* manager) : manager_(manager) {}
+  // `tokens` (may be null: no authentication) decides who may do what.
+  explicit WorldServiceImpl(WorldManager* manager, const TokenStore* tokens = nullptr)
+      : manager_(manager), tokens_(tokens) {}
 
   grpc::Status CreateWorld(grpc::ServerContext* ctx, const v1::CreateWorldRequest* req,
                            v1::World* resp) override;
@@ -25,6 +28,7 @@ class WorldServiceImpl final : public v1::WorldService::Service {
 
  private:
   WorldManager* manager_;
+  const TokenStore* tokens_;
 };
 
 }  // namespace ligature

@@ -2,6 +2,7 @@
 // Immutable snapshots a world publishes after each tick.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -78,6 +79,16 @@ struct ToolFrameState {
   uint32_t buttons = 0;
 };
 
+// A step turned the state non-finite or absurd and the world went back to a good state.
+struct DivergenceEvent {
+  uint64_t diverged_tick = 0;  // the tick whose step diverged
+  uint64_t restored_tick = 0;  // the tick of the state restored
+  std::string body;            // the first diverged body found
+  std::string reason;          // e.g. "non-finite linear velocity"
+  double value = 0.0;          // the offending magnitude; 0 when non-finite
+  bool paused = false;         // it kept diverging from the same state: the world paused
+};
+
 struct Frame {
   std::string world;       // worlds/{world}
   uint64_t tick = 0;
@@ -89,6 +100,7 @@ struct Frame {
   RodFrameStats rods;
   std::vector<CutEvent> cuts;
   std::vector<ToolFrameState> tools;
+  std::optional<DivergenceEvent> divergence;  // set when this tick rolled back
 };
 
 }  // namespace ligature

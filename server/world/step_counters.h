@@ -24,6 +24,8 @@ struct StepCounters {
   std::array<uint64_t, kBucketBoundsMs.size() + 1> bucket_steps{};
   uint64_t recovered_bodies = 0;  // summed over steps
   uint64_t budget_exhausted_steps = 0;
+  uint64_t divergences = 0;      // steps that diverged and were rolled back
+  uint64_t withheld_frames = 0;  // frames not published for holding a non-finite value
 
   // Adds one step's figures.
   void Record(const StepStats& stats);

@@ -42,7 +42,8 @@ std::string World::NextId(const char* prefix) {
 absl::StatusOr<std::string> World::AddBody(const BodyDesc& desc) {
   if (body_count() >= limits_.max_bodies) {
     return absl::ResourceExhaustedError(
-        absl::StrCat("world ", name_, " holds the maximum of ", limits_.max_bodies, " bodies"));
+        absl::StrCat("world ", name_, " holds the maximum of ", limits_.max_bodies,
+                     " bodies (--max_bodies)"));
   }
   BodyDesc d = desc;
   if (d.id.empty()) d.id = NextId("body-");
@@ -120,7 +121,8 @@ absl::Status World::RemoveBody(const std::string& id) {
 absl::StatusOr<std::string> World::AddConstraint(const ConstraintDesc& desc) {
   if (constraint_count() >= limits_.max_constraints) {
     return absl::ResourceExhaustedError(absl::StrCat(
-        "world ", name_, " holds the maximum of ", limits_.max_constraints, " constraints"));
+        "world ", name_, " holds the maximum of ", limits_.max_constraints,
+        " constraints (--max_constraints)"));
   }
   if (desc.rod || desc.pearl || desc.soft) return AddDeformableConstraint(desc);
   Joint j;
@@ -339,6 +341,7 @@ Frame World::MakeFrame() const {
   AddSoftBodiesToFrame(&f);
   AddStrandsToFrame(&f);
   AddHapticToolsToFrame(&f);
+  f.divergence = divergence_;
   return f;
 }
 

@@ -88,6 +88,12 @@ class World {
 
   // Advances the world by one tick of settings().dt().
   void Step();
+  // Divergence recovery (world_rollback.cc, driven by DivergenceGuard): takes the state of
+  // `good`, a copy of this world from an earlier tick, but keeps this world's settings,
+  // counters and haptic sessions; the next frame reports the event given to
+  // ReportDivergence, which also counts it.
+  void RestoreState(const World& good);
+  void ReportDivergence(const DivergenceEvent& event);
   Frame MakeFrame() const;
 
   const std::string& name() const { return name_; }
@@ -147,6 +153,7 @@ class World {
   double sim_time_ = 0.0;
   uint64_t next_id_ = 1;
   StepCounters counters_;
+  std::optional<DivergenceEvent> divergence_;  // reported in the next frame
 
   RigidBodies bodies_;
   RodWorld rods_;

@@ -1,9 +1,11 @@
 #include "server/world/world_host.h"
 
+#include "absl/strings/str_cat.h"
+
 namespace ligature {
 
-WorldHost::WorldHost(std::unique_ptr<World> world)
-    : name_(world->name()), world_(std::move(world)) {
+WorldHost::WorldHost(std::unique_ptr<World> world, const DivergenceGuardOptions& guard)
+    : name_(world->name()), world_(std::move(world)), guard_(guard) {
   Publish();
 }
 
@@ -37,7 +39,26 @@ std::shared_ptr<const Frame> WorldHost::WaitForFrame(uint64_t seen_version,
 
 WorldInfo WorldHost::Info() const {
   std::lock_guard<std::mutex> lock(mu_);
-  return info_;
+  WorldInfo info = info_;
+  for (const auto& [body, owner] : owners_) info.owners.emplace_back(body, owner.client);
+  return info;
+}
+
+absl::Status WorldHost::ClaimBody(const std::string& body, uint64_t session,
+                                  const std::string& client) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto [it, added] = owners_.try_emplace(body, Owner{session, client});
+  if (!added && it->second.session != session) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "body ", body, " is driven by another Interact session (", it->second.client,
+        ") until its stream ends"));
+  }
+  return absl::OkStatus();
+}
+
+void WorldHost::ReleaseBodies(uint64_t session) {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::erase_if(owners_, [&](const auto& entry) { return entry.second.session == session; });
 }
 
 void WorldHost::RunTick() {
@@ -50,18 +71,35 @@ void WorldHost::RunTick() {
   // Edits first, in arrival order; then the step unless the world is paused.
   for (WorldCommand& c : commands) c(world_.get());
   const bool advance = !world_->settings().paused;
-  if (advance) world_->Step();
+  if (advance) GuardedStep(*world_);
   // A paused world's tools see its edits at once.
   if (!advance && !commands.empty()) world_->PublishHapticModels();
   if (advance || !commands.empty()) Publish();
 }
 
+std::optional<DivergenceEvent> WorldHost::GuardedStep(World& world) {
+  return guard_.Step(&world);
+}
+
 // Publishes the World's current state as a new immutable frame and refreshes the summary.
+// A frame holding a non-finite number is never published (the guard should have rolled
+// the world back; this is the last line): the previous frame stays and it is counted.
 void WorldHost::Publish() {
   auto frame = std::make_shared<const Frame>(world_->MakeFrame());
+  const bool finite = !FindNonFinite(*frame).has_value();
   std::lock_guard<std::mutex> lock(mu_);
-  frame_ = std::move(frame);
-  ++frame_version_;
+  if (!finite) ++withheld_frames_;
+  if (finite) {
+    frame_ = std::move(frame);
+    ++frame_version_;
+  } else if (frame_ == nullptr) {
+    // There must be a frame: the first one goes out without its numbers.
+    auto bare = std::make_shared<Frame>();
+    bare->world = frame->world;
+    bare->tick = frame->tick;
+    frame_ = std::move(bare);
+    ++frame_version_;
+  }
   const uint64_t missed = info_.missed_ticks;
   uint64_t overruns = info_.overruns;
   const StepStats& stats = world_->last_stats();
@@ -77,7 +115,9 @@ void WorldHost::Publish() {
            missed,
            overruns,
            stats.step_ms,
-           world_->counters()};
+           world_->counters(),
+           {}};
+  info_.counters.withheld_frames += withheld_frames_;
   frame_cv_.notify_all();
 }
 

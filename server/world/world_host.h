@@ -11,6 +11,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -20,6 +21,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "server/world/divergence_guard.h"
 #include "server/world/frame.h"
 #include "server/world/step_counters.h"
 #include "server/world/world.h"
@@ -38,6 +40,8 @@ struct WorldInfo {
   uint64_t overruns = 0;
   double last_step_ms = 0.0;
   StepCounters counters;  // totals over every step, StepWorld's included
+  // Bodies driven by an Interact session, and the client (peer) owning each, by body id.
+  std::vector<std::pair<std::string, std::string>> owners;
 };
 
 // A command runs on the world's thread with the World, or with nullptr when the world was
@@ -46,7 +50,7 @@ using WorldCommand = std::function<void(World*)>;
 
 class WorldHost {
  public:
-  explicit WorldHost(std::unique_ptr<World> world);
+  explicit WorldHost(std::unique_ptr<World> world, const DivergenceGuardOptions& guard = {});
   ~WorldHost();
 
   const std::string& name() const { return name_; }
@@ -67,6 +71,15 @@ class WorldHost {
                                             uint64_t* version, bool* open) const;
   WorldInfo Info() const;
 
+  // Device ownership: the Interact session `session` (from client `client`) drives body
+  // `body` and owns it until ReleaseBodies; FAILED_PRECONDITION when another session owns it.
+  absl::Status ClaimBody(const std::string& body, uint64_t session, const std::string& client);
+  void ReleaseBodies(uint64_t session);
+
+  // Steps the world under its divergence guard. Only on the world's thread: inside a
+  // command (StepWorld) or RunTick. Returns the divergence the step was rolled back for.
+  std::optional<DivergenceEvent> GuardedStep(World& world);
+
   // Scheduler side -------------------------------------------------------------------
   // Applies queued commands, steps unless paused, publishes the frame.
   void RunTick();
@@ -85,12 +98,19 @@ class WorldHost {
   const std::string name_;
   std::unique_ptr<World> world_;  // touched only in RunTick and the constructor
   std::function<void()> wake_;
+  DivergenceGuard guard_;  // touched only where the world is
 
   mutable std::mutex mu_;
   mutable std::condition_variable frame_cv_;
   std::vector<WorldCommand> queue_;
   std::shared_ptr<const Frame> frame_;
   uint64_t frame_version_ = 0;
+  uint64_t withheld_frames_ = 0;  // frames not published for a non-finite number
+  struct Owner {
+    uint64_t session = 0;
+    std::string client;
+  };
+  std::map<std::string, Owner> owners_;  // body id -> the session driving it
   WorldInfo info_;
   bool closed_ = false;
 };

@@ -23,7 +23,8 @@ absl::StatusOr<std::shared_ptr<WorldHost>> WorldManager::Create(const std::strin
     std::lock_guard<std::mutex> lock(mu_);
     if (static_cast<int>(worlds_.size()) >= options_.max_worlds) {
       return absl::ResourceExhaustedError(
-          absl::StrCat("the server hosts the maximum of ", options_.max_worlds, " worlds"));
+          absl::StrCat("the server hosts the maximum of ", options_.max_worlds,
+                       " worlds (--max_worlds)"));
     }
     if (chosen.empty()) {
       do {
@@ -36,12 +37,13 @@ absl::StatusOr<std::shared_ptr<WorldHost>> WorldManager::Create(const std::strin
   // Build outside the lock: a large scene must not stall the other worlds' RPCs.
   auto world = World::FromScene(WorldName(chosen), scene, options_.world_limits);
   if (!world.ok()) return world.status();
-  auto host = std::make_shared<WorldHost>(std::move(*world));
+  auto host = std::make_shared<WorldHost>(std::move(*world), options_.guard);
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (static_cast<int>(worlds_.size()) >= options_.max_worlds) {
       return absl::ResourceExhaustedError(
-          absl::StrCat("the server hosts the maximum of ", options_.max_worlds, " worlds"));
+          absl::StrCat("the server hosts the maximum of ", options_.max_worlds,
+                       " worlds (--max_worlds)"));
     }
     if (!worlds_.emplace(chosen, host).second) {
       return absl::AlreadyExistsError(absl::StrCat("world ", chosen, " already exists"));

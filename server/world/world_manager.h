@@ -17,6 +17,7 @@ struct WorldManagerOptions {
   int max_worlds = 64;
   WorldLimits world_limits;
   int worker_threads = 2;
+  DivergenceGuardOptions guard;  // each world's divergence check and rollback
 };
 
 struct WorldPage {

@@ -24,6 +24,7 @@ namespace ligature {
 
 void World::Step() {
   const auto start = std::chrono::steady_clock::now();
+  divergence_.reset();  // a rollback is reported in one frame only
   ApplyDeviceTargets();
   AccumulateForces();
   ApplyHapticCouplings();

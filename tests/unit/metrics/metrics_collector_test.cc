@@ -138,3 +138,40 @@ TEST(MetricsCollectorTest, ReportsStreamCountersByKind) {
 
 }  // namespace
 }  // namespace ligature
+
+namespace ligature {
+namespace {
+
+// A world whose step diverges (free fall past a 0.5 m/s bound) is rolled back, and the
+// rollbacks are exported per world.
+TEST(MetricsCollectorTest, ReportsDivergences) {
+  WorldManagerOptions options;
+  options.worker_threads = 1;
+  options.guard.bounds.max_speed = 0.5;  // m/s, passed between ticks 5 and 6 of free fall
+  WorldManager manager(options);
+  SessionCounters sessions;
+  auto a = manager.Create("a", PausedScene(1));
+  ASSERT_TRUE(a.ok());
+  WorldHost* host = a->get();
+  auto stepped = (*a)->Call<int>(
+      [host](World& w) -> absl::StatusOr<int> {
+        int divergences = 0;
+        for (int i = 0; i < 7; ++i) divergences += host->GuardedStep(w).has_value() ? 1 : 0;
+        return divergences;
+      },
+      absl::Seconds(10));
+  ASSERT_TRUE(stepped.ok()) << stepped.status();
+  EXPECT_EQ(*stepped, 2);  // steps 6 and 7 both diverged from tick 5
+  for (int i = 0; i < 500 && (*a)->Info().counters.divergences < 2; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  MetricsCollector collector(&manager, &sessions);
+  auto families = ByName(collector.Collect());
+  const ClientMetric* d = Sample(families["ligature_world_divergences_total"], "world", "a");
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->counter.value, 2.0);
+  EXPECT_EQ(families["ligature_world_divergences_total"].type, MetricType::Counter);
+}
+
+}  // namespace
+}  // namespace ligature

@@ -1,0 +1,116 @@
+#include "server/rpc/auth.h"
+
+#include <fstream>
+#include <sstream>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+
+namespace ligature {
+
+namespace {
+
+const char* RoleName(Role r) {
+  switch (r) {
+    case Role::kViewer:
+      return "viewer";
+    case Role::kEditor:
+      return "editor";
+    case Role::kOwner:
+      return "owner";
+  }
+  return "?";
+}
+
+std::optional<Role> ParseRole(absl::string_view s) {
+  if (s == "viewer") return Role::kViewer;
+  if (s == "editor") return Role::kEditor;
+  if (s == "owner") return Role::kOwner;
+  return std::nullopt;
+}
+
+}  // namespace
+
+Grants Grants::All() {
+  Grants g;
+  g.any_world = Role::kOwner;
+  return g;
+}
+
+absl::Status Grants::Require(const std::string& world_id, Role role) const {
+  if (any_world && *any_world >= role) return absl::OkStatus();
+  auto it = worlds.find(world_id);
+  if (it != worlds.end() && it->second >= role) return absl::OkStatus();
+  return absl::PermissionDeniedError(absl::StrCat(
+      "this token lacks the ", RoleName(role), " role on world ", world_id));
+}
+
+absl::StatusOr<std::map<std::string, Grants>> TokenStore::Parse(const std::string& text) {
+  std::map<std::string, Grants> tokens;
+  int line_number = 0;
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    ++line_number;
+    line = line.substr(0, line.find('#'));
+    std::vector<absl::string_view> words =
+        absl::StrSplit(line, absl::ByAnyChar(" \t\r"), absl::SkipEmpty());
+    if (words.empty()) continue;
+    const std::optional<Role> role = words.size() == 3 ? ParseRole(words[1]) : std::nullopt;
+    if (!role) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "token file line ", line_number, ": expected `TOKEN viewer|editor|owner WORLD`"));
+    }
+    Grants& g = tokens[std::string(words[0])];
+    if (words[2] == "*") {
+      g.any_world = std::max(g.any_world.value_or(*role), *role);
+    } else {
+      Role& r = g.worlds.try_emplace(std::string(words[2]), *role).first->second;
+      r = std::max(r, *role);
+    }
+  }
+  return tokens;
+}
+
+absl::StatusOr<std::unique_ptr<TokenStore>> TokenStore::Load(const std::string& path) {
+  std::unique_ptr<TokenStore> store(new TokenStore(path));
+  if (absl::Status s = store->Reload(); !s.ok()) return s;
+  return store;
+}
+
+absl::Status TokenStore::Reload() {
+  std::ifstream in(path_);
+  if (!in) return absl::NotFoundError(absl::StrCat("cannot read token file ", path_));
+  std::stringstream text;
+  text << in.rdbuf();
+  auto parsed = Parse(text.str());
+  if (!parsed.ok()) {
+    return absl::Status(parsed.status().code(),
+                        absl::StrCat(path_, ": ", parsed.status().message()));
+  }
+  auto tokens = std::make_shared<const std::map<std::string, Grants>>(*std::move(parsed));
+  std::lock_guard<std::mutex> lock(mu_);
+  tokens_ = std::move(tokens);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Grants> TokenStore::Identify(
+    const std::optional<std::string>& authorization) const {
+  if (!authorization) {
+    return absl::UnauthenticatedError("missing `authorization: Bearer TOKEN` metadata");
+  }
+  absl::string_view value = *authorization;
+  if (!absl::ConsumePrefix(&value, "Bearer ") && !absl::ConsumePrefix(&value, "bearer ")) {
+    return absl::UnauthenticatedError("authorization metadata is not a bearer token");
+  }
+  std::shared_ptr<const std::map<std::string, Grants>> tokens;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    tokens = tokens_;
+  }
+  auto it = tokens->find(std::string(value));
+  if (it == tokens->end()) return absl::UnauthenticatedError("unknown token");
+  return it->second;
+}
+
+}  // namespace ligature

@@ -1,0 +1,63 @@
+#pragma once
+// Bearer tokens with per-world roles.
+//
+// The token file has one grant per line, `TOKEN ROLE WORLD`: ROLE is viewer (watch, read),
+// editor (also edit, step, drive bodies) or owner (also create, delete and configure
+// worlds); WORLD is a world id or `*` for every world. A token may have several lines; '#'
+// starts a comment. Calls carry `authorization: Bearer TOKEN` metadata. The store is
+// reloaded on demand (SIGHUP in ligatured) and swapped whole, so a call sees either the old
+// grants or the new ones. Checks run in each service (they work with TLS and without it,
+// unlike an AuthMetadataProcessor).
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+namespace ligature {
+
+enum class Role { kViewer = 1, kEditor = 2, kOwner = 3 };
+
+// What one caller may do: the best role per world, and the role on every world.
+class Grants {
+ public:
+  // Everything allowed (no token file: authentication is off).
+  static Grants All();
+
+  // OK, or PERMISSION_DENIED naming the role needed and the world.
+  absl::Status Require(const std::string& world_id, Role role) const;
+  bool Allows(const std::string& world_id, Role role) const {
+    return Require(world_id, role).ok();
+  }
+
+  std::optional<Role> any_world;
+  std::map<std::string, Role> worlds;
+};
+
+class TokenStore {
+ public:
+  // Reads and parses `path`; INVALID_ARGUMENT naming the line for a bad one.
+  static absl::StatusOr<std::unique_ptr<TokenStore>> Load(const std::string& path);
+  // Parses token-file text (for tests and Load).
+  static absl::StatusOr<std::map<std::string, Grants>> Parse(const std::string& text);
+
+  // Re-reads the file; on failure the old grants stay and the error is returned.
+  absl::Status Reload();
+
+  // The grants of an `authorization` metadata value: UNAUTHENTICATED when it is missing,
+  // not a bearer token, or an unknown token.
+  absl::StatusOr<Grants> Identify(const std::optional<std::string>& authorization) const;
+
+ private:
+  explicit TokenStore(std::string path) : path_(std::move(path)) {}
+
+  const std::string path_;
+  mutable std::mutex mu_;
+  std::shared_ptr<const std::map<std::string, Grants>> tokens_;
+};
+
+}  // namespace ligature
