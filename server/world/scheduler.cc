@@ -40,7 +40,13 @@ void Scheduler::Remove(const WorldHost* host) {
   });
 }
 
-void Scheduler::Wake() { cv_.notify_all(); }
+// Taking the lock first orders the wake after a worker that has just found nothing to do
+// has started waiting: notifying without it could land between that worker's check and its
+// wait, and be lost (a paused world's edit would then wait for the next unrelated wake).
+void Scheduler::Wake() {
+  { std::lock_guard<std::mutex> lock(mu_); }
+  cv_.notify_all();
+}
 
 Scheduler::Entry* Scheduler::NextEntry(Clock::time_point* due) {
   Entry* best = nullptr;
