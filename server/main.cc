@@ -3,6 +3,7 @@
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
+#include <memory>
 #include <thread>
 
 #include "absl/flags/flag.h"
@@ -10,6 +11,7 @@
 #include "absl/flags/usage.h"
 #include "absl/strings/str_cat.h"
 #include "server/metrics/metrics_exporter.h"
+#include "server/rpc/agones_sdk.h"
 #include "server/rpc/server.h"
 #include "server/world/scene_library.h"
 #include "server/world/scene_proto.h"
@@ -91,6 +93,13 @@ int Run() {
     return 2;
   }
 
+  // Under Agones the sidecar's port is in the environment; a malformed one is a bad flag.
+  auto agones_port = ligature::AgonesSdk::PortFromEnv();
+  if (!agones_port.ok()) {
+    std::fprintf(stderr, "ligatured: %s\n", std::string(agones_port.status().message()).c_str());
+    return 2;
+  }
+
   // Signals are taken by a dedicated thread, so block them everywhere first.
   sigset_t signals;
   sigemptyset(&signals);
@@ -131,7 +140,7 @@ int Run() {
   std::unique_ptr<ligature::MetricsExporter> metrics;
   if (const std::string address = absl::GetFlag(FLAGS_metrics_address); !address.empty()) {
     auto exporter = ligature::MetricsExporter::Start(address, &server.worlds(),
-                                                     &server.sessions());
+                                                     &server.sessions(), &server.haptics());
     if (!exporter.ok()) {
       std::fprintf(stderr, "ligatured: %s\n", std::string(exporter.status().message()).c_str());
       server.Shutdown();
@@ -141,6 +150,19 @@ int Run() {
     metrics = std::move(*exporter);
     std::fprintf(stderr, "ligatured: metrics on http://%s/metrics (port %d)\n",
                  address.c_str(), metrics->port());
+  }
+
+  // Agones: ready once serving, then health pings until exit. A sidecar that cannot be
+  // reached is reported; Agones itself then acts on the missing ready or health.
+  std::unique_ptr<ligature::AgonesSdk> agones;
+  if (agones_port->has_value()) {
+    agones = std::make_unique<ligature::AgonesSdk>(**agones_port);
+    if (absl::Status s = agones->Ready(); !s.ok()) {
+      std::fprintf(stderr, "ligatured: %s\n", std::string(s.message()).c_str());
+    } else {
+      std::fprintf(stderr, "ligatured: Agones SDK on port %d: ready\n", agones->port());
+    }
+    agones->StartHealth();
   }
 
   // SIGHUP reloads the token file; SIGINT and SIGTERM stop.
@@ -153,6 +175,11 @@ int Run() {
   }
   std::fprintf(stderr, "ligatured: %s, shutting down\n",
                signal_number == SIGINT ? "SIGINT" : "SIGTERM");
+  if (agones != nullptr) {
+    if (absl::Status s = agones->Shutdown(); !s.ok()) {
+      std::fprintf(stderr, "ligatured: %s\n", std::string(s.message()).c_str());
+    }
+  }
   server.Shutdown();
   server.Wait();
   std::fprintf(stderr, "ligatured: stopped\n");

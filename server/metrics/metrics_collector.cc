@@ -1,5 +1,6 @@
 #include "server/metrics/metrics_collector.h"
 
+#include <algorithm>
 #include <limits>
 #include <string>
 #include <utility>
@@ -52,12 +53,31 @@ ClientMetric TickHistogram(const std::string& world, const StepCounters& counter
   return metric;
 }
 
+// A haptic timing histogram of one session kind, in seconds, with cumulative buckets.
+ClientMetric LatencyMetric(const std::string& kind, const haptics::LatencyHistogram& h) {
+  ClientMetric metric;
+  metric.label.push_back({"kind", kind});
+  // Read the buckets first: a sample recorded meanwhile then shows in the count only, so
+  // the cumulative buckets never exceed it.
+  uint64_t cumulative = 0;
+  for (size_t i = 0; i < haptics::LatencyHistogram::kBoundsUs.size(); ++i) {
+    cumulative += h.bucket(i);
+    metric.histogram.bucket.push_back({cumulative, haptics::LatencyHistogram::kBoundsUs[i] / 1e6});
+  }
+  metric.histogram.sample_count = std::max(h.count(), cumulative);
+  metric.histogram.sample_sum = h.sum_seconds();
+  metric.histogram.bucket.push_back(
+      {metric.histogram.sample_count, std::numeric_limits<double>::infinity()});
+  return metric;
+}
+
 }  // namespace
 
 std::vector<MetricFamily> MetricsCollector::Collect() const {
   std::vector<MetricFamily> out;
   CollectWorlds(&out);
   CollectSessions(&out);
+  if (haptics_ != nullptr) CollectHaptics(&out);
   return out;
 }
 
@@ -156,6 +176,41 @@ void MetricsCollector::CollectSessions(std::vector<MetricFamily>* out) const {
                               MetricType::Counter);
   AddSample(&poses, "", "", static_cast<double>(sessions_->device_poses.load()));
   for (MetricFamily* f : {&open, &sent, &conflated, &poses}) out->push_back(std::move(*f));
+}
+
+// Haptic streams: open sessions and pose counts, and per session kind (server, remote)
+// the round trip from a pose's arrival to its reply's send and the poses' jitter.
+void MetricsCollector::CollectHaptics(std::vector<MetricFamily>* out) const {
+  MetricFamily open =
+      Family("ligature_haptic_sessions", "Open haptic streams.", MetricType::Gauge);
+  AddSample(&open, "", "", static_cast<double>(haptics_->open.load()));
+  MetricFamily poses = Family("ligature_haptic_poses_total",
+                              "Device poses received on haptic streams.", MetricType::Counter);
+  AddSample(&poses, "", "", static_cast<double>(haptics_->poses.load()));
+  MetricFamily rejected = Family("ligature_haptic_rejected_poses_total",
+                                 "Poses refused (non-finite, out of range, out of order).",
+                                 MetricType::Counter);
+  AddSample(&rejected, "", "", static_cast<double>(haptics_->rejected.load()));
+  MetricFamily trips = Family("ligature_haptic_watchdog_trips_total",
+                              "Times a stream's poses stopped for the watchdog timeout.",
+                              MetricType::Counter);
+  AddSample(&trips, "", "", static_cast<double>(haptics_->watchdog_trips.load()));
+  MetricFamily round_trip = Family(
+      "ligature_haptic_round_trip_seconds",
+      "Server time from a pose's arrival to the send of its force reply.", MetricType::Histogram);
+  MetricFamily jitter = Family(
+      "ligature_haptic_jitter_seconds",
+      "Inter-arrival jitter of poses: change of the gap between successive poses.",
+      MetricType::Histogram);
+  for (const auto& [kind, timing] :
+       {std::pair<const char*, const HapticTiming*>{"server", &haptics_->server_mode},
+        std::pair<const char*, const HapticTiming*>{"remote", &haptics_->remote_mode}}) {
+    round_trip.metric.push_back(LatencyMetric(kind, timing->round_trip));
+    jitter.metric.push_back(LatencyMetric(kind, timing->jitter));
+  }
+  for (MetricFamily* f : {&open, &poses, &rejected, &trips, &round_trip, &jitter}) {
+    out->push_back(std::move(*f));
+  }
 }
 
 }  // namespace ligature

@@ -8,6 +8,7 @@
 
 #include "prometheus/collectable.h"
 #include "prometheus/metric_family.h"
+#include "server/rpc/haptics_reactor.h"
 #include "server/rpc/session_counters.h"
 #include "server/world/world_manager.h"
 
@@ -15,18 +16,21 @@ namespace ligature {
 
 class MetricsCollector : public prometheus::Collectable {
  public:
-  // Both must outlive the collector.
-  MetricsCollector(const WorldManager* worlds, const SessionCounters* sessions)
-      : worlds_(worlds), sessions_(sessions) {}
+  // All must outlive the collector. Without `haptics` no haptic families are reported.
+  MetricsCollector(const WorldManager* worlds, const SessionCounters* sessions,
+                   const HapticCounters* haptics = nullptr)
+      : worlds_(worlds), sessions_(sessions), haptics_(haptics) {}
 
   std::vector<prometheus::MetricFamily> Collect() const override;
 
  private:
   void CollectWorlds(std::vector<prometheus::MetricFamily>* out) const;
   void CollectSessions(std::vector<prometheus::MetricFamily>* out) const;
+  void CollectHaptics(std::vector<prometheus::MetricFamily>* out) const;
 
   const WorldManager* worlds_;
   const SessionCounters* sessions_;
+  const HapticCounters* haptics_;
 };
 
 }  // namespace ligature

@@ -7,9 +7,10 @@
 namespace ligature {
 
 absl::StatusOr<std::unique_ptr<MetricsExporter>> MetricsExporter::Start(
-    const std::string& address, const WorldManager* worlds, const SessionCounters* sessions) {
+    const std::string& address, const WorldManager* worlds, const SessionCounters* sessions,
+    const HapticCounters* haptics) {
   std::unique_ptr<MetricsExporter> exporter(new MetricsExporter());
-  exporter->collector_ = std::make_shared<MetricsCollector>(worlds, sessions);
+  exporter->collector_ = std::make_shared<MetricsCollector>(worlds, sessions, haptics);
   // The HTTP server reports a bind failure by throwing; keep exceptions inside.
   try {
     exporter->exposer_ = std::make_unique<prometheus::Exposer>(address, /*num_threads=*/1);

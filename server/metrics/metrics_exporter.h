@@ -13,10 +13,11 @@ namespace ligature {
 
 class MetricsExporter {
  public:
-  // Listens on `address` (host:port; port 0 picks a free one). `worlds` and `sessions`
-  // must outlive the exporter. UNAVAILABLE when the address cannot be bound.
+  // Listens on `address` (host:port; port 0 picks a free one). The counters must outlive
+  // the exporter. UNAVAILABLE when the address cannot be bound.
   static absl::StatusOr<std::unique_ptr<MetricsExporter>> Start(
-      const std::string& address, const WorldManager* worlds, const SessionCounters* sessions);
+      const std::string& address, const WorldManager* worlds, const SessionCounters* sessions,
+      const HapticCounters* haptics = nullptr);
 
   // The bound port.
   int port() const { return port_; }

@@ -128,6 +128,7 @@ void HapticsReactor::HandlePose(const v1::HapticPose& msg, int64_t received_ns) 
   haptics::DevicePose pose = DevicePoseFromProto(msg);
   const double now = haptics::MonotonicSeconds();
   std::lock_guard<std::mutex> lock(mu_);
+  if (std::optional<int64_t> j = jitter_.OnArrival(received_ns)) timing().jitter.Record(*j);
   if (end_) return;
   const auto model = channel_->model();
   if (model != nullptr && model->tool_removed) {
@@ -179,7 +180,15 @@ void HapticsReactor::StartNextWriteLocked() {
   }
   writing_ = std::move(queue_.front());
   queue_.pop_front();
-  if (writing_.has_force()) writing_.mutable_force()->set_server_send_ns(haptics::MonotonicNanos());
+  // Replies to poses carry their arrival time (watchdog replies carry zero): the gap to
+  // now is the server's round trip for that pose.
+  if (writing_.has_force()) {
+    const int64_t send_ns = haptics::MonotonicNanos();
+    writing_.mutable_force()->set_server_send_ns(send_ns);
+    if (writing_.force().server_receive_ns() != 0) {
+      timing().round_trip.Record(send_ns - writing_.force().server_receive_ns());
+    }
+  }
   write_in_flight_ = true;
   StartWrite(&writing_);
 }

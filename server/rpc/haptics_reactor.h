@@ -22,11 +22,20 @@
 #include "absl/status/status.h"
 #include "grpcpp/support/server_callback.h"
 #include "ligature/v1/haptics_service.pb.h"
+#include "server/haptics/arrival_jitter.h"
 #include "server/haptics/haptic_core.h"
+#include "server/haptics/latency_histogram.h"
 #include "server/haptics/tool_channel.h"
 #include "server/world/world_manager.h"
 
 namespace ligature {
+
+// Timing of the haptic streams of one kind (server or remote mode): round trip from a
+// pose's arrival to the start of its reply's write, and the poses' inter-arrival jitter.
+struct HapticTiming {
+  haptics::LatencyHistogram round_trip;
+  haptics::LatencyHistogram jitter;
+};
 
 // Counters of the haptic streams, for monitoring.
 struct HapticCounters {
@@ -34,6 +43,8 @@ struct HapticCounters {
   std::atomic<uint64_t> poses{0};
   std::atomic<uint64_t> rejected{0};
   std::atomic<uint64_t> watchdog_trips{0};
+  HapticTiming server_mode;
+  HapticTiming remote_mode;
 };
 
 class HapticsReactor final
@@ -58,6 +69,7 @@ class HapticsReactor final
   // Ends the stream with `status` once the queue has drained. Needs mu_.
   void EndLocked(const absl::Status& status);
   void HelperLoop();
+  HapticTiming& timing() { return remote_ ? counters_->remote_mode : counters_->server_mode; }
 
   WorldManager* manager_;
   const std::atomic<bool>* stopping_;
@@ -81,6 +93,7 @@ class HapticsReactor final
   bool finished_ = false;
   bool done_ = false;  // the helper stops
   uint64_t sent_model_tick_ = UINT64_MAX;
+  haptics::ArrivalJitter jitter_;  // of this stream's poses; needs mu_
   std::thread helper_;
 };
 

@@ -1,4 +1,4 @@
-"""deploy/k8s: the manifests parse as YAML and hang together (selectors, ports, probes on
+"""deploy/k8s and deploy/agones: the manifests parse as YAML and hang together (selectors, ports, probes on
 the gRPC health service, resources), and the router's nginx configuration passes
 `nginx -t` and names every ligatured pod."""
 
@@ -15,7 +15,11 @@ try:
 except ImportError:  # the check needs python3-yaml; say so instead of passing silently
     yaml = None
 
-K8S = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "deploy", "k8s")
+DEPLOY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "deploy")
+K8S = os.path.join(DEPLOY, "k8s")
+FLEET = os.path.join(DEPLOY, "agones", "fleet.yaml")
+# How often ligatured pings the Agones sidecar's /health (server/rpc/agones_sdk.h).
+AGONES_HEALTH_PING_SECONDS = 2
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
 
 
@@ -104,6 +108,39 @@ class ManifestsTest(unittest.TestCase):
             result = subprocess.run([NGINX, "-t", "-p", tmp, "-c", path],
                                     capture_output=True, text=True)
             self.assertEqual(result.returncode, 0, result.stderr)
+
+
+@unittest.skipIf(yaml is None, "python3-yaml is not installed: fleet not checked")
+class AgonesFleetTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        with open(FLEET) as f:
+            docs = [d for d in yaml.safe_load_all(f) if d is not None]
+        cls.fleet = next(d for d in docs if d["kind"] == "Fleet")
+
+    def test_fleet_runs_ligatured_with_its_grpc_port(self):
+        self.assertEqual(self.fleet["apiVersion"], "agones.dev/v1")
+        self.assertGreaterEqual(self.fleet["spec"]["replicas"], 1)
+        gs = self.fleet["spec"]["template"]["spec"]
+        containers = gs["template"]["spec"]["containers"]
+        container = next(c for c in containers if c["name"] == gs["container"])
+        args = dict(a.lstrip("-").split("=", 1) for a in container["args"])
+        grpc = [p for p in gs["ports"] if p["name"] == "grpc"]
+        self.assertEqual(len(grpc), 1)
+        self.assertIn(grpc[0]["portPolicy"], ("Dynamic", "Passthrough", "Static"))
+        self.assertEqual(grpc[0]["protocol"], "TCP")
+        self.assertEqual(int(args["listen"].rsplit(":", 1)[1]), grpc[0]["containerPort"])
+        self.assertTrue(args["listen"].startswith("0.0.0.0:"), "must be reachable from the node")
+        resources = container["resources"]
+        for key in ("cpu", "memory"):
+            self.assertLessEqual(quantity(resources["requests"][key]),
+                                 quantity(resources["limits"][key]), key)
+
+    def test_health_checking_is_on_and_slower_than_the_pings(self):
+        health = self.fleet["spec"]["template"]["spec"]["health"]
+        self.assertFalse(health.get("disabled", False))
+        self.assertGreater(health["periodSeconds"], AGONES_HEALTH_PING_SECONDS)
+        self.assertGreaterEqual(health["failureThreshold"], 1)
 
 
 if __name__ == "__main__":

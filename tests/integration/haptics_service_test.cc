@@ -84,6 +84,12 @@ TEST_F(HapticsServiceTest, EveryPoseGetsOneForceAndPressingTheFloorPushesBack) {
     last = *r;
     std::this_thread::sleep_for(std::chrono::microseconds(900));
   }
+  // Every pose's round trip was timed as a server-mode session, and every pose after the
+  // second gave a jitter sample; nothing was counted as remote.
+  EXPECT_EQ(server_->haptics().server_mode.round_trip.count(), 700u);
+  EXPECT_EQ(server_->haptics().server_mode.jitter.count(), 698u);
+  EXPECT_EQ(server_->haptics().remote_mode.round_trip.count(), 0u);
+  EXPECT_EQ(server_->haptics().remote_mode.jitter.count(), 0u);
   // Resting on the floor (centre at 1 cm), the device 2 cm lower: about 8 N up.
   EXPECT_GT(last.contacts, 0);
   EXPECT_NEAR(last.force.y(), 8.0, 1.0);

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <string>
 #include <thread>
@@ -133,6 +134,58 @@ TEST(MetricsCollectorTest, ReportsStreamCountersByKind) {
       Sample(families["ligature_frames_conflated_total"], "kind", "watch")->counter.value, 7.0);
   EXPECT_EQ(families["ligature_device_poses_total"].metric.at(0).counter.value, 9.0);
   EXPECT_EQ(families["ligature_worlds"].metric.at(0).gauge.value, 0.0);
+  manager.Shutdown();
+}
+
+// Haptic timing is reported per session kind as histograms in seconds, with cumulative
+// buckets that end in the total count.
+TEST(MetricsCollectorTest, ReportsHapticRoundTripAndJitterByKind) {
+  WorldManager manager(WorldManagerOptions{});
+  SessionCounters sessions;
+  HapticCounters haptics;
+  haptics.open = 1;
+  haptics.poses = 5;
+  haptics.server_mode.round_trip.Record(40'000);    // 40 us: the 50 us bucket
+  haptics.server_mode.round_trip.Record(300'000);   // 300 us: the 500 us bucket
+  haptics.server_mode.round_trip.Record(2'000'000'000);  // beyond the last bound
+  haptics.remote_mode.jitter.Record(8'000);         // 8 us: the first bucket
+  MetricsCollector collector(&manager, &sessions, &haptics);
+  auto families = ByName(collector.Collect());
+
+  const MetricFamily& rtt = families["ligature_haptic_round_trip_seconds"];
+  EXPECT_EQ(rtt.type, MetricType::Histogram);
+  const ClientMetric* server = Sample(rtt, "kind", "server");
+  ASSERT_NE(server, nullptr);
+  EXPECT_EQ(server->histogram.sample_count, 3u);
+  EXPECT_NEAR(server->histogram.sample_sum, 40e-6 + 300e-6 + 2.0, 1e-12);
+  std::map<double, uint64_t> cumulative;
+  for (const auto& b : server->histogram.bucket) cumulative[b.upper_bound] = b.cumulative_count;
+  EXPECT_EQ(cumulative.at(25e-6), 0u);
+  EXPECT_EQ(cumulative.at(50e-6), 1u);
+  EXPECT_EQ(cumulative.at(250e-6), 1u);
+  EXPECT_EQ(cumulative.at(500e-6), 2u);
+  EXPECT_EQ(cumulative.at(0.25), 2u);
+  EXPECT_EQ(cumulative.at(std::numeric_limits<double>::infinity()), 3u);
+  EXPECT_EQ(Sample(rtt, "kind", "remote")->histogram.sample_count, 0u);
+
+  const MetricFamily& jitter = families["ligature_haptic_jitter_seconds"];
+  EXPECT_EQ(Sample(jitter, "kind", "server")->histogram.sample_count, 0u);
+  const ClientMetric* remote = Sample(jitter, "kind", "remote");
+  ASSERT_NE(remote, nullptr);
+  EXPECT_EQ(remote->histogram.sample_count, 1u);
+  EXPECT_EQ(remote->histogram.bucket.front().cumulative_count, 1u);
+  EXPECT_EQ(families["ligature_haptic_sessions"].metric.at(0).gauge.value, 1.0);
+  EXPECT_EQ(families["ligature_haptic_poses_total"].metric.at(0).counter.value, 5.0);
+  manager.Shutdown();
+}
+
+// Without haptic counters the collector reports no haptic families.
+TEST(MetricsCollectorTest, OmitsHapticFamiliesWithoutCounters) {
+  WorldManager manager(WorldManagerOptions{});
+  SessionCounters sessions;
+  MetricsCollector collector(&manager, &sessions);
+  auto families = ByName(collector.Collect());
+  EXPECT_EQ(families.count("ligature_haptic_round_trip_seconds"), 0u);
   manager.Shutdown();
 }
 
