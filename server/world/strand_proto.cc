@@ -148,6 +148,11 @@ absl::StatusOr<StrandBodyDesc> StrandFromProto(const v1::Strand& s, const Transf
     return Invalid(field + ".restitution", "must be in [0, 1]");
   }
   out.restitution = s.restitution();
+  if (s.has_wind()) {
+    absl::StatusOr<Vec3> wind = Vec3FromProto(s.wind(), field + ".wind");
+    if (!wind.ok()) return wind.status();
+    out.wind = *wind;
+  }
   return out;
 }
 
@@ -170,6 +175,7 @@ void StrandToProto(const StrandBodyDesc& d, v1::Strand* out) {
   out->set_follow_body(d.follow_body);
   out->set_friction(d.friction);
   out->set_restitution(d.restitution);
+  if (!d.wind.isZero(0.0)) Vec3ToProto(d.wind, out->mutable_wind());
 }
 
 }  // namespace ligature

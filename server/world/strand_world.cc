@@ -1,7 +1,9 @@
 #include "server/world/strand_world.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "server/model/strand/kinematics.h"
@@ -119,6 +121,7 @@ absl::Status StrandWorld::AddStrand(const StrandBodyDesc& desc, const Transform&
   if (!(desc.restitution >= 0.0 && desc.restitution <= 1.0)) {
     return absl::InvalidArgumentError("restitution: must be in [0, 1]");
   }
+  if (!desc.wind.allFinite()) return absl::InvalidArgumentError("wind: must be finite");
   if (desc.zero_gravity_rest_shape) {
     if (absl::Status s = ApplyZeroGravityRestShape(&*model, base, gravity); !s.ok()) {
       return absl::FailedPreconditionError(
@@ -127,6 +130,7 @@ absl::Status StrandWorld::AddStrand(const StrandBodyDesc& desc, const Transform&
   }
   StrandSimulationOptions options;
   options.gravity = gravity;
+  options.wind = desc.wind;
   Strand s(desc, StrandSimulation(*std::move(model), options));
   s.base_pose = base;
   s.points = PointsOf(s.sim, base);
@@ -227,60 +231,88 @@ std::vector<StrandObstacle> StrandWorld::NearbyObstacles(const Strand& s, double
   return out;
 }
 
+// Strands are handed out one at a time from a shared counter to the caller and its
+// helpers (the fastest thread takes the most); each keeps its own stats, merged by sum and
+// max, which do not depend on who stepped what.
 void StrandWorld::Step(double time_end, double h, const Vec3& gravity, const BodyPoseLookup& poses,
                        std::span<const RodObstacle> obstacles, const ObstacleMotionLookup& motion) {
   stats_ = StrandWorldStats{};
-  for (Strand& s : strands_) {
-    std::optional<StrandBase> reference;
-    const StrandBase base = BaseOf(s, time_end, poses, &reference);
-    // How fast the base sweeps the strand: its speed plus its turn rate times the length.
-    s.base_speed = base.linear_velocity.norm() +
-                   base.angular_velocity.norm() * s.sim.model().total_length();
-
-    StrandStepInput input;
-    input.base = base;
-    // Local dynamics: without a body of its own, the reference is the base itself.
-    input.reference = reference ? &*reference : &base;
-    input.obstacles = NearbyObstacles(s, h, obstacles, motion);
-    input.art.time_scale = s.desc.time_scale;
-    input.art.local_dynamics = s.desc.local_dynamics;
-    if (s.desc.pose_strength > 0.0 || s.desc.pose_damping > 0.0) {
-      // The animated pose is the rest shape.
-      for (const StrandSegment& seg : s.sim.model().all()) input.art.pose.push_back(seg.rest);
-      input.art.pose_strength = s.desc.pose_strength;
-      input.art.pose_damping = s.desc.pose_damping;
-    }
-    s.sim.mutable_options().gravity = gravity;
-
-    // Step; a failed or runaway step is undone and the strand held at rest in its shape.
-    const StrandState before = s.sim.state();
-    const absl::Status status = s.sim.Step(h, input);
-    std::vector<Vec3> points;
-    bool ok = status.ok() && Healthy(s.sim.state());
-    if (ok) {
-      points = PointsOf(s.sim, base.pose);
-      ok = Healthy(points);
-    }
-    const bool base_finite = base.pose.position.allFinite() &&
-                             base.pose.orientation.coeffs().allFinite();
-    if (!ok) {
-      StrandState& state = s.sim.mutable_state();
-      state = before;
-      std::fill(state.w.begin(), state.w.end(), Vec3::Zero());
-      // A base that is not finite leaves the strand where it was.
-      points = PointsOf(s.sim, base_finite ? base.pose : s.base_pose);
-      ++stats_.recovered;
-    } else {
-      stats_.newton_iterations = std::max(stats_.newton_iterations, s.sim.stats().newton_iterations);
-      stats_.contacts += s.sim.stats().contacts;
-    }
-    s.last_motion = 0.0;
-    for (size_t k = 0; k < points.size() && k < s.points.size(); ++k) {
-      s.last_motion = std::max(s.last_motion, (points[k] - s.points[k]).norm());
-    }
-    s.points = std::move(points);
-    if (base_finite) s.base_pose = base.pose;
+  const int helpers = std::min<int>(threads_, static_cast<int>(strands_.size())) - 1;
+  if (helpers <= 0) {
+    for (Strand& s : strands_) StepStrand(s, time_end, h, gravity, poses, obstacles, motion, &stats_);
+    return;
   }
+  std::atomic<size_t> next{0};
+  auto work = [&](StrandWorldStats* stats) {
+    for (size_t i = next.fetch_add(1); i < strands_.size(); i = next.fetch_add(1)) {
+      StepStrand(strands_[i], time_end, h, gravity, poses, obstacles, motion, stats);
+    }
+  };
+  std::vector<StrandWorldStats> helper_stats(helpers);
+  {
+    std::vector<std::jthread> workers;
+    for (int k = 0; k < helpers; ++k) workers.emplace_back(work, &helper_stats[k]);
+    work(&stats_);
+  }  // joined here
+  for (const StrandWorldStats& s : helper_stats) {
+    stats_.newton_iterations = std::max(stats_.newton_iterations, s.newton_iterations);
+    stats_.contacts += s.contacts;
+    stats_.recovered += s.recovered;
+  }
+}
+
+void StrandWorld::StepStrand(Strand& s, double time_end, double h, const Vec3& gravity,
+                             const BodyPoseLookup& poses, std::span<const RodObstacle> obstacles,
+                             const ObstacleMotionLookup& motion, StrandWorldStats* stats) {
+  std::optional<StrandBase> reference;
+  const StrandBase base = BaseOf(s, time_end, poses, &reference);
+  // How fast the base sweeps the strand: its speed plus its turn rate times the length.
+  s.base_speed = base.linear_velocity.norm() +
+                 base.angular_velocity.norm() * s.sim.model().total_length();
+
+  StrandStepInput input;
+  input.base = base;
+  // Local dynamics: without a body of its own, the reference is the base itself.
+  input.reference = reference ? &*reference : &base;
+  input.obstacles = NearbyObstacles(s, h, obstacles, motion);
+  input.art.time_scale = s.desc.time_scale;
+  input.art.local_dynamics = s.desc.local_dynamics;
+  if (s.desc.pose_strength > 0.0 || s.desc.pose_damping > 0.0) {
+    // The animated pose is the rest shape.
+    for (const StrandSegment& seg : s.sim.model().all()) input.art.pose.push_back(seg.rest);
+    input.art.pose_strength = s.desc.pose_strength;
+    input.art.pose_damping = s.desc.pose_damping;
+  }
+  s.sim.mutable_options().gravity = gravity;
+
+  // Step; a failed or runaway step is undone and the strand held at rest in its shape.
+  const StrandState before = s.sim.state();
+  const absl::Status status = s.sim.Step(h, input);
+  std::vector<Vec3> points;
+  bool ok = status.ok() && Healthy(s.sim.state());
+  if (ok) {
+    points = PointsOf(s.sim, base.pose);
+    ok = Healthy(points);
+  }
+  const bool base_finite = base.pose.position.allFinite() &&
+                           base.pose.orientation.coeffs().allFinite();
+  if (!ok) {
+    StrandState& state = s.sim.mutable_state();
+    state = before;
+    std::fill(state.w.begin(), state.w.end(), Vec3::Zero());
+    // A base that is not finite leaves the strand where it was.
+    points = PointsOf(s.sim, base_finite ? base.pose : s.base_pose);
+    ++stats->recovered;
+  } else {
+    stats->newton_iterations = std::max(stats->newton_iterations, s.sim.stats().newton_iterations);
+    stats->contacts += s.sim.stats().contacts;
+  }
+  s.last_motion = 0.0;
+  for (size_t k = 0; k < points.size() && k < s.points.size(); ++k) {
+    s.last_motion = std::max(s.last_motion, (points[k] - s.points[k]).norm());
+  }
+  s.points = std::move(points);
+  if (base_finite) s.base_pose = base.pose;
 }
 
 }  // namespace ligature

@@ -3,7 +3,10 @@
 // segments on spherical joints hanging from a base that is held at a pose or follows a
 // rigid body. One step advances every strand by its own implicit reduced-coordinate step
 // (StrandSimulation) with the world's rigid shapes as obstacles; a strand whose step fails
-// or turns non-finite keeps its previous shape, at rest, and is counted.
+// or turns non-finite keeps its previous shape, at rest, and is counted. Strands do not
+// touch each other, so a step shares them out over a few threads; each strand's step reads
+// only its own state and the world's (unchanged) bodies, so results do not depend on the
+// number of threads.
 
 #include <cstdint>
 #include <functional>
@@ -84,7 +87,15 @@ class StrandWorld {
             const ObstacleMotionLookup& motion = nullptr);
   const StrandWorldStats& last_stats() const { return stats_; }
 
+  // Threads a step uses, the caller's included (1: the caller alone).
+  void set_threads(int threads) { threads_ = threads < 1 ? 1 : threads; }
+  int threads() const { return threads_; }
+
  private:
+  // One strand's step; its Newton iterations, contacts and recovery go into `stats`.
+  void StepStrand(Strand& s, double time_end, double h, const Vec3& gravity,
+                  const BodyPoseLookup& poses, std::span<const RodObstacle> obstacles,
+                  const ObstacleMotionLookup& motion, StrandWorldStats* stats);
   // The base of one strand at the end of the step, and the local-dynamics reference.
   StrandBase BaseOf(Strand& s, double time_end, const BodyPoseLookup& poses,
                     std::optional<StrandBase>* reference);
@@ -97,6 +108,7 @@ class StrandWorld {
   std::vector<Strand> strands_;
   absl::flat_hash_map<std::string, int> index_;
   StrandWorldStats stats_;
+  int threads_ = 2;
 };
 
 }  // namespace ligature

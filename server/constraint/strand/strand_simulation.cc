@@ -121,6 +121,7 @@ void StrandSimulation::Impacts(const StrandBase& base, const std::vector<StrandO
 void StrandSimulation::FreeMotion(const StrandBase& base, const StrandStepInput& input, double h) {
   StrandStepForces forces;
   forces.gravity = options_.gravity;
+  forces.wind = options_.wind;
   const StrandArtDirection& art = input.art;
   if (!art.pose.empty() && (art.pose_strength > 0.0 || art.pose_damping > 0.0)) {
     PoseTargets(model_, base, art.pose, &forces.pose_tip_positions, &forces.pose_tip_velocities);

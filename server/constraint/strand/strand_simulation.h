@@ -29,6 +29,7 @@ namespace ligature {
 
 struct StrandSimulationOptions {
   Vec3 gravity = Vec3(0.0, -9.81, 0.0);  // m/s^2
+  Vec3 wind = Vec3::Zero();               // m/s, uniform; air drag acts relative to it
   ImplicitStepOptions newton;
   SorLcpOptions lcp;
   // Eq. 15 gains as fractions of the step: kp = stiffness / h^2, kd = damping / h.

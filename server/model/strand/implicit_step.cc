@@ -114,7 +114,11 @@ void ImplicitStepper::Solve(const StrandModel& model, const StrandBase& base,
                 joint_block_[i] * alpha_prev_[i];
       const Vec3 g = kin_.pose[i].InverseRotate(forces.gravity);
       const Vec3 centre(0.0, 0.5 * seg.length, 0.0);
-      Vec6 f = spatial::ForceAt(centre, seg.mass * g - seg.drag * spatial::PointVelocity(kin_.v[i], centre));
+      // Air drag on the centre's velocity relative to the wind (constant in the world, so
+      // the iteration matrix's drag block is unchanged).
+      const Vec3 air = kin_.pose[i].InverseRotate(forces.wind);
+      Vec6 f = spatial::ForceAt(
+          centre, seg.mass * g - seg.drag * (spatial::PointVelocity(kin_.v[i], centre) - air));
       if (posed) {
         const Vec3 tip(0.0, seg.length, 0.0);
         const Vec3 spring = forces.pose_strength * (forces.pose_tip_positions[i] - kin_.Position(i, tip)) +

@@ -27,6 +27,8 @@ namespace ligature {
 // Forces on the strand over one step, besides joint springs and dampers.
 struct StrandStepForces {
   Vec3 gravity = Vec3(0.0, -9.81, 0.0);  // m/s^2, world
+  // Uniform wind: air drag acts on the segment centres' velocity relative to it.
+  Vec3 wind = Vec3::Zero();  // m/s, world
   // Extra link forces about each joint, segment coordinates, held over the step (constraint
   // forces). Empty: none.
   std::vector<Vec6> link_forces;

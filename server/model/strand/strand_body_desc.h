@@ -31,6 +31,8 @@ struct StrandBodyDesc {
   // Contacts with the world's rigid shapes.
   double friction = 0.3;     // Coulomb coefficient, >= 0
   double restitution = 0.0;  // [0, 1]
+  // Uniform wind (world, m/s): air drag acts on the segments' velocity relative to it.
+  Vec3 wind = Vec3::Zero();
 };
 
 }  // namespace ligature

@@ -9,6 +9,8 @@
 //    collisions against the head; the paper's figure: 2-4 Hz per animation frame.
 //  - long_hair: 190 strands of 25 segments on the nodding head, with collisions; the
 //    paper's figure: under 20 s per animation frame.
+// long_hair also runs through StrandWorld (bases following the head's pose, the head as a
+// moving sphere obstacle) on one thread and on two: what sharing strands over threads buys.
 // The paper's figures are per animation frame at 4-8 integration steps per frame; `paper`
 // is given per step at its best (4 steps per 1/24 s frame: 4 Hz -> 62.5 ms per step,
 // 20 s -> 5000 ms per step), and our dt is that same 1/96 s.
@@ -23,6 +25,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "server/constraint/strand/strand_simulation.h"
+#include "server/world/strand_world.h"
 #include "tests/bench/registry.h"
 
 namespace ligature::bench {
@@ -116,6 +119,82 @@ class StrandScene final : public SteppedScene {
   long strand_steps_ = 0;
 };
 
+// The same strands as bodies of a StrandWorld stepped on `threads` threads: bases follow
+// the head's pose (their motion from its pose history), the head is a sphere obstacle.
+class WorldStrandScene final : public SteppedScene {
+ public:
+  WorldStrandScene(std::unique_ptr<StrandWorld> world, bool head)
+      : world_(std::move(world)), head_(head) {}
+  void Step() override {
+    t_ += kDt;
+    const StrandBase head = HeadMotion(t_);
+    std::vector<RodObstacle> obstacles;
+    if (head_) {
+      RodObstacle sphere;
+      sphere.shape = Shape::Sphere(0.1);
+      sphere.pose.position = head.pose.position;
+      sphere.bounds = {head.pose.position - Vec3::Constant(0.1),
+                       head.pose.position + Vec3::Constant(0.1)};
+      obstacles.push_back(sphere);
+    }
+    world_->Step(
+        t_, kDt, Vec3(0, -9.81, 0),
+        [&](const std::string&) -> std::optional<FollowedBody> {
+          return FollowedBody{head.pose, 0.0};
+        },
+        obstacles,
+        [&](uint32_t) -> std::optional<ObstacleMotion> {
+          return ObstacleMotion{head.pose.position, head.linear_velocity, head.angular_velocity};
+        });
+    newton_ = std::max(newton_, world_->last_stats().newton_iterations);
+    recovered_ += world_->last_stats().recovered;
+  }
+  int Contacts() const override { return world_->last_stats().contacts; }
+  void ResetSummary() override { newton_ = recovered_ = 0; }
+  std::string Notes() const override {
+    return absl::StrCat("strands=", world_->strands().size(), ", threads=", world_->threads(),
+                        ", max_newton_iterations=", newton_, ", recovered=", recovered_,
+                        ", dt=", kDt);
+  }
+
+ private:
+  std::unique_ptr<StrandWorld> world_;
+  bool head_;
+  double t_ = 0.0;
+  int newton_ = 0;
+  int recovered_ = 0;
+};
+
+// Roots spread over a cap of the head (golden-angle spiral): root k of `count`, and the
+// outward direction there.
+void HeadRoot(int k, int count, Vec3* root, Vec3* out) {
+  const double z = 0.2 + 0.8 * (k + 0.5) / count;
+  const double phi = k * 2.399963;
+  const Vec3 dir(std::sqrt(1 - z * z) * std::cos(phi), z, std::sqrt(1 - z * z) * std::sin(phi));
+  *root = 0.101 * dir;
+  *out = dir;
+}
+
+absl::StatusOr<std::unique_ptr<SteppedScene>> MakeWorldScene(int count, int n, double seg,
+                                                             bool curly, bool head, int threads) {
+  auto world = std::make_unique<StrandWorld>();
+  world->set_threads(threads);
+  for (int k = 0; k < count; ++k) {
+    Vec3 root = Vec3::Zero(), out = Vec3(1, 0, 0);
+    if (head) HeadRoot(k, count, &root, &out);
+    StrandBodyDesc desc;
+    desc.id = absl::StrCat("s", k);
+    desc.strand = StrandShape(n, seg, curly, root, out, head ? 2e-5 : 2e-3);
+    desc.follow_body = "head";
+    desc.friction = 0.2;
+    if (absl::Status s = world->AddStrand(desc, HeadMotion(0.0).pose, Vec3(0, -9.81, 0));
+        !s.ok()) {
+      return s;
+    }
+  }
+  return std::make_unique<WorldStrandScene>(std::move(world), head);
+}
+
 // `count` strands of n segments, rooted over the head's upper half (or all at the base
 // origin, hanging, without a head).
 absl::StatusOr<std::unique_ptr<SteppedScene>> MakeScene(int count, int n, double seg, bool curly,
@@ -123,14 +202,7 @@ absl::StatusOr<std::unique_ptr<SteppedScene>> MakeScene(int count, int n, double
   std::vector<StrandSimulation> sims;
   for (int k = 0; k < count; ++k) {
     Vec3 root = Vec3::Zero(), out = Vec3(1, 0, 0);
-    if (head) {
-      // Roots spread over a cap of the head (golden-angle spiral).
-      const double z = 0.2 + 0.8 * (k + 0.5) / count;
-      const double phi = k * 2.399963;
-      const Vec3 dir(std::sqrt(1 - z * z) * std::cos(phi), z, std::sqrt(1 - z * z) * std::sin(phi));
-      root = 0.101 * dir;
-      out = dir;
-    }
+    if (head) HeadRoot(k, count, &root, &out);
     absl::StatusOr<StrandModel> model = StrandModel::Make(
         StrandShape(n, seg, curly, root, out, head ? 2e-5 : 2e-3));
     if (!model.ok()) return model.status();
@@ -147,6 +219,12 @@ StepBench MakeBench(const std::string& name, int count, int n, double seg, bool 
   if (paper) bench.paper_source = "hadap-oriented-strands section 7, per step at 4 steps/frame";
   bench.setup = setup;
   bench.ours.push_back({"implicit", [=]() { return MakeScene(count, n, seg, curly, head); }});
+  if (count > 100) {
+    for (int threads : {1, 2}) {
+      bench.ours.push_back({absl::StrCat("world-", threads, "thread"),
+                            [=]() { return MakeWorldScene(count, n, seg, curly, head, threads); }});
+    }
+  }
   bench.settle_steps = 50;
   bench.timed_steps = n >= 1000 || count > 100 ? 200 : 1000;
   bench.quick_timed_steps = n >= 1000 || count > 100 ? 20 : 100;
