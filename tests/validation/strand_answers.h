@@ -1,8 +1,10 @@
 #pragma once
-// Analytic answers shared by the strand validation tests.
+// Analytic answers and set-ups shared by the strand validation tests.
 
 #include <cmath>
 #include <vector>
+
+#include "server/model/strand/strand_model.h"
 
 namespace ligature::testing {
 
@@ -30,6 +32,19 @@ inline double CantileverTipDrop(int n, double length, double mass_per_length, do
     drop = -y[n];
   }
   return drop;
+}
+
+// A soft, lightly damped hair (5 cm of it weighs 2.5 g) with some air drag: the strand
+// the draping tests drop onto a sphere.
+inline StrandMaterial SoftHairMaterial() {
+  StrandMaterial mat;
+  mat.mass_per_length = 0.05;
+  mat.radius = 0.002;
+  mat.bend_rigidity_x = mat.bend_rigidity_z = 1e-4;
+  mat.twist_rigidity = 1e-4;
+  mat.bend_damping_x = mat.bend_damping_z = mat.twist_damping = 2e-5;
+  mat.drag = 0.1;
+  return mat;
 }
 
 }  // namespace ligature::testing

@@ -300,13 +300,7 @@ TEST(StrandValidationTest, FrictionHoldsBelowTheThresholdSlopeAndSlidesAbove) {
 // falls onto the sphere and drapes over it: its collision points never sink more than a
 // millimetre into the sphere, it keeps touching it, and it comes to rest.
 TEST(StrandValidationTest, StrandFallingOntoASphereDoesNotPenetrateAndComesToRest) {
-  StrandMaterial mat;
-  mat.mass_per_length = 0.05;
-  mat.radius = 0.002;
-  mat.bend_rigidity_x = mat.bend_rigidity_z = 1e-4;
-  mat.twist_rigidity = 1e-4;
-  mat.bend_damping_x = mat.bend_damping_z = mat.twist_damping = 2e-5;
-  mat.drag = 0.1;
+  const StrandMaterial mat = testing::SoftHairMaterial();
   StrandDesc desc;
   for (int i = 0; i <= 12; ++i) desc.points.push_back(Vec3(0.025 * i, 0.0, 0.0));
   desc.materials = {mat};

@@ -91,13 +91,7 @@ TEST(StrandWorld, CantileverOnAFollowedBodyMatchesTheStaticDeflection) {
 // over it at 240 Hz: no collision point (segment midpoints and tips) ever sinks more than a
 // millimetre into the sphere, the tip ends below the sphere's top, and it comes to rest.
 TEST(StrandWorld, StrandDrapedOnAStaticSphereRestsOnIt) {
-  StrandMaterial mat;
-  mat.mass_per_length = 0.05;
-  mat.radius = 0.002;
-  mat.bend_rigidity_x = mat.bend_rigidity_z = 1e-4;
-  mat.twist_rigidity = 1e-4;
-  mat.bend_damping_x = mat.bend_damping_z = mat.twist_damping = 2e-5;
-  mat.drag = 0.1;
+  const StrandMaterial mat = testing::SoftHairMaterial();
   SceneDesc scene;
   scene.settings.rate_hz = 240.0;
   const Vec3 centre(0, 1, 0);
