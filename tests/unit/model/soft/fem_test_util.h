@@ -66,4 +66,31 @@ inline void ExpectNoNetForceOrTorque(const std::vector<Vec3>& x, const std::vect
   EXPECT_LT(torque.norm(), 1e-12 * largest * x.size());
 }
 
+// The patch test under uniaxial stress: stretch eps along x and contraction -nu eps across
+// a 4 x 2 x 3 box (`mesh`, half extents `half`). The internal forces on the +x face's 12
+// nodes sum to -E eps A along x and nothing across, to 1 % (first order in eps). Returns the
+// forces for model-specific checks.
+template <typename Model>
+std::vector<Vec3> ExpectUniaxialPatch(const Model& model, const TetMesh& mesh, const Vec3& half,
+                                      double young, double nu, double eps) {
+  std::vector<Vec3> x = mesh.vertices;
+  for (Vec3& p : x) {
+    p = Vec3((1.0 + eps) * p.x(), (1.0 - nu * eps) * p.y(), (1.0 - nu * eps) * p.z());
+  }
+  const std::vector<Vec3> f = Forces(model, x);
+  Vec3 face = Vec3::Zero();
+  int on_face = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    if (mesh.vertices[i].x() > half.x() - 1e-9) {
+      face += f[i];
+      ++on_face;
+    }
+  }
+  EXPECT_EQ(on_face, 3 * 4);
+  const double area = 4.0 * half.y() * half.z();
+  EXPECT_NEAR(-face.x(), young * eps * area, 0.01 * young * eps * area);
+  EXPECT_LT(std::abs(face.y()) + std::abs(face.z()), 1e-6 * young * eps * area);
+  return f;
+}
+
 }  // namespace ligature::testing
