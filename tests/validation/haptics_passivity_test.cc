@@ -76,6 +76,21 @@ BodyDesc Probe(const Vec3& at, double radius = 0.01) {
   return b;
 }
 
+// A static ground plane and a probe at `probe_at`, stepped at `rate_hz`.
+std::unique_ptr<World> FloorWorld(double rate_hz, const Vec3& probe_at) {
+  SceneDesc scene;
+  scene.settings.rate_hz = rate_hz;
+  BodyDesc ground;
+  ground.id = "ground";
+  ground.kind = BodyKind::kStatic;
+  ground.shape = Shape::Plane();
+  scene.bodies.push_back(ground);
+  scene.bodies.push_back(Probe(probe_at));
+  auto world = World::FromScene("worlds/floor", scene, WorldLimits{});
+  EXPECT_TRUE(world.ok()) << world.status();
+  return world.ok() ? *std::move(world) : nullptr;
+}
+
 // Press 2 cm down from 3 cm above the contact at 5 cm/s, hold 1 s.
 Vec3 Press(double t, double top) { return Vec3(0, top - 0.05 * std::min(t, 1.0), 0); }
 
@@ -110,21 +125,14 @@ void ExpectPassiveHold(const Trace& tr, double spring_bound, double ripple_bound
 }
 
 TEST(HapticsPassivityTest, ProbePressedIntoARigidFloorAt60Hz) {
-  SceneDesc scene;
-  scene.settings.rate_hz = 60;
-  BodyDesc ground;
-  ground.id = "ground";
-  ground.kind = BodyKind::kStatic;
-  ground.shape = Shape::Plane();
-  scene.bodies.push_back(ground);
-  scene.bodies.push_back(Probe(Vec3(0, 0.04, 0)));
-  auto world = std::move(*World::FromScene("worlds/p", scene, WorldLimits{}));
+  auto world = FloorWorld(60, Vec3(0, 0.04, 0));
+  ASSERT_NE(world, nullptr);
   const Trace tr = RunSession(*world, [](double t) { return Press(t, 0.04); }, 2.0);
   // k = 400 N/m over at most 3 cm of stretch: 0.18 J.
   ExpectPassiveHold(tr, 0.5 * 400 * 0.03 * 0.03, 0.02);
   // At rest the device feels the spring's stretch: the probe rests on the floor (its
-  // centre at 1 cm), the device at -1 cm: 400 * 0.02 = 8 N up, less the probe's weight
-  // that the floor carries... the spring also holds none of it: 8 N.
+  // centre at 1 cm; the floor carries its weight) and the device is at -1 cm, so
+  // 400 N/m * 0.02 m = 8 N up.
   EXPECT_NEAR(tr.force.back().y(), 8.0, 0.1);
   EXPECT_NEAR(tr.tool_y.back(), 0.01, 1e-3);  // the world's probe rests on the floor
 }
@@ -149,7 +157,9 @@ TEST(HapticsPassivityTest, ProbePressedIntoSoftTissueAt200Hz) {
   scene.bodies.push_back(block);
   // A probe wider than the mesh's cells, which meets the tissue at its vertices.
   scene.bodies.push_back(Probe(Vec3(0, 0.08, 0), 0.03));
-  auto world = std::move(*World::FromScene("worlds/t", scene, WorldLimits{}));
+  auto built = World::FromScene("worlds/t", scene, WorldLimits{});
+  ASSERT_TRUE(built.ok()) << built.status();
+  std::unique_ptr<World> world = *std::move(built);
   const Trace tr = RunSession(*world, [](double t) { return Press(t, 0.08); }, 2.0);
   // The local buffer model and the world's tissue contact (vertices projected out of the
   // tool) rest at slightly different places, so the force carries a ripple at the world's
@@ -161,15 +171,8 @@ TEST(HapticsPassivityTest, ProbePressedIntoSoftTissueAt200Hz) {
 }
 
 TEST(HapticsPassivityTest, StrokeAlongTheFloorStaysBounded) {
-  SceneDesc scene;
-  scene.settings.rate_hz = 100;
-  BodyDesc ground;
-  ground.id = "ground";
-  ground.kind = BodyKind::kStatic;
-  ground.shape = Shape::Plane();
-  scene.bodies.push_back(ground);
-  scene.bodies.push_back(Probe(Vec3(0, 0.011, 0)));
-  auto world = std::move(*World::FromScene("worlds/s", scene, WorldLimits{}));
+  auto world = FloorWorld(100, Vec3(0, 0.011, 0));
+  ASSERT_NE(world, nullptr);
   // Pressed 5 mm in, stroking 10 cm/s along x and back.
   const Trace tr = RunSession(
       *world, [](double t) { return Vec3(0.1 * std::sin(t), 0.005, 0); }, 3.0);
