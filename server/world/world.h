@@ -3,6 +3,7 @@
 // thread-safe: one thread at a time (the scheduler's worker, or a test) owns it.
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -160,7 +161,8 @@ class World {
   SoftWorld soft_;
   StrandWorld strands_;
   absl::flat_hash_map<std::string, BodyHandle> body_ids_;
-  absl::flat_hash_map<std::string, ScalpelDesc> scalpels_;  // rigid bodies that cut
+  // Rigid bodies that cut, in id order (the order soft bodies meet them in).
+  std::map<std::string, ScalpelDesc> scalpels_;
   ConstraintSet constraints_;
   std::vector<std::pair<BodyHandle, Transform>> device_targets_;  // arrival order
   std::vector<BodyHandle> device_driven_;  // bodies moved by a device last tick

@@ -330,9 +330,6 @@ std::vector<SoftTool> World::Scalpels() const {
     if (it == body_ids_.end()) continue;
     tools.push_back({id, bodies_.BodyPose(bodies_.Index(it->second)), scalpel});
   }
-  // Bodies are cut in a fixed tool order, whatever the map's.
-  std::sort(tools.begin(), tools.end(),
-            [](const SoftTool& a, const SoftTool& b) { return a.id < b.id; });
   return tools;
 }
 
