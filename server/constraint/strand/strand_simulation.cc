@@ -15,6 +15,32 @@ bool FiniteBase(const StrandBase& b) {
          b.angular_acceleration.allFinite() && b.linear_acceleration.allFinite();
 }
 
+// The rotation by the rotation vector phi.
+Quat Rotation(const Vec3& phi) {
+  const double angle = phi.norm();
+  return angle > 0.0 ? Quat(Eigen::AngleAxisd(angle, phi / angle)) : Quat::Identity();
+}
+
+// The base `s` seconds before `b`, from its velocity and acceleration (second order).
+StrandBase BaseEarlier(const StrandBase& b, double s) {
+  StrandBase out = b;
+  out.pose.position = b.pose.position - s * b.linear_velocity + 0.5 * s * s * b.linear_acceleration;
+  out.pose.orientation =
+      (Rotation(-s * b.angular_velocity + 0.5 * s * s * b.angular_acceleration) * b.pose.orientation)
+          .normalized();
+  out.linear_velocity = b.linear_velocity - s * b.linear_acceleration;
+  out.angular_velocity = b.angular_velocity - s * b.angular_acceleration;
+  return out;
+}
+
+// An obstacle `s` seconds earlier, moving at its (constant) velocity.
+StrandObstacle ObstacleEarlier(const StrandObstacle& o, double s) {
+  StrandObstacle out = o;
+  out.pose.position = o.pose.position - s * o.linear_velocity;
+  out.pose.orientation = (Rotation(-s * o.angular_velocity) * o.pose.orientation).normalized();
+  return out;
+}
+
 }  // namespace
 
 absl::Status ValidateStepInput(const StrandModel& model, double dt, const StrandStepInput& input) {
@@ -69,13 +95,35 @@ std::vector<Vec3> StrandSimulation::Points() const {
 absl::Status StrandSimulation::Step(double dt, const StrandStepInput& input) {
   if (absl::Status s = ValidateStepInput(model_, dt, input); !s.ok()) return s;
   stats_ = StrandStepStats{};
-  const StrandBase base = BaseMotion(input);
-  Impacts(base, input.obstacles, dt);
-  FreeMotion(base, input, dt);
-  Constraints(base, input, dt);
-  Commit(dt);
-  last_base_ = base;
+  Advance(dt, input, 0);
   return absl::OkStatus();
+}
+
+void StrandSimulation::Advance(double h, const StrandStepInput& input, int depth) {
+  const StrandBase base = BaseMotion(input);
+  const StrandState start = state_;
+  Impacts(base, input.obstacles, h);
+  FreeMotion(base, input, h);
+  if (!stepper_.converged() && depth < options_.max_halvings) {
+    // Too long a step here: undo it and take it as two halves, the first ending on the
+    // base, reference and obstacles as they were half a step earlier.
+    state_ = start;
+    StrandStepInput first = input;
+    first.base = BaseEarlier(input.base, 0.5 * h);
+    StrandBase reference;
+    if (input.reference != nullptr) {
+      reference = BaseEarlier(*input.reference, 0.5 * h);
+      first.reference = &reference;
+    }
+    for (StrandObstacle& o : first.obstacles) o = ObstacleEarlier(o, 0.5 * h);
+    Advance(0.5 * h, first, depth + 1);
+    Advance(0.5 * h, input, depth + 1);
+    return;
+  }
+  Constraints(base, input, h);
+  Commit(h);
+  last_base_ = base;
+  ++stats_.parts;
 }
 
 StrandBase StrandSimulation::BaseMotion(const StrandStepInput& input) const {
@@ -130,7 +178,7 @@ void StrandSimulation::FreeMotion(const StrandBase& base, const StrandStepInput&
   }
   stepper_.Solve(model_, base, state_, forces, h, options_.newton);
   alpha_ = stepper_.alpha();
-  stats_.newton_iterations = stepper_.iterations();
+  stats_.newton_iterations += stepper_.iterations();
 }
 
 void StrandSimulation::Constraints(const StrandBase& base, const StrandStepInput& input, double h) {

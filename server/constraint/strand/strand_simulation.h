@@ -9,6 +9,9 @@
 //                     K by unit test forces on the step's iteration matrix, the LCP of eq. 17
 //                     solved by projected SOR (Algorithm 2), the forces' response added
 //   5. Commit:        joint velocities and quaternions advanced
+// When the implicit solve of stage 3 does not converge (the strand moves too far in the
+// step for its non-linear springs and tension), the step is undone and taken as two halves,
+// the first on the base and obstacles moved back to the half step; up to max_halvings deep.
 // The constraint forces act over the step as external forces of the implicit system (the
 // response uses the same iteration matrix M + H), so they are computed fresh every step and
 // nothing from the previous step has to be removed.
@@ -36,6 +39,7 @@ struct StrandSimulationOptions {
   double drift_stiffness = 0.2;
   double drift_damping = 1.0;
   double collision_margin = 1e-3;  // m
+  int max_halvings = 3;            // a step is split into at most 2^max_halvings parts
 };
 
 // Art direction (section 6).
@@ -56,7 +60,8 @@ struct StrandStepInput {
 };
 
 struct StrandStepStats {
-  int newton_iterations = 0;
+  int newton_iterations = 0;  // over all the step's parts
+  int parts = 0;              // 1, or more when the step was split
   int contacts = 0;
   int impacts = 0;
   int rows = 0;
@@ -85,6 +90,7 @@ class StrandSimulation {
   std::vector<Vec3> Points() const;
 
  private:
+  void Advance(double h, const StrandStepInput& input, int depth);
   StrandBase BaseMotion(const StrandStepInput& input) const;
   void Impacts(const StrandBase& base, const std::vector<StrandObstacle>& obstacles, double h);
   void FreeMotion(const StrandBase& base, const StrandStepInput& input, double h);

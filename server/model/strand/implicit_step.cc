@@ -99,6 +99,7 @@ void ImplicitStepper::Solve(const StrandModel& model, const StrandBase& base,
   double previous_change = std::numeric_limits<double>::infinity();
   std::vector<Vec3> best_w_next;
   iterations_ = 0;
+  converged_ = true;
   for (int k = 0; k < std::max(1, options.max_iterations); ++k) {
     q_ = state.q;
     AdvancePositions(w_, h, &q_);
@@ -154,11 +155,15 @@ void ImplicitStepper::Solve(const StrandModel& model, const StrandBase& base,
     if (k > 0 && change > previous_change) {
       // Diverging: keep the previous iterate's solution.
       w_next_ = best_w_next;
+      converged_ = false;
       break;
     }
     previous_change = change;
     best_w_next = w_next_;
-    if (change <= options.tolerance * (1.0 + MaxNorm(w_next_))) break;
+    const double scale = 1.0 + MaxNorm(w_next_);
+    // A single iteration is a linearized step: there is nothing to converge.
+    converged_ = k == 0 || change <= options.acceptable * scale;
+    if (change <= options.tolerance * scale) break;
     w_ = w_next_;
     alpha_prev_ = solver_.alpha();
     a_prev_ = solver_.a();

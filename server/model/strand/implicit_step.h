@@ -44,6 +44,10 @@ struct ImplicitStepOptions {
   int max_iterations = 8;
   double tolerance = 1e-9;  // rad/s, on the largest change of a joint velocity (relative
                             // to the largest joint velocity, plus this absolute amount)
+  // A solve whose iteration grew its change, or whose last change is still above this
+  // (measured the same way) after max_iterations, has not converged: the step is too long
+  // for the strand's motion there.
+  double acceptable = 1e-3;
 };
 
 class ImplicitStepper {
@@ -62,6 +66,8 @@ class ImplicitStepper {
   // Joint velocities at the last iterate (those of kinematics()).
   const std::vector<Vec3>& w_iterate() const { return w_; }
   int iterations() const { return iterations_; }
+  // Whether the last solve converged (see ImplicitStepOptions::acceptable).
+  bool converged() const { return converged_; }
   double last_change() const { return last_change_; }
 
  private:
@@ -74,6 +80,7 @@ class ImplicitStepper {
   std::vector<Mat6> link_block_;
   int iterations_ = 0;
   double last_change_ = 0.0;
+  bool converged_ = true;
 };
 
 // Advances the joint quaternions by one step of the joint velocities w (q * exp(h w)).
