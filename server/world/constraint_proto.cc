@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "server/world/rod_proto.h"
 #include "server/world/soft_proto.h"
+#include "server/world/strand_proto.h"
 #include "server/world/scene_proto.h"
 
 namespace ligature {
@@ -153,6 +154,13 @@ absl::StatusOr<ConstraintDesc> ConstraintFromProto(const v1::Constraint& c,
       out.soft->id = out.id;
       break;
     }
+    case v1::Constraint::kStrand: {
+      auto strand = StrandConstraintFromProto(c.strand(), field + ".strand");
+      if (!strand.ok()) return strand.status();
+      out.strand = *std::move(strand);
+      out.strand->id = out.id;
+      break;
+    }
     case v1::Constraint::kPearl: {
       auto pearl = PearlFromProto(c.pearl(), field + ".pearl");
       if (!pearl.ok()) return pearl.status();
@@ -162,7 +170,8 @@ absl::StatusOr<ConstraintDesc> ConstraintFromProto(const v1::Constraint& c,
     }
     case v1::Constraint::KIND_NOT_SET:
       return Invalid(field,
-                     "a constraint kind (point, hinge, slider, fixed, curve, rod, pearl, soft) "
+                     "a constraint kind (point, hinge, slider, fixed, curve, rod, pearl, soft, "
+                     "strand) "
                      "is required");
   }
   if (!status.ok()) return status;
@@ -198,6 +207,10 @@ v1::Constraint ConstraintToProto(const ConstraintDesc& c) {
   }
   if (c.soft) {
     SoftConstraintToProto(*c.soft, out.mutable_soft());
+    return out;
+  }
+  if (c.strand) {
+    StrandConstraintToProto(*c.strand, out.mutable_strand());
     return out;
   }
   const JointParams& p = c.params;

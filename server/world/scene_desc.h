@@ -9,6 +9,7 @@
 #include "server/constraint/joint.h"
 #include "server/constraint/rod/rod_constraint.h"
 #include "server/constraint/soft/soft_constraint_desc.h"
+#include "server/constraint/strand/strand_constraint_desc.h"
 #include "server/model/rod/pearl.h"
 #include "server/model/rigid/body_desc.h"
 
@@ -55,6 +56,7 @@ struct ConstraintDesc {
   std::optional<RodConstraintDesc> rod;
   std::optional<PearlDesc> pearl;
   std::optional<SoftConstraintDesc> soft;
+  std::optional<StrandConstraintDesc> strand;
 };
 
 struct SceneDesc {

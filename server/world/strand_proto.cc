@@ -1,6 +1,7 @@
 #include "server/world/strand_proto.h"
 
 #include <cmath>
+#include <numbers>
 
 #include "absl/strings/str_cat.h"
 #include "server/world/scene_proto.h"
@@ -176,6 +177,100 @@ void StrandToProto(const StrandBodyDesc& d, v1::Strand* out) {
   out->set_friction(d.friction);
   out->set_restitution(d.restitution);
   if (!d.wind.isZero(0.0)) Vec3ToProto(d.wind, out->mutable_wind());
+}
+
+absl::StatusOr<StrandConstraintDesc> StrandConstraintFromProto(const v1::StrandConstraint& c,
+                                                               const std::string& field) {
+  StrandConstraintDesc out;
+  if (absl::Status s = ValidateId(c.body(), field + ".body"); !s.ok()) return s;
+  out.body = c.body();
+  if (c.segment() < 0) return Invalid(field + ".segment", "must be >= 0");
+  out.segment = c.segment();
+  absl::StatusOr<Vec3> point = PositionFromProto(c.point(), field + ".point");
+  if (!point.ok()) return point.status();
+  out.point = *point;
+  switch (c.kind()) {
+    case v1::STRAND_CONSTRAINT_KIND_POINT: {
+      out.kind = StrandConstraintKind::kPoint;
+      absl::StatusOr<Vec3> target = PositionFromProto(c.target(), field + ".target");
+      if (!target.ok()) return target.status();
+      out.target = *target;
+      if (!c.follow_body().empty()) {
+        if (absl::Status s = ValidateId(c.follow_body(), field + ".follow_body"); !s.ok()) {
+          return s;
+        }
+      }
+      out.follow_body = c.follow_body();
+      break;
+    }
+    case v1::STRAND_CONSTRAINT_KIND_CURVE:
+      out.kind = StrandConstraintKind::kCurve;
+      if (c.curve_size() < 2 || c.curve_size() > kMaxPoints) {
+        return Invalid(field + ".curve", absl::StrCat("must hold 2 to ", kMaxPoints, " points"));
+      }
+      for (int i = 0; i < c.curve_size(); ++i) {
+        const std::string at = absl::StrCat(field, ".curve[", i, "]");
+        absl::StatusOr<Vec3> p = PositionFromProto(c.curve(i), at);
+        if (!p.ok()) return p.status();
+        if (i > 0 && (*p - out.curve.back()).norm() < 1e-9) {
+          return Invalid(at, "repeats the previous point: segments need a length");
+        }
+        out.curve.push_back(*p);
+      }
+      break;
+    case v1::STRAND_CONSTRAINT_KIND_JOINT_VALUE: {
+      out.kind = StrandConstraintKind::kJointValue;
+      absl::StatusOr<Quat> joint = QuatFromProto(c.joint(), field + ".joint");
+      if (!joint.ok()) return joint.status();
+      out.joint = *joint;
+      break;
+    }
+    case v1::STRAND_CONSTRAINT_KIND_JOINT_LIMIT:
+      out.kind = StrandConstraintKind::kJointLimit;
+      if (!(c.max_bend() > 0.0 && c.max_bend() < std::numbers::pi)) {
+        return Invalid(field + ".max_bend", "must be in (0, pi) rad");
+      }
+      out.max_bend = c.max_bend();
+      if (c.has_margin()) {
+        if (absl::Status s = CheckValue(c.margin(), false, field + ".margin"); !s.ok()) return s;
+        out.margin = c.margin();
+      }
+      break;
+    default:
+      return Invalid(field + ".kind", "must be POINT, CURVE, JOINT_VALUE or JOINT_LIMIT");
+  }
+  return out;
+}
+
+void StrandConstraintToProto(const StrandConstraintDesc& c, v1::StrandConstraint* out) {
+  out->set_body(c.body);
+  out->set_segment(c.segment);
+  if (!c.point.isZero(0.0)) Vec3ToProto(c.point, out->mutable_point());
+  switch (c.kind) {
+    case StrandConstraintKind::kPoint:
+      out->set_kind(v1::STRAND_CONSTRAINT_KIND_POINT);
+      Vec3ToProto(c.target, out->mutable_target());
+      out->set_follow_body(c.follow_body);
+      break;
+    case StrandConstraintKind::kCurve:
+      out->set_kind(v1::STRAND_CONSTRAINT_KIND_CURVE);
+      for (const Vec3& p : c.curve) Vec3ToProto(p, out->add_curve());
+      break;
+    case StrandConstraintKind::kJointValue: {
+      out->set_kind(v1::STRAND_CONSTRAINT_KIND_JOINT_VALUE);
+      v1::Quaternion* q = out->mutable_joint();
+      q->set_x(c.joint.x());
+      q->set_y(c.joint.y());
+      q->set_z(c.joint.z());
+      q->set_w(c.joint.w());
+      break;
+    }
+    case StrandConstraintKind::kJointLimit:
+      out->set_kind(v1::STRAND_CONSTRAINT_KIND_JOINT_LIMIT);
+      out->set_max_bend(c.max_bend);
+      out->set_margin(c.margin);
+      break;
+  }
 }
 
 }  // namespace ligature

@@ -7,6 +7,7 @@
 
 #include "absl/status/statusor.h"
 #include "ligature/v1/scene.pb.h"
+#include "server/constraint/strand/strand_constraint_desc.h"
 #include "server/model/strand/strand_body_desc.h"
 
 namespace ligature {
@@ -15,5 +16,10 @@ namespace ligature {
 absl::StatusOr<StrandBodyDesc> StrandFromProto(const v1::Strand& strand, const Transform& pose,
                                                const std::string& field);
 void StrandToProto(const StrandBodyDesc& strand, v1::Strand* out);
+
+// A constraint on a strand; the strand and the segment's range are checked by the world.
+absl::StatusOr<StrandConstraintDesc> StrandConstraintFromProto(const v1::StrandConstraint& c,
+                                                               const std::string& field);
+void StrandConstraintToProto(const StrandConstraintDesc& c, v1::StrandConstraint* out);
 
 }  // namespace ligature

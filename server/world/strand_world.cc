@@ -61,6 +61,39 @@ bool Overlaps(const Aabb& a, const Vec3& lo, const Vec3& hi) {
   return (a.min.array() <= hi.array()).all() && (lo.array() <= a.max.array()).all();
 }
 
+// A strand's constraints as the model's, their targets at the end of the step.
+StrandConstraintSet ConstraintsOf(std::vector<StrandWorld::Constraint>& constraints, double h,
+                                  const BodyPoseLookup& poses) {
+  StrandConstraintSet set;
+  for (StrandWorld::Constraint& c : constraints) {
+    const StrandConstraintDesc& d = c.desc;
+    switch (d.kind) {
+      case StrandConstraintKind::kPoint: {
+        // A target on a body moves with it; its velocity is its change over the step.
+        Vec3 target = d.target;
+        if (!d.follow_body.empty()) {
+          const std::optional<FollowedBody> body = poses ? poses(d.follow_body) : std::nullopt;
+          target = body ? body->pose.Apply(d.target) : c.last_target.value_or(d.target);
+        }
+        const Vec3 velocity = c.last_target ? Vec3((target - *c.last_target) / h) : Vec3::Zero();
+        c.last_target = target;
+        set.points.push_back({d.segment, d.point, target, velocity, Vec3::Zero()});
+        break;
+      }
+      case StrandConstraintKind::kCurve:
+        set.curves.push_back({d.segment, d.point, d.curve});
+        break;
+      case StrandConstraintKind::kJointValue:
+        set.joint_values.push_back({d.segment, d.joint});
+        break;
+      case StrandConstraintKind::kJointLimit:
+        set.joint_limits.push_back({d.segment, d.max_bend, d.margin});
+        break;
+    }
+  }
+  return set;
+}
+
 }  // namespace
 
 std::optional<StrandObstacle> ToStrandObstacle(const RodObstacle& o, const ObstacleMotion& motion,
@@ -144,16 +177,26 @@ absl::Status StrandWorld::AddStrand(const StrandBodyDesc& desc, const Transform&
   return absl::OkStatus();
 }
 
-bool StrandWorld::RemoveStrand(const std::string& id) {
+bool StrandWorld::RemoveStrand(const std::string& id,
+                               std::vector<std::string>* removed_constraints) {
   auto it = index_.find(id);
   if (it == index_.end()) return false;
+  for (const Constraint& c : strands_[it->second].constraints) {
+    removed_constraints->push_back(c.desc.id);
+  }
   strands_.erase(strands_.begin() + it->second);
   Reindex();
   return true;
 }
 
-void StrandWorld::Unfollow(const std::string& body_id) {
+std::vector<std::string> StrandWorld::Unfollow(const std::string& body_id) {
+  std::vector<std::string> removed;
   for (Strand& s : strands_) {
+    std::erase_if(s.constraints, [&](const Constraint& c) {
+      if (c.desc.follow_body != body_id) return false;
+      removed.push_back(c.desc.id);
+      return true;
+    });
     if (s.desc.follow_body == body_id) {
       s.desc.follow_body.clear();
       s.desc.pose = s.base_pose;
@@ -164,7 +207,45 @@ void StrandWorld::Unfollow(const std::string& body_id) {
       s.reference_history = BasePoseHistory();
     }
   }
+  return removed;
 }
+
+absl::Status StrandWorld::AddConstraint(const StrandConstraintDesc& desc) {
+  auto it = index_.find(desc.body);
+  if (it == index_.end()) {
+    return absl::NotFoundError(absl::StrCat("body: no strand ", desc.body, " in this world"));
+  }
+  Strand& s = strands_[it->second];
+  if (desc.segment >= s.sim.model().segments()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "segment: strand ", desc.body, " has ", s.sim.model().segments(), " segments"));
+  }
+  s.constraints.push_back(Constraint{desc, std::nullopt});
+  return absl::OkStatus();
+}
+
+bool StrandWorld::HasConstraint(const std::string& id) const {
+  return std::any_of(strands_.begin(), strands_.end(), [&](const Strand& s) {
+    return std::any_of(s.constraints.begin(), s.constraints.end(),
+                       [&](const Constraint& c) { return c.desc.id == id; });
+  });
+}
+
+absl::Status StrandWorld::RemoveConstraint(const std::string& id) {
+  for (Strand& s : strands_) {
+    if (std::erase_if(s.constraints, [&](const Constraint& c) { return c.desc.id == id; }) > 0) {
+      return absl::OkStatus();
+    }
+  }
+  return absl::NotFoundError(absl::StrCat("constraint ", id, " not found"));
+}
+
+int StrandWorld::constraint_count() const {
+  int n = 0;
+  for (const Strand& s : strands_) n += static_cast<int>(s.constraints.size());
+  return n;
+}
+
 
 bool StrandWorld::References(const std::string& body_id) const {
   return std::any_of(strands_.begin(), strands_.end(), [&](const Strand& s) {
@@ -275,6 +356,7 @@ void StrandWorld::StepStrand(Strand& s, double time_end, double h, const Vec3& g
   // Local dynamics: without a body of its own, the reference is the base itself.
   input.reference = reference ? &*reference : &base;
   input.obstacles = NearbyObstacles(s, h, obstacles, motion);
+  input.constraints = ConstraintsOf(s.constraints, h, poses);
   input.art.time_scale = s.desc.time_scale;
   input.art.local_dynamics = s.desc.local_dynamics;
   if (s.desc.pose_strength > 0.0 || s.desc.pose_damping > 0.0) {

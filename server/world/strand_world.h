@@ -18,6 +18,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "server/collision/rod_contacts.h"
+#include "server/constraint/strand/strand_constraint_desc.h"
 #include "server/constraint/strand/strand_simulation.h"
 #include "server/model/strand/art_direction.h"
 #include "server/model/strand/strand_body_desc.h"
@@ -47,6 +48,11 @@ struct StrandWorldStats {
 
 class StrandWorld {
  public:
+  // A constraint on a strand and the target it had last step (for its velocity).
+  struct Constraint {
+    StrandConstraintDesc desc;
+    std::optional<Vec3> last_target;
+  };
   struct Strand {
     Strand(StrandBodyDesc d, StrandSimulation s) : desc(std::move(d)), sim(std::move(s)) {}
     StrandBodyDesc desc;
@@ -62,15 +68,25 @@ class StrandWorld {
     Transform base_pose;  // world, after the last step
     double last_motion = 0.0;  // m, largest point displacement of the last step
     double base_speed = 0.0;   // m/s, how fast the base's motion sweeps the strand
+    std::vector<Constraint> constraints;
   };
 
   // INVALID_ARGUMENT naming the field for a bad curve or material; FAILED_PRECONDITION
   // when the zero-gravity rest shape cannot be reached by the strand's springs. `base`
   // is the base frame's world pose now (the followed body's pose times desc.pose).
   absl::Status AddStrand(const StrandBodyDesc& desc, const Transform& base, const Vec3& gravity);
-  bool RemoveStrand(const std::string& id);
-  // A followed body is being deleted: strands that follow it stay where they are, held.
-  void Unfollow(const std::string& body_id);
+  // Removes the strand and its constraints, whose ids go to `removed_constraints`.
+  bool RemoveStrand(const std::string& id, std::vector<std::string>* removed_constraints);
+  // A followed body is being deleted: strands that follow it stay where they are, held;
+  // constraints whose target rides on it are removed, and their ids returned.
+  std::vector<std::string> Unfollow(const std::string& body_id);
+
+  // NOT_FOUND for an unknown strand, INVALID_ARGUMENT for a segment it does not have.
+  // Whether follow_body exists is the caller's to check.
+  absl::Status AddConstraint(const StrandConstraintDesc& desc);
+  bool HasConstraint(const std::string& id) const;
+  absl::Status RemoveConstraint(const std::string& id);
+  int constraint_count() const;
 
   bool HasStrand(const std::string& id) const { return index_.contains(id); }
   const Strand* FindStrand(const std::string& id) const;

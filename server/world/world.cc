@@ -102,7 +102,7 @@ absl::Status World::RemoveBody(const std::string& id) {
     for (std::string& c : soft_.RemoveBody(id)) removed_constraints_.push_back(std::move(c));
     return absl::OkStatus();
   }
-  if (strands_.RemoveStrand(id)) return absl::OkStatus();
+  if (strands_.RemoveStrand(id, &removed_constraints_)) return absl::OkStatus();
   auto it = body_ids_.find(id);
   if (it == body_ids_.end()) return absl::NotFoundError(absl::StrCat("body ", id, " not found"));
   const BodyHandle handle = it->second;
@@ -111,7 +111,7 @@ absl::Status World::RemoveBody(const std::string& id) {
   }
   for (std::string& c : rods_.RemoveFollowing(id)) removed_constraints_.push_back(std::move(c));
   for (std::string& c : soft_.RemoveFollowing(id)) removed_constraints_.push_back(std::move(c));
-  strands_.Unfollow(id);
+  for (std::string& c : strands_.Unfollow(id)) removed_constraints_.push_back(std::move(c));
   bodies_.Remove(handle);
   body_ids_.erase(it);
   scalpels_.erase(id);
@@ -124,7 +124,7 @@ absl::StatusOr<std::string> World::AddConstraint(const ConstraintDesc& desc) {
         "world ", name_, " holds the maximum of ", limits_.max_constraints,
         " constraints (--max_constraints)"));
   }
-  if (desc.rod || desc.pearl || desc.soft) return AddDeformableConstraint(desc);
+  if (desc.rod || desc.pearl || desc.soft || desc.strand) return AddDeformableConstraint(desc);
   Joint j;
   j.id = desc.id.empty() ? NextId("constraint-") : desc.id;
   if (HasConstraint(j.id)) {
@@ -162,8 +162,8 @@ absl::StatusOr<std::string> World::AddConstraint(const ConstraintDesc& desc) {
   return id;
 }
 
-// A constraint on rods or soft bodies, or a pearl; a followed body must be a rigid body of
-// this world.
+// A constraint on rods, soft bodies or strands, or a pearl; a followed body must be a rigid
+// body of this world.
 absl::StatusOr<std::string> World::AddDeformableConstraint(const ConstraintDesc& desc) {
   const std::string id = desc.id.empty() ? NextId("constraint-") : desc.id;
   if (HasConstraint(id)) {
@@ -177,6 +177,16 @@ absl::StatusOr<std::string> World::AddDeformableConstraint(const ConstraintDesc&
           absl::StrCat("follow_body: no rigid body ", soft.follow_body, " in this world"));
     }
     if (absl::Status s = soft_.AddConstraint(soft); !s.ok()) return s;
+    return id;
+  }
+  if (desc.strand) {
+    StrandConstraintDesc strand = *desc.strand;
+    strand.id = id;
+    if (!strand.follow_body.empty() && !body_ids_.contains(strand.follow_body)) {
+      return absl::NotFoundError(
+          absl::StrCat("follow_body: no rigid body ", strand.follow_body, " in this world"));
+    }
+    if (absl::Status s = strands_.AddConstraint(strand); !s.ok()) return s;
     return id;
   }
   if (desc.pearl) {
@@ -199,6 +209,7 @@ absl::Status World::RemoveConstraint(const std::string& id) {
   if (rods_.HasConstraint(id)) return rods_.RemoveConstraint(id);
   if (rods_.HasPearl(id)) return rods_.RemovePearl(id);
   if (soft_.HasConstraint(id)) return soft_.RemoveConstraint(id);
+  if (strands_.HasConstraint(id)) return strands_.RemoveConstraint(id);
   if (!constraints_.Contains(id)) {
     return absl::NotFoundError(absl::StrCat("constraint ", id, " not found"));
   }
@@ -311,12 +322,20 @@ SceneDesc World::Export() const {
     d.soft = c;
     scene.constraints.push_back(std::move(d));
   }
-  // Strands with their rest curves.
+  // Strands with their rest curves, and their constraints.
   for (const StrandWorld::Strand& s : strands_.strands()) {
     BodyDesc d;
     d.id = s.desc.id;
     d.strand = s.desc;
     scene.bodies.push_back(std::move(d));
+  }
+  for (const StrandWorld::Strand& s : strands_.strands()) {
+    for (const StrandWorld::Constraint& c : s.constraints) {
+      ConstraintDesc d;
+      d.id = c.desc.id;
+      d.strand = c.desc;
+      scene.constraints.push_back(std::move(d));
+    }
   }
   return scene;
 }

@@ -83,7 +83,7 @@ class World {
   }
   bool HasConstraint(const std::string& id) const {
     return constraints_.Contains(id) || rods_.HasConstraint(id) || rods_.HasPearl(id) ||
-           soft_.HasConstraint(id);
+           soft_.HasConstraint(id) || strands_.HasConstraint(id);
   }
   SceneDesc Export() const;
 
@@ -109,7 +109,7 @@ class World {
            static_cast<int>(strands_.strands().size());
   }
   int constraint_count() const {
-    return constraints_.size() + soft_.constraint_count() +
+    return constraints_.size() + soft_.constraint_count() + strands_.constraint_count() +
            static_cast<int>(rods_.constraints().size() + rods_.pearls().size());
   }
   const RigidBodies& bodies() const { return bodies_; }

@@ -1,7 +1,10 @@
 // Strand messages: a full strand converts to the engine description and back unchanged;
-// every bad value is INVALID_ARGUMENT naming its field path.
+// every bad value is INVALID_ARGUMENT naming its field path. Strand constraints likewise.
 
 #include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
 
 #include "server/world/scene_proto.h"
 #include "server/world/strand_proto.h"
@@ -143,6 +146,76 @@ TEST(StrandProtoTest, BodyCarriesTheBasePose) {
   b.mutable_pose()->mutable_orientation()->set_w(2.0);
   EXPECT_NE(BodyFromProto(b, "body").status().message().find("body.pose.orientation"),
             std::string::npos);
+}
+
+// Each kind of strand constraint converts to the engine description and back unchanged.
+TEST(StrandProtoTest, ConstraintsRoundTrip) {
+  std::vector<v1::StrandConstraint> all(4);
+  for (v1::StrandConstraint& c : all) {
+    c.set_body("hair");
+    c.set_segment(3);
+    Vec3ToProto(Vec3(0, 0.01, 0), c.mutable_point());
+  }
+  all[0].set_kind(v1::STRAND_CONSTRAINT_KIND_POINT);
+  Vec3ToProto(Vec3(0.1, 0.2, 0.3), all[0].mutable_target());
+  all[0].set_follow_body("hand");
+  all[1].set_kind(v1::STRAND_CONSTRAINT_KIND_CURVE);
+  Vec3ToProto(Vec3(0, 0, 0), all[1].add_curve());
+  Vec3ToProto(Vec3(1, 0, 0), all[1].add_curve());
+  all[2].set_kind(v1::STRAND_CONSTRAINT_KIND_JOINT_VALUE);
+  all[2].mutable_joint()->set_z(1.0);  // a half turn about z, exact in binary
+  all[3].set_kind(v1::STRAND_CONSTRAINT_KIND_JOINT_LIMIT);
+  all[3].set_max_bend(0.4);
+  all[3].set_margin(0.02);
+  for (const v1::StrandConstraint& c : all) {
+    absl::StatusOr<StrandConstraintDesc> desc = StrandConstraintFromProto(c, "c");
+    ASSERT_TRUE(desc.ok()) << desc.status();
+    v1::StrandConstraint back;
+    StrandConstraintToProto(*desc, &back);
+    EXPECT_EQ(back.SerializeAsString(), c.SerializeAsString()) << c.DebugString();
+  }
+}
+
+TEST(StrandProtoTest, BadConstraintValuesNameTheirField) {
+  const auto expect = [](const v1::StrandConstraint& c, const std::string& field) {
+    const absl::Status s = StrandConstraintFromProto(c, "constraints[2].strand").status();
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << field;
+    EXPECT_NE(s.message().find("constraints[2].strand." + field), std::string::npos) << s;
+  };
+  v1::StrandConstraint good;
+  good.set_body("hair");
+  good.set_kind(v1::STRAND_CONSTRAINT_KIND_JOINT_LIMIT);
+  good.set_max_bend(0.5);
+  ASSERT_TRUE(StrandConstraintFromProto(good, "c").ok());
+  v1::StrandConstraint c = good;
+  c.set_body("");
+  expect(c, "body");
+  c = good;
+  c.set_segment(-1);
+  expect(c, "segment");
+  c = good;
+  c.set_kind(v1::STRAND_CONSTRAINT_KIND_UNSPECIFIED);
+  expect(c, "kind");
+  c = good;
+  c.set_max_bend(4.0);
+  expect(c, "max_bend");
+  c = good;
+  c.set_margin(-0.1);
+  expect(c, "margin");
+  c = good;
+  c.set_kind(v1::STRAND_CONSTRAINT_KIND_CURVE);
+  Vec3ToProto(Vec3(0, 0, 0), c.add_curve());
+  expect(c, "curve");
+  Vec3ToProto(Vec3(0, 0, 0), c.add_curve());
+  expect(c, "curve[1]");
+  c = good;
+  c.set_kind(v1::STRAND_CONSTRAINT_KIND_POINT);
+  c.mutable_target()->set_x(std::nan(""));
+  expect(c, "target");
+  c = good;
+  c.set_kind(v1::STRAND_CONSTRAINT_KIND_JOINT_VALUE);
+  c.mutable_joint()->set_x(0.5);
+  expect(c, "joint");
 }
 
 }  // namespace

@@ -59,8 +59,9 @@ TEST(StrandWorldTest, RejectsBadStrandsAndAddsNothing) {
   EXPECT_EQ(world.AddStrand(Chain("a", 4, 0.1, Vec3::UnitX()), Transform{}, kGravity).code(),
             absl::StatusCode::kAlreadyExists);
   EXPECT_TRUE(world.HasStrand("a"));
-  EXPECT_TRUE(world.RemoveStrand("a"));
-  EXPECT_FALSE(world.RemoveStrand("a"));
+  std::vector<std::string> removed;
+  EXPECT_TRUE(world.RemoveStrand("a", &removed));
+  EXPECT_FALSE(world.RemoveStrand("a", &removed));
   EXPECT_TRUE(world.empty());
 }
 
