@@ -2,7 +2,8 @@
 // discrete static deflection (the model-level answer), in that body's frame, both where it
 // starts and after a device has carried the body elsewhere; a soft strand draped on a
 // static sphere rests on it without passing through; the built-in hair scene settles on the
-// head and shoulders without a failed step.
+// head and shoulders without a failed step; a strand's tip held by a constraint on a
+// device-driven body goes where the body goes, is exported, and goes when the body does.
 
 #include <gtest/gtest.h>
 
@@ -165,6 +166,50 @@ TEST(StrandWorld, HairSceneSettlesOnHeadAndShoulders) {
   EXPECT_EQ(strands, 36);
   EXPECT_LT(worst, 1e-3);
   EXPECT_GT(below, 24);
+}
+
+TEST(StrandWorld, TipConstraintOnADeviceBodyFollowsExportsAndGoesWithIt) {
+  StrandMaterial mat;
+  mat.mass_per_length = 0.02;
+  mat.radius = 0.002;
+  mat.bend_rigidity_x = mat.bend_rigidity_z = mat.twist_rigidity = 1e-4;
+  mat.bend_damping_x = mat.bend_damping_z = mat.twist_damping = 1e-5;
+  mat.drag = 0.01;
+  SceneDesc scene;
+  scene.bodies.push_back(StrandBody("rope", 10, 0.25, Vec3::UnitX(), mat));
+  scene.bodies.push_back(testing::MakeBody("hand", Shape::Sphere(0.01), Vec3(0.18, 0, 0),
+                                           BodyKind::kKinematic));
+  ConstraintDesc tip;
+  tip.id = "tip";
+  tip.strand = StrandConstraintDesc{};
+  tip.strand->body = "rope";
+  tip.strand->segment = 9;
+  tip.strand->point = Vec3(0, 0.025, 0);
+  tip.strand->follow_body = "hand";
+  tip.strand->target = Vec3(0.02, 0, 0);  // beside the hand's sphere, which the rope meets
+  scene.constraints.push_back(tip);
+  auto world = testing::MakeWorld(scene);
+  ASSERT_EQ(world->constraint_count(), 1);
+  // The device lowers the hand by 3 cm over a second, then holds it.
+  for (int k = 1; k <= 120; ++k) {
+    const Vec3 hand(0.18, -0.03 * std::min(1.0, k / 60.0), 0);
+    ASSERT_TRUE(world->SetDeviceTarget("hand", Transform{hand, Quat::Identity()}).ok());
+    world->Step();
+  }
+  EXPECT_EQ(world->last_stats().recovered_bodies, 0);
+  const BodyState* rope = Find(world->MakeFrame(), "rope");
+  ASSERT_NE(rope, nullptr);
+  EXPECT_LT((rope->strand_points.back() - Vec3(0.2, -0.03, 0)).norm(), 0.005);
+  // Exported with the scene.
+  const SceneDesc exported = world->Export();
+  ASSERT_EQ(exported.constraints.size(), 1u);
+  ASSERT_TRUE(exported.constraints[0].strand.has_value());
+  EXPECT_EQ(exported.constraints[0].strand->follow_body, "hand");
+  // The hand is deleted: the constraint goes with it and the next frame says so.
+  ASSERT_TRUE(world->RemoveBody("hand").ok());
+  world->Step();
+  EXPECT_EQ(world->constraint_count(), 0);
+  EXPECT_EQ(world->MakeFrame().removed_constraints, std::vector<std::string>{"tip"});
 }
 
 }  // namespace
