@@ -47,6 +47,7 @@ struct StrandWorldStats {
 
 class StrandWorld {
  public:
+  friend class WorldSnapshotAccess;  // snapshots read and set the strands' state
   struct Strand {
     Strand(StrandBodyDesc d, StrandSimulation s) : desc(std::move(d)), sim(std::move(s)) {}
     StrandBodyDesc desc;
