@@ -16,7 +16,7 @@ namespace {
 
 using Doubles = google::protobuf::RepeatedField<double>;
 
-absl::Status Invalid(const std::string& field, std::string_view why) {
+absl::Status Invalid(const std::string& field, absl::string_view why) {
   return absl::InvalidArgumentError(absl::StrCat(field, ": ", why));
 }
 
@@ -41,7 +41,10 @@ void PutAll(const std::vector<Vec3>& vs, Doubles* out) {
   out->Reserve(out->size() + 3 * static_cast<int>(vs.size()));
   for (const Vec3& v : vs) Put(v, out);
 }
-void PutAll(const std::vector<double>& vs, Doubles* out) { out->Add(vs.begin(), vs.end()); }
+void PutAll(const std::vector<double>& vs, Doubles* out) {
+  out->Reserve(out->size() + static_cast<int>(vs.size()));
+  for (const double v : vs) out->Add(v);
+}
 
 // ---- Reading: sizes and finiteness checked before a value is taken ----------------------
 

@@ -51,21 +51,21 @@ class SnapshotRecoveryTest(unittest.TestCase):
             client = ligature.connect(server.address, timeout=20)
             client.create_world("src", scene_name="bow")
             client.set_paused("src")
-            client.step_world("src", 25)
+            stepped = client.step_world("src", 25).tick
             data, tick = client.save_snapshot("src")
-            self.assertEqual(tick, 25)
+            self.assertEqual(tick, stepped)
             # Restoring creates a missing world...
             world = client.restore_snapshot("copy", data)
             self.assertEqual(world.name, "worlds/copy")
-            self.assertEqual(world.tick, 25)
+            self.assertEqual(world.tick, stepped)
             # ...and replaces an existing one in place.
             client.create_world("other", scene_name="default")
-            self.assertEqual(client.restore_snapshot("other", data).tick, 25)
+            self.assertEqual(client.restore_snapshot("other", data).tick, stepped)
             frames = [client.step_world(w, 30) for w in ("src", "copy", "other")]
             self.assertEqual(positions(frames[0]), positions(frames[1]))
             self.assertEqual(positions(frames[0]), positions(frames[2]))
             # A bad snapshot is refused and changes nothing.
-            before = client.get_world("other").tick
+            before = frames[2].tick
             with self.assertRaises(ligature.LigatureError) as refused:
                 client.restore_snapshot("other", data[: len(data) // 2])
             self.assertEqual(refused.exception.code, grpc.StatusCode.INVALID_ARGUMENT)
@@ -127,27 +127,27 @@ class SnapshotRecoveryTest(unittest.TestCase):
                 client = ligature.connect(server.address, timeout=20)
                 client.create_world("w", scene_name="necklace")
                 client.set_paused("w")
-                client.step_world("w", 5)
+                first = client.step_world("w", 5).tick
                 deadline = time.monotonic() + 10
-                while snapshot_files(data_dir).get("w", [(0,)])[0][0] != 5:
+                while snapshot_files(data_dir).get("w", [(0,)])[0][0] != first:
                     self.assertLess(time.monotonic(), deadline)
                     time.sleep(0.05)
-                client.step_world("w", 5)
-                while snapshot_files(data_dir).get("w", [(0,)])[0][0] != 10:
+                second = client.step_world("w", 5).tick
+                while snapshot_files(data_dir).get("w", [(0,)])[0][0] != second:
                     self.assertLess(time.monotonic(), deadline)
                     time.sleep(0.05)
                 client.close()
                 server.process.send_signal(signal.SIGKILL)
                 server.process.wait()
             files = snapshot_files(data_dir)["w"]
-            self.assertEqual([t for t, _ in files], [10, 5])
+            self.assertEqual([t for t, _ in files], [second, first])
             # The newest file torn in half (as a failing disk might leave it).
             with open(files[0][1], "r+b") as f:
                 size = os.path.getsize(files[0][1])
                 f.truncate(size // 2)
             with ServerProcess(*args) as restarted:
                 client = ligature.connect(restarted.address, timeout=20)
-                self.assertEqual(client.get_world("w").tick, 5)
+                self.assertEqual(client.get_world("w").tick, first)
                 self.assertIn("skipped", restarted.log())
                 client.close()
 
