@@ -241,7 +241,7 @@ grpc::Status WorldServiceImpl::StepWorld(grpc::ServerContext* ctx,
   return grpc::Status::OK;
 }
 
-// The snapshot is serialized on the world's thread between two ticks.
+// The world's thread only copies the world between two ticks; the copy is serialized here.
 grpc::Status WorldServiceImpl::SaveSnapshot(grpc::ServerContext* ctx,
                                             const v1::SaveSnapshotRequest* req,
                                             v1::SaveSnapshotResponse* resp) {
@@ -252,14 +252,14 @@ grpc::Status WorldServiceImpl::SaveSnapshot(grpc::ServerContext* ctx,
   if (auto s = caller->Require(*id, Role::kEditor); !s.ok()) return ToGrpcStatus(s);
   auto host = manager_->Get(*id);
   if (!host.ok()) return ToGrpcStatus(host.status());
-  auto saved = (*host)->Call<std::pair<std::string, uint64_t>>(
-      [](World& w) -> absl::StatusOr<std::pair<std::string, uint64_t>> {
-        return std::pair(SerializeSnapshot(w), w.tick());
+  auto copy = (*host)->Call<std::shared_ptr<const World>>(
+      [](World& w) -> absl::StatusOr<std::shared_ptr<const World>> {
+        return std::make_shared<const World>(w);
       },
       kApplyTimeout);
-  if (!saved.ok()) return ToGrpcStatus(saved.status());
-  resp->set_snapshot(std::move(saved->first));
-  resp->set_tick(saved->second);
+  if (!copy.ok()) return ToGrpcStatus(copy.status());
+  resp->set_snapshot(SerializeSnapshot(**copy));
+  resp->set_tick((*copy)->tick());
   return grpc::Status::OK;
 }
 
