@@ -65,6 +65,10 @@ namespace {
 // reported and the one before it is tried.
 void RestoreWorlds(const std::string& dir, ligature::Server* server,
                    ligature::SnapshotWriter* writer) {
+  if (const int n = ligature::RemoveTemporaryFiles(dir); n > 0) {
+    std::fprintf(stderr, "ligatured: removed %d unfinished snapshot file(s) from %s\n", n,
+                 dir.c_str());
+  }
   std::vector<std::string> problems;
   std::vector<ligature::LoadedWorld> loaded =
       ligature::LoadNewestSnapshots(dir, server->worlds().options().world_limits, &problems);

@@ -128,6 +128,19 @@ absl::Status RemoveSnapshotFiles(const std::string& dir, const std::string& worl
   return SyncDirectory(dir);
 }
 
+int RemoveTemporaryFiles(const std::string& dir) {
+  static const std::regex kTemporary("\\.[a-z0-9][a-z0-9_-]{0,62}\\.[0-9]{20}\\.snap\\.tmp");
+  std::error_code ec;
+  int removed = 0;
+  for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    if (std::regex_match(it->path().filename().string(), kTemporary) &&
+        ::unlink(it->path().c_str()) == 0) {
+      ++removed;
+    }
+  }
+  return removed;
+}
+
 absl::StatusOr<std::string> ReadWholeFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return absl::NotFoundError(absl::StrCat("cannot open ", path));

@@ -41,6 +41,10 @@ absl::Status RemoveSnapshotFiles(const std::string& dir, const std::string& worl
 
 absl::StatusOr<std::string> ReadWholeFile(const std::string& path);
 
+// Removes the temporary files a crash in the middle of a write left in `dir`; returns how
+// many.
+int RemoveTemporaryFiles(const std::string& dir);
+
 // A world rebuilt from its newest valid snapshot file.
 struct LoadedWorld {
   std::string world_id;
