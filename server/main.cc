@@ -1,5 +1,6 @@
 // ligatured: flags -> ServerOptions -> run until SIGINT or SIGTERM.
 
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
@@ -15,6 +16,8 @@
 #include "server/rpc/server.h"
 #include "server/world/scene_library.h"
 #include "server/world/scene_proto.h"
+#include "server/world/snapshot_files.h"
+#include "server/world/snapshot_writer.h"
 
 ABSL_FLAG(std::string, listen, "127.0.0.1:50051", "Address to serve on, host:port.");
 ABSL_FLAG(std::string, scene, "default",
@@ -50,8 +53,39 @@ ABSL_FLAG(double, diverge_max_position, 1e7,
 ABSL_FLAG(double, diverge_max_speed, 1e6, "A speed beyond this (m/s) counts as divergence.");
 ABSL_FLAG(double, diverge_max_angular_speed, 1e6,
           "An angular speed beyond this (rad/s) counts as divergence.");
+ABSL_FLAG(std::string, data_dir, "",
+          "Directory for world snapshots: every world is restored from its newest valid "
+          "snapshot at start, and snapshotted every --snapshot_interval_s. Empty: none.");
+ABSL_FLAG(double, snapshot_interval_s, 60.0,
+          "Seconds between snapshots of every world to --data_dir (> 0).");
 
 namespace {
+
+// Every world in `dir` back from its newest valid snapshot; a file that does not load is
+// reported and the one before it is tried.
+void RestoreWorlds(const std::string& dir, ligature::Server* server,
+                   ligature::SnapshotWriter* writer) {
+  if (const int n = ligature::RemoveTemporaryFiles(dir); n > 0) {
+    std::fprintf(stderr, "ligatured: removed %d unfinished snapshot file(s) from %s\n", n,
+                 dir.c_str());
+  }
+  std::vector<std::string> problems;
+  std::vector<ligature::LoadedWorld> loaded =
+      ligature::LoadNewestSnapshots(dir, server->worlds().options().world_limits, &problems);
+  for (const std::string& p : problems) std::fprintf(stderr, "ligatured: %s\n", p.c_str());
+  for (ligature::LoadedWorld& w : loaded) {
+    const uint64_t tick = w.world->tick();
+    auto host = server->worlds().Adopt(w.world_id, std::move(w.world));
+    if (!host.ok()) {
+      std::fprintf(stderr, "ligatured: %s: %s\n", w.path.c_str(),
+                   std::string(host.status().message()).c_str());
+      continue;
+    }
+    writer->Track(w.world_id);
+    std::fprintf(stderr, "ligatured: world %s restored from %s (tick %llu)\n",
+                 (*host)->name().c_str(), w.path.c_str(), static_cast<unsigned long long>(tick));
+  }
+}
 
 // A scene flag names a file when it looks like a path, else a built-in scene.
 absl::StatusOr<ligature::v1::Scene> LoadStartupScene(const std::string& scene) {
@@ -109,8 +143,29 @@ int Run() {
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
   ligature::Server server(options);
+  // Snapshots: worlds come back from the data directory before the start-up scene.
+  const std::string data_dir = absl::GetFlag(FLAGS_data_dir);
+  const double snapshot_interval = absl::GetFlag(FLAGS_snapshot_interval_s);
+  std::unique_ptr<ligature::SnapshotWriter> snapshots;
+  if (!data_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(data_dir, ec);
+    if (ec || !std::filesystem::is_directory(data_dir) || !(snapshot_interval > 0.0) ||
+        !std::isfinite(snapshot_interval)) {
+      std::fprintf(stderr, "ligatured: --data_dir must be a usable directory and "
+                           "--snapshot_interval_s > 0\n");
+      return 2;
+    }
+    ligature::SnapshotWriterOptions snapshot_options;
+    snapshot_options.dir = data_dir;
+    snapshot_options.interval = absl::Seconds(snapshot_interval);
+    snapshots = std::make_unique<ligature::SnapshotWriter>(&server.worlds(), snapshot_options);
+    RestoreWorlds(data_dir, &server, snapshots.get());
+  }
   const std::string scene_flag = absl::GetFlag(FLAGS_scene);
-  if (!scene_flag.empty()) {
+  const bool restored_startup_world =
+      !data_dir.empty() && server.worlds().Get(absl::GetFlag(FLAGS_world_id)).ok();
+  if (!scene_flag.empty() && !restored_startup_world) {
     auto proto = LoadStartupScene(scene_flag);
     absl::StatusOr<ligature::SceneDesc> scene =
         proto.ok() ? ligature::SceneFromProto(*proto) : proto.status();
@@ -132,6 +187,7 @@ int Run() {
     std::fprintf(stderr, "ligatured: %s\n", std::string(s.message()).c_str());
     return 1;
   }
+  if (snapshots != nullptr) snapshots->Start();
   // The bound port is printed too: with port 0 the system picks it (tests rely on this).
   std::fprintf(stderr, "ligatured: serving on %s (port %d)\n", options.listen_address.c_str(),
                server.port());
@@ -179,6 +235,11 @@ int Run() {
     if (absl::Status s = agones->Shutdown(); !s.ok()) {
       std::fprintf(stderr, "ligatured: %s\n", std::string(s.message()).c_str());
     }
+  }
+  // A last snapshot of every world before they close.
+  if (snapshots != nullptr) {
+    snapshots->Stop();
+    snapshots->WriteAll();
   }
   server.Shutdown();
   server.Wait();

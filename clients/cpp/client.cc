@@ -124,6 +124,20 @@ absl::StatusOr<v1::Frame> Client::StepWorld(absl::string_view world, int32_t tic
   return Call<v1::Frame>(*worlds_, &v1::WorldService::Stub::StepWorld, request);
 }
 
+absl::StatusOr<v1::SaveSnapshotResponse> Client::SaveSnapshot(absl::string_view world) {
+  v1::SaveSnapshotRequest request;
+  request.set_name(WorldName(world));
+  return Call<v1::SaveSnapshotResponse>(*worlds_, &v1::WorldService::Stub::SaveSnapshot,
+                                        request);
+}
+
+absl::StatusOr<v1::World> Client::RestoreSnapshot(absl::string_view world, std::string snapshot) {
+  v1::RestoreSnapshotRequest request;
+  request.set_name(WorldName(world));
+  request.set_snapshot(std::move(snapshot));
+  return Call<v1::World>(*worlds_, &v1::WorldService::Stub::RestoreSnapshot, request);
+}
+
 absl::StatusOr<v1::Body> Client::CreateBody(absl::string_view world, const v1::Body& body) {
   v1::CreateBodyRequest request;
   request.set_parent(WorldName(world));

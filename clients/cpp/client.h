@@ -91,6 +91,12 @@ class Client {
   // Advances a paused world by `ticks` ticks and returns the resulting frame.
   absl::StatusOr<ligature::v1::Frame> StepWorld(absl::string_view world, int32_t ticks);
 
+  // A world's complete state (serialized WorldSnapshot bytes and the tick they hold), and
+  // back: RestoreSnapshot replaces world `world` or creates it.
+  absl::StatusOr<ligature::v1::SaveSnapshotResponse> SaveSnapshot(absl::string_view world);
+  absl::StatusOr<ligature::v1::World> RestoreSnapshot(absl::string_view world,
+                                                      std::string snapshot);
+
   absl::StatusOr<ligature::v1::Body> CreateBody(absl::string_view world,
                                                 const ligature::v1::Body& body);
 

@@ -13,6 +13,7 @@ namespace ligature {
 
 class ContactCache {
  public:
+  friend class WorldSnapshotAccess;  // snapshots carry the stored forces
   // Starts a tick: what was stored becomes what can be looked up.
   void BeginTick();
   // Force stored last tick for a contact of (a, b) at local_a, or zero.

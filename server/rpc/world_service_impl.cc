@@ -8,6 +8,7 @@
 #include "server/world/divergence_check.h"
 #include "server/world/scene_library.h"
 #include "server/world/scene_proto.h"
+#include "server/world/world_snapshot.h"
 
 namespace ligature {
 namespace {
@@ -237,6 +238,75 @@ grpc::Status WorldServiceImpl::StepWorld(grpc::ServerContext* ctx,
       kApplyTimeout + absl::Milliseconds(10) * ticks);
   if (!frame.ok()) return ToGrpcStatus(frame.status());
   FrameToProto(*frame, {}, resp);
+  return grpc::Status::OK;
+}
+
+// The world's thread only copies the world between two ticks; the copy is serialized here.
+grpc::Status WorldServiceImpl::SaveSnapshot(grpc::ServerContext* ctx,
+                                            const v1::SaveSnapshotRequest* req,
+                                            v1::SaveSnapshotResponse* resp) {
+  auto caller = CallerGrants(tokens_, *ctx);
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
+  auto id = ParseWorldName(req->name(), "name");
+  if (!id.ok()) return ToGrpcStatus(id.status());
+  if (auto s = caller->Require(*id, Role::kEditor); !s.ok()) return ToGrpcStatus(s);
+  auto host = manager_->Get(*id);
+  if (!host.ok()) return ToGrpcStatus(host.status());
+  auto copy = (*host)->Call<std::shared_ptr<const World>>(
+      [](World& w) -> absl::StatusOr<std::shared_ptr<const World>> {
+        return std::make_shared<const World>(w);
+      },
+      kApplyTimeout);
+  if (!copy.ok()) return ToGrpcStatus(copy.status());
+  resp->set_snapshot(SerializeSnapshot(**copy));
+  resp->set_tick((*copy)->tick());
+  return grpc::Status::OK;
+}
+
+// The snapshot is parsed, validated and built into a new world here, off every world's
+// thread; only a good one reaches the target (replaced on its thread) or the manager.
+grpc::Status WorldServiceImpl::RestoreSnapshot(grpc::ServerContext* ctx,
+                                               const v1::RestoreSnapshotRequest* req,
+                                               v1::World* resp) {
+  auto caller = CallerGrants(tokens_, *ctx);
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
+  auto id = ParseWorldName(req->name(), "name");
+  if (!id.ok()) return ToGrpcStatus(id.status());
+  if (auto s = caller->Require(*id, Role::kOwner); !s.ok()) return ToGrpcStatus(s);
+  auto restored = WorldFromSnapshotBytes(req->snapshot(), WorldName(*id),
+                                         manager_->options().world_limits);
+  if (!restored.ok()) return ToGrpcStatus(restored.status());
+  auto host = manager_->Get(*id);
+  if (!host.ok()) {
+    auto created = manager_->Adopt(*id, std::move(*restored));
+    if (!created.ok()) return ToGrpcStatus(created.status());
+    *resp = WorldInfoToProto((*created)->Info());
+    return grpc::Status::OK;
+  }
+  WorldHost* target = host->get();
+  std::shared_ptr<World> world(std::move(*restored));
+  auto replaced = target->Call<WorldInfo>(
+      [target, world](World& w) -> absl::StatusOr<WorldInfo> {
+        ReplaceWorldState(&w, std::move(*world));
+        target->ResetGuard();
+        WorldInfo now;
+        now.settings = w.settings();
+        now.tick = w.tick();
+        now.sim_time = w.sim_time();
+        now.body_count = w.body_count();
+        now.constraint_count = w.constraint_count();
+        return now;
+      },
+      kApplyTimeout);
+  if (!replaced.ok()) return ToGrpcStatus(replaced.status());
+  // The published summary catches up at the end of the tick; answer with the new state.
+  WorldInfo info = target->Info();
+  info.settings = replaced->settings;
+  info.tick = replaced->tick;
+  info.sim_time = replaced->sim_time;
+  info.body_count = replaced->body_count;
+  info.constraint_count = replaced->constraint_count;
+  *resp = WorldInfoToProto(info);
   return grpc::Status::OK;
 }
 

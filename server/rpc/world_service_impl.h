@@ -25,6 +25,10 @@ class WorldServiceImpl final : public v1::WorldService::Service {
                            v1::DeleteWorldResponse* resp) override;
   grpc::Status StepWorld(grpc::ServerContext* ctx, const v1::StepWorldRequest* req,
                          v1::Frame* resp) override;
+  grpc::Status SaveSnapshot(grpc::ServerContext* ctx, const v1::SaveSnapshotRequest* req,
+                            v1::SaveSnapshotResponse* resp) override;
+  grpc::Status RestoreSnapshot(grpc::ServerContext* ctx, const v1::RestoreSnapshotRequest* req,
+                               v1::World* resp) override;
 
  private:
   WorldManager* manager_;

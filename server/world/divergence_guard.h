@@ -32,6 +32,14 @@ class DivergenceGuard {
   // Steps `world` once; returns the divergence when the step diverged and was undone.
   std::optional<DivergenceEvent> Step(World* world);
 
+  // Forgets the held copy (the world was replaced by a restored snapshot); the next step
+  // copies the new state first.
+  void Reset() {
+    checkpoint_.reset();
+    ticks_since_checkpoint_ = 0;
+    repeats_ = 0;
+  }
+
   // The tick of the held good state, if any.
   std::optional<uint64_t> checkpoint_tick() const;
 

@@ -42,6 +42,7 @@ using BodyPoseLookup = std::function<std::optional<FollowedBody>(const std::stri
 
 class RodWorld {
  public:
+  friend class WorldSnapshotAccess;  // snapshots read and set the rods' state
   // Stored rods: constant model, changing state.
   struct Rod {
     RodDesc desc;

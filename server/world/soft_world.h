@@ -42,6 +42,7 @@ struct SoftTool {
 
 class SoftWorld {
  public:
+  friend class WorldSnapshotAccess;  // snapshots read and set the bodies' state
   struct Body {
     SoftBodyDesc desc;
     SurfaceMesh surface;

@@ -48,6 +48,7 @@ struct StrandWorldStats {
 
 class StrandWorld {
  public:
+  friend class WorldSnapshotAccess;  // snapshots read and set the strands' state
   // A constraint on a strand and the target it had last step (for its velocity).
   struct Constraint {
     StrandConstraintDesc desc;

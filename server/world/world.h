@@ -47,6 +47,8 @@ struct BodyUpdate {
 
 class World {
  public:
+  // Snapshots (world_snapshot.cc) read and set the changing state.
+  friend class WorldSnapshotAccess;
   World(std::string name, const WorldSettings& settings, const WorldLimits& limits);
 
   // Builds a world from a validated scene; fails (and builds nothing) on a bad reference.

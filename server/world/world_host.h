@@ -79,6 +79,9 @@ class WorldHost {
   // Steps the world under its divergence guard. Only on the world's thread: inside a
   // command (StepWorld) or RunTick. Returns the divergence the step was rolled back for.
   std::optional<DivergenceEvent> GuardedStep(World& world);
+  // The world was replaced as a whole (a restored snapshot): its divergence guard starts
+  // over from it. Only on the world's thread, like GuardedStep.
+  void ResetGuard() { guard_.Reset(); }
 
   // Scheduler side -------------------------------------------------------------------
   // Applies queued commands, steps unless paused, publishes the frame.

@@ -37,7 +37,12 @@ absl::StatusOr<std::shared_ptr<WorldHost>> WorldManager::Create(const std::strin
   // Build outside the lock: a large scene must not stall the other worlds' RPCs.
   auto world = World::FromScene(WorldName(chosen), scene, options_.world_limits);
   if (!world.ok()) return world.status();
-  auto host = std::make_shared<WorldHost>(std::move(*world), options_.guard);
+  return Adopt(chosen, std::move(*world));
+}
+
+absl::StatusOr<std::shared_ptr<WorldHost>> WorldManager::Adopt(const std::string& chosen,
+                                                               std::unique_ptr<World> world) {
+  auto host = std::make_shared<WorldHost>(std::move(world), options_.guard);
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (static_cast<int>(worlds_.size()) >= options_.max_worlds) {
@@ -58,6 +63,13 @@ absl::StatusOr<std::shared_ptr<WorldHost>> WorldManager::Get(const std::string& 
   auto it = worlds_.find(id);
   if (it == worlds_.end()) return absl::NotFoundError(absl::StrCat("world ", id, " not found"));
   return it->second;
+}
+
+std::vector<std::shared_ptr<WorldHost>> WorldManager::Hosts() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<std::shared_ptr<WorldHost>> hosts;
+  for (const auto& [id, host] : worlds_) hosts.push_back(host);
+  return hosts;
 }
 
 WorldPage WorldManager::List(int page_size, const std::string& page_token) const {

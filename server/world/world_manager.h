@@ -34,7 +34,13 @@ class WorldManager {
   // with the scene's own error (a reference to a missing body, too many bodies).
   absl::StatusOr<std::shared_ptr<WorldHost>> Create(const std::string& id,
                                                     const SceneDesc& scene);
+  // Hosts a world built elsewhere (a restored snapshot) under `id`; its name must be
+  // WorldName(id). ALREADY_EXISTS or RESOURCE_EXHAUSTED as Create.
+  absl::StatusOr<std::shared_ptr<WorldHost>> Adopt(const std::string& id,
+                                                   std::unique_ptr<World> world);
   absl::StatusOr<std::shared_ptr<WorldHost>> Get(const std::string& id) const;
+  // Every hosted world, in id order.
+  std::vector<std::shared_ptr<WorldHost>> Hosts() const;
   // Worlds in id order, starting after the id in `page_token`.
   WorldPage List(int page_size, const std::string& page_token) const;
   absl::Status Delete(const std::string& id);

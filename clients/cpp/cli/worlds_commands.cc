@@ -1,8 +1,11 @@
-// Commands on worlds: worlds list|create|get|delete|update, and step.
+// Commands on worlds: worlds list|create|get|delete|update|save|restore, and step.
 
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "clients/cpp/cli/command.h"
 #include "clients/cpp/cli/output_format.h"
 #include "clients/cpp/cli/status_macros.h"
@@ -118,6 +121,36 @@ absl::Status StepWorld(const Invocation& invocation) {
   return absl::OkStatus();
 }
 
+// save: writes a world's snapshot to a file.
+absl::Status SaveSnapshot(const Invocation& invocation) {
+  const std::string& path = invocation.args.positional[1];
+  Client client(invocation.server, invocation.client_options);
+  LIGATURE_ASSIGN_OR_RETURN(const v1::SaveSnapshotResponse saved,
+                            client.SaveSnapshot(invocation.args.positional[0]));
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(saved.snapshot().data(), static_cast<std::streamsize>(saved.snapshot().size()));
+  out.close();
+  if (!out) return absl::UnavailableError(absl::StrCat("cannot write ", path));
+  invocation.out << "tick " << saved.tick() << ", " << saved.snapshot().size() << " bytes -> "
+                 << path << "\n";
+  return absl::OkStatus();
+}
+
+// restore: puts a snapshot file into a world (replaced, or created).
+absl::Status RestoreSnapshot(const Invocation& invocation) {
+  const std::string& path = invocation.args.positional[1];
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat("cannot open ", path));
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  Client client(invocation.server, invocation.client_options);
+  LIGATURE_ASSIGN_OR_RETURN(
+      const v1::World world,
+      client.RestoreSnapshot(invocation.args.positional[0], std::move(bytes).str()));
+  invocation.out << FormatWorldLine(world) << "\n";
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 std::vector<Command> WorldCommands() {
@@ -131,6 +164,18 @@ std::vector<Command> WorldCommands() {
        CreateWorld},
       {{"worlds", "get"}, {"W"}, "", "Print a world (text format).", {}, GetWorld},
       {{"worlds", "delete"}, {"W"}, "", "Delete a world.", {}, DeleteWorld},
+      {{"worlds", "save"},
+       {"W", "FILE"},
+       "",
+       "Write the world's complete state (a WorldSnapshot) to FILE.",
+       {},
+       SaveSnapshot},
+      {{"worlds", "restore"},
+       {"W", "FILE"},
+       "",
+       "Put the snapshot in FILE into world W (replacing it, or creating it).",
+       {},
+       RestoreSnapshot},
       {{"worlds", "update"},
        {"W"},
        "[--rate HZ] [--paused true|false] [--gravity x,y,z] [--iterations N] "

@@ -149,6 +149,20 @@ class Client:
                           world_service_pb2.StepWorldRequest(name=world_name(world),
                                                              ticks=ticks), world)
 
+    def save_snapshot(self, world):
+        """The complete state of `world` between two ticks, as the bytes of a serialized
+        WorldSnapshot (editor role); returns (bytes, tick)."""
+        response = self._call(self._worlds.SaveSnapshot, world_service_pb2.SaveSnapshotRequest(
+            name=world_name(world)), world)
+        return response.snapshot, response.tick
+
+    def restore_snapshot(self, world, snapshot):
+        """Puts snapshot bytes (from save_snapshot or a --data_dir file) into `world`,
+        replacing it or creating it (owner role); returns the World. A bad snapshot raises
+        with INVALID_ARGUMENT and changes nothing."""
+        return self._call(self._worlds.RestoreSnapshot, world_service_pb2.RestoreSnapshotRequest(
+            name=world_name(world), snapshot=bytes(snapshot)), world)
+
     # -- scene content ------------------------------------------------------------------
 
     def create_body(self, world, body):

@@ -133,6 +133,22 @@ class FreeFallTest(ClientTest):
             self.assertAlmostEqual(state.pose.position.z, -2.0, delta=1e-12)
 
 
+class SnapshotTest(ClientTest):
+    def test_snapshot_save_and_restore(self):
+        self.create("snap", scene=paused_scene(100, [ball(position=(0, 10, 0))]))
+        self.client.step_world("snap", 12)
+        data, tick = self.client.save_snapshot("snap")
+        self.assertEqual(tick, 12)
+        self.created.append("snap-copy")
+        self.assertEqual(self.client.restore_snapshot("snap-copy", data).tick, 12)
+        a = ligature.body_state(self.client.step_world("snap", 8), "ball")
+        b = ligature.body_state(self.client.step_world("snap-copy", 8), "ball")
+        self.assertEqual(a.pose.position.y, b.pose.position.y)
+        self.assertEqual(a.linear_velocity.y, b.linear_velocity.y)
+        self.assertCode(grpc.StatusCode.INVALID_ARGUMENT, self.client.restore_snapshot,
+                        "snap-copy", data[:-3])
+
+
 class SceneEditTest(ClientTest):
     def test_bodies_create_update_delete(self):
         self.create("edit", scene=paused_scene())

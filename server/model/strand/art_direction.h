@@ -42,6 +42,7 @@ absl::Status ApplyZeroGravityRestShape(StrandModel* model, const Transform& base
 // Park-Kang construction), then differentiates.
 class BasePoseHistory {
  public:
+  friend class WorldSnapshotAccess;  // snapshots carry the samples exactly
   // Times must increase; older samples beyond four are dropped.
   absl::Status Push(double time, const Transform& pose);
   // The base at time t (interpolating, or extrapolating a little past the last sample).
