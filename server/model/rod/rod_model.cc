@@ -158,17 +158,21 @@ std::vector<Mat3> SegmentRotations(const RodModel& model, const RodState& state)
   const int segments = model.spline().segments();
   std::vector<Mat3> out(segments, Mat3::Identity());
   if (!model.curved()) return out;
+  const std::vector<RodQuadrature>& quadrature = model.quadrature();
   const std::vector<Vec3>& rest = model.rest_points();
   for (int s = 0; s < segments; ++s) {
-    // The segment's four control points about their centroids, then R = V diag(1, 1, d)
-    // U^T from the SVD of their covariance (d keeps it a rotation).
-    Vec3 c = Vec3::Zero(), cr = Vec3::Zero();
-    for (int a = 0; a < 4; ++a) {
-      c += 0.25 * state.x[s + a];
-      cr += 0.25 * rest[s + a];
-    }
+    // The rotation that best turns the segment's rest curvature onto its current one,
+    // max sum w x''_q . R x_r''_q: R = V diag(1, 1, d) U^T from the SVD U S V^T of
+    // sum w x_r''_q x''_q^T (d keeps it a rotation). Being optimal, it makes the bending
+    // energy's derivative through R vanish, so the force with R held is its exact gradient.
     Mat3 cov = Mat3::Zero();
-    for (int a = 0; a < 4; ++a) cov += (rest[s + a] - cr) * (state.x[s + a] - c).transpose();
+    for (int k = 4 * s; k < 4 * s + 4; ++k) {
+      const SplineSample& b = quadrature[k].basis;
+      Vec3 rest_curvature = Vec3::Zero();
+      for (int a = 0; a < 4; ++a) rest_curvature += b.ddb[a] * rest[b.first + a];
+      cov += quadrature[k].weight * rest_curvature * state.Curvature(b).transpose();
+    }
+    if (cov.squaredNorm() == 0.0) continue;  // a straight stretch: no rest curvature to turn
     const Eigen::JacobiSVD<Mat3> svd(cov, Eigen::ComputeFullU | Eigen::ComputeFullV);
     const Mat3 v = svd.matrixV(), u = svd.matrixU();
     Mat3 d = Mat3::Identity();

@@ -7,9 +7,9 @@
 // Energies (isotropic circular cross-section of radius r), relative to a rest shape x_r(u)
 // (straight unless given) and a rest twist rate tau:
 //   stretching  1/2 E A  int (|x'| - |x_r'|)^2 du
-//   bending     1/2 E I  int |x'' - R x_r''|^2 du  (|x'| ~ 1; R the best-fit rotation of
-//                                              each segment's control points from rest,
-//                                              frozen over a step; x_r'' = 0 if straight)
+//   bending     1/2 E I  int |x'' - R x_r''|^2 du  (|x'| ~ 1; R per segment, the rotation
+//                                              that minimizes it, so turning the rod as a
+//                                              whole costs nothing; x_r'' = 0 if straight)
 //   twisting    1/2 G J  int (theta' - tau)^2 du (twist about the tangent, relative to the
 //                                              parallel-transported frame)
 // with A = pi r^2, I = pi r^4 / 4, J = pi r^4 / 2. Bending is the linear (small-strain)
@@ -122,8 +122,8 @@ struct RodState {
 // the Greville abscissae, scaled to the polyline's own length), still, with its rest twist.
 RodState InitialRodState(const RodModel& model, const std::vector<Vec3>& points);
 
-// Per segment, the rotation that best takes the rest control points of the segment onto
-// the current ones (Kabsch); identity for a straight rest shape.
+// Per segment, the rotation that best turns its rest curvature x_r'' onto the current x''
+// over its quadrature points (Kabsch); identity where the rest shape is straight.
 std::vector<Mat3> SegmentRotations(const RodModel& model, const RodState& state);
 
 }  // namespace ligature
