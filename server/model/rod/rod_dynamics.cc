@@ -116,9 +116,10 @@ void AddStretching(const RodModel& model, const RodState& state, double ea,
     const Vec3* x = state.x.data() + s.first;
     const Vec3 xp = s.db[0] * x[0] + s.db[1] * x[1] + s.db[2] * x[2] + s.db[3] * x[3];
     const double l = std::max(xp.norm(), 1e-12);
-    const Vec3 t = xp / l;
+    const double inv = 1.0 / l;  // one division for t and c
+    const Vec3 t = inv * xp;
     const double scale = q.weight * stiff_scale * ea;
-    const double c = std::max(0.0, 1.0 - q.rest_slope / l);
+    const double c = std::max(0.0, 1.0 - q.rest_slope * inv);
     const double alpha = scale * (1.0 - c);
     const double beta = scale * c;
     const double p[6] = {alpha * t.x() * t.x(), alpha * t.x() * t.y(), alpha * t.x() * t.z(),
