@@ -30,11 +30,12 @@ void UpdateTrailing(double* l, int stride, int j, int reach, double dj) {
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 __attribute__((target_clones("arch=x86-64-v3", "default")))
 #endif
-void SubstituteInPlace(const double* l, const double* d, int n, int band, double* x) {
+void SubstituteInPlace(const double* l, const double* d, const int* last, int n, int band,
+                       double* x) {
   const int stride = band + 1;
   for (int j = 0; j < n; ++j) {
     const double* col = l + static_cast<size_t>(j) * stride;
-    const int reach = std::min(band, n - 1 - j);
+    const int reach = last[j] - j;
     const double xj = x[j];
     if (xj != 0.0) {
       for (int r = 1; r <= reach; ++r) x[j + r] -= col[r] * xj;
@@ -43,7 +44,7 @@ void SubstituteInPlace(const double* l, const double* d, int n, int band, double
   for (int j = 0; j < n; ++j) x[j] /= d[j];
   for (int j = n - 1; j >= 0; --j) {
     const double* col = l + static_cast<size_t>(j) * stride;
-    const int reach = std::min(band, n - 1 - j);
+    const int reach = last[j] - j;
     double sum = 0.0;
     for (int r = 1; r <= reach; ++r) sum += col[r] * x[j + r];
     x[j] -= sum;
@@ -53,12 +54,8 @@ void SubstituteInPlace(const double* l, const double* d, int n, int band, double
 }  // namespace
 
 absl::Status BandedLdlt::Factor(const BandMatrix& a) {
-  factored_ = false;
-  n_ = a.n();
-  band_ = a.kl();
+  Reset(a.n(), a.kl());
   const int stride = band_ + 1;
-  l_.assign(static_cast<size_t>(n_) * stride, 0.0);
-  d_.assign(n_, 0.0);
   // The lower band, column by column: in the band layout a column's diagonal and the
   // entries below it are contiguous.
   for (int j = 0; j < n_; ++j) {
@@ -66,9 +63,33 @@ absl::Status BandedLdlt::Factor(const BandMatrix& a) {
     const double* from = a.data() + a.kl() + a.ku() + static_cast<size_t>(j) * a.ldab();
     std::copy(from, from + reach + 1, l_.data() + static_cast<size_t>(j) * stride);
   }
+  return Factor();
+}
+
+void BandedLdlt::Reset(int n, int band) {
+  factored_ = false;
+  n_ = n;
+  band_ = band;
+  l_.assign(static_cast<size_t>(n_) * (band_ + 1), 0.0);
+  d_.assign(n_, 0.0);
+}
+
+absl::Status BandedLdlt::Factor() {
+  factored_ = false;
+  const int stride = band_ + 1;
+  // The envelope: each column's last non-zero, at least the previous column's reach.
+  reach_.assign(n_, 0);
+  int carried = 0;
+  for (int j = 0; j < n_; ++j) {
+    const double* col = l_.data() + static_cast<size_t>(j) * stride;
+    int last = std::min(band_, n_ - 1 - j);
+    while (last > 0 && col[last] == 0.0) --last;
+    carried = std::max(carried, j + last);
+    reach_[j] = carried;
+  }
   for (int j = 0; j < n_; ++j) {
     double* col = l_.data() + static_cast<size_t>(j) * stride;
-    const int reach = std::min(band_, n_ - 1 - j);
+    const int reach = reach_[j] - j;
     double scale = 0.0;
     for (int r = 0; r <= reach; ++r) scale = std::max(scale, std::abs(col[r]));
     const double pivot = col[0];
@@ -87,7 +108,7 @@ absl::Status BandedLdlt::Factor(const BandMatrix& a) {
 // L y = b (forward), y / d, then L^T x = y (backward).
 void BandedLdlt::Solve(std::span<double> x) const {
   assert(factored_ && static_cast<int>(x.size()) == n_);
-  SubstituteInPlace(l_.data(), d_.data(), n_, band_, x.data());
+  SubstituteInPlace(l_.data(), d_.data(), reach_.data(), n_, band_, x.data());
 }
 
 }  // namespace ligature

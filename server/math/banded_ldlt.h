@@ -6,6 +6,7 @@
 // matrix's band (partial pivoting doubles it). It reports failure instead of dividing by
 // a pivot that is too small for its column, so that a caller can fall back to pivoting LU.
 
+#include <cassert>
 #include <span>
 #include <vector>
 
@@ -20,6 +21,14 @@ class BandedLdlt {
   // `a` untouched. Fails with FAILED_PRECONDITION when a pivot is not finite or is below
   // 1e-13 of the largest entry of its column.
   absl::Status Factor(const BandMatrix& a);
+  // The same for a matrix assembled here: Reset to an n x n zero matrix with `band`
+  // sub-diagonals (storage reused), Add entries of its lower triangle, then Factor().
+  void Reset(int n, int band);
+  void Add(int i, int j, double v) {
+    assert(i >= j && i - j <= band_ && i < n_);
+    l_[static_cast<size_t>(j) * (band_ + 1) + (i - j)] += v;
+  }
+  absl::Status Factor();
   bool factored() const { return factored_; }
   // Solves A x = rhs in place.
   void Solve(std::span<double> rhs) const;
@@ -30,6 +39,10 @@ class BandedLdlt {
   // Column j: its diagonal, then L(j + 1, j) .. L(j + band, j) (unit lower factor).
   std::vector<double> l_;
   std::vector<double> d_;
+  // Last row the factor can reach in each column: the matrix's envelope (its last
+  // non-zero, carried over from earlier columns), which elimination does not leave. Work
+  // outside it is skipped, so rows that widen the band locally cost only where they are.
+  std::vector<int> reach_;
   bool factored_ = false;
 };
 

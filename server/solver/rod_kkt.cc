@@ -64,6 +64,54 @@ void ForEachNonZero(const KktProblem& problem, const std::vector<int>& group_fir
   }
 }
 
+// Calls add(i, j, v) for every entry of the system (both triangles, natural indices):
+// the rods' blocks (upper blocks mirrored below the diagonal), then the constraint rows
+// and slides.
+template <typename Add>
+void Assemble(const KktProblem& problem, const std::vector<int>& group_first, Add add) {
+  const int dpp = problem.dofs_per_point;
+  for (size_t r = 0; r < problem.rods.size(); ++r) {
+    const RodSystem& sys = *problem.rods[r];
+    const int base = problem.first_point[r];
+    const int n = sys.control_points();
+    for (int i = 0; i < n; ++i) {
+      for (int k = 0; k < 4 && i + k < n; ++k) {
+        const Mat4& block = sys.upper[i][k];
+        for (int a = 0; a < dpp; ++a) {
+          for (int c = 0; c < dpp; ++c) {
+            const int row = dpp * (base + i) + a, col = dpp * (base + i + k) + c;
+            const double v = block(Component(problem, a), Component(problem, c));
+            add(row, col, v);
+            if (k > 0) add(col, row, v);
+          }
+        }
+      }
+    }
+  }
+  for (size_t g = 0; g < problem.groups.size(); ++g) {
+    const KktGroup& group = problem.groups[g];
+    const int slide = group_first[g];
+    int row = slide + (group.has_slide ? 1 : 0);
+    if (group.has_slide) add(slide, slide, group.slide_diagonal);
+    for (const KktRow& kr : group.rows) {
+      if (!kr.active) {
+        add(row, row, 1.0);  // nu = 0
+      } else {
+        add(row, row, -kRegularization - kr.compliance);
+        for (const auto& [dof, coeff] : kr.terms) {
+          add(row, dof, coeff);
+          add(dof, row, coeff);
+        }
+        if (group.has_slide) {
+          add(row, slide, kr.slide_coeff);
+          add(slide, row, kr.slide_coeff);
+        }
+      }
+      ++row;
+    }
+  }
+}
+
 }  // namespace
 
 int RodKkt::Bandwidth(const KktProblem& problem, const std::vector<int>& position) const {
@@ -233,58 +281,21 @@ absl::StatusOr<KktSolution> RodKkt::Solve(const KktProblem& problem) {
   int total = 0;
   const std::vector<int> group_first = GroupOffsets(problem, &total);
   const int band = band_;
-  matrix_.Reset(total, band, band);
-  auto add = [&](int i, int j, double v) { matrix_.Add(position_[i], position_[j], v); };
 
-  // Rod blocks (upper blocks mirrored below the diagonal).
-  for (size_t r = 0; r < problem.rods.size(); ++r) {
-    const RodSystem& sys = *problem.rods[r];
-    const int base = problem.first_point[r];
-    const int n = sys.control_points();
-    for (int i = 0; i < n; ++i) {
-      for (int k = 0; k < 4 && i + k < n; ++k) {
-        const Mat4& block = sys.upper[i][k];
-        for (int a = 0; a < dpp; ++a) {
-          for (int c = 0; c < dpp; ++c) {
-            const int row = dpp * (base + i) + a, col = dpp * (base + i + k) + c;
-            const double v = block(Component(problem, a), Component(problem, c));
-            add(row, col, v);
-            if (k > 0) add(col, row, v);
-          }
-        }
-      }
-    }
-  }
-  // Constraint rows and slides, symmetric.
-  for (size_t g = 0; g < problem.groups.size(); ++g) {
-    const KktGroup& group = problem.groups[g];
-    const int slide = group_first[g];
-    int row = slide + (group.has_slide ? 1 : 0);
-    if (group.has_slide) add(slide, slide, group.slide_diagonal);
-    for (const KktRow& kr : group.rows) {
-      if (!kr.active) {
-        add(row, row, 1.0);  // nu = 0
-      } else {
-        add(row, row, -kRegularization - kr.compliance);
-        for (const auto& [dof, coeff] : kr.terms) {
-          add(row, dof, coeff);
-          add(dof, row, coeff);
-        }
-        if (group.has_slide) {
-          add(row, slide, kr.slide_coeff);
-          add(slide, row, kr.slide_coeff);
-        }
-      }
-      ++row;
-    }
-  }
-
-  // The symmetric factorization first (half the work, no fill); when a pivot is too small
-  // (redundant constraints, or an ordering that leaves a row before its unknowns) the LU
-  // with partial pivoting takes over.
+  // The symmetric factorization first (half the work, no fill), assembled straight into
+  // its lower band; when a pivot is too small (redundant constraints, or an ordering that
+  // leaves a row before its unknowns) the LU with partial pivoting takes over.
   factored_unknowns_ = -1;
-  use_ldlt_ = ldlt_.Factor(matrix_).ok();
+  ldlt_.Reset(total, band);
+  Assemble(problem, group_first, [&](int i, int j, double v) {
+    const int pi = position_[i], pj = position_[j];
+    if (pi >= pj) ldlt_.Add(pi, pj, v);
+  });
+  use_ldlt_ = ldlt_.Factor().ok();
   if (!use_ldlt_) {
+    matrix_.Reset(total, band, band);
+    Assemble(problem, group_first,
+             [&](int i, int j, double v) { matrix_.Add(position_[i], position_[j], v); });
     const absl::Status factored = lu_.Factor(&matrix_);
     if (!factored.ok()) return factored;
   }
@@ -305,7 +316,7 @@ absl::StatusOr<KktSolution> RodKkt::Resolve(const KktProblem& problem) {
   std::vector<double> x = RightHandSide(problem);
   SolveFactored(x);
   KktSolution out = ReadSolution(problem, x);
-  out.bandwidth = matrix_.kl();
+  out.bandwidth = band_;
   return out;
 }
 

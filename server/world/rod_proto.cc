@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "server/world/scene_proto.h"
 
@@ -104,12 +105,25 @@ absl::StatusOr<RodDesc> RodFromProto(const v1::Rod& rod, const std::string& fiel
     return Invalid(field + ".control_points", "must be 0 (automatic) or in [4, 4000]");
   }
   out.control_points = rod.control_points();
+  if (rod.rest_points_size() == 1 || rod.rest_points_size() > kMaxRodPoints) {
+    return Invalid(field + ".rest_points",
+                   absl::StrCat("must be empty or hold 2 to ", kMaxRodPoints, " points"));
+  }
+  for (int i = 0; i < rod.rest_points_size(); ++i) {
+    auto p = PositionFromProto(rod.rest_points(i), absl::StrCat(field, ".rest_points[", i, "]"));
+    if (!p.ok()) return p.status();
+    out.rest_points.push_back(*p);
+  }
+  if (!std::isfinite(rod.rest_twist())) return Invalid(field + ".rest_twist", "must be finite");
+  out.rest_twist = rod.rest_twist();
+  out.rod_contact = rod.rod_contact();
   auto material = RodMaterialFromProto(rod.material(), field + ".material");
   if (!material.ok()) return material.status();
   out.material = *material;
   // The shape itself (length > 0) is checked when the model is built.
   if (auto model = RodModel::Make(out); !model.ok()) {
-    return Invalid(field + ".points", model.status().message());
+    const bool rest = absl::StartsWith(model.status().message(), "rest_points");
+    return Invalid(field + (rest ? ".rest_points" : ".points"), model.status().message());
   }
   return out;
 }
@@ -183,6 +197,9 @@ absl::StatusOr<PearlDesc> PearlFromProto(const v1::Pearl& p, const std::string& 
 void RodToProto(const RodDesc& rod, v1::Rod* out) {
   for (const Vec3& p : rod.points) Vec3ToProto(p, out->add_points());
   out->set_control_points(rod.control_points);
+  for (const Vec3& p : rod.rest_points) Vec3ToProto(p, out->add_rest_points());
+  out->set_rest_twist(rod.rest_twist);
+  out->set_rod_contact(rod.rod_contact);
   v1::RodMaterial* m = out->mutable_material();
   m->set_radius(rod.material.radius);
   m->set_density(rod.material.density);

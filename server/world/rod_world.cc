@@ -45,6 +45,11 @@ absl::Status RodWorld::AddRod(const RodDesc& desc) {
   for (size_t i = 0; i < desc.points.size(); ++i) {
     if (!Finite(desc.points[i])) return Invalid(absl::StrCat("points[", i, "]"), "not finite");
   }
+  for (size_t i = 0; i < desc.rest_points.size(); ++i) {
+    if (!Finite(desc.rest_points[i])) {
+      return Invalid(absl::StrCat("rest_points[", i, "]"), "not finite");
+    }
+  }
   if (absl::Status s = ValidateMaterial(desc.material); !s.ok()) return s;
   absl::StatusOr<RodModel> model = RodModel::Make(desc);
   if (!model.ok()) return model.status();

@@ -28,6 +28,7 @@ struct RodStepStats {
   int active_set_rounds = 0;
   double max_violation = 0.0;  // m, over all constraints after the step
   int contacts = 0;            // rod-obstacle contact points
+  int rod_contacts = 0;        // rod-rod contact points
   bool solve_failed = false;   // singular system: the rods kept their state
 };
 
@@ -49,7 +50,7 @@ class RodWorld {
     RodModel model;
     RodState state;
     // AssembleConstantPart for steps of constant_h seconds (rebuilt when h changes).
-    RodSystem constant;
+    RodConstantPart constant;
     double constant_h = 0.0;
   };
 
@@ -81,6 +82,8 @@ class RodWorld {
   // The last step's contacts, with the force each rod point put on its obstacle (for the
   // rigid bodies' next step).
   const std::vector<RodContact>& contacts() const { return contacts_; }
+  // The last step's contacts between rods (of rods with rod_contact), with their forces.
+  const std::vector<RodPairContact>& rod_contacts() const { return pair_contacts_; }
   // Keyholes whose point is a dynamic body (beads), with how far this step moved it.
   struct BeadPush {
     std::string body;
@@ -115,8 +118,12 @@ class RodWorld {
   std::vector<std::vector<std::pair<double, Vec3>>> StepPearls(double h, const Vec3& gravity);
   void MoveAllPearls(double h);
   void ReleaseSlidOut();
-  // Groups past the constraints' are contacts: owner index - constraints_.size().
+  // Groups past the constraints' are contacts: owner index - constraints_.size() indexes
+  // the obstacle contacts, then the rod-rod contacts.
   bool IsContactOwner(int owner) const { return owner >= static_cast<int>(constraints_.size()); }
+  bool* ContactActive(int owner);
+  void SetContactForce(int owner, double force);
+  void FindPairContacts(double h);
   bool UpdateActiveSet(const KktProblem& problem, const KktSolution& sol,
                        const std::vector<int>& owner);
   double OwnerViolation(int owner, const KktGroup& group) const;
@@ -134,6 +141,7 @@ class RodWorld {
   RodStepStats stats_;
   std::vector<std::string> released_;
   std::vector<RodContact> contacts_;
+  std::vector<RodPairContact> pair_contacts_;
 };
 
 }  // namespace ligature

@@ -81,6 +81,12 @@ KktProblem RodWorld::BuildProblem(const std::vector<RodView>& views,
     problem.groups.push_back(BuildRodContactRow(contacts_[k], views, h));
     owner->push_back(static_cast<int>(constraints_.size() + k));
   }
+  for (size_t k = 0; k < pair_contacts_.size(); ++k) {
+    KktGroup group = BuildRodPairContactRow(pair_contacts_[k], views);
+    if (group.rows.empty()) continue;
+    problem.groups.push_back(std::move(group));
+    owner->push_back(static_cast<int>(constraints_.size() + contacts_.size() + k));
+  }
   return problem;
 }
 
@@ -108,7 +114,8 @@ void RodWorld::ApplyDisplacements(const KktSolution& sol, const std::vector<int>
   // removed at the end of the step (ReleaseSlidOut).
   for (size_t g = 0; g < owner.size(); ++g) {
     if (IsContactOwner(owner[g])) {
-      contacts_[owner[g] - constraints_.size()].push += sol.slide[g];
+      const size_t k = owner[g] - constraints_.size();
+      if (k < contacts_.size()) contacts_[k].push += sol.slide[g];
       continue;
     }
     RodConstraint& c = constraints_[owner[g]];
@@ -132,7 +139,7 @@ bool RodWorld::UpdateActiveSet(const KktProblem& problem, const KktSolution& sol
     double join = kTolerance;
     double leave = 0.0;
     if (IsContactOwner(owner[g])) {
-      active = &contacts_[owner[g] - constraints_.size()].active;
+      active = ContactActive(owner[g]);
       join = kContactJoin;
       leave = kContactLeave;
     } else if (constraints_[owner[g]].desc.unilateral) {
@@ -156,6 +163,44 @@ bool RodWorld::UpdateActiveSet(const KktProblem& problem, const KktSolution& sol
   return changed;
 }
 
+bool* RodWorld::ContactActive(int owner) {
+  const size_t k = owner - constraints_.size();
+  return k < contacts_.size() ? &contacts_[k].active
+                              : &pair_contacts_[k - contacts_.size()].active;
+}
+
+void RodWorld::SetContactForce(int owner, double force) {
+  const size_t k = owner - constraints_.size();
+  if (k < contacts_.size()) {
+    contacts_[k].force = force;
+  } else {
+    pair_contacts_[k - contacts_.size()].force = force;
+  }
+}
+
+// Contacts among the rods that collide with rods, away from the points that relative
+// constraints join (where the rods touch by design).
+void RodWorld::FindPairContacts(double h) {
+  std::vector<RodShapeView> shapes(rods_.size());
+  bool any = false;
+  for (size_t r = 0; r < rods_.size(); ++r) {
+    shapes[r] = {&rods_[r].model, &rods_[r].state, rods_[r].desc.rod_contact};
+    any |= rods_[r].desc.rod_contact;
+  }
+  if (!any) return;
+  std::vector<RodContactExclusion> exclusions;
+  for (const RodConstraint& c : constraints_) {
+    if (!IsRelative(c.desc.kind) || c.rod_b < 0) continue;
+    const RodModel& a = rods_[c.rod_a].model;
+    const RodModel& b = rods_[c.rod_b].model;
+    const double reach = 2.0 * (a.material().radius + b.material().radius) +
+                         std::max(a.spline().segment_length(), b.spline().segment_length());
+    exclusions.push_back({c.rod_a, c.rod_b, c.u_a - reach, c.u_a + reach, c.u_b - reach,
+                          c.u_b + reach});
+  }
+  FindRodPairContacts(shapes, h, kContactMargin, exclusions, &pair_contacts_);
+}
+
 // Constraints' violation; contacts are linear and compliant, so they take no Newton steps.
 double RodWorld::OwnerViolation(int owner, const KktGroup& group) const {
   return IsContactOwner(owner) ? 0.0 : GroupViolation(constraints_[owner], group);
@@ -166,6 +211,7 @@ void RodWorld::Step(double h, const Vec3& gravity, const BodyPoseLookup& poses,
   stats_ = {};
   released_.clear();
   contacts_.clear();
+  pair_contacts_.clear();
   if (rods_.empty()) return;
   int total = 0;
   const std::vector<int> first_point = FirstPoints(&total);
@@ -191,6 +237,8 @@ void RodWorld::Step(double h, const Vec3& gravity, const BodyPoseLookup& poses,
   }
   ShareObstacleMass(&contacts_);
   stats_.contacts = static_cast<int>(contacts_.size());
+  FindPairContacts(h);
+  stats_.rod_contacts = static_cast<int>(pair_contacts_.size());
   // Constraints follow their bodies; a keyhole on a dynamic body makes it a bead: an extra
   // point of the system with the body's mass (a block of mass / h^2, no force, since the
   // body's own step already moved it).
@@ -262,8 +310,7 @@ bool RodWorld::SolvePositions(const std::vector<RodView>& views,
     // What each contact pushed with: its obstacle takes it on its next step.
     for (size_t g = 0; g < owner.size(); ++g) {
       if (!IsContactOwner(owner[g])) continue;
-      RodContact& c = contacts_[owner[g] - constraints_.size()];
-      c.force = c.active ? std::max(0.0, sol->force[g][0]) : 0.0;
+      SetContactForce(owner[g], *ContactActive(owner[g]) ? std::max(0.0, sol->force[g][0]) : 0.0);
     }
     return true;
   }
@@ -277,6 +324,15 @@ void RodWorld::SolveTwist(const std::vector<RodView>& views,
   std::vector<int> owner;
   const KktProblem problem =
       BuildProblem(views, systems, first_point, total, h, RodDofs::kTwist, &owner);
+  // No twisting moment and nothing to remove: the (regular) system's answer is zero.
+  bool loaded = false;
+  for (const RodSystem* sys : problem.rods) {
+    for (const Vec4& f : sys->rhs) loaded |= f[3] != 0.0;
+  }
+  for (const KktGroup& g : problem.groups) {
+    for (const KktRow& row : g.rows) loaded |= row.active && row.rhs != 0.0;
+  }
+  if (!loaded) return;
   absl::StatusOr<KktSolution> sol = twist_kkt_.Solve(problem);
   if (sol.ok()) ApplyDisplacements(*sol, first_point, RodDofs::kTwist, owner);
 }

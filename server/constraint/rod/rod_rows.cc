@@ -274,6 +274,26 @@ KktGroup BuildRodContactRow(const RodContact& c, std::span<const RodView> rods, 
   return group;
 }
 
+KktGroup BuildRodPairContactRow(const RodPairContact& c, std::span<const RodView> rods) {
+  KktGroup group;
+  const PointEval a = Eval(rods, c.rod_a, c.u_a, static_cast<int>(RodDofs::kPositions));
+  const PointEval b = Eval(rods, c.rod_b, c.u_b, static_cast<int>(RodDofs::kPositions));
+  group.anchor_a = Anchor(a);
+  group.anchor_b = Anchor(b);
+  if (group.anchor_a < 0) std::swap(group.anchor_a, group.anchor_b);
+  if (group.anchor_a < 0) return group;
+  // One rod point alone in the system: an absolute row (not a relative one) on it.
+  if (group.anchor_b == group.anchor_a) group.anchor_b = -1;
+  KktRow row;
+  AddTerms(b, Basis::kValue, c.normal, 1.0, &row);
+  AddTerms(a, Basis::kValue, c.normal, -1.0, &row);
+  row.rhs = -(c.distance + c.normal.dot((b.x() - c.anchor_b) - (a.x() - c.anchor_a)));
+  row.compliance = kRodContactCompliance;
+  row.active = c.active;
+  group.rows.push_back(std::move(row));
+  return group;
+}
+
 double GroupViolation(const RodConstraint& c, const KktGroup& group) {
   double worst = 0.0;
   for (const KktRow& row : group.rows) {

@@ -9,6 +9,7 @@
 #include <span>
 
 #include "server/collision/rod_contacts.h"
+#include "server/collision/rod_pair_contacts.h"
 #include "server/constraint/rod/rod_constraint.h"
 #include "server/math/transform.h"
 #include "server/model/rod/rod_model.h"
@@ -79,6 +80,11 @@ inline constexpr double kRodContactCompliance = 1e-5;
 // given states, distance + push - n . (x(u) - anchor) >= 0; a dynamic obstacle's push is
 // the group's slide, with its inertia mass / h^2.
 KktGroup BuildRodContactRow(const RodContact& c, std::span<const RodView> rods, double h);
+
+// The unilateral row of a contact between two rod points, their gap at the given states
+// distance + n . ((x_b(u_b) - anchor_b) - (x_a(u_a) - anchor_a)) >= 0, compliant like an
+// obstacle contact. No rows when both rods are held.
+KktGroup BuildRodPairContactRow(const RodPairContact& c, std::span<const RodView> rods);
 
 // Largest violation (m, or rad for twist) a group's rows describe: |g| for active rows,
 // the penetration max(0, -g) for inactive unilateral ones.

@@ -37,81 +37,151 @@ struct Coefficients {
   }
 };
 
-void AssembleConstantPart(const RodModel& model, double h, RodSystem* out) {
+void AssembleConstantPart(const RodModel& model, double h, RodConstantPart* out) {
   const int n = model.control_points();
   const Coefficients k(model, h);
-  out->upper.assign(n, {Mat4::Zero(), Mat4::Zero(), Mat4::Zero(), Mat4::Zero()});
-  out->rhs.assign(n, Vec4::Zero());
+  RodSystem& sys = out->system;
+  sys.upper.assign(n, {Mat4::Zero(), Mat4::Zero(), Mat4::Zero(), Mat4::Zero()});
+  sys.rhs.assign(n, Vec4::Zero());
+  out->mass.assign(n, {0.0, 0.0, 0.0, 0.0});
+  out->bending.assign(n, {0.0, 0.0, 0.0, 0.0});
+  out->twist.assign(n, {0.0, 0.0, 0.0, 0.0});
+  out->basis_integral.assign(n, 0.0);
   for (const RodQuadrature& q : model.quadrature()) {
     const SplineSample& s = q.basis;
     const double w = q.weight;
     for (int a = 0; a < 4; ++a) {
+      out->basis_integral[s.first + a] += w * s.b[a];
       for (int c = a; c < 4; ++c) {
         const double m = w * s.b[a] * s.b[c];
-        const double position = k.mass_scale * k.rho_a * m +
-                                k.stiff_scale * w * k.ei * s.ddb[a] * s.ddb[c];
-        AddPositionBlock(out, s.first + a, s.first + c, 1.0, position * Mat3::Identity());
-        AddTwistEntry(out, s.first + a, s.first + c,
-                      k.mass_scale * k.rho_j * m + k.stiff_scale * w * k.gj * s.db[a] * s.db[c]);
+        const double bend = w * s.ddb[a] * s.ddb[c];
+        const double twist = w * s.db[a] * s.db[c];
+        out->mass[s.first + a][c - a] += m;
+        out->bending[s.first + a][c - a] += bend;
+        out->twist[s.first + a][c - a] += twist;
+        const double position = k.mass_scale * k.rho_a * m + k.stiff_scale * k.ei * bend;
+        AddPositionBlock(&sys, s.first + a, s.first + c, 1.0, position * Mat3::Identity());
+        AddTwistEntry(&sys, s.first + a, s.first + c,
+                      k.mass_scale * k.rho_j * m + k.stiff_scale * k.gj * twist);
       }
     }
   }
 }
 
+namespace {
+
+// y_i = sum_j B_ij z_j for a symmetric scalar band B and per-point values z.
+template <typename T>
+void AddBandProduct(const ScalarBand& band, const std::vector<T>& z, double scale,
+                    std::vector<T>* y) {
+  const int n = static_cast<int>(band.size());
+  for (int i = 0; i < n; ++i) {
+    (*y)[i] += scale * band[i][0] * z[i];
+    for (int k = 1; k < 4 && i + k < n; ++k) {
+      const double b = scale * band[i][k];
+      (*y)[i] += b * z[i + k];
+      (*y)[i + k] += b * z[i];
+    }
+  }
+}
+
+// The stretching Hessian EA (t t^T + c (I - t t^T)) = alpha t t^T + beta I, scaled by
+// s, added to the (symmetric) position block of S.
+inline void AddStretchBlock(Mat4& block, double s, const double p[6], double beta) {
+  const double d = s * beta;
+  block(0, 0) += s * p[0] + d;
+  block(1, 1) += s * p[3] + d;
+  block(2, 2) += s * p[5] + d;
+  const double xy = s * p[1], xz = s * p[2], yz = s * p[4];
+  block(0, 1) += xy;
+  block(1, 0) += xy;
+  block(0, 2) += xz;
+  block(2, 0) += xz;
+  block(1, 2) += yz;
+  block(2, 1) += yz;
+}
+
+// Stretching at each of its quadrature points: force -EA (|x'| - l_r) t per unit basis
+// slope (l_r = |x_r'|, 1 for a straight rest); its Hessian in x' is
+// EA (t t^T + max(0, 1 - l_r/|x'|) (I - t t^T)), scaled by
+// stiff_scale into S's blocks. The one per-step integral, so on x86-64 it is also compiled
+// for AVX2 with FMA, chosen at load time.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+__attribute__((target_clones("arch=x86-64-v3", "default")))
+#endif
+void AddStretching(const RodModel& model, const RodState& state, double ea,
+                   double stiff_scale, std::array<Mat4, 4>* upper, Vec3* force) {
+  for (const RodQuadrature& q : model.stretch_quadrature()) {
+    const SplineSample& s = q.basis;
+    const Vec3* x = state.x.data() + s.first;
+    const Vec3 xp = s.db[0] * x[0] + s.db[1] * x[1] + s.db[2] * x[2] + s.db[3] * x[3];
+    const double l = std::max(xp.norm(), 1e-12);
+    const double inv = 1.0 / l;  // one division for t and c
+    const Vec3 t = inv * xp;
+    const double scale = q.weight * stiff_scale * ea;
+    const double c = std::max(0.0, 1.0 - q.rest_slope * inv);
+    const double alpha = scale * (1.0 - c);
+    const double beta = scale * c;
+    const double p[6] = {alpha * t.x() * t.x(), alpha * t.x() * t.y(), alpha * t.x() * t.z(),
+                         alpha * t.y() * t.y(), alpha * t.y() * t.z(), alpha * t.z() * t.z()};
+    const Vec3 stretch = (q.weight * ea * (l - q.rest_slope)) * t;
+    for (int a = 0; a < 4; ++a) {
+      force[s.first + a] -= s.db[a] * stretch;
+      std::array<Mat4, 4>& row = upper[s.first + a];
+      for (int b = a; b < 4; ++b) AddStretchBlock(row[b - a], s.db[a] * s.db[b], p, beta);
+    }
+  }
+}
+
+}  // namespace
+
 void AssembleRodSystem(const RodModel& model, const RodState& state, double h,
                        const Vec3& gravity,
                        const std::vector<std::pair<double, Vec3>>& external,
-                       const RodSystem& constant, RodSystem* out) {
-  assert(constant.control_points() == model.control_points());
+                       const RodConstantPart& constant, RodSystem* out) {
+  const int n = model.control_points();
+  assert(constant.system.control_points() == n);
   const Coefficients k(model, h);
-  out->upper = constant.upper;
-  out->rhs.assign(model.control_points(), Vec4::Zero());
+  out->upper = constant.system.upper;
 
-  for (const RodQuadrature& q : model.quadrature()) {
-    const SplineSample& s = q.basis;
-    const double w = q.weight;
-    const Vec3 xp = state.Tangent(s);
-    const Vec3 xpp = state.Curvature(s);
-    double thetap = 0.0;
-    Vec3 v = Vec3::Zero();
-    double omega = 0.0;
-    for (int a = 0; a < 4; ++a) {
-      thetap += s.db[a] * state.theta[s.first + a];
-      v += s.b[a] * state.v[s.first + a];
-      omega += s.b[a] * state.omega[s.first + a];
-    }
-    // Stretching: force -EA (|x'| - 1) t per unit basis slope; its Hessian in x' is
-    // EA (t t^T + max(0, 1 - 1/|x'|) (I - t t^T)).
-    const double l = std::max(xp.norm(), 1e-12);
-    const Vec3 t = xp / l;
-    const Vec3 stretch_force = k.ea * (l - 1.0) * t;
-    const Mat3 tt = t * t.transpose();
-    const Mat3 stretch_h =
-        (w * k.stiff_scale * k.ea) *
-        (tt + std::max(0.0, 1.0 - 1.0 / l) * (Mat3::Identity() - tt));
-
-    for (int a = 0; a < 4; ++a) {
-      Vec4& f = out->rhs[s.first + a];
-      // Inertia (M V / h), gravity, elastic forces.
-      f.head<3>() += w * (k.rho_a * s.b[a] * (v / h + gravity) - s.db[a] * stretch_force -
-                          k.ei * s.ddb[a] * xpp);
-      f[3] += w * (k.rho_j * s.b[a] * omega / h - k.gj * s.db[a] * thetap);
-      for (int c = a; c < 4; ++c) {
-        AddPositionBlock(out, s.first + a, s.first + c, s.db[a] * s.db[c], stretch_h);
+  // F's linear terms through the constant operators: inertia M V / h, gravity, bending
+  // -EI Kb X and twisting -GJ Kt theta.
+  std::vector<Vec3>& force = out->scratch_force;
+  std::vector<double>& moment = out->scratch_moment;
+  force.assign(n, Vec3::Zero());
+  moment.assign(n, 0.0);
+  AddBandProduct(constant.mass, state.v, k.rho_a / h, &force);
+  AddBandProduct(constant.bending, state.x, -k.ei, &force);
+  AddBandProduct(constant.mass, state.omega, k.rho_j / h, &moment);
+  AddBandProduct(constant.twist, state.theta, -k.gj, &moment);
+  for (int i = 0; i < n; ++i) force[i] += (k.rho_a * constant.basis_integral[i]) * gravity;
+  // The rest shape's terms: the rest curvature's bending force, turned with each segment,
+  // and the rest twist's moments (int b_i' du is -1 at the first point, 1 at the last).
+  if (model.curved()) {
+    const std::vector<Mat3> rotation = SegmentRotations(model, state);
+    for (size_t seg = 0; seg < rotation.size(); ++seg) {
+      for (int a = 0; a < 4; ++a) {
+        force[seg + a] += k.ei * (rotation[seg] * model.rest_bending()[seg][a]);
       }
     }
   }
+  moment[0] -= k.gj * model.rest_twist();
+  moment[n - 1] += k.gj * model.rest_twist();
+
+  AddStretching(model, state, k.ea, k.stiff_scale, out->upper.data(), force.data());
   // Point forces at rod points, spread by the basis.
-  for (const auto& [u, force] : external) {
+  for (const auto& [u, f] : external) {
     const SplineSample s = model.spline().Sample(u);
-    for (int a = 0; a < 4; ++a) out->rhs[s.first + a].head<3>() += s.b[a] * force;
+    for (int a = 0; a < 4; ++a) force[s.first + a] += s.b[a] * f;
   }
+  out->rhs.resize(n);
+  for (int i = 0; i < n; ++i) out->rhs[i] << force[i], moment[i];
 }
 
 void AssembleRodSystem(const RodModel& model, const RodState& state, double h,
                        const Vec3& gravity,
                        const std::vector<std::pair<double, Vec3>>& external, RodSystem* out) {
-  RodSystem constant;
+  RodConstantPart constant;
   AssembleConstantPart(model, h, &constant);
   AssembleRodSystem(model, state, h, gravity, external, constant, out);
 }
@@ -122,16 +192,25 @@ double RodPotentialEnergy(const RodModel& model, const RodState& state, const Ve
   const double ei = mat.young * model.bend_inertia();
   const double gj = mat.shear * model.polar_inertia();
   const double rho_a = mat.density * model.area();
+  const std::vector<Mat3> rotation = SegmentRotations(model, state);
   double energy = 0.0;
-  for (const RodQuadrature& q : model.quadrature()) {
+  for (size_t k = 0; k < model.quadrature().size(); ++k) {
+    const RodQuadrature& q = model.quadrature()[k];
     const SplineSample& s = q.basis;
-    double thetap = 0.0;
-    for (int a = 0; a < 4; ++a) thetap += s.db[a] * state.theta[s.first + a];
-    const double stretch = state.Tangent(s).norm() - 1.0;
-    energy += q.weight * (0.5 * ea * stretch * stretch +
-                          0.5 * ei * state.Curvature(s).squaredNorm() +
-                          0.5 * gj * thetap * thetap -
+    double thetap = -model.rest_twist();
+    Vec3 rest_curvature = Vec3::Zero();
+    for (int a = 0; a < 4; ++a) {
+      thetap += s.db[a] * state.theta[s.first + a];
+      if (model.curved()) rest_curvature += s.ddb[a] * model.rest_points()[s.first + a];
+    }
+    const Vec3 bend = state.Curvature(s) - rotation[k / 4] * rest_curvature;
+    energy += q.weight * (0.5 * ei * bend.squaredNorm() + 0.5 * gj * thetap * thetap -
                           rho_a * gravity.dot(state.Position(s)));
+  }
+  // Stretching with the quadrature the step uses, so that F is its exact gradient.
+  for (const RodQuadrature& q : model.stretch_quadrature()) {
+    const double stretch = state.Tangent(q.basis).norm() - q.rest_slope;
+    energy += q.weight * 0.5 * ea * stretch * stretch;
   }
   return energy;
 }

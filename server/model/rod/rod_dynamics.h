@@ -23,14 +23,28 @@ struct RodSystem {
   // S is symmetric, so the lower blocks are their transposes.
   std::vector<std::array<Mat4, 4>> upper;
   std::vector<Vec4> rhs;  // F per control point: (force, twisting moment)
+  // Assembly's working space, kept for its capacity.
+  std::vector<Vec3> scratch_force;
+  std::vector<double> scratch_moment;
 
   int control_points() const { return static_cast<int>(rhs.size()); }
 };
 
-// The part of S that does not depend on the state, for steps of h seconds: mass, bending
-// and twisting (F is left zero). A world keeps it per rod and rebuilds it only when h
-// changes.
-void AssembleConstantPart(const RodModel& model, double h, RodSystem* out);
+// A symmetric scalar band over control points: row i, offsets k = 0..3 (entry (i, i + k)).
+using ScalarBand = std::vector<std::array<double, 4>>;
+
+// What does not depend on the state, for steps of h seconds: S's constant part (mass,
+// bending, twisting; F left zero) and the scalar operators that F's linear terms apply to
+// the state (so that those terms cost a band product per step, not a quadrature). A world
+// keeps it per rod and rebuilds it only when h changes.
+struct RodConstantPart {
+  RodSystem system;
+  ScalarBand mass;     // int b_i b_j du (m)
+  ScalarBand bending;  // int b_i'' b_j'' du (1/m^3)
+  ScalarBand twist;    // int b_i' b_j' du (1/m)
+  std::vector<double> basis_integral;  // int b_i du (m)
+};
+void AssembleConstantPart(const RodModel& model, double h, RodConstantPart* out);
 
 // Assembles S and F for one step of h seconds under gravity, from `constant` (the
 // AssembleConstantPart of the same model and h) plus the stretching stiffness at the
@@ -38,7 +52,7 @@ void AssembleConstantPart(const RodModel& model, double h, RodSystem* out);
 void AssembleRodSystem(const RodModel& model, const RodState& state, double h,
                        const Vec3& gravity,
                        const std::vector<std::pair<double, Vec3>>& external,
-                       const RodSystem& constant, RodSystem* out);
+                       const RodConstantPart& constant, RodSystem* out);
 // The same, building the constant part on the way.
 void AssembleRodSystem(const RodModel& model, const RodState& state, double h,
                        const Vec3& gravity,

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <numbers>
 
+#include "Eigen/SVD"
 #include "absl/strings/str_cat.h"
 
 namespace ligature {
@@ -35,15 +36,29 @@ constexpr double kGaussX[4] = {0.0694318442029737, 0.3300094782075719, 0.6699905
 constexpr double kGaussW[4] = {0.1739274225687269, 0.3260725774312731, 0.3260725774312731,
                                0.1739274225687269};
 
+// Three-point Gauss-Legendre on [0, 1]: exact to degree 5.
+constexpr double kGauss3X[3] = {0.1127016653792583, 0.5, 0.8872983346207417};
+constexpr double kGauss3W[3] = {0.2777777777777778, 0.4444444444444444, 0.2777777777777778};
+
 }  // namespace
 
 absl::StatusOr<RodModel> RodModel::Make(const RodDesc& desc) {
   if (desc.points.size() < 2) {
     return absl::InvalidArgumentError("points: a rod needs at least two points");
   }
-  const double length = PolylineLength(desc.points);
-  if (!(length > 1e-6)) {
+  if (!(PolylineLength(desc.points) > 1e-6)) {
     return absl::InvalidArgumentError("points: the rod's length must be > 1e-6 m");
+  }
+  const bool curved = !desc.rest_points.empty();
+  if (curved && desc.rest_points.size() < 2) {
+    return absl::InvalidArgumentError("rest_points: a rest shape needs at least two points");
+  }
+  const double length = PolylineLength(curved ? desc.rest_points : desc.points);
+  if (!(length > 1e-6)) {
+    return absl::InvalidArgumentError("rest_points: the rest length must be > 1e-6 m");
+  }
+  if (!std::isfinite(desc.rest_twist)) {
+    return absl::InvalidArgumentError("rest_twist: must be finite");
   }
   int n = desc.control_points;
   if (n == 0) n = std::clamp(static_cast<int>(std::ceil(length / 0.02)) + 3, 8, 400);
@@ -61,6 +76,32 @@ absl::StatusOr<RodModel> RodModel::Make(const RodDesc& desc) {
       point.weight = kGaussW[q] * h;
       point.basis = model.spline_.Sample(point.u);
       model.quadrature_.push_back(point);
+    }
+    for (int q = 0; q < 3; ++q) {
+      RodQuadrature point;
+      point.u = (s + kGauss3X[q]) * h;
+      point.weight = kGauss3W[q] * h;
+      point.basis = model.spline_.Sample(point.u);
+      model.stretch_quadrature_.push_back(point);
+    }
+  }
+  model.rest_twist_ = desc.rest_twist;
+  if (curved) {
+    // The rest control points, their slopes' lengths where stretching is measured and
+    // each segment's rest bending force.
+    RodState rest = InitialRodState(model, desc.rest_points);
+    model.rest_x_ = rest.x;
+    for (RodQuadrature& q : model.stretch_quadrature_) {
+      q.rest_slope = rest.Tangent(q.basis).norm();
+    }
+    model.rest_bending_.assign(model.spline_.segments(), {Vec3::Zero(), Vec3::Zero(),
+                                                          Vec3::Zero(), Vec3::Zero()});
+    for (size_t k = 0; k < model.quadrature_.size(); ++k) {
+      const RodQuadrature& q = model.quadrature_[k];
+      const Vec3 curvature = rest.Curvature(q.basis);
+      for (int a = 0; a < 4; ++a) {
+        model.rest_bending_[k / 4][a] += q.weight * q.basis.ddb[a] * curvature;
+      }
     }
   }
   return model;
@@ -98,11 +139,47 @@ RodState InitialRodState(const RodModel& model, const std::vector<Vec3>& points)
   const int n = model.control_points();
   RodState state;
   state.x.resize(n);
-  for (int i = 0; i < n; ++i) state.x[i] = PolylineAt(points, model.spline().Greville(i));
-  state.theta.assign(n, 0.0);
+  const double scale = PolylineLength(points) / model.length();
+  for (int i = 0; i < n; ++i) {
+    state.x[i] = PolylineAt(points, scale * model.spline().Greville(i));
+  }
+  state.theta.resize(n);
+  for (int i = 0; i < n; ++i) state.theta[i] = model.rest_twist() * model.spline().Greville(i);
   state.v.assign(n, Vec3::Zero());
   state.omega.assign(n, 0.0);
   return state;
+}
+
+}  // namespace ligature
+
+namespace ligature {
+
+std::vector<Mat3> SegmentRotations(const RodModel& model, const RodState& state) {
+  const int segments = model.spline().segments();
+  std::vector<Mat3> out(segments, Mat3::Identity());
+  if (!model.curved()) return out;
+  const std::vector<RodQuadrature>& quadrature = model.quadrature();
+  const std::vector<Vec3>& rest = model.rest_points();
+  for (int s = 0; s < segments; ++s) {
+    // The rotation that best turns the segment's rest curvature onto its current one,
+    // max sum w x''_q . R x_r''_q: R = V diag(1, 1, d) U^T from the SVD U S V^T of
+    // sum w x_r''_q x''_q^T (d keeps it a rotation). Being optimal, it makes the bending
+    // energy's derivative through R vanish, so the force with R held is its exact gradient.
+    Mat3 cov = Mat3::Zero();
+    for (int k = 4 * s; k < 4 * s + 4; ++k) {
+      const SplineSample& b = quadrature[k].basis;
+      Vec3 rest_curvature = Vec3::Zero();
+      for (int a = 0; a < 4; ++a) rest_curvature += b.ddb[a] * rest[b.first + a];
+      cov += quadrature[k].weight * rest_curvature * state.Curvature(b).transpose();
+    }
+    if (cov.squaredNorm() == 0.0) continue;  // a straight stretch: no rest curvature to turn
+    const Eigen::JacobiSVD<Mat3> svd(cov, Eigen::ComputeFullU | Eigen::ComputeFullV);
+    const Mat3 v = svd.matrixV(), u = svd.matrixU();
+    Mat3 d = Mat3::Identity();
+    d(2, 2) = (v * u.transpose()).determinant() < 0.0 ? -1.0 : 1.0;
+    out[s] = v * d * u.transpose();
+  }
+  return out;
 }
 
 }  // namespace ligature
