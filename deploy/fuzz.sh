@@ -18,7 +18,8 @@ build="$root/build-fuzz"
 generator=()
 command -v ninja > /dev/null && generator=(-G Ninja)
 cmake -S "$root" -B "$build" "${generator[@]}" -DLIGATURE_FUZZ=ON \
-  -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo > /dev/null
+  -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1" > /dev/null
 cmake --build "$build" -j2 --target "ligature_fuzz_$target"
 
 corpus="$build/corpus/$target"

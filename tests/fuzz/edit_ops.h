@@ -22,7 +22,7 @@ enum EditOp : uint8_t {
 };
 
 // Scenes an input may start from (built-in scene names; "" is an empty world).
-inline constexpr const char* kStartScenes[] = {"", "tissue", "organ", "ligament",
+inline constexpr const char* kStartScenes[] = {"", "tissue", "ligament",
                                                "donkey_ear", "necklace", "bow", "default"};
 inline constexpr int kStartSceneCount = sizeof(kStartScenes) / sizeof(kStartScenes[0]);
 

@@ -465,7 +465,7 @@ TEST_F(BadInputTableTest, EveryInvalidFieldIsNamedAndTheWorldKeepsTicking) {
        body_row([](v1::Body* b) { b->mutable_shape()->mutable_plane(); })},
       {"CreateBody", "body.pose.position.x", kInvalid,
        body_row([](v1::Body* b) { b->mutable_pose()->mutable_position()->set_x(kNan); })},
-      {"CreateBody", "body.pose.position.y", kInvalid,
+      {"CreateBody", "body.pose.position", kInvalid,
        body_row([](v1::Body* b) { b->mutable_pose()->mutable_position()->set_y(1e9); })},
       {"CreateBody", "body.pose.orientation", kInvalid,
        body_row([](v1::Body* b) { b->mutable_pose()->mutable_orientation()->set_x(2); })},
@@ -510,7 +510,7 @@ TEST_F(BadInputTableTest, EveryInvalidFieldIsNamedAndTheWorldKeepsTicking) {
       {"UpdateBody", "body.name", kInvalid,
        [this] { return UpdateBodyCall("ball", "linear_velocity", [](auto*) {}); }},
       {"UpdateBody", "body.name", kInvalid,
-       [this] { return UpdateBodyCall("worlds/live/bodies/ball", "", [](auto*) {}); }},
+       [this] { return UpdateBodyCall("worlds/w/things/ball", "linear_velocity", [](auto*) {}); }},
       {"UpdateBody", "ghost", kNotFound,
        [this] { return UpdateBodyCall("worlds/w/bodies/ghost", "linear_velocity", [](auto*) {}); }},
       {"UpdateBody", "update_mask", kInvalid, update_row("", [](v1::Body*) {})},
@@ -605,8 +605,8 @@ TEST_F(BadInputTableTest, EveryInvalidFieldIsNamedAndTheWorldKeepsTicking) {
          e.mutable_create_constraint()->mutable_point()->mutable_anchor_b()->set_y(kInf);
          return BatchCall("worlds/w", {e});
        }},
-      {"BatchEdit", "edits", kInvalid,
-       [this] { return BatchCall("worlds/w", std::vector<v1::Edit>(10001, v1::Edit())); }},
+      {"BatchEdit", "edits: at most", kInvalid,
+       [this] { return BatchCall("worlds/w", std::vector<v1::Edit>(10001, CreateEdit(Ball()))); }},
       // SceneService.ExportScene
       {"ExportScene", "parent", kInvalid, [this] { return ExportCall("scenes/w"); }},
       {"ExportScene", "nope", kNotFound, [this] { return ExportCall("worlds/nope"); }},
@@ -620,6 +620,11 @@ TEST_F(BadInputTableTest, EveryInvalidFieldIsNamedAndTheWorldKeepsTicking) {
        watch_row([](v1::WatchRequest* r) { r->set_max_rate_hz(kNan); })},
       {"Watch", "body_ids[0]", kInvalid,
        watch_row([](v1::WatchRequest* r) { r->add_body_ids("Bad Id"); })},
+      {"Watch", "body_ids[1]", kNotFound,
+       watch_row([](v1::WatchRequest* r) {
+         r->add_body_ids("ball");
+         r->add_body_ids("ghost");
+       })},
       {"Watch", "region", kInvalid,
        watch_row([](v1::WatchRequest* r) {
          r->mutable_region()->mutable_min()->set_x(1);

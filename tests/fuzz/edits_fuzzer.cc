@@ -27,8 +27,8 @@ namespace {
 
 constexpr char kWorldId[] = "fuzz";
 constexpr int kMaxOps = 64;
-constexpr int kMaxBodies = 64;
-constexpr int kMaxConstraints = 64;
+constexpr int kMaxBodies = 512;
+constexpr int kMaxConstraints = 512;
 
 // The starting scenes, validated once.
 const SceneDesc& StartScene(int index) {
