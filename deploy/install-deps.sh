@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages Ligature builds and tests with, and the web viewer's npm
 # packages (clients/web/install.sh), or with --runtime only those ligatured needs to run (the
-# container's runtime stage).
+# container's runtime stage), or with --fuzz only clang and libFuzzer's runtime (deploy/fuzz.sh;
+# the normal build needs neither).
 # Idempotent: installs only what is missing and prints nothing when nothing is.
 set -euo pipefail
 
 if [[ "${1:-}" == "--runtime" ]]; then
   packages=(libgrpc++1.51 libgrpc29 libprotobuf32 libabsl20220623 libprometheus-cpp-core1.0
     libprometheus-cpp-pull1.0)
+elif [[ "${1:-}" == "--fuzz" ]]; then
+  packages=(clang libclang-rt-14-dev)
 else
   packages=(
     build-essential cmake pkg-config ccache
@@ -25,7 +28,7 @@ fi
 web_packages() {
   local web_install
   web_install="$(dirname "${BASH_SOURCE[0]}")/../clients/web/install.sh"
-  if [[ "${1:-}" != "--runtime" && -x "$web_install" ]]; then "$web_install"; fi
+  if [[ -z "${1:-}" && -x "$web_install" ]]; then "$web_install"; fi
 }
 
 missing=()

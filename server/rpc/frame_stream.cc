@@ -22,6 +22,9 @@ absl::StatusOr<FrameStreamOptions> MakeFrameStreamOptions(
   absl::flat_hash_set<std::string> present;
   for (const BodyState& b : frame->bodies) present.insert(b.id);
   for (int i = 0; i < body_ids.size(); ++i) {
+    // A malformed id is a bad argument, as in Interact's poses; a well-formed one may be absent.
+    const std::string field = absl::StrCat("body_ids[", i, "]");
+    if (absl::Status s = ValidateId(body_ids[i], field); !s.ok()) return s;
     if (!present.contains(body_ids[i])) {
       return absl::NotFoundError(
           absl::StrCat("body_ids[", i, "]: body ", body_ids[i], " not found"));

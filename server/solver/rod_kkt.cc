@@ -254,17 +254,18 @@ absl::StatusOr<KktSolution> RodKkt::Solve(const KktProblem& problem) {
       key.push_back(g.anchor_b);
     }
   }
-  // The layout's key: every group's place and size, and the control points its rows touch
-  // (a group's rows all act on the same points, so its first row's say). While it holds,
-  // the look-up vector and the band are those of the last solve.
+  // The layout's key: every group's place and size, and the unknowns each of its rows
+  // touches, every row and every unknown (a key on the first row's control points only let
+  // a changed row go out of the cached band). While it holds, the look-up vector and the
+  // band are those of the last solve.
   const int dpp = problem.dofs_per_point;
   std::vector<int> layout = {dpp};
   for (const KktGroup& g : problem.groups) {
     layout.insert(layout.end(), {-1, g.anchor_a, g.anchor_b, static_cast<int>(g.rows.size()),
                                  g.has_slide ? 1 : 0});
-    if (g.rows.empty()) continue;
-    for (const auto& term : g.rows[0].terms) {
-      if (layout.back() != term.first / dpp) layout.push_back(term.first / dpp);
+    for (const KktRow& row : g.rows) {
+      layout.push_back(-2);
+      for (const auto& term : row.terms) layout.push_back(term.first);
     }
   }
   const bool reorder = key != graph_key_ || node_order_.empty();
