@@ -1,6 +1,7 @@
 #include "server/collision/broadphase.h"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace ligature {
 
@@ -44,25 +45,51 @@ void SweepAndPrune::FindPairs(std::span<const Aabb> boxes, std::vector<ProxyPair
     order_[m] = id;
   }
 
-  // Sweep along x: each box meets the ones starting before its max.x; test y and z.
-  for (std::size_t k = 0; k < order_.size(); ++k) {
-    const Aabb& a = boxes[order_[k]];
-    for (std::size_t m = k + 1; m < order_.size(); ++m) {
-      const Aabb& b = boxes[order_[m]];
-      if (b.min.x() > a.max.x()) break;
-      if (a.min.y() > b.max.y() || b.min.y() > a.max.y()) continue;
-      if (a.min.z() > b.max.z() || b.min.z() > a.max.z()) continue;
-      pairs->emplace_back(std::min(order_[k], order_[m]), std::max(order_[k], order_[m]));
+  // The sorted boxes' extents side by side (min x, max x, min y, max y, min z, max z), so
+  // the sweep reads them in order rather than through the index list.
+  const std::size_t count = order_.size();
+  std::vector<double> extents(6 * count);
+  for (std::size_t k = 0; k < count; ++k) {
+    const Aabb& box = boxes[order_[k]];
+    double* e = &extents[6 * k];
+    e[0] = box.min.x();
+    e[1] = box.max.x();
+    e[2] = box.min.y();
+    e[3] = box.max.y();
+    e[4] = box.min.z();
+    e[5] = box.max.z();
+  }
+  // Pairs as one 64-bit key each (smaller index high), which sorts faster than pairs.
+  auto key = [](uint32_t i, uint32_t j) {
+    return (static_cast<uint64_t>(std::min(i, j)) << 32) | std::max(i, j);
+  };
+  std::vector<uint64_t> keys;
+  keys.reserve(pairs->capacity());
+
+  // Sweep along x: each box meets the ones starting before its max.x; test y and z (all
+  // four comparisons at once: which of them fails is unpredictable, their conjunction
+  // rarely holds).
+  for (std::size_t k = 0; k < count; ++k) {
+    const double* a = &extents[6 * k];
+    for (std::size_t m = k + 1; m < count; ++m) {
+      const double* b = &extents[6 * m];
+      if (b[0] > a[1]) break;
+      const bool overlap = !(a[2] > b[3]) & !(b[2] > a[3]) & !(a[4] > b[5]) & !(b[4] > a[5]);
+      if (overlap) keys.push_back(key(order_[k], order_[m]));
     }
   }
 
   // Unbounded proxies pair with every bounded one, never with each other.
   for (uint32_t u : unbounded_) {
-    for (uint32_t id : order_) pairs->emplace_back(std::min(u, id), std::max(u, id));
+    for (uint32_t id : order_) keys.push_back(key(u, id));
   }
 
   // Sorted output so callers see the same order whatever the sweep visited first.
-  std::sort(pairs->begin(), pairs->end());
+  std::sort(keys.begin(), keys.end());
+  pairs->reserve(keys.size());
+  for (const uint64_t k : keys) {
+    pairs->emplace_back(static_cast<uint32_t>(k >> 32), static_cast<uint32_t>(k));
+  }
 }
 
 }  // namespace ligature

@@ -6,9 +6,15 @@ namespace {
 constexpr double kMatchDistance = 0.02;
 }  // namespace
 
+// The map of this tick starts empty but sized for as many pairs as the last one held: a
+// large map's clear() gives its storage back, and growing it again pair by pair would
+// rehash it several times every tick.
 void ContactCache::BeginTick() {
   std::swap(previous_, current_);
+  std::swap(previous_entries_, current_entries_);
   current_.clear();
+  current_.reserve(previous_.size());
+  current_entries_.clear();
 }
 
 Vec3 ContactCache::Lookup(BodyHandle a, BodyHandle b, const Vec3& local_a) const {
@@ -19,21 +25,34 @@ Vec3 ContactCache::Lookup(BodyHandle a, BodyHandle b, const Vec3& local_a) const
   if (p.generation_a != a.generation || p.generation_b != b.generation) return Vec3::Zero();
   double best = kMatchDistance * kMatchDistance;
   Vec3 force = Vec3::Zero();
-  for (int i = 0; i < p.count; ++i) {
-    const double d2 = (p.entries[i].local_a - local_a).squaredNorm();
+  for (uint32_t i = p.first; i < p.first + p.count; ++i) {
+    const double d2 = (previous_entries_[i].local_a - local_a).squaredNorm();
     if (d2 < best) {
       best = d2;
-      force = p.entries[i].force;
+      force = previous_entries_[i].force;
     }
   }
   return force;
 }
 
 void ContactCache::Store(BodyHandle a, BodyHandle b, const Vec3& local_a, const Vec3& force) {
-  PairEntries& p = current_[Key(a, b)];
+  auto [it, inserted] = current_.try_emplace(Key(a, b));
+  PairEntries& p = it->second;
+  if (inserted) p.first = static_cast<uint32_t>(current_entries_.size());
   p.generation_a = a.generation;
   p.generation_b = b.generation;
-  if (p.count < static_cast<int>(p.entries.size())) p.entries[p.count++] = {local_a, force};
+  if (p.count >= kMaxPerPair) return;
+  // A pair stored again after others: its run moves to the end of the list first.
+  if (p.first + p.count != current_entries_.size()) {
+    const uint32_t old_first = p.first;
+    p.first = static_cast<uint32_t>(current_entries_.size());
+    for (uint32_t i = 0; i < p.count; ++i) {
+      const Entry moved = current_entries_[old_first + i];
+      current_entries_.push_back(moved);
+    }
+  }
+  current_entries_.push_back({local_a, force});
+  ++p.count;
 }
 
 }  // namespace ligature

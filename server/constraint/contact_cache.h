@@ -2,8 +2,8 @@
 // Contact forces remembered from one tick to the next, so the solver can warm start. A
 // contact is matched by its body pair and its position in body A's frame.
 
-#include <array>
 #include <cstdint>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "server/math/types.h"
@@ -21,21 +21,28 @@ class ContactCache {
   void Store(BodyHandle a, BodyHandle b, const Vec3& local_a, const Vec3& force);
 
  private:
+  // At most this many contacts of one pair are remembered (a clipped box-box manifold).
+  static constexpr uint32_t kMaxPerPair = 8;
   struct Entry {
     Vec3 local_a;
     Vec3 force;
   };
+  // A pair's contacts: a run of `count` entries from `first` in the tick's entry list. The
+  // map holds these small records only, so it stays compact and quick to probe; contacts
+  // of a pair arrive together, so their run grows at the end of the list.
   struct PairEntries {
     uint32_t generation_a = 0;
     uint32_t generation_b = 0;
-    int count = 0;
-    std::array<Entry, 8> entries;
+    uint32_t first = 0;
+    uint32_t count = 0;
   };
   static uint64_t Key(BodyHandle a, BodyHandle b) {
     return (static_cast<uint64_t>(a.slot) << 32) | b.slot;
   }
   absl::flat_hash_map<uint64_t, PairEntries> previous_;
   absl::flat_hash_map<uint64_t, PairEntries> current_;
+  std::vector<Entry> previous_entries_;
+  std::vector<Entry> current_entries_;
 };
 
 }  // namespace ligature

@@ -29,9 +29,10 @@ ConstraintBlock MakeContactBlock(const ContactPoint& p, const ContactBody& a,
   const Vec3 v_rel = (b.linear_velocity + b.angular_velocity.cross(rb)) -
                      (a.linear_velocity + a.angular_velocity.cross(ra));
 
+  // The tangents only when there is friction to carry (a frictionless row is the normal's).
   Vec3 dirs[3];
   dirs[0] = p.normal;
-  TangentBasis(p.normal, &dirs[1], &dirs[2]);
+  if (friction > 0.0) TangentBasis(p.normal, &dirs[1], &dirs[2]);
   block.dim = friction > 0.0 ? 3 : 1;
   block.law = friction > 0.0 ? ConstraintLaw::kFrictionContact : ConstraintLaw::kUnilateral;
   block.friction = friction;

@@ -17,6 +17,10 @@ struct SolverOptions {
   // Wall-clock budget for this solve (us); 0 means none. The solver stops after the
   // iteration during which the budget ran out.
   double time_budget_us = 0.0;
+  // Steps taken even when the budget is already spent (the tunable solver): 1 keeps the
+  // rule above; 0 lets a solve whose budget ran out during its preparation return its
+  // starting iterate without any step.
+  int min_iterations = 1;
 };
 
 struct SolveResult {

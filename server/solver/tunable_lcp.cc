@@ -4,8 +4,6 @@
 #include <cassert>
 #include <cmath>
 
-#include "server/solver/solve_clock.h"
-
 namespace ligature {
 namespace {
 
@@ -22,48 +20,92 @@ bool IsFrictionRow(ConstraintLaw law, int d) {
 // care for extreme exponents costs more than the rest of a friction check).
 double Norm2(double x, double y) { return std::sqrt(x * x + y * y); }
 
+// Blocks prepared between two looks at the clock: a look costs about as much as a few
+// blocks, and this many take a few microseconds.
+constexpr size_t kBlocksPerClockCheck = 128;
+
+// j . (c j) for one half-row j against a body's compliance c.
+double Quadratic(const std::array<double, 6>& j, const std::array<double, 9>& ang,
+                 double linear) {
+  double out = linear * (j[0] * j[0] + j[1] * j[1] + j[2] * j[2]);
+  for (int r = 0; r < 3; ++r) {
+    out += j[3 + r] * (ang[3 * r] * j[3] + ang[3 * r + 1] * j[4] + ang[3 * r + 2] * j[5]);
+  }
+  return out;
+}
+
 }  // namespace
 
-// Per-block C H^T, the row layout, each row's kind and its Jacobi scale. Rows that no body
-// can move (zero diagonal of W) and friction rows without a coefficient become inert.
-void TunableLcpSolver::Prepare(const ConstraintRows& rows,
-                               std::span<const BodyCompliance> compliance) {
-  const size_t num_rows = static_cast<size_t>(rows.Dimensions());
+// The compact copy of the rows: per row its two half-Jacobians and body slots (the world
+// is slot num_bodies_, without compliance), its kind and Jacobi scale; per body the
+// compliance. Rows that no body can move (zero diagonal of W) and friction rows without a
+// coefficient become inert.
+bool TunableLcpSolver::Prepare(const ConstraintRows& rows,
+                               std::span<const BodyCompliance> compliance,
+                               const SolveClock& clock, bool interruptible) {
+  num_bodies_ = compliance.size();
+  const uint32_t world = static_cast<uint32_t>(num_bodies_);
+  body_c_.resize(num_bodies_ + 1);
+  for (size_t j = 0; j < num_bodies_; ++j) {
+    body_c_[j].linear = compliance[j].linear;
+    for (int r = 0; r < 3; ++r) {
+      for (int c = 0; c < 3; ++c) body_c_[j].angular[3 * r + c] = compliance[j].angular(r, c);
+    }
+  }
+  body_c_[world] = BodyBlock{};
+
+  size_t num_rows = 0;
+  for (const ConstraintBlock& b : rows.blocks) num_rows += static_cast<size_t>(b.dim);
   block_.resize(rows.blocks.size());
   held_.assign(rows.blocks.size(), 0);
   kind_.resize(num_rows);
+  jac_.resize(num_rows);
   active_.assign(num_rows, 0);
+  tracked_.assign(num_rows, 1);
   free_.resize(num_rows);
   precond_.resize(num_rows);
-  f_.assign(num_rows, 0.0);
-  delta_.assign(num_rows, 0.0);
+  f_.resize(num_rows);
+  delta_.resize(num_rows);
   z_.assign(num_rows, 0.0);
   p_.assign(num_rows, 0.0);
-  q_.assign(num_rows, 0.0);
-  body_.assign(compliance.size(), Vec6::Zero());
-  body_f_.assign(compliance.size(), Vec6::Zero());
-  compliance_ = compliance;
+  body_.resize(num_bodies_ + 1);
+  body_f_.assign(num_bodies_ + 1, Vec6::Zero());
+  // Zero except on bodies a check moved (changed_), between a check and its restart.
+  change_.assign(num_bodies_ + 1, Vec6::Zero());
+  changed_.assign(num_bodies_ + 1, 0);  // the world slot never changes
 
   uint32_t next = 0;
   for (size_t bi = 0; bi < rows.blocks.size(); ++bi) {
+    if (interruptible && bi % kBlocksPerClockCheck == kBlocksPerClockCheck - 1 &&
+        clock.Expired()) {
+      return false;
+    }
     const ConstraintBlock& b = rows.blocks[bi];
     assert(b.dim >= 1 && b.dim <= 3);
     assert(b.law != ConstraintLaw::kUnilateral || b.dim == 1);
     assert(b.law != ConstraintLaw::kFrictionContact || b.dim == 3);
     assert(b.law != ConstraintLaw::kBilateralFriction || b.dim == 3);
-    BlockCache& c = block_[bi];
+    assert(b.body_a == kWorldBody || b.body_a < num_bodies_);
+    assert(b.body_b == kWorldBody || b.body_b < num_bodies_);
+    BlockInfo& c = block_[bi];
     c.first_row = next;
+    c.dim = static_cast<uint8_t>(b.dim);
+    c.law = b.law;
+    c.friction = b.friction;
+    const uint32_t ia = b.body_a == kWorldBody ? world : b.body_a;
+    const uint32_t ib = b.body_b == kWorldBody ? world : b.body_b;
     // Only W's diagonal is needed (the Jacobi scales): w_d = H_d C H_d^T on each side.
     Vec3 w = Vec3::Zero();
     for (int d = 0; d < b.dim; ++d) {
-      if (b.body_a != kWorldBody) {
-        assert(b.body_a < compliance.size());
-        w[d] += compliance[b.body_a].Quadratic(b.jacobian_a.row(d).transpose());
+      RowJacobian& j = jac_[next + d];
+      j.body_a = ia;
+      j.body_b = ib;
+      for (int k = 0; k < 6; ++k) {
+        j.a[k] = b.jacobian_a(d, k);
+        j.b[k] = b.jacobian_b(d, k);
       }
-      if (b.body_b != kWorldBody) {
-        assert(b.body_b < compliance.size());
-        w[d] += compliance[b.body_b].Quadratic(b.jacobian_b.row(d).transpose());
-      }
+      w[d] = Quadratic(j.a, body_c_[ia].angular, body_c_[ia].linear) +
+             Quadratic(j.b, body_c_[ib].angular, body_c_[ib].linear);
     }
     // The two tangent rows of a contact share one scale: the held friction law needs a
     // scalar w_t (its stick estimate f_t - delta_t / w_t then moves the force straight
@@ -86,89 +128,284 @@ void TunableLcpSolver::Prepare(const ConstraintRows& rows,
       if (kind == RowKind::kFriction) {
         c.has_friction = true;
         c.friction_scale = scale;
+        c.friction_scale_inv = 1.0 / scale;
       }
       free_[next + d] = b.violation_free[d];
+      f_[next + d] = b.force[d];  // the warm start, taken up by InitialSets
       assert(std::isfinite(free_[next + d]));
     }
     next += static_cast<uint32_t>(b.dim);
   }
+  return true;
 }
 
-// body = C H^T x: the generalized forces H^T x accumulated block by block onto the two
-// bodies of each block, then each body's compliance applied once.
-void TunableLcpSolver::Spread(const ConstraintRows& rows, const std::vector<double>& x,
-                              std::vector<Vec6>* body) const {
-  std::fill(body->begin(), body->end(), Vec6::Zero());
-  for (size_t bi = 0; bi < rows.blocks.size(); ++bi) {
-    const ConstraintBlock& b = rows.blocks[bi];
-    const uint32_t k = block_[bi].first_row;
-    Vec3 xb = Vec3::Zero();
-    for (int d = 0; d < b.dim; ++d) xb[d] = x[k + d];
-    if (b.body_a != kWorldBody) (*body)[b.body_a] += b.jacobian_a.transpose() * xb;
-    if (b.body_b != kWorldBody) (*body)[b.body_b] += b.jacobian_b.transpose() * xb;
+// Initial forces and sets: the previous forces (copied by Prepare) when warm starting (a
+// unilateral row that pushed is clamped, its friction active), zero otherwise. Inert rows carry nothing. Warm
+// friction that was on its cone (sliding last tick) starts held.
+void TunableLcpSolver::InitialSets(bool warm_start) {
+  for (size_t bi = 0; bi < block_.size(); ++bi) {
+    const BlockInfo& c = block_[bi];
+    const uint32_t k = c.first_row;
+    for (int d = 0; d < c.dim; ++d) {
+      const uint32_t i = k + d;
+      const double warm = warm_start ? f_[i] : 0.0;
+      assert(std::isfinite(warm));
+      switch (kind_[i]) {
+        case RowKind::kBilateral:
+          active_[i] = 1;
+          break;
+        case RowKind::kNormal:
+          active_[i] = warm > 0.0;
+          break;
+        case RowKind::kFriction:
+          active_[i] = c.law == ConstraintLaw::kBilateralFriction || active_[k];
+          break;
+        case RowKind::kInert:
+          active_[i] = 0;
+          break;
+      }
+      f_[i] = active_[i] ? warm : 0.0;
+    }
+    if (c.has_friction && (c.law == ConstraintLaw::kBilateralFriction || active_[k])) {
+      const bool contact = c.law == ConstraintLaw::kFrictionContact;
+      const double bound = c.friction * (contact ? f_[k] : Norm2(f_[k], f_[k + 1]));
+      const double tangential = contact ? Norm2(f_[k + 1], f_[k + 2]) : std::abs(f_[k + 2]);
+      if (bound > 0.0 && tangential >= (1.0 - 1e-9) * bound) {
+        held_[bi] = 1;
+        for (int d = contact ? 1 : 2; d < 3; ++d) active_[k + d] = 0;
+      }
+    }
   }
-  for (size_t j = 0; j < body->size(); ++j) (*body)[j] = compliance_[j].Apply((*body)[j]);
 }
 
-// y = H body: each row reads the displacements of its two bodies.
-void TunableLcpSolver::Gather(const ConstraintRows& rows, const std::vector<Vec6>& body,
-                              std::vector<double>* y) const {
-  for (size_t bi = 0; bi < rows.blocks.size(); ++bi) {
-    const ConstraintBlock& b = rows.blocks[bi];
-    Vec3 yb = Vec3::Zero();
-    if (b.body_a != kWorldBody) yb += b.jacobian_a * body[b.body_a];
-    if (b.body_b != kWorldBody) yb += b.jacobian_b * body[b.body_b];
-    for (int d = 0; d < b.dim; ++d) (*y)[block_[bi].first_row + d] = yb[d];
+// out = C H^T x: the generalized forces H^T x accumulated row by row onto the two bodies of
+// each row, then each body's compliance applied once. x . W x = sum over bodies of
+// (H^T x) . C (H^T x) comes out of the same pass.
+double TunableLcpSolver::Spread(const std::vector<double>& x, std::vector<Vec6>* out) {
+  std::vector<Vec6>& acc = *out;
+  std::fill(acc.begin(), acc.end(), Vec6::Zero());
+  const size_t num_rows = jac_.size();
+  for (size_t i = 0; i < num_rows; ++i) {
+    const double xi = x[i];
+    if (xi == 0.0) continue;
+    const RowJacobian& j = jac_[i];
+    double* ga = acc[j.body_a].data();
+    double* gb = acc[j.body_b].data();
+    for (int k = 0; k < 6; ++k) ga[k] += j.a[k] * xi;
+    for (int k = 0; k < 6; ++k) gb[k] += j.b[k] * xi;
   }
+  return ApplyCompliance(out);
+}
+
+// Each body's accumulated generalized force g becomes its displacement C g; returns the sum
+// of g . C g (the world slot is cleared: it does not move).
+double TunableLcpSolver::ApplyCompliance(std::vector<Vec6>* out) const {
+  std::vector<Vec6>& acc = *out;
+  double xwx = 0.0;
+  for (size_t n = 0; n < num_bodies_; ++n) {
+    const BodyBlock& c = body_c_[n];
+    Vec6& g = acc[n];
+    const double t0 = g[3], t1 = g[4], t2 = g[5];
+    const double r0 = c.angular[0] * t0 + c.angular[1] * t1 + c.angular[2] * t2;
+    const double r1 = c.angular[3] * t0 + c.angular[4] * t1 + c.angular[5] * t2;
+    const double r2 = c.angular[6] * t0 + c.angular[7] * t1 + c.angular[8] * t2;
+    const double lin = c.linear * (g[0] * g[0] + g[1] * g[1] + g[2] * g[2]);
+    xwx += lin + t0 * r0 + t1 * r1 + t2 * r2;
+    g[0] *= c.linear;
+    g[1] *= c.linear;
+    g[2] *= c.linear;
+    g[3] = r0;
+    g[4] = r1;
+    g[5] = r2;
+  }
+  acc[num_bodies_].setZero();  // the world does not move
+  return xwx;
+}
+
+// The next direction and its displacements in one pass over the rows: either p = z + beta p
+// on the active rows (CG continues), or, after a set change (`restart`), the pending
+// displacement change of the moved bodies gathered into the violations of their rows, the
+// CG sequence restarted there (z = -P delta, p = z) and the change joined to body_f_. Each
+// row's p is then spread as in Spread. Returns p . W p.
+double TunableLcpSolver::SpreadDirection(bool restart, double beta) {
+  std::fill(body_.begin(), body_.end(), Vec6::Zero());
+  double rz = 0.0;  // a local: a member could alias the rows' stores
+  const size_t num_rows = jac_.size();
+  for (size_t i = 0; i < num_rows; ++i) {
+    const RowJacobian& j = jac_[i];
+    double x;
+    if (restart) {
+      double y = delta_[i];
+      if (changed_[j.body_a] | changed_[j.body_b]) {
+        const double* da = change_[j.body_a].data();
+        const double* db = change_[j.body_b].data();
+        for (int k = 0; k < 6; ++k) y += j.a[k] * da[k] + j.b[k] * db[k];
+        delta_[i] = y;
+      }
+      x = active_[i] ? -precond_[i] * y : 0.0;
+      rz -= y * x;
+      z_[i] = x;
+    } else {
+      x = active_[i] ? z_[i] + beta * p_[i] : 0.0;
+    }
+    p_[i] = x;
+    if (x == 0.0) continue;
+    double* ga = body_[j.body_a].data();
+    double* gb = body_[j.body_b].data();
+    for (int k = 0; k < 6; ++k) ga[k] += j.a[k] * x;
+    for (int k = 0; k < 6; ++k) gb[k] += j.b[k] * x;
+  }
+  if (restart) {
+    rz_ = rz;
+    JoinChanges();
+  }
+  return ApplyCompliance(&body_);
 }
 
 // The violation the current forces leave, delta_free + H (C H^T f), from the per-body
-// displacements body_f_ (kept equal to C H^T f), so that set changes and clamps never leave
-// drift in delta from its incremental updates.
-void TunableLcpSolver::RefreshViolation(const ConstraintRows& rows) {
-  Gather(rows, body_f_, &delta_);
-  for (size_t i = 0; i < delta_.size(); ++i) delta_[i] += free_[i];
-}
-
-// Adds to body_f_ the displacements of a change `df` of block bi's forces.
-void TunableLcpSolver::SpreadBlockChange(const ConstraintBlock& b, const Vec3& df) {
-  if (b.body_a != kWorldBody) {
-    body_f_[b.body_a] += compliance_[b.body_a].Apply(b.jacobian_a.transpose() * df);
-  }
-  if (b.body_b != kWorldBody) {
-    body_f_[b.body_b] += compliance_[b.body_b].Apply(b.jacobian_b.transpose() * df);
-  }
-}
-
-// Block bi's forces as a 3-vector (rows past its dimension are 0).
-Vec3 TunableLcpSolver::BlockForce(const ConstraintBlock& b, size_t bi) const {
-  Vec3 f = Vec3::Zero();
-  for (int d = 0; d < b.dim; ++d) f[d] = f_[block_[bi].first_row + d];
-  return f;
-}
-
-// A fresh CG sequence: the residual of W_AA f_A = -delta_free_A is -delta_A (inactive rows
-// carry no force), and the first direction is the preconditioned residual.
-void TunableLcpSolver::RestartCg() {
-  rz_ = 0.0;
-  for (size_t i = 0; i < delta_.size(); ++i) {
+// displacements body_f_ (kept equal to C H^T f); and in the same pass a fresh CG sequence:
+// the residual of W_AA f_A = -delta_free_A is -delta_A (inactive rows carry no force), and
+// the first direction is the preconditioned residual. Returns the largest |delta| over
+// active rows.
+double TunableLcpSolver::RefreshAndRestart() {
+  double rz = 0.0;  // a local: a member could alias the rows' stores
+  double equality = 0.0;
+  const size_t num_rows = jac_.size();
+  for (size_t i = 0; i < num_rows; ++i) {
+    const RowJacobian& j = jac_[i];
+    const double* da = body_f_[j.body_a].data();
+    const double* db = body_f_[j.body_b].data();
+    double y = free_[i];
+    for (int k = 0; k < 6; ++k) y += j.a[k] * da[k] + j.b[k] * db[k];
+    delta_[i] = y;
+    double z = 0.0;
     if (active_[i]) {
-      z_[i] = -precond_[i] * delta_[i];
-      rz_ += -delta_[i] * z_[i];
-    } else {
-      z_[i] = 0.0;
+      z = -precond_[i] * y;
+      rz -= y * z;
+      equality = std::max(equality, std::abs(y));
     }
-    p_[i] = z_[i];
+    z_[i] = z;
+    p_[i] = z;
+  }
+  rz_ = rz;
+  return equality;
+}
+
+// After a set change: the pending displacement changes of the bodies a check moved
+// (change_) join body_f_, and only the rows on those bodies gather them into their
+// violation; then a fresh CG sequence as in RefreshAndRestart. The product with H thus
+// costs rows on changed bodies, not all rows.
+double TunableLcpSolver::ApplyChangesAndRestart() {
+  double rz = 0.0;  // a local: a member could alias the rows' stores
+  double equality = 0.0;
+  const size_t num_rows = jac_.size();
+  for (size_t i = 0; i < num_rows; ++i) {
+    const RowJacobian& j = jac_[i];
+    double y = delta_[i];
+    if (changed_[j.body_a] | changed_[j.body_b]) {
+      const double* da = change_[j.body_a].data();
+      const double* db = change_[j.body_b].data();
+      for (int k = 0; k < 6; ++k) y += j.a[k] * da[k] + j.b[k] * db[k];
+      delta_[i] = y;
+    }
+    double z = 0.0;
+    if (active_[i]) {
+      z = -precond_[i] * y;
+      rz -= y * z;
+      equality = std::max(equality, std::abs(y));
+    }
+    z_[i] = z;
+    p_[i] = z;
+  }
+  JoinChanges();
+  rz_ = rz;
+  return equality;
+}
+
+// The CG step itself. q = W p is gathered row by row from body_ (C H^T p) in the same pass
+// that moves the forces and violations and forms the new preconditioned residual; *beta,
+// from its r . z, makes the next direction (in SpreadDirection).
+double TunableLcpSolver::Step(double pq, double* beta) {
+  const double alpha = rz_ / pq;
+  assert(std::isfinite(alpha));
+  for (size_t n = 0; n < num_bodies_; ++n) body_f_[n] += alpha * body_[n];
+  double rz_next = 0.0;
+  double equality = 0.0;
+  const size_t num_rows = jac_.size();
+  for (size_t i = 0; i < num_rows; ++i) {
+    // Every tracked row's violation moves (vanishing rows and held friction are checked on
+    // it); only active rows carry a direction.
+    if (!tracked_[i]) continue;
+    const RowJacobian& j = jac_[i];
+    const double* da = body_[j.body_a].data();
+    const double* db = body_[j.body_b].data();
+    double q = 0.0;
+    for (int k = 0; k < 6; ++k) q += j.a[k] * da[k] + j.b[k] * db[k];
+    const double d = delta_[i] + alpha * q;
+    delta_[i] = d;
+    if (!active_[i]) continue;
+    f_[i] += alpha * p_[i];
+    const double z = -precond_[i] * d;
+    z_[i] = z;
+    rz_next -= d * z;
+    equality = std::max(equality, std::abs(d));
+  }
+  *beta = rz_next / rz_;
+  rz_ = rz_next;
+  return equality;
+}
+
+// delta_free + H body_f_ for one row (pending changes are gathered by the restart).
+double TunableLcpSolver::RowViolation(uint32_t i) const {
+  const RowJacobian& j = jac_[i];
+  const double* da = body_f_[j.body_a].data();
+  const double* db = body_f_[j.body_b].data();
+  double y = free_[i];
+  for (int k = 0; k < 6; ++k) y += j.a[k] * da[k] + j.b[k] * db[k];
+  return y;
+}
+
+// The tangent rows of vanishing contacts stop being tracked: nothing reads their violation
+// until their contact is clamped, which recomputes it (RowViolation). Steps skip them.
+void TunableLcpSolver::UntrackVanishingTangents() {
+  for (const BlockInfo& c : block_) {
+    if (c.law != ConstraintLaw::kFrictionContact || active_[c.first_row]) continue;
+    tracked_[c.first_row + 1] = 0;
+    tracked_[c.first_row + 2] = 0;
   }
 }
 
-// Largest |delta| over the rows CG currently drives to zero.
-double TunableLcpSolver::EqualityResidual() const {
-  double residual = 0.0;
-  for (size_t i = 0; i < delta_.size(); ++i) {
-    if (active_[i]) residual = std::max(residual, std::abs(delta_[i]));
+// The pending displacement changes join body_f_ and are cleared.
+void TunableLcpSolver::JoinChanges() {
+  for (size_t n = 0; n < num_bodies_; ++n) {
+    if (!changed_[n]) continue;
+    body_f_[n] += change_[n];
+    change_[n].setZero();
+    changed_[n] = 0;
   }
-  return residual;
+}
+
+// Adds to the pending change of the bodies' displacements (change_, applied to body_f_ and
+// delta by ApplyChangesAndRestart) the displacements of a change `df` of block bi's forces.
+void TunableLcpSolver::SpreadBlockChange(size_t bi, const double* df) {
+  const BlockInfo& c = block_[bi];
+  for (int d = 0; d < c.dim; ++d) {
+    if (df[d] == 0.0) continue;
+    const RowJacobian& j = jac_[c.first_row + d];
+    for (const auto& [body, half] : {std::pair{j.body_a, &j.a}, std::pair{j.body_b, &j.b}}) {
+      if (body == num_bodies_) continue;
+      const BodyBlock& bc = body_c_[body];
+      const std::array<double, 6>& h = *half;
+      changed_[body] = 1;
+      Vec6& out = change_[body];
+      for (int k = 0; k < 3; ++k) out[k] += bc.linear * h[k] * df[d];
+      for (int r = 0; r < 3; ++r) {
+        out[3 + r] += (bc.angular[3 * r] * h[3] + bc.angular[3 * r + 1] * h[4] +
+                       bc.angular[3 * r + 2] * h[5]) *
+                      df[d];
+      }
+    }
+  }
 }
 
 // The local Coulomb law of a held friction block, given everything else: the stick estimate
@@ -176,17 +413,17 @@ double TunableLcpSolver::EqualityResidual() const {
 // kept if it lies inside the cone, else projected onto the cone's border. Returns how far
 // the current force is from it, as the displacement w_t |target - f_t|. Contacts use rows
 // 1-2 (bound mu f_n), bilateral-friction blocks row 2 (bound mu |(f0, f1)|).
-double TunableLcpSolver::HeldFrictionTarget(const ConstraintBlock& b, size_t bi,
-                                            double target[2], bool* sticks) const {
-  const BlockCache& c = block_[bi];
+double TunableLcpSolver::HeldFrictionTarget(size_t bi, double target[2], bool* sticks) const {
+  const BlockInfo& c = block_[bi];
   const uint32_t k = c.first_row;
   const double w = c.friction_scale;
-  if (b.law == ConstraintLaw::kFrictionContact) {
-    const double bound = b.friction * f_[k];
+  const double w_inv = c.friction_scale_inv;
+  if (c.law == ConstraintLaw::kFrictionContact) {
+    const double bound = c.friction * f_[k];
     double g[2];
     for (int t = 0; t < 2; ++t) {
       const uint32_t i = k + 1 + t;
-      g[t] = kind_[i] == RowKind::kFriction ? f_[i] - delta_[i] / w : 0.0;
+      g[t] = kind_[i] == RowKind::kFriction ? f_[i] - delta_[i] * w_inv : 0.0;
     }
     const double norm = Norm2(g[0], g[1]);
     *sticks = norm <= bound;
@@ -195,8 +432,8 @@ double TunableLcpSolver::HeldFrictionTarget(const ConstraintBlock& b, size_t bi,
     target[1] = scale * g[1];
     return w * Norm2(target[0] - f_[k + 1], target[1] - f_[k + 2]);
   }
-  const double bound = b.friction * Norm2(f_[k], f_[k + 1]);
-  const double g = f_[k + 2] - delta_[k + 2] / w;
+  const double bound = c.friction * Norm2(f_[k], f_[k + 1]);
+  const double g = f_[k + 2] - delta_[k + 2] * w_inv;
   *sticks = std::abs(g) <= bound;
   target[0] = *sticks ? g : std::copysign(bound, g);
   target[1] = 0.0;
@@ -205,17 +442,21 @@ double TunableLcpSolver::HeldFrictionTarget(const ConstraintBlock& b, size_t bi,
 
 // Radial clamp: a contact's tangential force onto the disc |f_t| <= mu f_n, a
 // bilateral-friction block's row 2 onto [-mu |(f0, f1)|, mu |(f0, f1)|].
-bool TunableLcpSolver::ClampToCone(const ConstraintBlock& b, uint32_t k) {
-  if (b.law == ConstraintLaw::kFrictionContact) {
-    const double bound = b.friction * f_[k];
-    const double tangential = Norm2(f_[k + 1], f_[k + 2]);
+bool TunableLcpSolver::ClampToCone(size_t bi) {
+  const BlockInfo& c = block_[bi];
+  const uint32_t k = c.first_row;
+  if (c.law == ConstraintLaw::kFrictionContact) {
+    const double bound = c.friction * f_[k];
+    const double squared = f_[k + 1] * f_[k + 1] + f_[k + 2] * f_[k + 2];
+    if (bound >= 0.0 && !(squared > bound * bound)) return false;  // inside: no root needed
+    const double tangential = std::sqrt(squared);
     if (!(tangential > bound)) return false;
     const double scale = bound > 0.0 ? bound / tangential : 0.0;
     f_[k + 1] *= scale;
     f_[k + 2] *= scale;
     return true;
   }
-  const double bound = b.friction * Norm2(f_[k], f_[k + 1]);
+  const double bound = c.friction * Norm2(f_[k], f_[k + 1]);
   if (!(std::abs(f_[k + 2]) > bound)) return false;
   f_[k + 2] = std::copysign(bound, f_[k + 2]);
   return true;
@@ -226,20 +467,20 @@ bool TunableLcpSolver::ClampToCone(const ConstraintBlock& b, uint32_t k) {
 // and the block becomes held. A held block returns to sticking when its stick estimate lies
 // inside the cone, and takes its Coulomb force when that differs from the current one by
 // more than hold_threshold.
-bool TunableLcpSolver::CheckFriction(const ConstraintBlock& b, size_t bi,
-                                     double hold_threshold) {
-  const uint32_t k = block_[bi].first_row;
-  const bool contact = b.law == ConstraintLaw::kFrictionContact;
+bool TunableLcpSolver::CheckFriction(size_t bi, double hold_threshold) {
+  const BlockInfo& c = block_[bi];
+  const uint32_t k = c.first_row;
+  const bool contact = c.law == ConstraintLaw::kFrictionContact;
   const int first = contact ? 1 : 2;
   if (!held_[bi]) {
-    if (!ClampToCone(b, k)) return false;
+    if (!ClampToCone(bi)) return false;
     held_[bi] = 1;
     for (int d = first; d < 3; ++d) active_[k + d] = 0;
     return true;
   }
   double target[2];
   bool sticks = false;
-  const double distance = HeldFrictionTarget(b, bi, target, &sticks);
+  const double distance = HeldFrictionTarget(bi, target, &sticks);
   if (sticks) {
     held_[bi] = 0;
     for (int d = first; d < 3; ++d) active_[k + d] = kind_[k + d] == RowKind::kFriction;
@@ -259,35 +500,46 @@ bool TunableLcpSolver::CheckFriction(const ConstraintBlock& b, size_t bi,
 // 0, its friction with it); a vanishing row penetrating by more than the threshold is
 // clamped (its friction rows join as sticking, from zero force). Then the friction of every
 // block in play is checked against its cone.
-bool TunableLcpSolver::CheckInequalities(const ConstraintRows& rows, double switch_threshold,
-                                         double hold_threshold) {
+bool TunableLcpSolver::CheckInequalities(double switch_threshold, double hold_threshold) {
   bool changed = false;
-  for (size_t bi = 0; bi < rows.blocks.size(); ++bi) {
-    const ConstraintBlock& b = rows.blocks[bi];
-    const uint32_t k = block_[bi].first_row;
-    if (b.law == ConstraintLaw::kUnilateral || b.law == ConstraintLaw::kFrictionContact) {
+  for (size_t bi = 0; bi < block_.size(); ++bi) {
+    const BlockInfo& c = block_[bi];
+    const uint32_t k = c.first_row;
+    if (c.law == ConstraintLaw::kUnilateral || c.law == ConstraintLaw::kFrictionContact) {
       if (kind_[k] != RowKind::kNormal) continue;
       if (active_[k] && f_[k] < 0.0) {
-        SpreadBlockChange(b, -BlockForce(b, bi));
-        for (int d = 0; d < b.dim; ++d) {
+        double df[3] = {0.0, 0.0, 0.0};
+        for (int d = 0; d < c.dim; ++d) {
+          df[d] = -f_[k + d];
           active_[k + d] = 0;
           f_[k + d] = 0.0;
+          tracked_[k + d] = d == 0;  // a vanishing contact's tangents are not looked at
         }
+        SpreadBlockChange(bi, df);
         held_[bi] = 0;
         changed = true;
         continue;
       }
       if (!active_[k] && delta_[k] < -switch_threshold) {
-        for (int d = 0; d < b.dim; ++d) active_[k + d] = kind_[k + d] != RowKind::kInert;
+        for (int d = 0; d < c.dim; ++d) {
+          active_[k + d] = kind_[k + d] != RowKind::kInert;
+          if (!tracked_[k + d]) {
+            delta_[k + d] = RowViolation(k + d);
+            tracked_[k + d] = 1;
+          }
+        }
         held_[bi] = 0;
         changed = true;
       }
       if (!active_[k]) continue;
     }
-    if (!block_[bi].has_friction) continue;
-    const Vec3 before = BlockForce(b, bi);
-    if (CheckFriction(b, bi, hold_threshold)) {
-      SpreadBlockChange(b, BlockForce(b, bi) - before);
+    if (!c.has_friction) continue;
+    double before[3] = {0.0, 0.0, 0.0};
+    for (int d = 0; d < c.dim; ++d) before[d] = f_[k + d];
+    if (CheckFriction(bi, hold_threshold)) {
+      double df[3] = {0.0, 0.0, 0.0};
+      for (int d = 0; d < c.dim; ++d) df[d] = f_[k + d] - before[d];
+      SpreadBlockChange(bi, df);
       changed = true;
     }
   }
@@ -297,26 +549,49 @@ bool TunableLcpSolver::CheckInequalities(const ConstraintRows& rows, double swit
 // Largest violation in metres. Equality rows (bilateral, clamped normals, sticking
 // friction): |delta|. Vanishing normals: the penetration max(0, -delta). Held friction: the
 // displacement its Coulomb force would still change, w_t |target - f_t|.
-double TunableLcpSolver::Residual(const ConstraintRows& rows) const {
+double TunableLcpSolver::Residual() const {
   double residual = 0.0;
-  for (size_t bi = 0; bi < rows.blocks.size(); ++bi) {
-    const ConstraintBlock& b = rows.blocks[bi];
-    const uint32_t k = block_[bi].first_row;
-    for (int d = 0; d < b.dim; ++d) {
-      const uint32_t i = k + d;
-      if (active_[i]) {
-        residual = std::max(residual, std::abs(delta_[i]));
-      } else if (kind_[i] == RowKind::kNormal) {
-        residual = std::max(residual, -delta_[i]);
-      }
-    }
-    if (held_[bi]) {
-      double target[2];
-      bool sticks = false;
-      residual = std::max(residual, HeldFrictionTarget(b, bi, target, &sticks));
+  for (size_t i = 0; i < delta_.size(); ++i) {
+    if (active_[i]) {
+      residual = std::max(residual, std::abs(delta_[i]));
+    } else if (kind_[i] == RowKind::kNormal) {
+      residual = std::max(residual, -delta_[i]);
     }
   }
+  for (size_t bi = 0; bi < block_.size(); ++bi) {
+    if (!held_[bi]) continue;
+    double target[2];
+    bool sticks = false;
+    residual = std::max(residual, HeldFrictionTarget(bi, target, &sticks));
+  }
   return residual;
+}
+
+// Forces out, and the displacements of exactly these forces. A held friction force may
+// lag its normal force by less than the tolerance, and a warm start cut short may not have
+// been checked at all; friction is put back onto the cone so that every output force lies
+// inside its cone.
+void TunableLcpSolver::WriteBack(ConstraintRows& rows, std::vector<Vec6>* displacements) {
+  for (size_t bi = 0; bi < rows.blocks.size(); ++bi) {
+    ConstraintBlock& b = rows.blocks[bi];
+    const BlockInfo& c = block_[bi];
+    const uint32_t k = c.first_row;
+    if (c.has_friction) {
+      double before[3] = {0.0, 0.0, 0.0};
+      for (int d = 0; d < c.dim; ++d) before[d] = f_[k + d];
+      if (ClampToCone(bi)) {
+        double df[3] = {0.0, 0.0, 0.0};
+        for (int d = 0; d < c.dim; ++d) df[d] = f_[k + d] - before[d];
+        SpreadBlockChange(bi, df);
+      }
+    }
+    b.force.setZero();
+    for (int d = 0; d < c.dim; ++d) b.force[d] = f_[k + d];
+    assert(b.force.allFinite());
+  }
+  JoinChanges();
+  std::copy(body_f_.begin(), body_f_.begin() + static_cast<long>(num_bodies_),
+            displacements->begin());
 }
 
 SolveResult TunableLcpSolver::Solve(ConstraintRows& rows,
@@ -328,58 +603,46 @@ SolveResult TunableLcpSolver::Solve(ConstraintRows& rows,
   dq.assign(compliance.size(), Vec6::Zero());
   SolveResult result;
   if (rows.blocks.empty()) return result;
-  Prepare(rows, compliance);
-
-  // Initial forces and sets: the previous forces when warm starting (a unilateral row that
-  // pushed is clamped, its friction active), zero otherwise. Inert rows carry nothing.
-  for (size_t bi = 0; bi < rows.blocks.size(); ++bi) {
-    const ConstraintBlock& b = rows.blocks[bi];
-    const uint32_t k = block_[bi].first_row;
-    for (int d = 0; d < b.dim; ++d) {
-      const uint32_t i = k + d;
-      const double warm = options.warm_start ? b.force[d] : 0.0;
-      assert(std::isfinite(warm));
-      switch (kind_[i]) {
-        case RowKind::kBilateral:
-          active_[i] = 1;
-          break;
-        case RowKind::kNormal:
-          active_[i] = warm > 0.0;
-          break;
-        case RowKind::kFriction:
-          active_[i] = b.law == ConstraintLaw::kBilateralFriction || active_[k];
-          break;
-        case RowKind::kInert:
-          active_[i] = 0;
-          break;
-      }
-      f_[i] = active_[i] ? warm : 0.0;
-    }
-    // Warm friction that was on its cone (sliding last tick) starts held.
-    if (block_[bi].has_friction && (b.law == ConstraintLaw::kBilateralFriction || active_[k])) {
-      const bool contact = b.law == ConstraintLaw::kFrictionContact;
-      const double bound =
-          b.friction * (contact ? f_[k] : Norm2(f_[k], f_[k + 1]));
-      const double tangential =
-          contact ? Norm2(f_[k + 1], f_[k + 2]) : std::abs(f_[k + 2]);
-      if (bound > 0.0 && tangential >= (1.0 - 1e-9) * bound) {
-        held_[bi] = 1;
-        for (int d = contact ? 1 : 2; d < 3; ++d) active_[k + d] = 0;
-      }
-    }
+  const int min_iterations = std::min(options.min_iterations, options.max_iterations);
+  // A solve that may end before its first step gives up as soon as the budget is spent:
+  // its starting iterate is zero forces (warm forces need the whole preparation).
+  const bool may_skip = min_iterations <= 0;
+  if (!Prepare(rows, compliance, clock, may_skip && !options.warm_start)) {
+    for (ConstraintBlock& b : rows.blocks) b.force.setZero();
+    result.budget_exhausted = true;
+    return result;
   }
-  // Vanishing rows that already penetrate are clamped (without warm start: every row with
+  InitialSets(options.warm_start);
+
+  // From zero forces the displacements are zero and delta is delta_free. Then vanishing
+  // rows that already penetrate are clamped (without warm start: every row with
   // delta_free < 0) and warm friction is brought into the cone before the first step.
-  // From zero forces the displacements are zero and delta is delta_free.
   bool any_force = false;
   for (const double f : f_) any_force |= f != 0.0;
-  if (any_force) Spread(rows, f_, &body_f_);
-  RefreshViolation(rows);
-  if (CheckInequalities(rows, 0.0, std::max(0.5 * options.tolerance, EqualityResidual()))) {
-    RefreshViolation(rows);
+  if (any_force) Spread(f_, &body_f_);
+  double equality = RefreshAndRestart();
+  auto out_of_time = [&](int steps) { return steps >= min_iterations && clock.Expired(); };
+  if (out_of_time(0)) {
+    result.budget_exhausted = options.max_iterations > 0;
+    result.residual = Residual();
+    WriteBack(rows, displacements);
+    return result;
   }
-  RestartCg();
-  result.residual = Residual(rows);
+  // The residual decides the loop only with a positive tolerance; with none the loop runs
+  // to its cap or its budget and the residual is needed once, at the end. Without a
+  // convergence test a set change is not gathered at once: its restart rides on the next
+  // step's spread (SpreadDirection), which saves a pass over the rows.
+  const bool converge_test = options.tolerance > 0.0;
+  bool restart_pending = false;
+  if (CheckInequalities(0.0, std::max(0.5 * options.tolerance, equality))) {
+    if (converge_test) {
+      equality = ApplyChangesAndRestart();
+    } else {
+      restart_pending = true;
+    }
+  }
+  UntrackVanishingTangents();
+  result.residual = converge_test ? Residual() : 0.0;
 
   // One CG step on the active rows, then the inequality check; any change restarts CG from
   // the current forces. Stops on convergence, at the iteration cap or when the budget is
@@ -388,65 +651,40 @@ SolveResult TunableLcpSolver::Solve(ConstraintRows& rows,
   // just touches between the sets.
   const double switch_threshold = 0.5 * options.tolerance;
   int it = 0;
-  while (result.residual >= options.tolerance && it < options.max_iterations) {
-    Spread(rows, p_, &body_);
-    Gather(rows, body_, &q_);
-    double pq = 0.0;
-    for (size_t i = 0; i < p_.size(); ++i) pq += p_[i] * q_[i];
-    const bool can_step = pq > 0.0 && rz_ > 0.0;
-    if (can_step) {
-      const double alpha = rz_ / pq;
-      assert(std::isfinite(alpha));
-      double rz_next = 0.0;
-      for (size_t j = 0; j < body_f_.size(); ++j) body_f_[j] += alpha * body_[j];
-      for (size_t i = 0; i < f_.size(); ++i) {
-        f_[i] += alpha * p_[i];
-        delta_[i] += alpha * q_[i];
-        if (active_[i]) {
-          z_[i] = -precond_[i] * delta_[i];
-          rz_next += -delta_[i] * z_[i];
-        }
-      }
-      const double beta = rz_next / rz_;
-      for (size_t i = 0; i < p_.size(); ++i) {
-        if (active_[i]) p_[i] = z_[i] + beta * p_[i];
-      }
-      rz_ = rz_next;
+  double beta = 0.0;  // p is already z after a restart
+  while ((!converge_test || result.residual >= options.tolerance) &&
+         it < options.max_iterations) {
+    if (it >= min_iterations && clock.Expired()) {
+      result.budget_exhausted = true;
+      break;
     }
+    const double pq = SpreadDirection(restart_pending, beta);
+    restart_pending = false;
+    const bool can_step = pq > 0.0 && rz_ > 0.0;
+    beta = 0.0;
+    if (can_step) equality = Step(pq, &beta);
     ++it;
     // Held friction is refreshed only when that matters more than what CG still has to do.
-    const bool changed = CheckInequalities(rows, switch_threshold,
-                                           std::max(switch_threshold, EqualityResidual()));
-    if (changed) {
-      RefreshViolation(rows);
-      RestartCg();
+    const bool changed = CheckInequalities(switch_threshold, std::max(switch_threshold, equality));
+    if (changed && converge_test) {
+      equality = ApplyChangesAndRestart();
+      beta = 0.0;
+    } else if (changed) {
+      restart_pending = true;
     }
-    result.residual = Residual(rows);
+    if (converge_test) result.residual = Residual();
     // Nothing left to do on the active rows and nothing changed: further steps are idle.
     if (!can_step && !changed) break;
-    if (result.residual < options.tolerance) break;
+    if (converge_test && result.residual < options.tolerance) break;
     if (clock.Expired()) {
       result.budget_exhausted = it < options.max_iterations;
       break;
     }
   }
   result.iterations = it;
-
-  // Forces out, and the displacements of exactly these forces. A held friction force may
-  // lag its normal force by less than the tolerance; it is put back onto the cone so that
-  // every output force lies inside its cone.
-  for (size_t bi = 0; bi < rows.blocks.size(); ++bi) {
-    ConstraintBlock& b = rows.blocks[bi];
-    const uint32_t k = block_[bi].first_row;
-    if (block_[bi].has_friction) {
-      const Vec3 before = BlockForce(b, bi);
-      if (ClampToCone(b, k)) SpreadBlockChange(b, BlockForce(b, bi) - before);
-    }
-    b.force.setZero();
-    for (int d = 0; d < b.dim; ++d) b.force[d] = f_[k + d];
-    assert(b.force.allFinite());
-  }
-  std::copy(body_f_.begin(), body_f_.end(), dq.begin());
+  if (restart_pending) ApplyChangesAndRestart();  // the violations of the final forces
+  if (!converge_test) result.residual = Residual();
+  WriteBack(rows, displacements);
   return result;
 }
 

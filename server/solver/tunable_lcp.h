@@ -18,15 +18,28 @@
 // current iterate (finite, forces inside their cones, no pulling contact).
 //
 // Products with W are matrix free: H^T x is accumulated per body, each body's compliance
-// applied, then H, in time linear in rows plus bodies. The bodies' displacements under the current forces are
-// kept up to date step by step and change by change, so a set change costs one product
-// with H (not with W) and the result needs no product at all. All scratch storage is kept between solves, so a solve
-// allocates only when the system grows.
+// applied, then H, in time linear in rows plus bodies. The rows are copied once per solve
+// into a compact layout (each scalar row's two Jacobian halves and body slots side by side;
+// the immovable world is one extra body slot without compliance, so no row branches on it),
+// and each step makes two passes over them: the spread of the direction (which also gives
+// p . W p per body) and the gather fused with the update of forces, violations and the
+// preconditioned residual. The bodies' displacements under the current forces are kept up
+// to date step by step and change by change, so a set change costs a product with H on the
+// rows of the bodies it moved only (not with W), fused with the CG restart, and the result
+// needs no product at all. All scratch
+// storage is kept between solves, so a solve allocates only when the system grows.
+//
+// The time budget is checked during the preparation as well as between steps. A solve
+// whose budget runs out before its first step returns its starting iterate (when
+// min_iterations is 0) or takes that one step; either way the forces it returns lie inside
+// their cones, and the displacements are those of exactly these forces.
 
+#include <array>
 #include <cstdint>
 #include <span>
 #include <vector>
 
+#include "server/solver/solve_clock.h"
 #include "server/solver/solver.h"
 
 namespace ligature {
@@ -44,49 +57,88 @@ class TunableLcpSolver final : public ConstraintSolver {
     kFriction,   // active with its contact's normal while sticking; held on the cone else
     kInert,      // no compliance on either side, or friction with mu = 0: force stays 0
   };
+  // One scalar row's Jacobian on its two bodies; a world side points at the extra slot.
+  struct RowJacobian {
+    std::array<double, 6> a;
+    std::array<double, 6> b;
+    uint32_t body_a = 0;
+    uint32_t body_b = 0;
+  };
   // Per-block data constant during one solve.
-  struct BlockCache {
+  struct BlockInfo {
     uint32_t first_row = 0;       // index of the block's row 0 in the stacked rows
+    uint8_t dim = 1;
+    ConstraintLaw law = ConstraintLaw::kBilateral;
     bool has_friction = false;    // some row of the block is a (non-inert) friction row
+    double friction = 0.0;        // Coulomb coefficient
     double friction_scale = 0.0;  // W diagonal shared by the friction rows (m/N)
+    double friction_scale_inv = 0.0;
+  };
+  // A body's compliance, compact: linear (m/N), then the angular 3x3 row-major.
+  struct BodyBlock {
+    double linear = 0.0;
+    std::array<double, 9> angular{};
   };
 
-  void Prepare(const ConstraintRows& rows, std::span<const BodyCompliance> compliance);
-  // body = C H^T x (per body), then y = H body; x and y are stacked over all rows.
-  void Spread(const ConstraintRows& rows, const std::vector<double>& x,
-              std::vector<Vec6>* body) const;
-  void Gather(const ConstraintRows& rows, const std::vector<Vec6>& body,
-              std::vector<double>* y) const;
-  // delta = delta_free + H body_f_.
-  void RefreshViolation(const ConstraintRows& rows);
-  // body_f_ += C H^T df for a change df of block b's forces.
-  void SpreadBlockChange(const ConstraintBlock& b, const Vec3& df);
-  Vec3 BlockForce(const ConstraintBlock& b, size_t bi) const;
+  // Copies the rows and compliance into the compact layout, with each row's kind and Jacobi
+  // scale. Returns false when the clock expired before it finished (only checked when
+  // `interruptible`).
+  bool Prepare(const ConstraintRows& rows, std::span<const BodyCompliance> compliance,
+               const SolveClock& clock, bool interruptible);
+  // Warm-start forces and sets from the rows' forces Prepare copied (zero without warm
+  // start).
+  void InitialSets(bool warm_start);
+  // out = C H^T x per body (the world slot stays zero); returns x . W x.
+  double Spread(const std::vector<double>& x, std::vector<Vec6>* out);
+  // Turns accumulated generalized forces into displacements; returns their sum of g . C g.
+  double ApplyCompliance(std::vector<Vec6>* out) const;
+  // The next CG direction p (continued with beta, or restarted after a set change whose
+  // pending displacements it gathers) spread into body_ in the same pass; returns p . W p.
+  double SpreadDirection(bool restart, double beta);
+  // delta = delta_free + H body_f_, then a fresh CG sequence on the current active set from
+  // the current forces (z = -P delta on active rows, p = z). Returns the largest |delta|
+  // over active rows.
+  double RefreshAndRestart();
+  // The same after a set change, gathering only the pending change of the bodies it moved.
+  double ApplyChangesAndRestart();
+  // One CG step of length rz_ / pq along p_, whose displacements are in body_: forces,
+  // violations, body_f_ and z_ updated; *beta for the next direction. Returns the largest
+  // |delta| over active rows.
+  double Step(double pq, double* beta);
+  // delta_free + H body_f_ for row i.
+  double RowViolation(uint32_t i) const;
+  // Stops tracking the violations of the tangent rows of vanishing contacts.
+  void UntrackVanishingTangents();
+  // The pending changes join body_f_ (after their rows have gathered them).
+  void JoinChanges();
+  // change_ += C H^T df for a change df of block bi's forces (pending until applied).
+  void SpreadBlockChange(size_t bi, const double* df);
   // Moves unilateral rows between the clamped and vanishing sets, clamps sticking friction
   // into its cone and refreshes held friction whose change would exceed hold_threshold (m).
   // Returns whether any force or set changed.
-  bool CheckInequalities(const ConstraintRows& rows, double switch_threshold,
-                         double hold_threshold);
+  bool CheckInequalities(double switch_threshold, double hold_threshold);
   // The force the local Coulomb law gives a held friction block, and its distance (m, as
   // the displacement the change would cause) from the current one. Sets *sticks when the
   // stick estimate lies inside the cone.
-  double HeldFrictionTarget(const ConstraintBlock& b, size_t bi, double target[2],
-                            bool* sticks) const;
+  double HeldFrictionTarget(size_t bi, double target[2], bool* sticks) const;
   // Scales the friction force of a block back onto its cone if it lies outside; returns
   // whether it did.
-  bool ClampToCone(const ConstraintBlock& b, uint32_t k);
+  bool ClampToCone(size_t bi);
   // The friction part of CheckInequalities for one block whose friction is in play.
-  bool CheckFriction(const ConstraintBlock& b, size_t bi, double hold_threshold);
-  // Largest |delta| (m) over the active (equality) rows.
-  double EqualityResidual() const;
-  // Starts a new CG sequence on the current active set from the current forces.
-  void RestartCg();
+  bool CheckFriction(size_t bi, double hold_threshold);
   // Largest violation (m): active equality rows, unilateral complementarity, friction law.
-  double Residual(const ConstraintRows& rows) const;
+  double Residual() const;
+  // Forces back into the rows (friction clamped onto its cone), displacements out.
+  void WriteBack(ConstraintRows& rows, std::vector<Vec6>* displacements);
 
   std::vector<RowKind> kind_;     // per row
-  std::vector<BlockCache> block_;
+  std::vector<RowJacobian> jac_;  // per row
+  std::vector<BlockInfo> block_;
+  std::vector<BodyBlock> body_c_;  // per body, plus the world slot (zero)
   std::vector<uint8_t> active_;   // per row
+  // Per row: its violation is kept up to date by the steps (all but the tangent rows of
+  // vanishing contacts, whose violation is recomputed when their contact is clamped).
+  std::vector<uint8_t> tracked_;
   std::vector<uint8_t> held_;     // per block: friction held on the cone (sliding)
   std::vector<double> free_;      // delta_free per row
   std::vector<double> precond_;   // inverse Jacobi scale per row (0 for inert rows)
@@ -94,10 +146,11 @@ class TunableLcpSolver final : public ConstraintSolver {
   std::vector<double> delta_;     // delta_free + W f
   std::vector<double> z_;         // preconditioned CG residual (the residual is -delta)
   std::vector<double> p_;         // CG direction, 0 on inactive rows
-  std::vector<double> q_;         // W p
-  std::vector<Vec6> body_;        // per-body accumulator of C H^T x
-  std::span<const BodyCompliance> compliance_;  // of the current solve
+  std::vector<Vec6> body_;        // per-body C H^T p (and scratch)
   std::vector<Vec6> body_f_;      // C H^T f: the bodies' displacements under the forces
+  std::vector<Vec6> change_;      // per body: displacement change of checks, not yet applied
+  std::vector<uint8_t> changed_;  // per body (and the world slot, always 0): change_ in use
+  size_t num_bodies_ = 0;         // without the world slot
   double rz_ = 0.0;               // r . z of the current CG sequence
 };
 

@@ -103,6 +103,9 @@ void World::SolveTunable() {
     }
     for (ConstraintBlock& b : rows_.blocks) b.force.setZero();
     options.warm_start = false;
+    // The pass keeps to its share strictly: once that is spent (even during its
+    // preparation) it returns what it has, possibly no correction at all this tick.
+    options.min_iterations = 0;
     options.max_iterations = std::max(1, static_cast<int>(s.max_iterations * share));
     options.time_budget_us =
         s.time_budget_us > 0.0
@@ -145,9 +148,13 @@ void World::SolveTunable() {
   BuildJointRows(free_position_, free_orientation_, JointLevel::kVelocity);
   stats_.constraint_rows = rows_.Dimensions();
   options.warm_start = s.warm_start;
+  // Warm started, the pass's starting iterate is last tick's impulses (in their cones, no
+  // pull): when the budget is spent before the first step, that is what it returns. Cold,
+  // a single iteration still gives the contacts and joints their impulses (the tick
+  // overruns by at most that iteration).
+  options.min_iterations = s.warm_start ? 0 : 1;
   options.max_iterations = std::max(1, static_cast<int>(s.max_iterations * (1.0 - share)));
-  // What is left of the budget; when nothing is, a single iteration still gives the
-  // contacts and joints their impulses (the tick overruns by at most that iteration).
+  // What is left of the budget.
   const double left = s.time_budget_us - spent_us();
   options.time_budget_us = s.time_budget_us > 0.0 ? std::max(1e-3, left) : 0.0;
   if (s.time_budget_us > 0.0 && left <= 0.0) options.max_iterations = 1;

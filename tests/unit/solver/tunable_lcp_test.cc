@@ -430,6 +430,45 @@ TEST(TunableLcpTest, TinyTimeBudgetStopsEarly) {
   for (const Vec6& d : dq) EXPECT_TRUE(d.allFinite());
 }
 
+// A solve allowed to end before its first step (min_iterations 0) whose budget is already
+// spent returns its starting iterate: from zero forces nothing at all; warm started, the
+// warm forces unchanged (they lie in their cones) with exactly their displacements.
+TEST(TunableLcpTest, SpentBudgetReturnsStartingIterate) {
+  Stack s = BoxStack(200, 0.5, Vec3(0.3, 0.0, 0.0));
+  TunableLcpSolver solver;
+  SolverOptions options;
+  options.max_iterations = 1000;
+  options.tolerance = 0.0;
+  options.min_iterations = 0;
+  options.time_budget_us = 1e-3;  // spent by the first look at the clock
+  options.warm_start = false;
+  std::vector<Vec6> dq;
+  SolveResult result = solver.Solve(s.rows, s.bodies, options, &dq);
+  EXPECT_TRUE(result.budget_exhausted);
+  EXPECT_EQ(result.iterations, 0);
+  for (const ConstraintBlock& b : s.rows.blocks) EXPECT_TRUE(b.force.isZero());
+  ASSERT_EQ(dq.size(), s.bodies.size());
+  for (const Vec6& d : dq) EXPECT_TRUE(d.isZero());
+
+  // Warm forces from a few unbudgeted steps, and their displacements.
+  SolverOptions unbudgeted = options;
+  unbudgeted.time_budget_us = 0.0;
+  unbudgeted.max_iterations = 20;
+  std::vector<Vec6> dq_warm;
+  solver.Solve(s.rows, s.bodies, unbudgeted, &dq_warm);
+  const VecX warm = StackedForces(s.rows);
+  ASSERT_GT(warm.norm(), 0.0);
+  options.warm_start = true;
+  result = solver.Solve(s.rows, s.bodies, options, &dq);
+  EXPECT_TRUE(result.budget_exhausted);
+  EXPECT_EQ(result.iterations, 0);
+  EXPECT_TRUE(std::isfinite(result.residual));
+  EXPECT_LT((StackedForces(s.rows) - warm).norm(), 1e-12 * warm.norm());
+  for (size_t k = 0; k < dq.size(); ++k) {
+    EXPECT_LT((dq[k] - dq_warm[k]).norm(), 1e-9 * (dq_warm[k].norm() + 1e-12)) << k;
+  }
+}
+
 // Same input, same output, bit for bit: with a fresh solver and with a reused one.
 TEST(TunableLcpTest, Deterministic) {
   const Stack input = BoxStack(6, 0.5, Vec3(0.5, 0.0, 0.2));
