@@ -166,13 +166,14 @@ v1::WorldSnapshot WorldSnapshotAccess::Capture(const World& w) {
   std::sort(pairs.begin(), pairs.end(), [](const auto& x, const auto& y) {
     return std::pair(std::get<0>(x), std::get<1>(x)) < std::pair(std::get<0>(y), std::get<1>(y));
   });
+  const auto& entries = w.contact_cache_.current_entries_;
   for (const auto& [ia, ib, pair] : pairs) {
-    for (int k = 0; k < pair->count; ++k) {
+    for (uint32_t k = pair->first; k < pair->first + pair->count; ++k) {
       v1::CachedContact& cc = *s.add_contact_cache();
       cc.set_body_a(ia);
       cc.set_body_b(ib);
-      Put(pair->entries[k].local_a, cc.mutable_local_a());
-      Put(pair->entries[k].force, cc.mutable_force());
+      Put(entries[k].local_a, cc.mutable_local_a());
+      Put(entries[k].force, cc.mutable_force());
     }
   }
   for (const BodyHandle& h : w.device_driven_) {
