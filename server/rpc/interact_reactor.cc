@@ -126,6 +126,7 @@ void InteractReactor::WriterLoop() {
         return absl::OkStatus();
       },
       *stopping_, &counters_->interact);
+  AwaitQueuedPoses();
   bool client_done;
   {
     std::lock_guard<std::mutex> lock(shared_->mu);
@@ -135,6 +136,17 @@ void InteractReactor::WriterLoop() {
   host_->ReleaseBodies(session_);
   // A client that half-closed ended the session normally.
   Finish(client_done ? grpc::Status::OK : ToGrpcStatus(result));
+}
+
+void InteractReactor::AwaitQueuedPoses() {
+  {
+    std::lock_guard<std::mutex> lock(shared_->mu);
+    if (!shared_->client_done || !shared_->error.ok() || shared_->cancelled) return;
+  }
+  // The world runs its queue in order (a paused world is woken for it): once this call
+  // has run, every pose queued before it has, and any refusal is in shared_->error.
+  (void)host_->Call<bool>([](World&) -> absl::StatusOr<bool> { return true; },
+                          absl::Seconds(2));
 }
 
 void InteractReactor::OnDone() {

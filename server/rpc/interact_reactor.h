@@ -48,6 +48,9 @@ class InteractReactor final
   absl::Status Start(const v1::InteractRequest& first);
   absl::Status QueuePoses(const v1::InteractRequest& msg);
   void WriterLoop();
+  // After a half-close: waits (bounded) until the world has run the poses queued so far,
+  // so that one it refuses still ends the stream with its error.
+  void AwaitQueuedPoses();
   bool WriteAndWait(const v1::Frame& frame);
 
   WorldManager* manager_;

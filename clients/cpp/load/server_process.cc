@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -23,6 +24,8 @@ absl::StatusOr<ServerProcess> ServerProcess::Spawn(const std::string& binary,
   for (absl::string_view a : absl::StrSplit(extra_args, ' ', absl::SkipEmpty())) {
     args.emplace_back(a);
   }
+  // A log left by an earlier run would name its port: start from an empty one.
+  std::remove(log_path.c_str());
   const pid_t pid = fork();
   if (pid < 0) return absl::InternalError("fork failed");
   if (pid == 0) {
