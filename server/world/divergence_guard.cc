@@ -7,10 +7,10 @@ std::optional<DivergenceEvent> DivergenceGuard::Step(World* world) {
     world->Step();
     return std::nullopt;
   }
-  // The first copy is the state before the first step, if it is good.
-  if (checkpoint_ == nullptr && !FindDivergence(*world, options_.bounds)) {
-    TakeCheckpoint(*world);
-  }
+  // The first copy is the state before the first step, if it is good; edits since the
+  // copy make the edited state the one to come back to.
+  const bool stale = checkpoint_ == nullptr || checkpoint_->edits() != world->edits();
+  if (stale && !FindDivergence(*world, options_.bounds)) TakeCheckpoint(*world);
   world->Step();
   ++ticks_since_checkpoint_;
   std::optional<DivergenceEvent> diverged = FindDivergence(*world, options_.bounds);

@@ -4,9 +4,10 @@
 // After each step the guard checks the world; every `checkpoint_interval` good steps it
 // copies it (a World is a value; the first copy is the state before the first step), and a
 // diverged world takes the newest copy's state back (World::RestoreState), so nothing
-// non-finite or absurd is published. Edits applied since the copy are lost with the
-// diverged state. A world that diverges `max_repeats` times from one copy without getting
-// past it is paused, so that a deterministic blow-up does not replay forever.
+// non-finite or absurd is published. A step that follows edits copies the edited world
+// first (when it is good), so a rollback never undoes an accepted edit. A world that
+// diverges `max_repeats` times from one copy without getting past it is paused, so that a
+// deterministic blow-up (one an edit caused, say) does not replay forever.
 //
 // Not thread-safe: only the thread that steps the world uses its guard.
 

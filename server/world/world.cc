@@ -40,6 +40,7 @@ std::string World::NextId(const char* prefix) {
 }
 
 absl::StatusOr<std::string> World::AddBody(const BodyDesc& desc) {
+  ++edits_;
   if (body_count() >= limits_.max_bodies) {
     return absl::ResourceExhaustedError(
         absl::StrCat("world ", name_, " holds the maximum of ", limits_.max_bodies,
@@ -70,6 +71,7 @@ absl::StatusOr<std::string> World::AddBody(const BodyDesc& desc) {
 }
 
 absl::Status World::UpdateBody(const std::string& id, const BodyUpdate& u) {
+  ++edits_;
   if (rods_.HasRod(id) || soft_.HasBody(id) || strands_.HasStrand(id)) {
     return absl::FailedPreconditionError(absl::StrCat(
         "body ", id, " is deformable: it moves through its constraints (delete and "
@@ -94,6 +96,7 @@ absl::Status World::UpdateBody(const std::string& id, const BodyUpdate& u) {
 }
 
 absl::Status World::RemoveBody(const std::string& id) {
+  ++edits_;
   if (rods_.HasRod(id)) {
     for (std::string& c : rods_.RemoveRod(id)) removed_constraints_.push_back(std::move(c));
     return absl::OkStatus();
@@ -119,6 +122,7 @@ absl::Status World::RemoveBody(const std::string& id) {
 }
 
 absl::StatusOr<std::string> World::AddConstraint(const ConstraintDesc& desc) {
+  ++edits_;
   if (constraint_count() >= limits_.max_constraints) {
     return absl::ResourceExhaustedError(absl::StrCat(
         "world ", name_, " holds the maximum of ", limits_.max_constraints,
@@ -206,6 +210,7 @@ absl::StatusOr<std::string> World::AddDeformableConstraint(const ConstraintDesc&
 }
 
 absl::Status World::RemoveConstraint(const std::string& id) {
+  ++edits_;
   if (rods_.HasConstraint(id)) return rods_.RemoveConstraint(id);
   if (rods_.HasPearl(id)) return rods_.RemovePearl(id);
   if (soft_.HasConstraint(id)) return soft_.RemoveConstraint(id);

@@ -63,6 +63,9 @@ class World {
   absl::StatusOr<std::string> AddConstraint(const ConstraintDesc& desc);
   absl::Status RemoveConstraint(const std::string& id);
   void SetSettings(const WorldSettings& settings) { settings_ = settings; }
+  // How many body and constraint edits this world has taken (device poses are not edits):
+  // the divergence guard keeps edits through a rollback by copying the world after them.
+  uint64_t edits() const { return edits_; }
   // Drives a kinematic body to `pose` over the next tick.
   absl::Status SetDeviceTarget(const std::string& body_id, const Transform& pose);
 
@@ -153,6 +156,7 @@ class World {
   WorldSettings settings_;
   WorldLimits limits_;
   uint64_t tick_ = 0;
+  uint64_t edits_ = 0;
   double sim_time_ = 0.0;
   uint64_t next_id_ = 1;
   StepCounters counters_;

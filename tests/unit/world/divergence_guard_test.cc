@@ -115,6 +115,31 @@ TEST(DivergenceGuardTest, RollsBackToTheNewestCheckpoint) {
   EXPECT_EQ(w.tick(), 8u);
 }
 
+// An edit accepted between copies survives a later rollback: the step after it copies the
+// edited world, so the rollback lands after the edit (tick 5 here, not the copy at 4).
+TEST(DivergenceGuardTest, RollbackKeepsAcceptedEdits) {
+  World w = Falling();
+  DivergenceGuardOptions options;
+  options.checkpoint_interval = 4;
+  DivergenceGuard guard(options);
+  for (int i = 0; i < 5; ++i) ASSERT_FALSE(guard.Step(&w).has_value());
+  BodyDesc c;
+  c.id = "c";
+  c.shape = Shape::Sphere(0.1);
+  c.pose.position = Vec3(2, 10, 0);
+  ASSERT_TRUE(w.AddBody(c).ok());
+  ASSERT_TRUE(w.UpdateBody("b", Velocity(Vec3(1, 0, 0))).ok());
+  ASSERT_FALSE(guard.Step(&w).has_value());
+  EXPECT_EQ(guard.checkpoint_tick(), 5u);
+  // A NaN is not an edit to keep: the state after it is bad, so the copy stays.
+  ASSERT_TRUE(w.UpdateBody("a", NaNPosition()).ok());
+  auto event = guard.Step(&w);
+  ASSERT_TRUE(event.has_value());
+  EXPECT_EQ(event->restored_tick, 5u);
+  EXPECT_TRUE(w.HasBody("c"));
+  EXPECT_EQ(w.bodies().linear_velocity[1].x(), 1.0);  // b, edited
+}
+
 // A state that diverges deterministically (here: free fall passes a 0.5 m/s speed bound at
 // tick 6) rolls back each time and, after max_repeats, the world is paused at the good
 // state.
