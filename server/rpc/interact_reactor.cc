@@ -131,6 +131,8 @@ void InteractReactor::WriterLoop() {
   {
     std::lock_guard<std::mutex> lock(shared_->mu);
     client_done = shared_->client_done && shared_->error.ok() && !shared_->cancelled;
+    // A pose the world refused ends the stream with that refusal, even after a half-close.
+    if (!shared_->error.ok()) result = shared_->error;
   }
   // The stream is over: the bodies it drove are free for others.
   host_->ReleaseBodies(session_);
