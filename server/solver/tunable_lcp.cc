@@ -278,14 +278,7 @@ double TunableLcpSolver::RefreshAndRestart() {
     double y = free_[i];
     for (int k = 0; k < 6; ++k) y += j.a[k] * da[k] + j.b[k] * db[k];
     delta_[i] = y;
-    double z = 0.0;
-    if (active_[i]) {
-      z = -precond_[i] * y;
-      rz -= y * z;
-      equality = std::max(equality, std::abs(y));
-    }
-    z_[i] = z;
-    p_[i] = z;
+    RestartRow(i, y, &rz, &equality);
   }
   rz_ = rz;
   return equality;
@@ -308,14 +301,7 @@ double TunableLcpSolver::ApplyChangesAndRestart() {
       for (int k = 0; k < 6; ++k) y += j.a[k] * da[k] + j.b[k] * db[k];
       delta_[i] = y;
     }
-    double z = 0.0;
-    if (active_[i]) {
-      z = -precond_[i] * y;
-      rz -= y * z;
-      equality = std::max(equality, std::abs(y));
-    }
-    z_[i] = z;
-    p_[i] = z;
+    RestartRow(i, y, &rz, &equality);
   }
   JoinChanges();
   rz_ = rz;

@@ -34,7 +34,9 @@
 // min_iterations is 0) or takes that one step; either way the forces it returns lie inside
 // their cones, and the displacements are those of exactly these forces.
 
+#include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -101,6 +103,18 @@ class TunableLcpSolver final : public ConstraintSolver {
   double RefreshAndRestart();
   // The same after a set change, gathering only the pending change of the bodies it moved.
   double ApplyChangesAndRestart();
+  // Row i of a fresh CG sequence from its violation y: its residual and direction (zero on
+  // inactive rows), adding to r.z and to the largest active violation.
+  void RestartRow(size_t i, double y, double* rz, double* equality) {
+    double z = 0.0;
+    if (active_[i]) {
+      z = -precond_[i] * y;
+      *rz -= y * z;
+      *equality = std::max(*equality, std::abs(y));
+    }
+    z_[i] = z;
+    p_[i] = z;
+  }
   // One CG step of length rz_ / pq along p_, whose displacements are in body_: forces,
   // violations, body_f_ and z_ updated; *beta for the next direction. Returns the largest
   // |delta| over active rows.
