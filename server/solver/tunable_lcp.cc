@@ -235,13 +235,7 @@ double TunableLcpSolver::SpreadDirection(bool restart, double beta) {
     const RowJacobian& j = jac_[i];
     double x;
     if (restart) {
-      double y = delta_[i];
-      if (changed_[j.body_a] | changed_[j.body_b]) {
-        const double* da = change_[j.body_a].data();
-        const double* db = change_[j.body_b].data();
-        for (int k = 0; k < 6; ++k) y += j.a[k] * da[k] + j.b[k] * db[k];
-        delta_[i] = y;
-      }
+      const double y = GatherChange(i);
       x = active_[i] ? -precond_[i] * y : 0.0;
       rz -= y * x;
       z_[i] = x;
@@ -292,17 +286,7 @@ double TunableLcpSolver::ApplyChangesAndRestart() {
   double rz = 0.0;  // a local: a member could alias the rows' stores
   double equality = 0.0;
   const size_t num_rows = jac_.size();
-  for (size_t i = 0; i < num_rows; ++i) {
-    const RowJacobian& j = jac_[i];
-    double y = delta_[i];
-    if (changed_[j.body_a] | changed_[j.body_b]) {
-      const double* da = change_[j.body_a].data();
-      const double* db = change_[j.body_b].data();
-      for (int k = 0; k < 6; ++k) y += j.a[k] * da[k] + j.b[k] * db[k];
-      delta_[i] = y;
-    }
-    RestartRow(i, y, &rz, &equality);
-  }
+  for (size_t i = 0; i < num_rows; ++i) RestartRow(i, GatherChange(i), &rz, &equality);
   JoinChanges();
   rz_ = rz;
   return equality;

@@ -103,6 +103,19 @@ class TunableLcpSolver final : public ConstraintSolver {
   double RefreshAndRestart();
   // The same after a set change, gathering only the pending change of the bodies it moved.
   double ApplyChangesAndRestart();
+  // Row i's violation with the pending displacement changes of its bodies (change_)
+  // gathered in, when either moved; stored in delta_.
+  double GatherChange(size_t i) {
+    const RowJacobian& j = jac_[i];
+    double y = delta_[i];
+    if (changed_[j.body_a] | changed_[j.body_b]) {
+      const double* da = change_[j.body_a].data();
+      const double* db = change_[j.body_b].data();
+      for (int k = 0; k < 6; ++k) y += j.a[k] * da[k] + j.b[k] * db[k];
+      delta_[i] = y;
+    }
+    return y;
+  }
   // Row i of a fresh CG sequence from its violation y: its residual and direction (zero on
   // inactive rows), adding to r.z and to the largest active violation.
   void RestartRow(size_t i, double y, double* rz, double* equality) {
