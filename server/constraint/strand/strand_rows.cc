@@ -60,6 +60,27 @@ Eigen::VectorXd StrandRowSystem::Measure(const StrandModel& model, const StrandK
   return out;
 }
 
+Eigen::VectorXd StrandRowSystem::MeanAccelerations(
+    const StrandModel& model, const StrandKinematics& start, const Transform& base_pose,
+    const Vec6& base_velocity, const std::vector<Quat>& q, const std::vector<Vec3>& w_start,
+    double h, const std::vector<Vec3>& alpha) const {
+  std::vector<Vec3> w_end(w_start.size());
+  for (size_t i = 0; i < w_end.size(); ++i) w_end[i] = w_start[i] + h * alpha[i];
+  StrandKinematics end;
+  ComputeKinematics(model, base_pose, base_velocity, q, w_end, &end);
+  Eigen::VectorXd out(rows_.size());
+  for (size_t r = 0; r < rows_.size(); ++r) {
+    const StrandRow& row = rows_[r];
+    if (row.kind == StrandRow::Kind::kJoint) {
+      out[r] = row.direction.dot(alpha[row.segment]);
+    } else {
+      const Vec3 change = end.Velocity(row.segment, row.point) - start.Velocity(row.segment, row.point);
+      out[r] = row.direction.dot(change) / h;
+    }
+  }
+  return out;
+}
+
 Eigen::VectorXd StrandRowSystem::SolveAndApply(const Eigen::VectorXd& a0,
                                                const SorLcpOptions& options,
                                                std::vector<Vec3>* alpha) const {

@@ -43,6 +43,17 @@ class StrandRowSystem {
                           const std::vector<Vec3>& w, const Vec6& base_acceleration,
                           const std::vector<Vec3>& alpha) const;
 
+  // The rows' mean accelerations over a step of h: a point's velocity at the step's end
+  // (joint velocities w_start + h alpha at rotations q, the pose of the responses' `kin`,
+  // on a base moving at base_velocity) less its velocity in `start`, over h; a joint row's
+  // alpha. Linear in alpha through the unit responses' Jacobian, and without the velocity
+  // products of the free motion's end velocities, which the constrained step never reaches:
+  // measured with those, a held strand at rest settles off its target by them over kp.
+  Eigen::VectorXd MeanAccelerations(const StrandModel& model, const StrandKinematics& start,
+                                    const Transform& base_pose, const Vec6& base_velocity,
+                                    const std::vector<Quat>& q, const std::vector<Vec3>& w_start,
+                                    double h, const std::vector<Vec3>& alpha) const;
+
   // Solves K f + a^0 - a^d (>=) 0 for f and adds the response sum f_j dalpha_j to alpha.
   // Returns f.
   Eigen::VectorXd SolveAndApply(const Eigen::VectorXd& a0, const SorLcpOptions& options,

@@ -243,8 +243,15 @@ void StrandSimulation::Constraints(const StrandBase& base, const StrandStepInput
     }
   }
 
+  // a^0: the free step's mean accelerations, from the velocities at the step's start (the
+  // base then moving at its start velocity) to those at its end.
   rows_.Build(model_, kin, stepper_.solver(), rows);
-  const Eigen::VectorXd a0 = rows_.Measure(model_, kin, stepper_.w_iterate(), base_a, alpha_);
+  StrandKinematics before;
+  ComputeKinematics(model_, base.pose, base.SpatialVelocity() - h * base_a, state_.q, state_.w,
+                    &before);
+  const Eigen::VectorXd a0 =
+      rows_.MeanAccelerations(model_, before, base.pose, base.SpatialVelocity(),
+                              stepper_.q_iterate(), state_.w, h, alpha_);
   stats_.forces = rows_.SolveAndApply(a0, options_.lcp, &alpha_);
   stats_.rows = static_cast<int>(rows.size());
   stats_.row_info = rows;

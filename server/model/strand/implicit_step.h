@@ -63,8 +63,9 @@ class ImplicitStepper {
   // constraint responses.
   const StrandKinematics& kinematics() const { return kin_; }
   ArticulatedSolver& solver() { return solver_; }
-  // Joint velocities at the last iterate (those of kinematics()).
+  // Joint velocities and rotations at the last iterate (those of kinematics()).
   const std::vector<Vec3>& w_iterate() const { return w_; }
+  const std::vector<Quat>& q_iterate() const { return q_; }
   int iterations() const { return iterations_; }
   // Whether the last solve converged (see ImplicitStepOptions::acceptable).
   bool converged() const { return converged_; }
