@@ -41,6 +41,9 @@ StrandObstacle ObstacleEarlier(const StrandObstacle& o, double s) {
   return out;
 }
 
+// How many times SolveDamped may raise the damping (from 1e-6 to 1 of the largest diagonal).
+constexpr int kMaxDampings = 4;
+
 }  // namespace
 
 absl::Status ValidateStepInput(const StrandModel& model, double dt, const StrandStepInput& input) {
@@ -252,9 +255,28 @@ void StrandSimulation::Constraints(const StrandBase& base, const StrandStepInput
   const Eigen::VectorXd a0 =
       rows_.MeanAccelerations(model_, before, base.pose, base.SpatialVelocity(),
                               stepper_.q_iterate(), state_.w, h, alpha_);
-  stats_.forces = rows_.SolveAndApply(a0, options_.lcp, &alpha_);
+  SolveDamped(a0, h);
   stats_.rows = static_cast<int>(rows.size());
   stats_.row_info = rows;
+}
+
+void StrandSimulation::SolveDamped(const Eigen::VectorXd& a0, double h) {
+  // Damped least squares, as inverse kinematics does near a singularity: a row the pose
+  // can hardly move along (a tip pulled towards the root of a straight chain) gets a force
+  // of its demand over the regularization, and the joints a response to match. Raising the
+  // diagonal damping a hundredfold at a time gives up that row first and keeps the others.
+  const std::vector<Vec3> free = alpha_;
+  SorLcpOptions lcp = options_.lcp;
+  for (int attempt = 0;; ++attempt) {
+    stats_.forces = rows_.SolveAndApply(a0, lcp, &alpha_);
+    double change = 0.0;
+    for (size_t i = 0; i < alpha_.size(); ++i) {
+      change = std::max(change, h * (alpha_[i] - free[i]).norm());
+    }
+    if (change <= options_.max_constraint_speed_change || attempt == kMaxDampings) return;
+    lcp.epsilon = std::max(100.0 * lcp.epsilon, 1e-6);
+    alpha_ = free;
+  }
 }
 
 void StrandSimulation::Commit(double h) {

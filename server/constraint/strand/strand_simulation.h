@@ -7,7 +7,8 @@
 //                     joint springs and dampers, drag and pose springs
 //   4. Constraints:   analytic constraints and contacts (normal + eq. 16 friction) as rows,
 //                     K by unit test forces on the step's iteration matrix, the LCP of eq. 17
-//                     solved by projected SOR (Algorithm 2), the forces' response added
+//                     solved by projected SOR (Algorithm 2), damped near singular poses,
+//                     the forces' response added
 //   5. Commit:        joint velocities and quaternions advanced
 // When the implicit solve of stage 3 does not converge (the strand moves too far in the
 // step for its non-linear springs and tension), the step is undone and taken as two halves,
@@ -40,6 +41,10 @@ struct StrandSimulationOptions {
   double drift_damping = 1.0;
   double collision_margin = 1e-3;  // m
   int max_halvings = 3;            // a step is split into at most 2^max_halvings parts
+  // Near a singular pose (a point pulled along a straight chain) the rows ask for forces
+  // without bound; the LCP's diagonal damping is raised until no joint's speed changes by
+  // more than this in the step (rad/s).
+  double max_constraint_speed_change = 50.0;
 };
 
 // Art direction (section 6).
@@ -95,6 +100,7 @@ class StrandSimulation {
   void Impacts(const StrandBase& base, const std::vector<StrandObstacle>& obstacles, double h);
   void FreeMotion(const StrandBase& base, const StrandStepInput& input, double h);
   void Constraints(const StrandBase& base, const StrandStepInput& input, double h);
+  void SolveDamped(const Eigen::VectorXd& a0, double h);
   void Commit(double h);
 
   StrandModel model_;
