@@ -7,7 +7,7 @@
 //    millimetre segments hanging under its own weight is too tension-stiff for this dt.
 //  - curly_bangs: 9 curly strands of 15 segments rooted on a head sphere that nods, with
 //    collisions against the head; the paper's figure: 2-4 Hz per animation frame.
-//  - long_hair: 190 strands of 25 segments on the nodding head, with collisions; the
+//  - long_hair: 190 strands of 25 segments combed over the nodding head, with collisions; the
 //    paper's figure: under 20 s per animation frame.
 // long_hair also runs through StrandWorld (bases following the head's pose, the head as a
 // moving sphere obstacle) on one thread and on two: what sharing strands over threads buys.
@@ -33,16 +33,33 @@ namespace {
 
 constexpr double kDt = 1.0 / 96.0;
 
-// A strand of n segments of `seg` metres: straight down, or a curl around the vertical.
-StrandDesc StrandShape(int n, double seg, bool curly, const Vec3& root, const Vec3& out,
-                       double rigidity) {
+// The direction of segment i of a strand at p (head frame, the head a sphere at the
+// origin). Hanging chains and curls: along `out`, then down (a curl turning around the
+// vertical). Hair on a head is combed over it: off the scalp first, then down the head's
+// surface with a lean to the back, and straight down below it, so the crown's hair bends
+// a few degrees per joint instead of folding back through the skull.
+Vec3 SegmentDirection(int i, const Vec3& p, const Vec3& out, bool curly, bool combed) {
+  if (!combed) {
+    Vec3 d = out.normalized() * (i < 2 ? 1.0 : 0.3) + Vec3(0, -1, 0);
+    if (curly) d += 0.8 * Vec3(std::cos(0.9 * i), 0, std::sin(0.9 * i));
+    return d;
+  }
+  const Vec3 r = p.normalized();
+  const Vec3 down(0, -1, 0), back(0, 0, -1);
+  Vec3 t = (down - down.dot(r) * r) + 0.3 * (back - back.dot(r) * r);
+  if (r.y() < -0.2 || t.norm() < 1e-9) t = down;
+  const double lift = std::max(0.0, 0.125 - p.norm()) / 0.025;
+  return t.normalized() + 2.0 * lift * r;
+}
+
+// A strand of n segments of `seg` metres from `root`, leaving along `out`.
+StrandDesc StrandShape(int n, double seg, bool curly, bool combed, const Vec3& root,
+                       const Vec3& out, double rigidity) {
   StrandDesc desc;
   Vec3 p = root;
   desc.points.push_back(p);
   for (int i = 0; i < n; ++i) {
-    Vec3 d = out.normalized() * (i < 2 ? 1.0 : 0.3) + Vec3(0, -1, 0);
-    if (curly) d += 0.8 * Vec3(std::cos(0.9 * i), 0, std::sin(0.9 * i));
-    p += seg * d.normalized();
+    p += seg * SegmentDirection(i, p, out, curly, combed).normalized();
     desc.points.push_back(p);
   }
   StrandMaterial m;
@@ -186,7 +203,7 @@ absl::StatusOr<std::unique_ptr<SteppedScene>> MakeWorldScene(int count, int n, d
     if (head) HeadRoot(k, count, &root, &out);
     StrandBodyDesc desc;
     desc.id = absl::StrCat("s", k);
-    desc.strand = StrandShape(n, seg, curly, root, out, head ? 2e-5 : 2e-3);
+    desc.strand = StrandShape(n, seg, curly, head && !curly, root, out, head ? 2e-5 : 2e-3);
     desc.follow_body = "head";
     desc.friction = 0.2;
     if (absl::Status s = world->AddStrand(desc, HeadMotion(0.0).pose, Vec3(0, -9.81, 0));
@@ -206,7 +223,7 @@ absl::StatusOr<std::unique_ptr<SteppedScene>> MakeScene(int count, int n, double
     Vec3 root = Vec3::Zero(), out = Vec3(1, 0, 0);
     if (head) HeadRoot(k, count, &root, &out);
     absl::StatusOr<StrandModel> model = StrandModel::Make(
-        StrandShape(n, seg, curly, root, out, head ? 2e-5 : 2e-3));
+        StrandShape(n, seg, curly, head && !curly, root, out, head ? 2e-5 : 2e-3));
     if (!model.ok()) return model.status();
     sims.emplace_back(*std::move(model));
   }
