@@ -43,21 +43,26 @@ void StrandRowSystem::Build(const StrandModel& model, const StrandKinematics& ki
   k_ = 0.5 * (k_ + k_.transpose()).eval();
 }
 
+template <class PointAcceleration>
+Eigen::VectorXd StrandRowSystem::PerRow(const std::vector<Vec3>& alpha,
+                                        PointAcceleration point) const {
+  Eigen::VectorXd out(rows_.size());
+  for (size_t r = 0; r < rows_.size(); ++r) {
+    const StrandRow& row = rows_[r];
+    const Vec3 a = row.kind == StrandRow::Kind::kJoint ? alpha[row.segment] : point(row);
+    out[r] = row.direction.dot(a);
+  }
+  return out;
+}
+
 Eigen::VectorXd StrandRowSystem::Measure(const StrandModel& model, const StrandKinematics& kin,
                                          const std::vector<Vec3>& w, const Vec6& base_acceleration,
                                          const std::vector<Vec3>& alpha) const {
   std::vector<Vec6> a;
   ComputeAccelerations(model, kin, w, base_acceleration, alpha, &a);
-  Eigen::VectorXd out(rows_.size());
-  for (size_t r = 0; r < rows_.size(); ++r) {
-    const StrandRow& row = rows_[r];
-    if (row.kind == StrandRow::Kind::kJoint) {
-      out[r] = row.direction.dot(alpha[row.segment]);
-    } else {
-      out[r] = row.direction.dot(kin.Acceleration(row.segment, row.point, a[row.segment]));
-    }
-  }
-  return out;
+  return PerRow(alpha, [&](const StrandRow& row) {
+    return kin.Acceleration(row.segment, row.point, a[row.segment]);
+  });
 }
 
 Eigen::VectorXd StrandRowSystem::MeanAccelerations(
@@ -68,17 +73,9 @@ Eigen::VectorXd StrandRowSystem::MeanAccelerations(
   for (size_t i = 0; i < w_end.size(); ++i) w_end[i] = w_start[i] + h * alpha[i];
   StrandKinematics end;
   ComputeKinematics(model, base_pose, base_velocity, q, w_end, &end);
-  Eigen::VectorXd out(rows_.size());
-  for (size_t r = 0; r < rows_.size(); ++r) {
-    const StrandRow& row = rows_[r];
-    if (row.kind == StrandRow::Kind::kJoint) {
-      out[r] = row.direction.dot(alpha[row.segment]);
-    } else {
-      const Vec3 change = end.Velocity(row.segment, row.point) - start.Velocity(row.segment, row.point);
-      out[r] = row.direction.dot(change) / h;
-    }
-  }
-  return out;
+  return PerRow(alpha, [&](const StrandRow& row) {
+    return Vec3((end.Velocity(row.segment, row.point) - start.Velocity(row.segment, row.point)) / h);
+  });
 }
 
 Eigen::VectorXd StrandRowSystem::SolveAndApply(const Eigen::VectorXd& a0,

@@ -63,6 +63,10 @@ class StrandRowSystem {
   const std::vector<StrandRow>& rows() const { return rows_; }
 
  private:
+  // Each row's direction dotted with its joint's alpha (a joint row) or with
+  // point(row) (a point row).
+  template <class PointAcceleration>
+  Eigen::VectorXd PerRow(const std::vector<Vec3>& alpha, PointAcceleration point) const;
   double MeasureResponse(const StrandKinematics& kin, const StrandRow& row,
                          const std::vector<Vec3>& dalpha, const std::vector<Vec6>& da) const;
 
