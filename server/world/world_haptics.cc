@@ -43,6 +43,7 @@ void AddContactPlanes(const RigidBodies& bodies, uint32_t tool, double reach, do
           p.normal = -c.normal;  // the narrowphase's normal points from the tool
           p.point = c.position - 0.5 * c.distance * c.normal;
           p.gap = c.distance;
+          p.friction = std::sqrt(bodies.material[tool].friction * bodies.material[j].friction);
           p.body = bodies.id[j];
           // A dynamic obstacle yields over one tick by its effective mass at the point.
           if (bodies.IsDynamic(j)) {
@@ -161,6 +162,18 @@ absl::Status World::AttachHapticTool(const std::string& body_id,
   haptic_tools_[body_id] = std::move(channel);
   PublishHapticModels();
   return absl::OkStatus();
+}
+
+std::vector<std::pair<std::string, World::HapticToolFacts>> World::HapticToolCandidates()
+    const {
+  std::vector<std::pair<std::string, HapticToolFacts>> out;
+  for (int i = 0; i < bodies_.size(); ++i) {
+    if (!bodies_.IsDynamic(i) || !(bodies_.inv_mass[i] > 0.0)) continue;
+    const Mat3 inertia = bodies_.inv_inertia_local[i].inverse();
+    out.emplace_back(bodies_.id[i],
+                     HapticToolFacts{1.0 / bodies_.inv_mass[i], inertia.diagonal().minCoeff()});
+  }
+  return out;
 }
 
 void World::DetachHapticTool(const std::string& body_id, const haptics::ToolChannel* channel) {
