@@ -4,8 +4,9 @@
 //
 // Following the constraint-space view (W = H C H^T), the model holds the tool's own
 // dynamics (mass, inertia, state) and, around it, the obstacles in constraint space:
-//  - contact planes with rigid bodies (point on the tool, normal, gap, and the obstacle's
-//    compliance along the normal over one world tick: 0 for a static body);
+//  - contact planes with rigid bodies and rods (point on the tool, normal, gap, the
+//    obstacle's compliance along the normal over one world tick: 0 for a static body, and
+//    the Coulomb friction coefficient of the pair);
 //  - buffers near soft bodies: the vertices within reach of the tool and the compliance
 //    block that couples them (the world's implicit system, h^2 A^-1, restricted to them).
 // A model is immutable once published; worlds publish a new one every tick.
@@ -35,6 +36,7 @@ struct ContactPlane {
   Vec3 normal = Vec3::UnitY();   // unit: the direction the contact pushes the tool
   double gap = 0.0;              // m, signed distance to the obstacle (< 0: overlap)
   double compliance = 0.0;       // m/N, the obstacle's yield over one world tick
+  double friction = 0.0;         // Coulomb coefficient (0: frictionless)
   std::string body;              // the obstacle's id
 };
 

@@ -39,6 +39,18 @@ void ToolChannel::AddCoupling(const Vec3& force, const Vec3& torque, double weig
   ++samples_;
 }
 
+void ToolChannel::Refuse(absl::Status status) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!refusal_) refusal_ = std::move(status);
+  refused_.store(true, std::memory_order_release);
+}
+
+std::optional<absl::Status> ToolChannel::refusal() const {
+  if (!refused_.load(std::memory_order_acquire)) return std::nullopt;
+  std::lock_guard<std::mutex> lock(mu_);
+  return refusal_;
+}
+
 void ToolChannel::SetDevice(const Transform& pose, uint32_t buttons, int contacts,
                             bool watchdog) {
   std::lock_guard<std::mutex> lock(mu_);

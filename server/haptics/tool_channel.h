@@ -6,15 +6,19 @@
 //  - haptics -> world: the coupling force of every pose, weighted by its duration, added
 //    into an accumulator that the world takes (and resets) at the start of its next tick.
 //    Its lock guards a handful of additions, never a solve or any I/O.
-// A channel is created by the session and attached to the tool body by a world command;
-// the world holds it (shared) until the session detaches it or the tool disappears.
+// A channel is created by the session and attached to the tool body by a world command
+// (which the session does not wait for: until it runs there is no model, and a refusal
+// comes back through Refuse); the world holds it (shared) until the session detaches it or
+// the tool disappears.
 
 #include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 
+#include "absl/status/status.h"
 #include "server/haptics/local_model.h"
 #include "server/math/transform.h"
 
@@ -49,6 +53,8 @@ class ToolChannel {
   void PublishModel(std::shared_ptr<const ToolLocalModel> model) {
     model_.store(std::move(model), std::memory_order_release);
   }
+  // The world refused to attach the tool (the session ends with `status`).
+  void Refuse(absl::Status status);
   // The duration-weighted average since the last call, which it resets; also kept as the
   // force viewers see.
   CouplingAverage TakeCoupling();
@@ -59,6 +65,8 @@ class ToolChannel {
     return model_.load(std::memory_order_acquire);
   }
   void AddCoupling(const Vec3& force, const Vec3& torque, double weight);
+  // Set when the world refused the tool; the session then ends with it.
+  std::optional<absl::Status> refusal() const;
   // The newest device state, for viewers.
   void SetDevice(const Transform& pose, uint32_t buttons, int contacts, bool watchdog);
 
@@ -72,6 +80,8 @@ class ToolChannel {
   double weight_sum_ = 0.0;
   int samples_ = 0;
   ToolDisplay display_;
+  std::optional<absl::Status> refusal_;
+  std::atomic<bool> refused_{false};  // refusal_ is set (read per pose without the lock)
 };
 
 }  // namespace ligature::haptics

@@ -65,7 +65,20 @@ void ToolSimulator::CollectRows() {
     row.gap = p.gap + p.normal.dot(state_.position + r - p.point);
     row.h << p.normal, r.cross(p.normal);
     row.compliance = p.compliance;
+    row.friction = p.friction > 0.0 ? p.friction : 0.0;
     rows_.push_back(row);
+    // Friction: two tangent rows spanning the plane, right after their normal row.
+    if (row.friction > 0.0) {
+      const Vec3 t1 = p.normal.unitOrthogonal();
+      const Vec3 t2 = p.normal.cross(t1);
+      for (const Vec3& t : {t1, t2}) {
+        Row tangent;
+        tangent.kind = RowKind::kTangent;
+        tangent.h << t, r.cross(t);
+        tangent.compliance = p.compliance;
+        rows_.push_back(tangent);
+      }
+    }
   }
   const Transform pose{state_.position, state_.orientation};
   for (size_t b = 0; b < m.buffers.size(); ++b) {
@@ -86,16 +99,39 @@ void ToolSimulator::CollectRows() {
   }
 }
 
-void ToolSimulator::SolveLcp(const Eigen::VectorXd& delta_free, Eigen::VectorXd* f) const {
+void ToolSimulator::SolveLcp(const Eigen::VectorXd& delta_free, bool friction,
+                             Eigen::VectorXd* f) const {
   const int n = static_cast<int>(delta_free.size());
   f->setZero(n);
+  auto delta = [&](int i) { return delta_free[i] + w_.row(i).dot(*f); };
   for (int it = 0; it < kMaxIterations; ++it) {
     double change = 0.0;
     for (int i = 0; i < n; ++i) {
-      const double delta = delta_free[i] + w_.row(i).dot(*f);
-      const double fi = std::max(0.0, (*f)[i] - delta / w_(i, i));
+      if (rows_[i].kind != RowKind::kNormal) continue;
+      // The normal force, projected onto f >= 0.
+      const double fi = std::max(0.0, (*f)[i] - delta(i) / w_(i, i));
       change = std::max(change, std::abs(fi - (*f)[i]) * w_(i, i));
       (*f)[i] = fi;
+      if (!(rows_[i].friction > 0.0)) continue;
+      // Its tangent pair: the force that stops the tangential displacement (stick), cut
+      // to the cone's border when that is outside it (slip).
+      const int a = i + 1, b = i + 2;
+      Eigen::Vector2d ft((*f)[a], (*f)[b]);
+      if (friction) {
+        Eigen::Matrix2d wt;
+        wt << w_(a, a), w_(a, b), w_(b, a), w_(b, b);
+        const Eigen::Vector2d dt(delta(a), delta(b));
+        ft -= wt.ldlt().solve(dt);
+        const double limit = rows_[i].friction * fi;
+        const double norm = ft.norm();
+        if (norm > limit) ft *= norm > 0.0 ? limit / norm : 0.0;
+      } else {
+        ft.setZero();
+      }
+      change = std::max(change, std::abs(ft[0] - (*f)[a]) * w_(a, a));
+      change = std::max(change, std::abs(ft[1] - (*f)[b]) * w_(b, b));
+      (*f)[a] = ft[0];
+      (*f)[b] = ft[1];
     }
     if (change < kTolerance) break;
   }
@@ -157,26 +193,38 @@ ToolStepResult ToolSimulator::Step(const DeviceTarget& target, double h) {
     // gap counts whole; a fixed one must only not be entered deeper than at the start.
     Eigen::VectorXd delta_free(n), f;
     bool overlap = false;
+    // Tangent rows have no gap: their free violation is the tangential displacement.
     for (int i = 0; i < n; ++i) {
-      const double gap = rows_[i].yielding ? rows_[i].gap : std::max(rows_[i].gap, 0.0);
-      delta_free[i] = gap + rows_[i].h.dot(dq_free);
-      overlap = overlap || (!rows_[i].yielding && rows_[i].gap < 0.0);
+      const Row& r = rows_[i];
+      const double gap = r.kind == RowKind::kTangent ? 0.0
+                         : r.yielding               ? r.gap
+                                                    : std::max(r.gap, 0.0);
+      delta_free[i] = gap + r.h.dot(dq_free);
+      overlap = overlap || (r.kind == RowKind::kNormal && !r.yielding && r.gap < 0.0);
     }
-    SolveLcp(delta_free, &f);
-    for (int i = 0; i < n; ++i) dq += ch[i] * f[i];
+    SolveLcp(delta_free, /*friction=*/true, &f);
+    for (int i = 0; i < n; ++i) {
+      dq += ch[i] * f[i];
+      Vec3& part = rows_[i].kind == RowKind::kNormal ? result.contact_normal_force
+                                                     : result.contact_friction_force;
+      part += f[i] * rows_[i].h.head<3>();
+    }
     // Position pass: a share of the overlap with fixed obstacles, without velocity.
     if (overlap) {
       const Eigen::VectorXd after = delta_free + w_ * f;
       Eigen::VectorXd delta2(n), f2;
       for (int i = 0; i < n; ++i) {
         const Row& r = rows_[i];
-        delta2[i] = r.yielding ? std::max(after[i], 0.0)
-                               : std::min(r.gap, 0.0) * kPenetrationShare + after[i];
+        delta2[i] = r.kind == RowKind::kTangent ? 0.0
+                    : r.yielding            ? std::max(after[i], 0.0)
+                                            : std::min(r.gap, 0.0) * kPenetrationShare + after[i];
       }
-      SolveLcp(delta2, &f2);
+      SolveLcp(delta2, /*friction=*/false, &f2);
       for (int i = 0; i < n; ++i) push += ch[i] * f2[i];
     }
-    for (int i = 0; i < n; ++i) result.contacts += f[i] > 0.0 ? 1 : 0;
+    for (int i = 0; i < n; ++i) {
+      result.contacts += rows_[i].kind == RowKind::kNormal && f[i] > 0.0 ? 1 : 0;
+    }
   }
 
   // The new state; velocities from the velocity pass alone.

@@ -17,10 +17,17 @@
 // at the start of a step) is removed by a second, position-only pass at 20 % per step, so
 // that recovering it never feeds the tool's velocity (and the device's force).
 //
+// Planes with a friction coefficient mu add two tangent rows (t1, t2, H_t = [t, r x t])
+// after their normal row: Coulomb friction in constraint space, integrated over the step
+// (in displacement, as in the unified-constraints scheme). The Gauss-Seidel solves each
+// contact as a block: the normal force by projection, then the tangent pair by its 2x2
+// block for zero tangential displacement (sticking), cut back onto the cone
+// |f_t| <= mu f_n when that needs more (sliding, at the cone's border). Friction acts in the
+// velocity pass only; buffer vertices stay frictionless.
+//
 // The force on the tool is the coupling's at the end of the step; the device gets its
 // opposite. This is a dynamic proxy (god-object) against the exported planes and buffer
-// vertices: obstacles do not move within a tick except by their compliance, and contacts
-// are frictionless.
+// vertices: obstacles do not move within a tick except by their compliance.
 
 #include <memory>
 #include <vector>
@@ -44,6 +51,9 @@ struct ToolStepResult {
   Vec3 force = Vec3::Zero();   // N, the coupling's force on the tool
   Vec3 torque = Vec3::Zero();  // N m, its torque on the tool
   int contacts = 0;            // contacts carrying a force
+  // N, what the contacts put on the tool in the velocity pass: normal and friction parts.
+  Vec3 contact_normal_force = Vec3::Zero();
+  Vec3 contact_friction_force = Vec3::Zero();
 };
 
 class ToolSimulator {
@@ -68,8 +78,11 @@ class ToolSimulator {
   double CouplingEnergy(const DeviceTarget& target) const;
 
  private:
+  enum class RowKind { kNormal, kTangent };
   struct Row {
-    Vec6 h = Vec6::Zero();  // [n, r x n]
+    Vec6 h = Vec6::Zero();  // [n, r x n] (or [t, r x t] for a tangent row)
+    RowKind kind = RowKind::kNormal;
+    double friction = 0.0;  // normal rows: mu; the two tangent rows follow when > 0
     double gap = 0.0;       // m, at the start of the step
     double compliance = 0.0;  // the obstacle's own (planes)
     int buffer = -1;        // buffer index, or -1 for a plane
@@ -79,8 +92,10 @@ class ToolSimulator {
   };
 
   void CollectRows();
-  // Projected Gauss-Seidel on W f + delta_free >= 0, f >= 0.
-  void SolveLcp(const Eigen::VectorXd& delta_free, Eigen::VectorXd* f) const;
+  // Block Gauss-Seidel on W f + delta_free: normal rows delta >= 0, f >= 0, f delta = 0;
+  // tangent pairs (when `friction`) zero displacement inside the cone |f_t| <= mu f_n, on
+  // its border otherwise. Without `friction` the tangent rows carry no force.
+  void SolveLcp(const Eigen::VectorXd& delta_free, bool friction, Eigen::VectorXd* f) const;
 
   CouplingParams coupling_;
   std::shared_ptr<const ToolLocalModel> model_;

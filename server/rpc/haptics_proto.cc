@@ -141,6 +141,7 @@ void LocalModelToProto(const haptics::ToolLocalModel& m, v1::HapticModel* out) {
     ToProto(p.normal, q->mutable_normal());
     q->set_gap(p.gap);
     q->set_compliance(p.compliance);
+    q->set_friction(p.friction);
     q->set_body_id(p.body);
   }
   for (const haptics::BufferModel& b : m.buffers) {
@@ -164,13 +165,24 @@ absl::StatusOr<std::shared_ptr<haptics::ToolLocalModel>> LocalModelFromProto(
   m->tick = in.tick();
   m->sim_time = in.sim_time();
   m->dt = in.dt();
-  m->gravity = FromProto(in.gravity());
-  const Transform pose = FromProto(in.tool_pose());
-  m->tool = {pose.position, pose.orientation, FromProto(in.tool_linear_velocity()),
-             FromProto(in.tool_angular_velocity())};
-  m->mass = in.tool_mass();
   m->tool_removed = in.tool_removed();
   if (m->tool_removed) return m;
+  // The tool: its clock, state and inertia.
+  if (!std::isfinite(m->sim_time)) return Invalid("sim_time", "not finite");
+  if (!(m->dt > 0.0) || !std::isfinite(m->dt)) return Invalid("dt", "must be > 0");
+  m->gravity = FromProto(in.gravity());
+  if (!m->gravity.allFinite()) return Invalid("gravity", "not finite");
+  const Transform pose = FromProto(in.tool_pose());
+  if (!pose.position.allFinite() || !pose.orientation.coeffs().allFinite()) {
+    return Invalid("tool_pose", "not finite");
+  }
+  m->tool = {pose.position, pose.orientation, FromProto(in.tool_linear_velocity()),
+             FromProto(in.tool_angular_velocity())};
+  if (!m->tool.linear_velocity.allFinite()) return Invalid("tool_linear_velocity", "not finite");
+  if (!m->tool.angular_velocity.allFinite()) {
+    return Invalid("tool_angular_velocity", "not finite");
+  }
+  m->mass = in.tool_mass();
   if (!(m->mass > 0.0) || !std::isfinite(m->mass)) return Invalid("tool_mass", "must be > 0");
   if (in.tool_inertia_size() != 9) return Invalid("tool_inertia", "needs 9 values");
   for (int k = 0; k < 9; ++k) m->inertia_local(k / 3, k % 3) = in.tool_inertia(k);
@@ -178,45 +190,80 @@ absl::StatusOr<std::shared_ptr<haptics::ToolLocalModel>> LocalModelFromProto(
     return Invalid("tool_inertia", "must be finite and positive definite");
   }
   m->center_local = FromProto(in.tool_center_local());
+  if (!m->center_local.allFinite()) return Invalid("tool_center_local", "not finite");
+  // Its shapes.
   for (int i = 0; i < in.tool_shapes_size(); ++i) {
     const v1::HapticToolShape& t = in.tool_shapes(i);
-    if (t.type() < 0 || t.type() > 2) {
-      return Invalid(absl::StrCat("tool_shapes[", i, "].type"), "must be 0, 1 or 2");
-    }
+    const std::string field = absl::StrCat("tool_shapes[", i, "]");
+    if (t.type() < 0 || t.type() > 2) return Invalid(field + ".type", "must be 0, 1 or 2");
     ChildShape s;
     s.shape.type = static_cast<ShapeType>(t.type());
     s.shape.radius = t.radius();
     s.shape.half_extents = FromProto(t.half_extents());
     s.shape.half_length = t.half_length();
     s.local = FromProto(t.local());
+    if (!(s.shape.radius >= 0.0) || !std::isfinite(s.shape.radius) ||
+        !(s.shape.half_length >= 0.0) || !std::isfinite(s.shape.half_length) ||
+        !s.shape.half_extents.allFinite() || (s.shape.half_extents.array() < 0.0).any()) {
+      return Invalid(field, "sizes must be finite and >= 0");
+    }
+    if (!s.local.position.allFinite() || !s.local.orientation.coeffs().allFinite()) {
+      return Invalid(field + ".local", "not finite");
+    }
     m->shapes.push_back(s);
   }
-  for (const v1::HapticContactPlane& q : in.planes()) {
-    m->planes.push_back({FromProto(q.point()), FromProto(q.normal()).normalized(), q.gap(),
-                         q.compliance(), q.body_id()});
+  // The contact planes.
+  for (int i = 0; i < in.planes_size(); ++i) {
+    const v1::HapticContactPlane& q = in.planes(i);
+    const std::string field = absl::StrCat("planes[", i, "]");
+    haptics::ContactPlane p;
+    p.point = FromProto(q.point());
+    const Vec3 normal = FromProto(q.normal());
+    p.gap = q.gap();
+    p.compliance = q.compliance();
+    p.friction = q.friction();
+    p.body = q.body_id();
+    if (!p.point.allFinite()) return Invalid(field + ".point", "not finite");
+    if (!normal.allFinite() || !(normal.norm() > 1e-9)) {
+      return Invalid(field + ".normal", "must be finite and non-zero");
+    }
+    p.normal = normal.normalized();
+    if (!std::isfinite(p.gap)) return Invalid(field + ".gap", "not finite");
+    if (!(p.compliance >= 0.0) || !std::isfinite(p.compliance)) {
+      return Invalid(field + ".compliance", "must be finite and >= 0");
+    }
+    if (!(p.friction >= 0.0) || !std::isfinite(p.friction)) {
+      return Invalid(field + ".friction", "must be finite and >= 0");
+    }
+    m->planes.push_back(std::move(p));
   }
+  // The soft bodies' buffers.
   for (int i = 0; i < in.buffers_size(); ++i) {
     const v1::HapticBuffer& q = in.buffers(i);
+    const std::string field = absl::StrCat("buffers[", i, "]");
     haptics::BufferModel b;
     b.body = q.body_id();
     const int n = q.positions_size();
     if (q.vertex_indices_size() != n || q.compliance_size() != 9 * n * n || q.tets_size() % 4) {
-      return Invalid(absl::StrCat("buffers[", i, "]"),
-                     "vertex_indices, positions, compliance (3n x 3n) and tets disagree");
+      return Invalid(field, "vertex_indices, positions, compliance (3n x 3n) and tets disagree");
     }
-    b.vertex_indices.assign(q.vertex_indices().begin(), q.vertex_indices().end());
-    for (const v1::Vec3& x : q.positions()) b.positions.push_back(FromProto(x));
+    for (int v : q.vertex_indices()) {
+      if (v < 0) return Invalid(field + ".vertex_indices", "must be >= 0");
+      b.vertex_indices.push_back(v);
+    }
+    for (const v1::Vec3& x : q.positions()) {
+      b.positions.push_back(FromProto(x));
+      if (!b.positions.back().allFinite()) return Invalid(field + ".positions", "not finite");
+    }
     b.compliance.resize(3 * n, 3 * n);
     for (int k = 0; k < 9 * n * n; ++k) b.compliance(k / (3 * n), k % (3 * n)) = q.compliance(k);
+    if (!b.compliance.allFinite()) return Invalid(field + ".compliance", "not finite");
     for (int k = 0; k + 3 < q.tets_size(); k += 4) {
       std::array<int, 4> t = {q.tets(k), q.tets(k + 1), q.tets(k + 2), q.tets(k + 3)};
       for (int v : t) {
-        if (v < 0 || v >= n) return Invalid(absl::StrCat("buffers[", i, "].tets"), "bad index");
+        if (v < 0 || v >= n) return Invalid(field + ".tets", "bad index");
       }
       b.tets.push_back(t);
-    }
-    if (!b.compliance.allFinite()) {
-      return Invalid(absl::StrCat("buffers[", i, "].compliance"), "not finite");
     }
     m->buffers.push_back(std::move(b));
   }

@@ -13,16 +13,9 @@
 namespace ligature {
 namespace {
 
-constexpr absl::Duration kOpenTimeout = absl::Seconds(5);
 constexpr double kModelPoll = 1e-3;  // s, remote mode: how often new models are looked for
 
 std::atomic<uint64_t> next_session{1};
-
-// The tool's mass and smallest principal inertia, for the coupling's defaults.
-struct ToolFacts {
-  double mass = 0.0;
-  double inertia = 0.0;
-};
 
 }  // namespace
 
@@ -32,8 +25,10 @@ HapticsReactor::HapticsReactor(WorldManager* manager, const std::atomic<bool>* s
   StartRead(&request_);
 }
 
-// Validates the first message, claims the tool in the world (one command, waited for),
-// and resolves the parameters for its mass.
+// Validates the first message, claims the tool and resolves the parameters for its mass,
+// all from what the world last published, and answers at once: the attach command is only
+// queued. Until the world runs it there is no model (poses get zero force, flagged
+// stale_model); a refusal by the world ends the stream with it.
 absl::Status HapticsReactor::Open(const v1::HapticOpen& open) {
   if (!caller_.ok()) return caller_.status();
   auto id = ParseWorldName(open.world(), "open.world");
@@ -51,30 +46,31 @@ absl::Status HapticsReactor::Open(const v1::HapticOpen& open) {
   }
   auto host = manager_->Get(*id);
   if (!host.ok()) return host.status();
+  auto facts = (*host)->HapticTool(open.tool_body_id());
+  if (!facts.ok()) {
+    return absl::Status(facts.status().code(), absl::StrCat("open.", facts.status().message()));
+  }
+  auto params = haptics::ResolveParams(given, facts->mass, facts->min_inertia);
+  if (!params.ok()) return params.status();
+  const std::string session = absl::StrCat("h", next_session.fetch_add(1));
+  if (absl::Status s = (*host)->ClaimHapticTool(open.tool_body_id(), session); !s.ok()) {
+    return absl::Status(s.code(), absl::StrCat("open.", s.message()));
+  }
   host_ = *host;
+  session_ = session;
   remote_ = open.mode() == v1::HAPTIC_MODE_REMOTE;
   device_id_ = open.device_id();
   tool_ = open.tool_body_id();
-  const std::string session = absl::StrCat("h", next_session.fetch_add(1));
   channel_ = std::make_shared<haptics::ToolChannel>(session, device_id_);
-  auto facts = host_->Call<ToolFacts>(
-      [tool = tool_, channel = channel_](World& w) -> absl::StatusOr<ToolFacts> {
-        if (absl::Status s = w.AttachHapticTool(tool, channel); !s.ok()) return s;
-        const auto m = channel->model();
-        return ToolFacts{m->mass, m->inertia_local.diagonal().minCoeff()};
-      },
-      kOpenTimeout);
-  if (!facts.ok()) {
-    // A claim that timed out may still land: release it.
-    host_->Enqueue([tool = tool_, channel = channel_](World* w) {
-      if (w) w->DetachHapticTool(tool, channel.get());
-    });
-    channel_.reset();
-    return absl::Status(facts.status().code(),
-                        absl::StrCat("open.", facts.status().message()));
-  }
-  auto params = haptics::ResolveParams(given, facts->mass, facts->inertia);
-  if (!params.ok()) return params.status();
+  host_->Enqueue([tool = tool_, channel = channel_](World* w) {
+    if (w == nullptr) {
+      channel->Refuse(absl::NotFoundError("open.world: the world was deleted"));
+      return;
+    }
+    if (absl::Status s = w->AttachHapticTool(tool, channel); !s.ok()) {
+      channel->Refuse(absl::Status(s.code(), absl::StrCat("open.", s.message())));
+    }
+  });
   std::lock_guard<std::mutex> lock(mu_);
   core_.emplace(*params);
   v1::HapticsResponse opened;
@@ -82,13 +78,7 @@ absl::Status HapticsReactor::Open(const v1::HapticOpen& open) {
   HapticParamsToProto(*params, opened.mutable_opened()->mutable_params());
   opened.mutable_opened()->set_session_id(session);
   QueueLocked(std::move(opened));
-  if (remote_) {
-    const auto model = channel_->model();
-    v1::HapticsResponse m;
-    LocalModelToProto(*model, m.mutable_model());
-    sent_model_tick_ = model->tick;
-    QueueLocked(std::move(m));
-  }
+  // Remote mode: the helper forwards the first model as soon as the world publishes it.
   return absl::OkStatus();
 }
 
@@ -130,6 +120,10 @@ void HapticsReactor::HandlePose(const v1::HapticPose& msg, int64_t received_ns) 
   std::lock_guard<std::mutex> lock(mu_);
   if (std::optional<int64_t> j = jitter_.OnArrival(received_ns)) timing().jitter.Record(*j);
   if (end_) return;
+  if (std::optional<absl::Status> refused = channel_->refusal()) {
+    EndLocked(*refused);
+    return;
+  }
   const auto model = channel_->model();
   if (model != nullptr && model->tool_removed) {
     EndLocked(absl::NotFoundError(absl::StrCat("tool ", tool_, " was removed")));
@@ -241,6 +235,10 @@ void HapticsReactor::HelperLoop() {
     } else if (!core_->released()) {
       tripped = false;
     }
+    if (std::optional<absl::Status> refused = channel_->refusal()) {
+      EndLocked(*refused);
+      break;
+    }
     const auto model = channel_->model();
     if (model != nullptr && model->tool_removed) {
       EndLocked(absl::NotFoundError(absl::StrCat("tool ", tool_, " was removed")));
@@ -267,11 +265,13 @@ void HapticsReactor::OnDone() {
   }
   if (helper_.joinable()) helper_.join();
   if (opened_) counters_->open.fetch_sub(1);
-  // Release the tool: the world stops taking this session's coupling.
+  // Release the tool: the world stops taking this session's coupling. The detach is
+  // queued before the claim goes, so that a next session's attach comes after it.
   if (host_ != nullptr && channel_ != nullptr) {
     host_->Enqueue([tool = tool_, channel = channel_](World* w) {
       if (w) w->DetachHapticTool(tool, channel.get());
     });
+    host_->ReleaseHapticTool(tool_, session_);
   }
   delete this;
 }

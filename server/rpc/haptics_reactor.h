@@ -6,6 +6,9 @@
 // replies ramping the force to zero when poses stop) and, in remote mode, forwards each
 // new local model. Closing the stream (or any end) detaches the tool from the world.
 //
+// Opening never waits for the world: the tool is checked and claimed against what the
+// world last published, and the world attaches it at its next command run.
+//
 // Threading: `mu_` guards the core, the write queue and the end state. Finish is called
 // exactly once, when no write is in flight.
 
@@ -80,6 +83,7 @@ class HapticsReactor final
   bool remote_ = false;
   std::string device_id_;
   std::string tool_;
+  std::string session_;
   std::shared_ptr<WorldHost> host_;
   std::shared_ptr<haptics::ToolChannel> channel_;
 

@@ -80,6 +80,14 @@ class World {
   // Publishes every tool's local model for the current state (each Step does it; a paused
   // world's host does it after edits).
   void PublishHapticModels();
+  // The bodies a haptic session may drive (dynamic rigid bodies), with what its defaults
+  // need: the mass and the smallest principal inertia. The host publishes them so that a
+  // session can be opened without waiting for the world.
+  struct HapticToolFacts {
+    double mass = 0.0;         // kg
+    double min_inertia = 0.0;  // kg m^2
+  };
+  std::vector<std::pair<std::string, HapticToolFacts>> HapticToolCandidates() const;
 
   absl::StatusOr<BodyDesc> GetBody(const std::string& id) const;
   bool HasBody(const std::string& id) const {

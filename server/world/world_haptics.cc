@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 #include "absl/strings/str_cat.h"
@@ -18,6 +19,8 @@ namespace {
 constexpr double kBaseReach = 0.01;      // m, beyond the contact margin
 constexpr double kMaxReach = 0.2;        // m
 constexpr int kMaxBufferVertices = 16;   // nearest soft vertices per body
+constexpr double kRodSpacing = 0.005;    // m, finest sampling of a rod's centreline
+constexpr int kMaxRodSamples = 2001;
 
 // The contact planes of the tool (dense index `tool`) with every other rigid body within
 // `reach`: the narrowphase's points, normals turned to push the tool.
@@ -43,6 +46,7 @@ void AddContactPlanes(const RigidBodies& bodies, uint32_t tool, double reach, do
           p.normal = -c.normal;  // the narrowphase's normal points from the tool
           p.point = c.position - 0.5 * c.distance * c.normal;
           p.gap = c.distance;
+          p.friction = std::sqrt(bodies.material[tool].friction * bodies.material[j].friction);
           p.body = bodies.id[j];
           // A dynamic obstacle yields over one tick by its effective mass at the point.
           if (bodies.IsDynamic(j)) {
@@ -55,6 +59,59 @@ void AddContactPlanes(const RigidBodies& bodies, uint32_t tool, double reach, do
         }
       }
     }
+  }
+}
+
+// The contact planes of the tool with a rod within `reach`: the rod's centreline is
+// sampled as a polyline; where the gap between the tool and a polyline segment (the
+// segment's point nearest the tool's centre, less the rod's radius) has a local minimum
+// along the rod, the tool gets a plane there pushing it off the rod. For the haptic steps
+// the rod is locally rigid but yields like a mass: a held rod is fixed, a dynamic one
+// yields h^2 / m over one tick with m the mass of one control-point span (as a dynamic
+// rigid obstacle yields by its effective mass). Rod contacts are frictionless, as the
+// world's own rod-rigid contacts are.
+void AddRodPlanes(const RodWorld::Rod& rod, const haptics::ToolLocalModel& tool, double reach,
+                  double h, std::vector<haptics::ContactPlane>* out) {
+  const Transform pose{tool.tool.position, tool.tool.orientation};
+  // The tool's bounding sphere, for a quick rejection of far segments.
+  double bound = 0.0;
+  for (const ChildShape& c : tool.shapes) {
+    const Aabb b = ComputeAabb(c.shape, pose * c.local, 0.0);
+    bound = std::max({bound, (b.min - pose.position).norm(), (b.max - pose.position).norm()});
+  }
+  const double radius = rod.model.material().radius;
+  const double length = rod.model.length();
+  const int samples = std::clamp(static_cast<int>(std::ceil(length / kRodSpacing)) + 1,
+                                 2 * rod.model.spline().segments() + 1, kMaxRodSamples);
+  std::vector<Vec3> x(samples);
+  for (int k = 0; k < samples; ++k) {
+    x[k] = rod.state.Position(rod.model.spline().Sample(length * k / (samples - 1)));
+  }
+  // Per segment: the gap, the nearest point on the tool's surface and its outward normal.
+  const int n = samples - 1;
+  std::vector<haptics::SurfaceQuery> near(n);
+  std::vector<double> gap(n, std::numeric_limits<double>::infinity());
+  for (int k = 0; k < n; ++k) {
+    const Vec3 d = x[k + 1] - x[k];
+    const double len2 = d.squaredNorm();
+    const double t =
+        len2 > 0.0 ? std::clamp((pose.position - x[k]).dot(d) / len2, 0.0, 1.0) : 0.0;
+    const Vec3 c = x[k] + t * d;
+    if ((c - pose.position).norm() > bound + radius + reach) continue;
+    near[k] = haptics::ToolDistance(tool.shapes, pose, c);
+    gap[k] = near[k].distance - radius;
+  }
+  const double span_mass = rod.model.mass() / std::max(1, rod.model.control_points() - 1);
+  for (int k = 0; k < n; ++k) {
+    if (!(gap[k] < reach)) continue;
+    // One plane per local minimum of the gap along the rod.
+    if ((k > 0 && gap[k - 1] < gap[k]) || (k + 1 < n && gap[k + 1] <= gap[k])) continue;
+    haptics::ContactPlane& p = out->emplace_back();
+    p.point = near[k].surface;
+    p.normal = -near[k].normal;  // the tool's outward normal points at the rod
+    p.gap = gap[k];
+    p.compliance = rod.desc.kinematic || !(span_mass > 0.0) ? 0.0 : h * h / span_mass;
+    p.body = rod.desc.id;
   }
 }
 
@@ -163,6 +220,18 @@ absl::Status World::AttachHapticTool(const std::string& body_id,
   return absl::OkStatus();
 }
 
+std::vector<std::pair<std::string, World::HapticToolFacts>> World::HapticToolCandidates()
+    const {
+  std::vector<std::pair<std::string, HapticToolFacts>> out;
+  for (int i = 0; i < bodies_.size(); ++i) {
+    if (!bodies_.IsDynamic(i) || !(bodies_.inv_mass[i] > 0.0)) continue;
+    const Mat3 inertia = bodies_.inv_inertia_local[i].inverse();
+    out.emplace_back(bodies_.id[i],
+                     HapticToolFacts{1.0 / bodies_.inv_mass[i], inertia.diagonal().minCoeff()});
+  }
+  return out;
+}
+
 void World::DetachHapticTool(const std::string& body_id, const haptics::ToolChannel* channel) {
   auto it = haptic_tools_.find(body_id);
   if (it != haptic_tools_.end() && it->second.get() == channel) haptic_tools_.erase(it);
@@ -219,6 +288,9 @@ void World::PublishHapticModels() {
     const double reach = std::min(
         kMaxReach, settings_.contact_margin + kBaseReach + 2.0 * h * bodies_.linear_velocity[i].norm());
     AddContactPlanes(bodies_, i, reach, h, model.get());
+    for (const RodWorld::Rod& rod : rods_.rods()) {
+      AddRodPlanes(rod, *model, reach, h, &model->planes);
+    }
     for (size_t k = 0; k < soft_.bodies().size(); ++k) {
       AddBuffer(soft_.bodies()[k], static_cast<int>(k), i, soft_.pushes(),
                 channel->display().force + model->mass * settings_.gravity, *model, reach, h,

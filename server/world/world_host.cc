@@ -61,6 +61,35 @@ void WorldHost::ReleaseBodies(uint64_t session) {
   std::erase_if(owners_, [&](const auto& entry) { return entry.second.session == session; });
 }
 
+absl::StatusOr<World::HapticToolFacts> WorldHost::HapticTool(const std::string& body) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = tool_facts_.find(body);
+  if (it != tool_facts_.end()) return it->second;
+  for (const BodyState& b : frame_->bodies) {
+    if (b.id == body) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("tool_body_id: ", body, " must be a dynamic rigid body"));
+    }
+  }
+  return absl::NotFoundError(absl::StrCat("tool_body_id: no body ", body, " in ", name_));
+}
+
+absl::Status WorldHost::ClaimHapticTool(const std::string& body, const std::string& session) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto [it, added] = haptic_claims_.try_emplace(body, session);
+  if (!added && it->second != session) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("tool_body_id: ", body, " is held by haptic session ", it->second));
+  }
+  return absl::OkStatus();
+}
+
+void WorldHost::ReleaseHapticTool(const std::string& body, const std::string& session) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = haptic_claims_.find(body);
+  if (it != haptic_claims_.end() && it->second == session) haptic_claims_.erase(it);
+}
+
 void WorldHost::RunTick() {
   std::vector<WorldCommand> commands;
   {
@@ -87,7 +116,21 @@ std::optional<DivergenceEvent> WorldHost::GuardedStep(World& world) {
 void WorldHost::Publish() {
   auto frame = std::make_shared<const Frame>(world_->MakeFrame());
   const bool finite = !FindNonFinite(*frame).has_value();
+  // The haptic tool candidates change only with edits (or a restored snapshot, which
+  // moves the tick other than by one step).
+  const uint64_t tick = world_->tick();
+  const bool refresh_tools = world_->edits() != tool_facts_edits_ ||
+                             (tick != tool_facts_tick_ && tick != tool_facts_tick_ + 1);
+  absl::flat_hash_map<std::string, World::HapticToolFacts> tools;
+  if (refresh_tools) {
+    for (auto& [id, facts] : world_->HapticToolCandidates()) tools.emplace(std::move(id), facts);
+  }
   std::lock_guard<std::mutex> lock(mu_);
+  if (refresh_tools) {
+    tool_facts_ = std::move(tools);
+    tool_facts_edits_ = world_->edits();
+  }
+  tool_facts_tick_ = tick;
   if (!finite) ++withheld_frames_;
   if (finite) {
     frame_ = std::move(frame);

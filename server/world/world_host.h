@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
@@ -71,6 +72,15 @@ class WorldHost {
                                             uint64_t* version, bool* open) const;
   WorldInfo Info() const;
 
+  // Haptic tools, answered without waiting for the world: the mass properties of dynamic
+  // rigid body `body` as of the newest publication (NOT_FOUND when there is no such body,
+  // FAILED_PRECONDITION when it is not a dynamic rigid body), and the claim of a tool by
+  // haptic session `session` (FAILED_PRECONDITION naming the holder when another session
+  // holds it) until ReleaseHapticTool. The world's attach command checks again.
+  absl::StatusOr<World::HapticToolFacts> HapticTool(const std::string& body) const;
+  absl::Status ClaimHapticTool(const std::string& body, const std::string& session);
+  void ReleaseHapticTool(const std::string& body, const std::string& session);
+
   // Device ownership: the Interact session `session` (from client `client`) drives body
   // `body` and owns it until ReleaseBodies; FAILED_PRECONDITION when another session owns it.
   absl::Status ClaimBody(const std::string& body, uint64_t session, const std::string& client);
@@ -114,6 +124,12 @@ class WorldHost {
     std::string client;
   };
   std::map<std::string, Owner> owners_;  // body id -> the session driving it
+  // Haptic tool candidates, rebuilt at a publication after edits or a jump in ticks (a
+  // restored snapshot), and the haptic sessions' claims (body id -> session id).
+  absl::flat_hash_map<std::string, World::HapticToolFacts> tool_facts_;
+  uint64_t tool_facts_edits_ = UINT64_MAX;
+  uint64_t tool_facts_tick_ = 0;
+  std::map<std::string, std::string> haptic_claims_;
   WorldInfo info_;
   bool closed_ = false;
 };

@@ -5,10 +5,12 @@
 //   ligature-bench [--quick] [--filter REGEX]
 
 #include <cstdio>
+#include <cstdlib>
 #include <regex>
 #include <string>
 #include <string_view>
 
+#include "tests/bench/haptics/peer_process.h"
 #include "tests/bench/registry.h"
 
 namespace ligature::bench {
@@ -54,6 +56,8 @@ bool ParseFlags(int argc, char** argv, Flags* flags) {
 }
 
 int Main(int argc, char** argv) {
+  // The haptics benchmarks' servers run in a child started as this executable again.
+  if (const char* probes = std::getenv(kServeEnv)) return ServeHapticsPeers(std::atoi(probes));
   Flags flags;
   if (!ParseFlags(argc, argv, &flags)) {
     PrintUsage();

@@ -4,6 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <mutex>
 #include <cmath>
 #include <thread>
 
@@ -187,9 +190,12 @@ TEST_F(HapticsServiceTest, WatchdogReleasesTheForceWhenPosesStop) {
   v1::HapticsResponse resp;
   ASSERT_TRUE(stream->Read(&resp));
   ASSERT_TRUE(resp.has_opened());
-  // Pull the probe up 2 cm for a while (a steady force), then go silent.
+  // Pull the probe up 2 cm for a while (a steady force, once the world attached the tool),
+  // then go silent.
   double force = 0.0;
-  for (uint64_t i = 1; i <= 50; ++i) {
+  uint64_t last = 0;
+  for (uint64_t i = 1; i <= 2000 && !(force > 0.1 && i > 50); ++i) {
+    last = i;
     req.Clear();
     req.mutable_pose()->set_sequence(i);
     req.mutable_pose()->mutable_position()->set_y(0.05);
@@ -205,7 +211,7 @@ TEST_F(HapticsServiceTest, WatchdogReleasesTheForceWhenPosesStop) {
   while (!zero && stream->Read(&resp)) {
     ASSERT_TRUE(resp.has_force());
     EXPECT_TRUE(resp.force().watchdog());
-    EXPECT_EQ(resp.force().sequence(), 50u);
+    EXPECT_EQ(resp.force().sequence(), last);
     const v1::Vec3& f = resp.force().force();
     zero = f.x() == 0 && f.y() == 0 && f.z() == 0;
   }
@@ -231,6 +237,119 @@ TEST_F(HapticsServiceTest, RemoteModeSolvesOnTheClientFromStreamedModels) {
   EXPECT_GT(last.contacts, 0);
   EXPECT_NEAR(last.force.y(), 8.0, 1.5);
   EXPECT_TRUE((*session)->Close().ok());
+}
+
+// Holds the world's thread inside a command until released: nothing the world does (ticks,
+// edits, attaching a tool) can happen meanwhile.
+class WorldHold {
+ public:
+  explicit WorldHold(WorldHost* host, std::function<void(World&)> then = {})
+      : state_(std::make_shared<State>()) {
+    host->Enqueue([state = state_, then = std::move(then)](World* w) {
+      std::unique_lock<std::mutex> lock(state->mu);
+      state->entered = true;
+      state->cv.notify_all();
+      state->cv.wait(lock, [&] { return state->released; });
+      if (w != nullptr && then) then(*w);
+    });
+    std::unique_lock<std::mutex> lock(state_->mu);
+    state_->cv.wait(lock, [&] { return state_->entered; });
+  }
+  ~WorldHold() { Release(); }
+  void Release() {
+    std::lock_guard<std::mutex> lock(state_->mu);
+    state_->released = true;
+    state_->cv.notify_all();
+  }
+
+ private:
+  // Shared with the command, which may still be waking when the hold is gone.
+  struct State {
+    std::mutex mu;
+    std::condition_variable cv;
+    bool entered = false;
+    bool released = false;
+  };
+  std::shared_ptr<State> state_;
+};
+
+TEST_F(HapticsServiceTest, OpeningAndPosesAreAnsweredWhileTheWorldIsBusy) {
+  auto host = server_->worlds().Get("hw");
+  ASSERT_TRUE(host.ok());
+  WorldHold hold(host->get());
+  // The world runs no command now, yet the session opens and every pose is answered
+  // (zero force: the world has not attached the tool, so there is no model yet).
+  auto session = HapticSession::Open(channel_, OpenFor("probe"));
+  ASSERT_TRUE(session.ok()) << session.status();
+  EXPECT_GT((*session)->params().stiffness(), 0.0);
+  for (uint64_t i = 1; i <= 20; ++i) {
+    auto r = (*session)->Force(PoseAt(i, 0.0));
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_EQ(r->sequence, i);
+    EXPECT_TRUE(r->stale_model);
+    EXPECT_EQ(r->model_tick, 0u);
+    EXPECT_EQ(r->force.norm(), 0.0);
+  }
+  // The claim is already the session's: a second one is refused at once.
+  auto second = HapticSession::Open(channel_, OpenFor("probe"));
+  EXPECT_EQ(second.status().code(), absl::StatusCode::kFailedPrecondition);
+  // Once the world runs again it attaches the tool, and the probe held 2 cm into the
+  // floor gets pushed back.
+  hold.Release();
+  haptics::HapticReply last;
+  int touching = 0;
+  for (uint64_t i = 21; i <= 3000 && touching < 200; ++i) {
+    auto r = (*session)->Force(PoseAt(i, 0.0));
+    ASSERT_TRUE(r.ok()) << r.status();
+    last = *r;
+    touching += r->contacts > 0 ? 1 : 0;
+    std::this_thread::sleep_for(std::chrono::microseconds(900));
+  }
+  EXPECT_GT(last.model_tick, 0u);
+  EXPECT_GT(last.contacts, 0);
+  EXPECT_GT(last.force.y(), 1.0);
+  EXPECT_TRUE((*session)->Close().ok());
+}
+
+TEST_F(HapticsServiceTest, APausedWorldOpensASessionAndAnswersPoses) {
+  ASSERT_TRUE(SetPaused("worlds/hw", true).ok());
+  auto session = HapticSession::Open(channel_, OpenFor("probe"));
+  ASSERT_TRUE(session.ok()) << session.status();
+  // Held 2 cm into the floor until the probe meets it, and a while after.
+  haptics::HapticReply last;
+  int touching = 0;
+  for (uint64_t i = 1; i <= 3000 && touching < 200; ++i) {
+    auto r = (*session)->Force(PoseAt(i, 0.0));
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_EQ(r->sequence, i);
+    last = *r;
+    touching += r->contacts > 0 ? 1 : 0;
+    std::this_thread::sleep_for(std::chrono::microseconds(900));
+  }
+  // The paused world attached the tool and published its model: the floor pushes back.
+  EXPECT_GT(last.contacts, 0);
+  EXPECT_GT(last.force.y(), 1.0);
+  EXPECT_TRUE((*session)->Close().ok());
+}
+
+TEST_F(HapticsServiceTest, AToolTheWorldRefusesEndsTheSessionWithWhy) {
+  auto host = server_->worlds().Get("hw");
+  ASSERT_TRUE(host.ok());
+  // The probe goes in the world's next command run, before the session's attach; the
+  // session was opened from the last publication, which still had it.
+  auto session = [&] {
+    WorldHold hold(host->get(), [](World& w) { ASSERT_TRUE(w.RemoveBody("probe").ok()); });
+    return HapticSession::Open(channel_, OpenFor("probe"));
+  }();
+  ASSERT_TRUE(session.ok()) << session.status();
+  absl::Status ended;
+  for (uint64_t i = 1; i <= 3000 && ended.ok(); ++i) {
+    auto r = (*session)->Force(PoseAt(i, 0.0));
+    if (!r.ok()) ended = r.status();
+    std::this_thread::sleep_for(std::chrono::microseconds(900));
+  }
+  EXPECT_EQ(ended.code(), absl::StatusCode::kNotFound);
+  EXPECT_NE(ended.message().find("open.tool_body_id"), std::string::npos) << ended;
 }
 
 }  // namespace

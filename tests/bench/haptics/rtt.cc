@@ -9,12 +9,6 @@
 // peer (medians); notes hold p99.9, max and messages over 1 ms for each, and the p99 ratio
 // against raw TCP (target: within 1.5).
 
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
-#include <array>
 #include <chrono>
 #include <cstdio>
 #include <thread>
@@ -24,10 +18,9 @@
 #include "clients/cpp/haptic_session.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/security/credentials.h"
-#include "grpcpp/security/server_credentials.h"
-#include "grpcpp/server_builder.h"
 #include "ligature/v1/haptics_service.grpc.pb.h"
 #include "tests/bench/haptics/haptic_bench_util.h"
+#include "tests/bench/haptics/peer_process.h"
 #include "tests/bench/json_line.h"
 #include "tests/bench/registry.h"
 #include "tests/bench/stats.h"
@@ -38,105 +31,6 @@ namespace {
 constexpr char kName[] = "haptics/rtt";
 constexpr int kEchoBytes = 96;
 using Clock = std::chrono::steady_clock;
-
-// A blocking TCP echo of fixed-size messages on a loopback port.
-class TcpEcho {
- public:
-  bool Start() {
-    listen_fd_ = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    addr.sin_port = 0;
-    if (bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) return false;
-    if (listen(listen_fd_, 1) != 0) return false;
-    socklen_t len = sizeof(addr);
-    getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&addr), &len);
-    port_ = ntohs(addr.sin_port);
-    server_ = std::thread([this] {
-      const int fd = accept(listen_fd_, nullptr, nullptr);
-      if (fd < 0) return;
-      NoDelay(fd);
-      std::array<char, kEchoBytes> buf;
-      while (ReadAll(fd, buf.data()) && WriteAll(fd, buf.data())) {
-      }
-      close(fd);
-    });
-    client_fd_ = socket(AF_INET, SOCK_STREAM, 0);
-    NoDelay(client_fd_);
-    return connect(client_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
-  }
-  ~TcpEcho() {
-    if (client_fd_ >= 0) close(client_fd_);
-    if (server_.joinable()) server_.join();
-    if (listen_fd_ >= 0) close(listen_fd_);
-  }
-  bool RoundTrip() {
-    std::array<char, kEchoBytes> buf{};
-    return WriteAll(client_fd_, buf.data()) && ReadAll(client_fd_, buf.data());
-  }
-
- private:
-  static void NoDelay(int fd) {
-    int one = 1;
-    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-  }
-  static bool ReadAll(int fd, char* p) {
-    for (int got = 0; got < kEchoBytes;) {
-      const ssize_t n = read(fd, p + got, kEchoBytes - got);
-      if (n <= 0) return false;
-      got += static_cast<int>(n);
-    }
-    return true;
-  }
-  static bool WriteAll(int fd, const char* p) {
-    for (int put = 0; put < kEchoBytes;) {
-      const ssize_t n = write(fd, p + put, kEchoBytes - put);
-      if (n <= 0) return false;
-      put += static_cast<int>(n);
-    }
-    return true;
-  }
-  int listen_fd_ = -1;
-  int client_fd_ = -1;
-  int port_ = 0;
-  std::thread server_;
-};
-
-// A callback-API HapticsService that answers every pose with an empty force at once.
-class EchoReactor final : public grpc::ServerBidiReactor<v1::HapticsRequest, v1::HapticsResponse> {
- public:
-  EchoReactor() { StartRead(&in_); }
-  void OnReadDone(bool ok) override {
-    if (!ok) {
-      Finish(grpc::Status::OK);
-      return;
-    }
-    out_.Clear();
-    out_.mutable_force()->set_sequence(in_.pose().sequence());
-    out_.mutable_force()->set_client_time(in_.pose().client_time());
-    StartWrite(&out_);
-  }
-  void OnWriteDone(bool ok) override {
-    if (ok) {
-      StartRead(&in_);
-    } else {
-      Finish(grpc::Status::OK);
-    }
-  }
-  void OnDone() override { delete this; }
-
- private:
-  v1::HapticsRequest in_;
-  v1::HapticsResponse out_;
-};
-
-class EchoService final : public v1::HapticsService::CallbackService {
-  grpc::ServerBidiReactor<v1::HapticsRequest, v1::HapticsResponse>* Haptics(
-      grpc::CallbackServerContext*) override {
-    return new EchoReactor();
-  }
-};
 
 std::string LineFor(const std::vector<double>& ours, const std::vector<double>& peer,
                     const std::string& peer_name, const std::vector<double>& tcp,
@@ -163,26 +57,22 @@ std::string LineFor(const std::vector<double>& ours, const std::vector<double>& 
 RunResult Run(const RunOptions& options) {
   RunResult result;
   const int periods = options.quick ? 2000 : 10000;
-  auto server = StartProbeServer(1);
-  if (!server.ok()) {
-    std::fprintf(stderr, "[%s] %s\n", kName, server.status().ToString().c_str());
+  // The three servers run in a process of their own (see peer_process.h).
+  auto peers = PeerProcess::Start(1);
+  if (!peers.ok()) {
+    std::fprintf(stderr, "[%s] %s\n", kName, peers.status().ToString().c_str());
     result.ok = false;
     return result;
   }
-  // The bare gRPC echo, on its own server.
-  EchoService echo_service;
-  grpc::ServerBuilder builder;
-  int echo_port = 0;
-  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &echo_port);
-  builder.RegisterService(&echo_service);
-  std::unique_ptr<grpc::Server> echo_server = builder.BuildAndStart();
-  TcpEcho tcp;
-  if (echo_server == nullptr || !tcp.Start()) {
-    std::fprintf(stderr, "[%s] cannot start the echo peers\n", kName);
+  const PeerPorts ports = (*peers)->ports();
+  TcpEchoClient tcp(ports.tcp_echo, kEchoBytes);
+  if (!tcp.ok()) {
+    std::fprintf(stderr, "[%s] cannot reach the TCP echo\n", kName);
     result.ok = false;
     return result;
   }
-  auto ours_channel = grpc::CreateChannel(server->address, grpc::InsecureChannelCredentials());
+  auto ours_channel = grpc::CreateChannel(absl::StrCat("127.0.0.1:", ports.ligatured),
+                                          grpc::InsecureChannelCredentials());
   v1::HapticOpen open;
   open.set_world("worlds/probes");
   open.set_tool_body_id("probe0");
@@ -193,7 +83,7 @@ RunResult Run(const RunOptions& options) {
     result.ok = false;
     return result;
   }
-  auto echo_channel = grpc::CreateChannel(absl::StrCat("127.0.0.1:", echo_port),
+  auto echo_channel = grpc::CreateChannel(absl::StrCat("127.0.0.1:", ports.grpc_echo),
                                           grpc::InsecureChannelCredentials());
   auto echo_stub = v1::HapticsService::NewStub(echo_channel);
   grpc::ClientContext echo_ctx;
@@ -241,13 +131,12 @@ RunResult Run(const RunOptions& options) {
   (void)(*session)->Close();
   echo->WritesDone();
   (void)echo->Finish();
-  echo_server->Shutdown();
-  server->server->Shutdown(absl::Milliseconds(100));
 
   const std::string notes = absl::StrCat(
       "ours ", LatencySummary(ours_us), " contacts=", contacts, "; raw-tcp ",
       LatencySummary(tcp_us), "; grpc-echo ", LatencySummary(grpc_us),
-      "; loopback, 1 kHz, rotating order, world 100 Hz, probe pressed 5 mm into the floor");
+      "; loopback, servers in a second process, 1 kHz, rotating order, world 100 Hz, probe "
+      "pressed 5 mm into the floor");
   result.json_lines.push_back(LineFor(ours_us, tcp_us, "raw-tcp-echo", tcp_us, notes));
   result.json_lines.push_back(LineFor(ours_us, grpc_us, "grpc-bidi-echo", tcp_us, notes));
   return result;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <algorithm>
 #include <memory>
 
 namespace ligature::haptics {
@@ -167,6 +168,93 @@ TEST(HapticCoreTest, ClampsHoldAgainstADeviceTenTimesTooFar) {
   }
   EXPECT_TRUE(clamped);
   EXPECT_NEAR(last.x(), -2.0, 1e-9);
+}
+
+// A model of tick `tick` whose tool sits at `x` (a late model's view of the tool), with a
+// fixed floor under it: the tool's state differs from the client's own by a little.
+std::shared_ptr<ToolLocalModel> ModelAt(uint64_t tick, const Vec3& x, double now) {
+  auto m = FreeTool();
+  m->tick = tick;
+  m->published_at = now;
+  m->tool.position = x;
+  ContactPlane floor;
+  floor.point = Vec3(x.x(), -0.02, x.z());
+  floor.normal = Vec3::UnitY();
+  floor.gap = x.y();
+  m->planes.push_back(floor);
+  return m;
+}
+
+// Runs a device held 5 mm into the floor (the tool resting on it) for `poses` poses at
+// 1 kHz, a new model every 10 poses whose tool is off the client's by up to 2 mm (what a
+// world a network delay away sees). Returns the largest force change between poses after
+// the first second; `ticks` counts the models taken.
+double LargestForceStep(double blend, int poses, int* ticks, Vec3* last_force) {
+  HapticParams p = Params();
+  p.limits.force_rate_limit = 1e6;  // not binding: the change itself is measured
+  HapticCore core(p);
+  if (blend >= 0.0) core.SetRemoteResync(blend);
+  double largest = 0.0;
+  Vec3 previous = Vec3::Zero();
+  *ticks = 0;
+  for (int i = 1; i <= poses; ++i) {
+    const double t = i * 1e-3;
+    if (i % 10 == 1) {
+      const double off = 0.002 * std::sin(0.37 * i);
+      core.SetModel(ModelAt(++*ticks, Vec3(off, 0.0, -off), t));
+    }
+    const HapticReply r = core.OnPose(Pose(i, t, Vec3(0, -0.005, 0)), t);
+    EXPECT_FALSE(r.stale_model);
+    EXPECT_EQ(r.model_tick, static_cast<uint64_t>(*ticks));
+    if (i > 1000) largest = std::max(largest, (r.force - previous).norm());
+    previous = r.force;
+  }
+  *last_force = previous;
+  return largest;
+}
+
+TEST(HapticCoreTest, RemoteResyncDrawsTheToolAShareOfTheWayPerModel) {
+  // One model: the tool is taken whole at first; a second model 1 cm off moves the
+  // client's tool by the blend's share of the way (then the step's own motion).
+  HapticCore core(Params());
+  core.SetRemoteResync(0.05);
+  auto first = FreeTool();
+  core.SetModel(first);
+  core.OnPose(Pose(1, 1e-3, Vec3::Zero()), 1e-3);
+  EXPECT_TRUE(core.simulator().state().position.isZero(1e-12));
+  auto second = FreeTool();
+  second->tick = 2;
+  second->tool.position = Vec3(0.01, 0, 0);
+  ToolSimulator alone(Params().coupling);
+  alone.Reset(first);
+  alone.Refresh(second, 0.05);
+  EXPECT_TRUE(alone.state().position.isApprox(Vec3(0.0005, 0, 0)));
+  core.SetModel(second);
+  core.OnPose(Pose(2, 2e-3, Vec3::Zero()), 2e-3);
+  // The device at the origin pulls the tool back a little within the step.
+  EXPECT_GT(core.simulator().state().position.x(), 0.0004);
+  EXPECT_LT(core.simulator().state().position.x(), 0.0005);
+  // The same model again changes nothing (no second blend).
+  const Vec3 before = core.simulator().state().position;
+  core.SetModel(second);
+  core.OnPose(Pose(3, 3e-3, Vec3::Zero()), 3e-3);
+  EXPECT_LT((core.simulator().state().position - before).norm(), 1e-4);
+  EXPECT_GT(core.simulator().state().position.x(), 0.0);
+}
+
+TEST(HapticCoreTest, RemoteForcesStayContinuousAcrossModelSwaps) {
+  // Remote re-sync: every model swap moves the tool at most 5 % of a 2 mm disagreement,
+  // so the coupling force (k = 400 N/m) steps by at most 400 * 0.05 * 2.8 mm = 0.06 N.
+  int ticks = 0;
+  Vec3 force;
+  const double remote = LargestForceStep(kRemoteResyncBlend, 4000, &ticks, &force);
+  EXPECT_EQ(ticks, 400);
+  EXPECT_LT(remote, 400 * kRemoteResyncBlend * 0.0029);
+  // Resting on the floor, the device feels the press: k * 5 mm upwards.
+  EXPECT_NEAR(force.y(), 400 * 0.005, 0.05);
+  // Server mode takes each model whole: the same swaps give steps of up to k * 2.8 mm.
+  const double server = LargestForceStep(-1.0, 4000, &ticks, &force);
+  EXPECT_GT(server, 5.0 * remote);
 }
 
 }  // namespace

@@ -5,6 +5,8 @@
 
 #include <memory>
 
+#include "absl/strings/str_cat.h"
+#include "server/haptics/haptic_core.h"
 #include "server/world/world.h"
 
 namespace ligature {
@@ -145,6 +147,126 @@ TEST(WorldHapticsTest, SoftBodyNearTheToolGivesABufferWithItsCompliance) {
   const SoftWorld::Body* body = w->soft_bodies().FindBody("block");
   const Mat3 c00 = body->system->Compliance(b.vertex_indices[0]);
   EXPECT_LT((b.compliance.block<3, 3>(0, 0) - c00).norm(), 1e-12);
+}
+
+// A rope along x from 0 to 0.4 m (radius 5 mm) at height 0, held, or free with its ends
+// pinned, and a probe sphere of radius 1 cm above it; no gravity.
+std::unique_ptr<World> RopeWorld(bool held, const Vec3& probe_at) {
+  SceneDesc scene;
+  scene.settings.rate_hz = 100;
+  scene.settings.gravity = Vec3::Zero();
+  BodyDesc rope;
+  rope.id = "rope";
+  rope.kind = held ? BodyKind::kStatic : BodyKind::kDynamic;
+  RodDesc r;
+  r.points = {Vec3(0, 0, 0), Vec3(0.4, 0, 0)};
+  r.control_points = 21;
+  r.material.radius = 0.005;
+  r.material.young = 5.0e8;
+  r.material.damping = 1.0;
+  rope.rod = r;
+  scene.bodies.push_back(rope);
+  scene.bodies.push_back(Body("probe", Shape::Sphere(0.01), probe_at, BodyKind::kDynamic));
+  for (double u : {0.0, 0.4}) {
+    if (held) break;
+    ConstraintDesc pin;
+    pin.id = absl::StrCat("pin", u);
+    RodConstraintDesc c;
+    c.id = pin.id;
+    c.kind = RodConstraintKind::kPosition;
+    c.a = {"rope", u};
+    c.target = Vec3(u, 0, 0);
+    pin.rod = c;
+    scene.constraints.push_back(pin);
+  }
+  auto w = World::FromScene("worlds/r", scene, WorldLimits{});
+  EXPECT_TRUE(w.ok()) << w.status();
+  return std::move(*w);
+}
+
+TEST(WorldHapticsTest, ARodUnderTheToolGivesOneContactPlane) {
+  // The probe's centre 2 cm above the rope's axis: 5 mm between the surfaces.
+  auto w = RopeWorld(/*held=*/true, Vec3(0.1234, 0.02, 0));
+  auto c = Channel("a");
+  ASSERT_TRUE(w->AttachHapticTool("probe", c).ok());
+  auto m = c->model();
+  ASSERT_EQ(m->planes.size(), 1u);
+  const haptics::ContactPlane& p = m->planes[0];
+  EXPECT_EQ(p.body, "rope");
+  EXPECT_TRUE(p.normal.isApprox(Vec3::UnitY(), 1e-9));
+  EXPECT_NEAR(p.gap, 0.005, 1e-9);
+  EXPECT_TRUE(p.point.isApprox(Vec3(0.1234, 0.01, 0), 1e-9));
+  EXPECT_EQ(p.compliance, 0.0);  // a held rope does not yield
+  // A free rope yields over a tick like the mass of one control-point span.
+  auto free = RopeWorld(/*held=*/false, Vec3(0.1234, 0.02, 0));
+  auto d = Channel("b");
+  ASSERT_TRUE(free->AttachHapticTool("probe", d).ok());
+  ASSERT_EQ(d->model()->planes.size(), 1u);
+  const RodWorld::Rod& rod = free->rods().rods()[0];
+  const double span = rod.model.mass() / 20.0;
+  EXPECT_NEAR(d->model()->planes[0].compliance, 0.01 * 0.01 / span, 1e-12);
+  // Beyond the rope's end nothing is within reach.
+  auto past = RopeWorld(/*held=*/true, Vec3(0.5, 0.02, 0));
+  auto e = Channel("c");
+  ASSERT_TRUE(past->AttachHapticTool("probe", e).ok());
+  EXPECT_TRUE(e->model()->planes.empty());
+}
+
+TEST(WorldHapticsTest, AProbeStrokingAlongARopeFeelsItAndNothingPastItsEnd) {
+  // A rope pinned at both ends; the device strokes at 5 cm/s along it, 1 cm below the
+  // probe's resting contact. The world ticks at 100 Hz; the haptic core runs at 1 kHz on
+  // the models it exports and the world takes the coupling, so the rope sags under the
+  // press and holds the probe up.
+  auto w = RopeWorld(/*held=*/false, Vec3(0.05, 0.015, 0));
+  auto c = Channel("a");
+  ASSERT_TRUE(w->AttachHapticTool("probe", c).ok());
+  haptics::HapticParams params;
+  params.coupling.stiffness = 400;
+  params.coupling.damping = 2 * std::sqrt(400 * 0.1);
+  params.limits.force_limit = 10;
+  params.limits.torque_limit = 1;
+  params.limits.force_rate_limit = 1e5;
+  params.limits.torque_rate_limit = 1e4;
+  params.limits.watchdog_timeout = 0.01;
+  haptics::HapticCore core(params);
+  const double depth = 0.01;
+  uint64_t seq = 0;
+  double time = 0.0;
+  double min_on_rope = 1e9, max_past_end = 0.0;
+  int contacts_on_rope = 0, poses_on_rope = 0;
+  double sum_on_rope = 0.0;
+  for (int tick = 0; tick < 900; ++tick) {
+    for (int k = 0; k < 10; ++k) {
+      time += 1e-3;
+      haptics::DevicePose pose;
+      pose.sequence = ++seq;
+      pose.client_time = time;
+      const double x = 0.05 + 0.05 * time;
+      pose.position = Vec3(x, 0.015 - depth, 0);
+      core.SetModel(c->model());
+      const haptics::HapticReply r = core.OnPose(pose, time);
+      c->AddCoupling(r.world_force, r.world_torque, r.world_weight);
+      if (time < 0.5) continue;  // settling on the rope
+      // Along the rope (away from its pinned ends) the device is pushed up.
+      if (x > 0.1 && x < 0.3) {
+        min_on_rope = std::min(min_on_rope, r.force.y());
+        sum_on_rope += r.force.y();
+        ++poses_on_rope;
+        contacts_on_rope += r.contacts > 0 ? 1 : 0;
+      }
+      // Well past the end the probe has followed the device down: no force.
+      if (x > 0.47) max_past_end = std::max(max_past_end, std::abs(r.force.y()));
+    }
+    w->Step();
+  }
+  // The rope never lets the probe go through, and the local model's rope contact carries
+  // it through much of every tick (the rest of each tick the probe closes the small gap
+  // the world's rod contact leaves).
+  EXPECT_GT(min_on_rope, 0.05 * 400 * depth);
+  EXPECT_GT(sum_on_rope / poses_on_rope, 0.2 * 400 * depth);
+  EXPECT_GT(contacts_on_rope, 0.3 * poses_on_rope);
+  EXPECT_LT(max_past_end, 0.01 * 400 * depth);
+  EXPECT_GT(poses_on_rope, 3000);
 }
 
 }  // namespace

@@ -1,0 +1,209 @@
+#include "tests/bench/haptics/peer_process.h"
+
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "grpcpp/security/server_credentials.h"
+#include "grpcpp/server_builder.h"
+#include "ligature/v1/haptics_service.grpc.pb.h"
+#include "tests/bench/haptics/haptic_bench_util.h"
+
+namespace ligature::bench {
+namespace {
+
+constexpr int kEchoBytes = 96;
+
+void NoDelay(int fd) {
+  int one = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+}
+
+bool ReadAll(int fd, char* p, int bytes) {
+  for (int got = 0; got < bytes;) {
+    const ssize_t n = read(fd, p + got, bytes - got);
+    if (n <= 0) return false;
+    got += static_cast<int>(n);
+  }
+  return true;
+}
+
+bool WriteAll(int fd, const char* p, int bytes) {
+  for (int put = 0; put < bytes;) {
+    const ssize_t n = write(fd, p + put, bytes - put);
+    if (n <= 0) return false;
+    put += static_cast<int>(n);
+  }
+  return true;
+}
+
+// A callback-API HapticsService that answers every pose with an empty force at once.
+class EchoReactor final : public grpc::ServerBidiReactor<v1::HapticsRequest, v1::HapticsResponse> {
+ public:
+  EchoReactor() { StartRead(&in_); }
+  void OnReadDone(bool ok) override {
+    if (!ok) {
+      Finish(grpc::Status::OK);
+      return;
+    }
+    out_.Clear();
+    out_.mutable_force()->set_sequence(in_.pose().sequence());
+    out_.mutable_force()->set_client_time(in_.pose().client_time());
+    StartWrite(&out_);
+  }
+  void OnWriteDone(bool ok) override {
+    if (ok) {
+      StartRead(&in_);
+    } else {
+      Finish(grpc::Status::OK);
+    }
+  }
+  void OnDone() override { delete this; }
+
+ private:
+  v1::HapticsRequest in_;
+  v1::HapticsResponse out_;
+};
+
+class EchoService final : public v1::HapticsService::CallbackService {
+  grpc::ServerBidiReactor<v1::HapticsRequest, v1::HapticsResponse>* Haptics(
+      grpc::CallbackServerContext*) override {
+    return new EchoReactor();
+  }
+};
+
+// Listens on a loopback port; every connection gets a thread echoing fixed-size messages.
+int ListenTcpEcho(std::vector<std::thread>* threads, int* listen_fd) {
+  *listen_fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (bind(*listen_fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) return 0;
+  if (listen(*listen_fd, 8) != 0) return 0;
+  socklen_t len = sizeof(addr);
+  getsockname(*listen_fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  threads->emplace_back([fd = *listen_fd] {
+    std::vector<std::thread> echoes;
+    for (;;) {
+      const int c = accept(fd, nullptr, nullptr);
+      if (c < 0) break;
+      NoDelay(c);
+      echoes.emplace_back([c] {
+        char buf[kEchoBytes];
+        while (ReadAll(c, buf, kEchoBytes) && WriteAll(c, buf, kEchoBytes)) {
+        }
+        close(c);
+      });
+    }
+    for (std::thread& t : echoes) t.detach();
+  });
+  return ntohs(addr.sin_port);
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<PeerProcess>> PeerProcess::Start(int probes) {
+  int in[2], out[2];
+  if (pipe(in) != 0 || pipe(out) != 0) return absl::InternalError("pipe failed");
+  const std::string env = absl::StrCat(kServeEnv, "=", probes);
+  const pid_t pid = fork();
+  if (pid < 0) return absl::InternalError("fork failed");
+  if (pid == 0) {
+    // The child: stdin from the parent's pipe, stdout to it; the same executable again.
+    dup2(in[0], STDIN_FILENO);
+    dup2(out[1], STDOUT_FILENO);
+    close(in[1]);
+    close(out[0]);
+    putenv(const_cast<char*>(env.c_str()));
+    execl("/proc/self/exe", "ligature-bench-peers", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  close(in[0]);
+  close(out[1]);
+  std::unique_ptr<PeerProcess> p(new PeerProcess());
+  p->pid_ = pid;
+  p->to_child_ = in[1];
+  FILE* from = fdopen(out[0], "r");
+  PeerPorts ports;
+  const int got = std::fscanf(from, "ports %d %d %d", &ports.ligatured, &ports.grpc_echo,
+                              &ports.tcp_echo);
+  std::fclose(from);
+  if (got != 3) return absl::UnavailableError("the peer process did not start its servers");
+  p->ports_ = ports;
+  return p;
+}
+
+PeerProcess::~PeerProcess() {
+  if (to_child_ >= 0) close(to_child_);
+  if (pid_ > 0) {
+    int status = 0;
+    waitpid(pid_, &status, 0);
+  }
+}
+
+int ServeHapticsPeers(int probes) {
+  auto server = StartProbeServer(probes);
+  if (!server.ok()) {
+    std::fprintf(stderr, "peers: %s\n", server.status().ToString().c_str());
+    return 1;
+  }
+  EchoService echo_service;
+  grpc::ServerBuilder builder;
+  int echo_port = 0;
+  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &echo_port);
+  builder.RegisterService(&echo_service);
+  std::unique_ptr<grpc::Server> echo_server = builder.BuildAndStart();
+  std::vector<std::thread> threads;
+  int listen_fd = -1;
+  const int tcp_port = ListenTcpEcho(&threads, &listen_fd);
+  if (echo_server == nullptr || tcp_port == 0) return 1;
+  std::printf("ports %d %d %d\n", server->server->port(), echo_port, tcp_port);
+  std::fflush(stdout);
+  // Serve until the parent closes our stdin.
+  char c;
+  while (read(STDIN_FILENO, &c, 1) > 0) {
+  }
+  shutdown(listen_fd, SHUT_RDWR);
+  close(listen_fd);
+  for (std::thread& t : threads) t.join();
+  echo_server->Shutdown(std::chrono::system_clock::now());
+  server->server->Shutdown(absl::Milliseconds(100));
+  // Echo threads may still block on sockets the parent closed: leave without joining.
+  std::fflush(stdout);
+  _exit(0);
+}
+
+TcpEchoClient::TcpEchoClient(int port, int bytes) : bytes_(bytes) {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  NoDelay(fd);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0) {
+    fd_ = fd;
+  } else {
+    close(fd);
+  }
+}
+
+TcpEchoClient::~TcpEchoClient() {
+  if (fd_ >= 0) close(fd_);
+}
+
+bool TcpEchoClient::RoundTrip() {
+  std::vector<char> buf(bytes_, 0);
+  return WriteAll(fd_, buf.data(), bytes_) && ReadAll(fd_, buf.data(), bytes_);
+}
+
+}  // namespace ligature::bench

@@ -1,0 +1,65 @@
+#pragma once
+// The servers of the haptics round-trip benchmark in a process of their own, as a device
+// station and the physics server are in use: a ligatured with the probe world, a bare
+// gRPC bidi echo of the haptics messages, and a raw TCP echo (TCP_NODELAY, a blocking
+// thread per connection).
+//
+// Why a second process: gRPC's default poller (epoll1) keeps one epoll set per process and
+// lets whichever gRPC thread is polling read any socket. With client and server in one
+// process, the server's polling threads read most of the client's replies and must then
+// wake the client thread (an eventfd kick and a context switch per message), a cost no
+// separate device process pays. The TCP echo's blocking threads never share a poller, so
+// only the gRPC transports were penalized.
+//
+// The child is this executable again (/proc/self/exe) with kServeEnv set; main() hands it
+// to ServeHapticsPeers, which prints "ports <ligatured> <grpc-echo> <tcp-echo>" on stdout
+// and serves until its stdin closes.
+
+#include <sys/types.h>
+
+#include <string>
+
+#include "absl/status/statusor.h"
+
+namespace ligature::bench {
+
+inline constexpr char kServeEnv[] = "LIGATURE_BENCH_SERVE_HAPTICS_PEERS";
+
+struct PeerPorts {
+  int ligatured = 0;
+  int grpc_echo = 0;
+  int tcp_echo = 0;
+};
+
+// The parent's handle on the child; the destructor ends it (closes its stdin, waits).
+class PeerProcess {
+ public:
+  // Starts the child with `probes` probe bodies in its world.
+  static absl::StatusOr<std::unique_ptr<PeerProcess>> Start(int probes);
+  ~PeerProcess();
+  const PeerPorts& ports() const { return ports_; }
+
+ private:
+  PeerProcess() = default;
+  pid_t pid_ = -1;
+  int to_child_ = -1;
+  PeerPorts ports_;
+};
+
+// The child's side: runs the servers until stdin closes. Returns the exit code.
+int ServeHapticsPeers(int probes);
+
+// A connected client socket to a TCP echo of `bytes`-sized messages on 127.0.0.1:port.
+class TcpEchoClient {
+ public:
+  TcpEchoClient(int port, int bytes);
+  ~TcpEchoClient();
+  bool ok() const { return fd_ >= 0; }
+  bool RoundTrip();
+
+ private:
+  int fd_ = -1;
+  int bytes_ = 0;
+};
+
+}  // namespace ligature::bench
