@@ -46,6 +46,9 @@ absl::Status SoftWorld::AddBody(const SoftBodyDesc& desc) {
                      absl::StrCat("must be a vertex index in [0, ", n, ")"));
     }
   }
+  if (!std::isfinite(desc.friction) || desc.friction < 0.0) {
+    return Invalid("friction", "must be >= 0");
+  }
   if (desc.cutting && desc.model != SoftModelKind::kCorotational) {
     return Invalid("cutting", "only corotational FEM bodies can be cut");
   }
@@ -200,7 +203,8 @@ const SoftWorld::Body* SoftWorld::FindBody(const std::string& id) const {
 
 void SoftWorld::Step(double time, double h, const Vec3& gravity, const SoftPoseLookup& poses,
                      std::span<const RodObstacle> obstacles, std::span<const SoftTool> tools) {
-  recovered_ = 0;
+  recovered_ = free_recovered_;
+  free_recovered_ = 0;
   pushes_.clear();
   // Nails that follow a body take its pose's goal for this step.
   for (const SoftConstraintDesc& c : constraints_) {
@@ -211,6 +215,11 @@ void SoftWorld::Step(double time, double h, const Vec3& gravity, const SoftPoseL
     (void)bodies_[index_.at(body_id)].constraints.SetNailGoal(local, pose->Apply(c.goal));
   }
   for (Body& body : bodies_) {
+    // Moved by StepFreeMotion and the world's solve already.
+    if (body.stepped) {
+      body.stepped = false;
+      continue;
+    }
     const std::vector<Vec3> start = obstacles.empty() ? std::vector<Vec3>() : body.positions();
     if (body.mass_point) {
       const MassPointState before = body.mass_point_state;
@@ -234,6 +243,27 @@ void SoftWorld::Step(double time, double h, const Vec3& gravity, const SoftPoseL
     if (!obstacles.empty()) ResolveContacts(body, h, obstacles, start);
   }
   CutWithTools(tools);
+}
+
+// The FEM bodies' free motion for the world's solve: as Step() moves them, without
+// obstacles; a failed step holds the body at rest where it was, and the world's solve then
+// meets it there with its lumped compliance.
+void SoftWorld::StepFreeMotion(double h, const Vec3& gravity) {
+  free_recovered_ = 0;
+  for (Body& body : bodies_) {
+    if (!TakesSolverContacts(body)) continue;
+    body.start = body.fem_state.x;
+    const FemState before = body.fem_state;
+    body.factorized = StepFem(body, h, gravity) && Finite(body.fem_state.x) &&
+                      Finite(body.fem_state.v);
+    if (!body.factorized) {
+      body.fem_state = before;
+      std::fill(body.fem_state.v.begin(), body.fem_state.v.end(), Vec3::Zero());
+      ++free_recovered_;
+    }
+    body.factorized = body.factorized && body.fem.has_value();
+    body.stepped = true;
+  }
 }
 
 // Corotational bodies take one implicit step; St Venant-Kirchhoff bodies take as many equal

@@ -61,6 +61,13 @@ class SoftWorld {
     uint32_t topology_version = 0;
     // Per tet, the damage zeta of the cutting criterion (empty until a cut: the body's).
     std::vector<double> damage;
+    // This tick's free motion was taken for the world's constraint solver (StepFreeMotion):
+    // its contacts with rigid shapes are rows there, and Step() leaves it be. `start` holds
+    // its positions before that motion; `factorized` says its implicit system is this
+    // step's (a corotational body whose step succeeded).
+    bool stepped = false;
+    bool factorized = false;
+    std::vector<Vec3> start;
 
     const std::vector<Vec3>& positions() const {
       return mass_point ? mass_point_state.x : fem_state.x;
@@ -98,6 +105,26 @@ class SoftWorld {
   // Then each scalpel in `tools` strokes the bodies that allow cutting (see CutWithTools).
   void Step(double time, double h, const Vec3& gravity, const SoftPoseLookup& poses,
             std::span<const RodObstacle> obstacles = {}, std::span<const SoftTool> tools = {});
+  // Contacts through the world's constraint solver (its Gauss-Seidel pipeline), for the
+  // FEM bodies (TakesSolverContacts): their free motion over h, before the world's solve.
+  // Step() then neither moves them nor projects them out of obstacles.
+  void StepFreeMotion(double h, const Vec3& gravity);
+  static bool TakesSolverContacts(const Body& body) { return body.fem || body.stvk; }
+  // The compliance h^2 A^-1 of this step's implicit system between `vertices` of a body
+  // that StepFreeMotion factorized (3 rows and columns per vertex, in their order):
+  // how they move under constant forces on them over the step. Nothing for a body without
+  // that system (StVK, or a failed step), or with more than kMaxCoupledVertices vertices:
+  // those take the lumped compliance h^2 / m_i of each vertex alone.
+  static constexpr int kMaxCoupledVertices = 64;
+  std::optional<Eigen::MatrixXd> CoupledCompliance(int body,
+                                                   std::span<const int> vertices) const;
+  double LumpedCompliance(int body, int vertex, double h) const;
+  // The solved contact forces (N, constant over the step h) on `vertices` of a body:
+  // through its implicit system when `coupled` (x += h^2 A^-1 F, v += h A^-1 F), else on
+  // each vertex alone (x += h^2 F / m, v += h F / m).
+  void ApplyContactForces(int body, std::span<const int> vertices, std::span<const Vec3> forces,
+                          double h, bool coupled);
+
   // The last step's impulses on dynamic obstacles, at their contact points.
   struct Push {
     uint32_t body = 0;
@@ -118,6 +145,7 @@ class SoftWorld {
   // Constraint id -> (body id, id in that body's LocalConstraintSet).
   absl::flat_hash_map<std::string, std::pair<std::string, int>> constraint_ids_;
   int recovered_ = 0;
+  int free_recovered_ = 0;  // bodies StepFreeMotion held this tick
   std::vector<Push> pushes_;
   std::vector<CutEvent> cuts_;
   // Where each (body, tool) stroke last made a cutting attempt: the tip's contact point on
