@@ -215,9 +215,12 @@ void SoftWorld::Step(double time, double h, const Vec3& gravity, const SoftPoseL
     (void)bodies_[index_.at(body_id)].constraints.SetNailGoal(local, pose->Apply(c.goal));
   }
   for (Body& body : bodies_) {
-    // Moved by StepFreeMotion and the world's solve already.
+    // Moved by StepFreeMotion and the world's solve already (or projected out of the
+    // obstacles, from where it was at the start of the tick).
     if (body.stepped) {
+      if (body.project && !obstacles.empty()) ResolveContacts(body, h, obstacles, body.start);
       body.stepped = false;
+      body.project = false;
       continue;
     }
     const std::vector<Vec3> start = obstacles.empty() ? std::vector<Vec3>() : body.positions();

@@ -67,6 +67,9 @@ class SoftWorld {
     // step's (a corotational body whose step succeeded).
     bool stepped = false;
     bool factorized = false;
+    // Its contacts did not go to the solve this tick (ProjectContacts): Step() projects it
+    // out of the obstacles instead.
+    bool project = false;
     std::vector<Vec3> start;
 
     const std::vector<Vec3>& positions() const {
@@ -110,11 +113,16 @@ class SoftWorld {
   // Step() then neither moves them nor projects them out of obstacles.
   void StepFreeMotion(double h, const Vec3& gravity);
   static bool TakesSolverContacts(const Body& body) { return body.fem || body.stvk; }
+  // A body that stepped this tick whose contacts the world's solve does not take (a
+  // corotational body with more than kMaxCoupledVertices contacted vertices): Step()
+  // projects it out of the obstacles, as bodies that did not step are.
+  void ProjectContacts(int body) { bodies_[body].project = true; }
   // The compliance h^2 A^-1 of this step's implicit system between `vertices` of a body
   // that StepFreeMotion factorized (3 rows and columns per vertex, in their order):
   // how they move under constant forces on them over the step. Nothing for a body without
-  // that system (StVK, or a failed step), or with more than kMaxCoupledVertices vertices:
-  // those take the lumped compliance h^2 / m_i of each vertex alone.
+  // that system (StVK, or a failed step), or with more than kMaxCoupledVertices vertices.
+  // StVK bodies and failed steps take the lumped compliance h^2 / m_i of each vertex
+  // alone; a corotational body with more vertices in contact is projected (ProjectContacts).
   static constexpr int kMaxCoupledVertices = 64;
   std::optional<Eigen::MatrixXd> CoupledCompliance(int body,
                                                    std::span<const int> vertices) const;

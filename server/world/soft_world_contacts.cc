@@ -6,9 +6,11 @@
 // by h^2 A^-1 F at the end of the step and change their velocities by h A^-1 F: the
 // compliance between contacted vertices is h^2 A^-1, restricted to them (guebert's
 // constraint space for a deformable body). Its columns cost one solve with the step's
-// factorization each, three per vertex; past kMaxCoupledVertices vertices, and for the
-// explicit StVK bodies, each vertex is taken alone with its lumped mass, h^2 / m, and the
-// forces move that vertex alone (the elastic forces spread the motion over the next step).
+// factorization each, three per vertex, so a corotational body couples at most
+// kMaxCoupledVertices vertices (past that the world projects it instead). The explicit
+// StVK bodies take each vertex alone with its lumped mass, h^2 / m, and the forces move
+// that vertex alone (the elastic forces spread the motion over the next substeps), which
+// is what their explicit integrator would do with a force on that vertex.
 
 #include <cassert>
 

@@ -271,6 +271,8 @@ class World {
     double normal_impulse = 0.0;
   };
   std::vector<ContactRecord> last_contacts_;
+  // This tick's soft contact impulses on dynamic rigid bodies (the haptic buffers' load).
+  std::vector<SoftWorld::Push> soft_solver_pushes_;
   ContactCache contact_cache_;
   ConstraintRows rows_;
   std::vector<BodyCompliance> compliance_;

@@ -81,6 +81,8 @@ void World::DetectSoftContacts() {
     swept.min.array() -= margin;
     swept.max.array() += margin;
     point_of.assign(x.size(), -1);
+    const size_t points_before = soft_points_.size();
+    const size_t contacts_before = soft_contacts_.size();
     for (int i = 0; i < bodies_.size(); ++i) {
       if (handles.contains(static_cast<uint32_t>(i))) continue;
       if (body.desc.cutting && scalpels_.contains(bodies_.id[i])) continue;
@@ -107,6 +109,16 @@ void World::DetectSoftContacts() {
           }
         }
       }
+    }
+    // A corotational body with more contacted vertices than its coupled compliance may
+    // take is projected instead (its lumped compliance would couple its vertices too
+    // weakly to keep a very soft body from inverting).
+    if (body.fem && body.factorized &&
+        soft_points_.size() - points_before >
+            static_cast<size_t>(SoftWorld::kMaxCoupledVertices)) {
+      soft_points_.resize(points_before);
+      soft_contacts_.resize(contacts_before);
+      soft_.ProjectContacts(static_cast<int>(s));
     }
   }
   stats_.contacts += static_cast<int>(soft_contacts_.size());
@@ -174,14 +186,21 @@ void World::AddSoftCompliance() {
 // forces are kept for the next tick's warm start.
 void World::ApplySoftContactForces() {
   soft_warm_.clear();
+  soft_solver_pushes_.clear();
   if (soft_points_.empty()) return;
   const uint32_t n = static_cast<uint32_t>(bodies_.size());
+  const double h = settings_.dt();
   std::vector<Vec3> forces(soft_points_.size(), Vec3::Zero());
   for (size_t k = 0; k < soft_contacts_.size(); ++k) {
     const ConstraintBlock& b = rows_.blocks[soft_first_block_ + k];
     const SoftContact& c = soft_contacts_[k];
     forces[c.point] += b.jacobian_a.leftCols<3>().transpose() * b.force;
     soft_warm_[{c.soft, c.vertex, c.rigid}] = b.force;
+    if (bodies_.IsDynamic(c.rigid) && !b.force.isZero()) {
+      soft_solver_pushes_.push_back({c.rigid, c.contact.position,
+                                     h * (b.jacobian_b.leftCols<3>().transpose() * b.force),
+                                     c.soft, c.vertex});
+    }
   }
   std::vector<int> vertices;
   for (size_t first = 0; first < soft_points_.size();) {
@@ -195,7 +214,7 @@ void World::ApplySoftContactForces() {
                                      [&](const CoupledPoints& g) { return g.first == n + first; });
     soft_.ApplyContactForces(soft_points_[first].soft, vertices,
                              std::span<const Vec3>(forces).subspan(first, end - first),
-                             settings_.dt(), coupled);
+                             h, coupled);
     first = end;
   }
 }
