@@ -257,9 +257,6 @@ absl::StatusOr<SoftBodyDesc> SoftBodyFromProto(const v1::SoftBody& s, const Tran
   out.friction = *friction;
   out.fixed.assign(s.fixed_vertices().begin(), s.fixed_vertices().end());
   if (s.has_cutting()) {
-    if (out.model != SoftModelKind::kCorotational) {
-      return Invalid(field + ".cutting", "only SOFT_MODEL_COROTATIONAL_FEM bodies can be cut");
-    }
     auto cutting = CuttingFromProto(s.cutting(), field + ".cutting");
     if (!cutting.ok()) return cutting.status();
     out.cutting = *cutting;

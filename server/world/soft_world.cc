@@ -49,9 +49,6 @@ absl::Status SoftWorld::AddBody(const SoftBodyDesc& desc) {
   if (!std::isfinite(desc.friction) || desc.friction < 0.0) {
     return Invalid("friction", "must be >= 0");
   }
-  if (desc.cutting && desc.model != SoftModelKind::kCorotational) {
-    return Invalid("cutting", "only corotational FEM bodies can be cut");
-  }
   if (desc.cutting) {
     if (absl::Status s = ValidateCuttingParams(*desc.cutting); !s.ok()) {
       return Invalid("cutting", std::string(s.message()));

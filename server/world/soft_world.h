@@ -2,8 +2,8 @@
 // The soft bodies of a world: tetrahedral meshes simulated either as mass-point models
 // (distance and volume preservation) under one of six integrators, with Gissler's exact
 // local constraints, as corotational linear FEM with implicit Euler, or as explicit St
-// Venant-Kirchhoff FEM in substeps, both with held vertices; scalpels cut corotational
-// bodies that allow it.
+// Venant-Kirchhoff FEM in substeps, both with held vertices; scalpels cut the bodies that
+// allow it, whatever their model.
 // One step advances every body by h; a body whose step fails or turns non-finite keeps its
 // previous state, at rest, and is counted.
 
@@ -74,6 +74,20 @@ class SoftWorld {
 
     const std::vector<Vec3>& positions() const {
       return mass_point ? mass_point_state.x : fem_state.x;
+    }
+    std::vector<Vec3>& mutable_positions() {
+      return mass_point ? mass_point_state.x : fem_state.x;
+    }
+    std::vector<Vec3>& mutable_velocities() {
+      return mass_point ? mass_point_state.v : fem_state.v;
+    }
+    const std::vector<double>& masses() const {
+      return mass_point ? mass_point->masses() : fem_rest()->mass;
+    }
+    // A vertex something else places: an FEM body's held vertex, or a mass-point body's
+    // vertex in a local constraint (held vertices are nails).
+    bool held(int v) const {
+      return mass_point ? vertex_owner.contains(v) : fem_rest()->fixed[v] != 0;
     }
     // The FEM model's rest data (masses, held vertices); null for a mass-point body.
     const FemRest* fem_rest() const {
@@ -173,8 +187,9 @@ class SoftWorld {
 // the stroke (the cutting line v0 -> v1 and the surface normal). The blade sweeps v0 -> v1
 // down to the scalpel's cut depth; its tets are separated, the model rebuilt on the new
 // topology, the surface re-extracted and the cut tets damaged. Nothing changes (and nothing
-// is returned) when the blade separates no vertex or a step fails. The body must be a
-// corotational FEM body that allows cutting.
+// is returned) when the blade separates no vertex or a step fails. The body must allow
+// cutting; its model (mass-point, corotational or StVK) is rebuilt on the cut mesh, a
+// mass-point body's local constraints kept (held vertices' duplicates nailed too).
 std::optional<CutEvent> CutSoftBody(const SoftTool& tool, const Vec3& to,
                                     const CuttingAttempt& attempt, SoftWorld::Body* body);
 
