@@ -272,7 +272,18 @@ void SoftWorld::StepFreeMotion(double h, const Vec3& gravity) {
 bool SoftWorld::StepFem(Body& body, double h, const Vec3& gravity) {
   if (body.fem) return body.fem->Step(h, gravity, {}, body.system.get(), &body.fem_state).ok();
   constexpr int kMaxSubsteps = 1000;
-  const double stable = 0.9 * body.stvk->StableTimeStep();
+  // The shortest altitude now, when a tet is flatter than at rest (a scalpel pressing it).
+  const StVKModel& model = *body.stvk;
+  const std::vector<Vec3>& x = body.fem_state.x;
+  double altitude = model.rest().min_altitude;
+  for (const auto& tet : model.mesh().tets) {
+    const Vec3 a = x[tet[0]], b = x[tet[1]], c = x[tet[2]], d = x[tet[3]];
+    const double volume = std::abs((b - a).dot((c - a).cross(d - a))) / 6.0;
+    const double area = 0.5 * std::max({(b - a).cross(c - a).norm(), (b - a).cross(d - a).norm(),
+                                        (c - a).cross(d - a).norm(), (c - b).cross(d - b).norm()});
+    if (area > 0.0) altitude = std::min(altitude, 3.0 * volume / area);
+  }
+  const double stable = 0.9 * ExplicitStableTimeStep(model.material(), altitude);
   const int substeps =
       stable > 0.0 ? std::clamp(static_cast<int>(std::ceil(h / stable)), 1, kMaxSubsteps) : 1;
   for (int i = 0; i < substeps; ++i) body.stvk->Step(h / substeps, gravity, {}, &body.fem_state);

@@ -32,9 +32,9 @@ BodyDesc Ligament(SoftModelKind model, double toughness) {
   soft.fem.density = 1000.0;
   soft.fem.mass_damping = 2.0;
   soft.mass_point.density = 1000.0;
-  soft.mass_point.distance_stiffness = 300.0;
-  soft.mass_point.volume_stiffness = 30.0;
-  soft.mass_point.damping = 0.05;
+  soft.mass_point.distance_stiffness = 10.0;
+  soft.mass_point.volume_stiffness = 0.005;
+  soft.mass_point.damping = 0.5;
   for (size_t v = 0; v < soft.mesh.vertices.size(); ++v) {
     if (std::abs(std::abs(soft.mesh.vertices[v].x()) - kHalfLength) < 1e-9) {
       soft.fixed.push_back(static_cast<int>(v));
@@ -83,7 +83,7 @@ StrokeResult Stroke(SoftModelKind model, double toughness, double press) {
   scene.bodies.push_back(Scalpel(Vec3(0, top + 0.002, z0)));
   auto world = testing::MakeWorld(scene);
   // Let the ligament sag to rest first.
-  for (int i = 0; i < 200; ++i) world->Step();
+  for (int i = 0; i < 200; ++i) { world->Step(); if (getenv("DBG") && world->last_stats().recovered_bodies) printf("settle %d recovered\n", i); }
   StrokeResult r;
   r.mass_before = TotalMass(*world->soft_bodies().FindBody("ligament"));
   auto drive = [&](const Vec3& from, const Vec3& to, int ticks) {
@@ -91,6 +91,8 @@ StrokeResult Stroke(SoftModelKind model, double toughness, double press) {
       const Vec3 at = from + (to - from) * (static_cast<double>(i) / ticks);
       EXPECT_TRUE(world->SetDeviceTarget("scalpel", Transform{at, Quat::Identity()}).ok());
       world->Step();
+      if (getenv("DBG")) printf("tick %d recovered %d cuts %zu\n", i, world->last_stats().recovered_bodies, world->MakeFrame().cuts.size());
+      for (const auto& c : world->MakeFrame().cuts) if (getenv("DBG")) printf("  stress %g\n", c.cutting_stress);
       r.cuts += static_cast<int>(world->MakeFrame().cuts.size());
     }
   };
