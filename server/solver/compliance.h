@@ -26,4 +26,15 @@ struct BodyCompliance {
   }
 };
 
+// Points of one deformable body that constraints act on, coupled through that body: under
+// forces f_j on the points, point i moves by sum_j C_ij f_j over the step (for an implicit
+// body C = h^2 A^-1 restricted to the points, A its step's system matrix). The points are
+// the solver's bodies [first, first + count), with linear DOFs only; their BodyCompliance
+// entries are not used.
+struct CoupledPoints {
+  uint32_t first = 0;
+  int count = 0;
+  Eigen::MatrixXd compliance;  // 3 count x 3 count, m/N, symmetric positive semi-definite
+};
+
 }  // namespace ligature

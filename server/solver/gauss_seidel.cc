@@ -20,9 +20,27 @@ Eigen::Matrix<double, 6, 3> ComplianceTimesJt(const BlockJacobian& j, const Body
 
 }  // namespace
 
-// Builds C H^T and the diagonal compliance block W_bb (and its inverse) of every block.
+// Builds C H^T and the diagonal compliance block W_bb (and its inverse) of every block. A
+// point of a coupled group contributes its own 3x3 block C_pp (linear DOFs only); its
+// coupling to the group's other points acts through Displace.
 void GaussSeidelSolver::Prepare(const ConstraintRows& rows,
-                                std::span<const BodyCompliance> compliance) {
+                                std::span<const BodyCompliance> compliance,
+                                std::span<const CoupledPoints> coupled) {
+  group_of_.assign(compliance.size(), -1);
+  for (size_t g = 0; g < coupled.size(); ++g) {
+    for (int p = 0; p < coupled[g].count; ++p) {
+      group_of_[coupled[g].first + p] = static_cast<int>(g);
+    }
+  }
+  const auto cjt_of = [&](uint32_t body, const BlockJacobian& j) {
+    const int g = group_of_[body];
+    if (g < 0) return ComplianceTimesJt(j, compliance[body]);
+    const int p = static_cast<int>(body - coupled[g].first);
+    Eigen::Matrix<double, 6, 3> out = Eigen::Matrix<double, 6, 3>::Zero();
+    out.topRows<3>() =
+        coupled[g].compliance.block<3, 3>(3 * p, 3 * p) * j.leftCols<3>().transpose();
+    return out;
+  };
   cache_.resize(rows.blocks.size());
   for (size_t i = 0; i < rows.blocks.size(); ++i) {
     const ConstraintBlock& b = rows.blocks[i];
@@ -31,11 +49,11 @@ void GaussSeidelSolver::Prepare(const ConstraintRows& rows,
     c.cjt_b.setZero();
     Mat3 w = Mat3::Zero();
     if (b.body_a != kWorldBody) {
-      c.cjt_a = ComplianceTimesJt(b.jacobian_a, compliance[b.body_a]);
+      c.cjt_a = cjt_of(b.body_a, b.jacobian_a);
       w += b.jacobian_a * c.cjt_a;
     }
     if (b.body_b != kWorldBody) {
-      c.cjt_b = ComplianceTimesJt(b.jacobian_b, compliance[b.body_b]);
+      c.cjt_b = cjt_of(b.body_b, b.jacobian_b);
       w += b.jacobian_b * c.cjt_b;
     }
     // Unused dimensions get an identity so the 3x3 inverse stays defined.
@@ -54,23 +72,49 @@ void GaussSeidelSolver::Prepare(const ConstraintRows& rows,
   }
 }
 
+void GaussSeidelSolver::Displace(uint32_t body, const BlockJacobian& j,
+                                 const Eigen::Matrix<double, 6, 3>& cjt, const Vec3& df,
+                                 std::span<const CoupledPoints> coupled,
+                                 std::vector<Vec6>* dq) const {
+  const int g = group_of_[body];
+  if (g < 0) {
+    (*dq)[body] += cjt * df;
+    return;
+  }
+  const CoupledPoints& group = coupled[g];
+  const int p = static_cast<int>(body - group.first);
+  const Vec3 force = j.leftCols<3>().transpose() * df;
+  for (int q = 0; q < group.count; ++q) {
+    (*dq)[group.first + q].head<3>() += group.compliance.block<3, 3>(3 * q, 3 * p) * force;
+  }
+}
+
 SolveResult GaussSeidelSolver::Solve(ConstraintRows& rows,
                                      std::span<const BodyCompliance> compliance,
+                                     const SolverOptions& options,
+                                     std::vector<Vec6>* displacements) {
+  return Solve(rows, compliance, {}, options, displacements);
+}
+
+SolveResult GaussSeidelSolver::Solve(ConstraintRows& rows,
+                                     std::span<const BodyCompliance> compliance,
+                                     std::span<const CoupledPoints> coupled,
                                      const SolverOptions& options,
                                      std::vector<Vec6>* displacements) {
   std::vector<Vec6>& dq = *displacements;
   dq.assign(compliance.size(), Vec6::Zero());
   SolveResult result;
   if (rows.blocks.empty()) return result;
-  Prepare(rows, compliance);
+  Prepare(rows, compliance, coupled);
 
   // Warm start: the displacements the previous forces cause.
   for (size_t i = 0; i < rows.blocks.size(); ++i) {
     ConstraintBlock& b = rows.blocks[i];
     if (!options.warm_start) b.force.setZero();
     if (b.force.isZero()) continue;
-    if (b.body_a != kWorldBody) dq[b.body_a] += cache_[i].cjt_a * b.force;
-    if (b.body_b != kWorldBody) dq[b.body_b] += cache_[i].cjt_b * b.force;
+    const BlockCache& c = cache_[i];
+    if (b.body_a != kWorldBody) Displace(b.body_a, b.jacobian_a, c.cjt_a, b.force, coupled, &dq);
+    if (b.body_b != kWorldBody) Displace(b.body_b, b.jacobian_b, c.cjt_b, b.force, coupled, &dq);
   }
 
   // Sweeps: each block sees the latest forces of the others through dq (eq. 1). The sweep
@@ -109,8 +153,8 @@ SolveResult GaussSeidelSolver::Solve(ConstraintRows& rows,
       const Vec3 df = f - b.force;
       if (df.isZero()) continue;
       b.force = f;
-      if (b.body_a != kWorldBody) dq[b.body_a] += c.cjt_a * df;
-      if (b.body_b != kWorldBody) dq[b.body_b] += c.cjt_b * df;
+      if (b.body_a != kWorldBody) Displace(b.body_a, b.jacobian_a, c.cjt_a, df, coupled, &dq);
+      if (b.body_b != kWorldBody) Displace(b.body_b, b.jacobian_b, c.cjt_b, df, coupled, &dq);
       residual = std::max(residual, (c.w * df).cwiseAbs().maxCoeff());
     }
     result.iterations = it + 1;

@@ -4,7 +4,9 @@
 // friction) on its own dimension (1x1 or 3x3 blocks). The coupling sum over the other
 // constraints, sum_j W_ij f_j, is evaluated through the bodies' accumulated correction
 // displacements dq = C H^T f, which gives the same iterates as an assembled W in
-// O(rows) memory.
+// O(rows) memory. Bodies may also be points of a deformable body coupled through it
+// (CoupledPoints): a force on one point then moves all the group's points, through the
+// group's dense compliance.
 
 #include <span>
 #include <vector>
@@ -17,6 +19,10 @@ class GaussSeidelSolver final : public ConstraintSolver {
  public:
   SolveResult Solve(ConstraintRows& rows, std::span<const BodyCompliance> compliance,
                     const SolverOptions& options, std::vector<Vec6>* displacements) override;
+  // The same with coupled point groups among the bodies.
+  SolveResult Solve(ConstraintRows& rows, std::span<const BodyCompliance> compliance,
+                    std::span<const CoupledPoints> coupled, const SolverOptions& options,
+                    std::vector<Vec6>* displacements);
 
  private:
   // Per-block data constant during one solve.
@@ -27,9 +33,16 @@ class GaussSeidelSolver final : public ConstraintSolver {
     Mat3 w_inv = Mat3::Identity();
     Eigen::Matrix2d wt_inv = Eigen::Matrix2d::Identity();  // tangential block, friction only
   };
-  void Prepare(const ConstraintRows& rows, std::span<const BodyCompliance> compliance);
+  void Prepare(const ConstraintRows& rows, std::span<const BodyCompliance> compliance,
+               std::span<const CoupledPoints> coupled);
+  // Adds the displacements a force change df on one side of a block causes: to that body,
+  // or to every point of its coupled group.
+  void Displace(uint32_t body, const BlockJacobian& j, const Eigen::Matrix<double, 6, 3>& cjt,
+                const Vec3& df, std::span<const CoupledPoints> coupled,
+                std::vector<Vec6>* dq) const;
 
   std::vector<BlockCache> cache_;
+  std::vector<int> group_of_;  // per body, its coupled group or -1
 };
 
 }  // namespace ligature

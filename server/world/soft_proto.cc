@@ -241,7 +241,8 @@ absl::StatusOr<SoftBodyDesc> SoftBodyFromProto(const v1::SoftBody& s, const Tran
   auto kv = ValueOr(s.has_volume_stiffness(), s.volume_stiffness(), 1e3, true,
                     field + ".volume_stiffness");
   auto damping = ValueOr(true, s.damping(), 0.0, true, field + ".damping");
-  for (const auto* v : {&density, &young, &kd, &kv, &damping}) {
+  auto friction = ValueOr(s.has_friction(), s.friction(), out.friction, true, field + ".friction");
+  for (const auto* v : {&density, &young, &kd, &kv, &damping, &friction}) {
     if (!v->ok()) return v->status();
   }
   const double nu = s.has_poisson_ratio() ? s.poisson_ratio() : 0.3;
@@ -253,11 +254,9 @@ absl::StatusOr<SoftBodyDesc> SoftBodyFromProto(const v1::SoftBody& s, const Tran
   out.fem.poisson = nu;
   out.fem.density = *density;
   out.fem.mass_damping = *damping;
+  out.friction = *friction;
   out.fixed.assign(s.fixed_vertices().begin(), s.fixed_vertices().end());
   if (s.has_cutting()) {
-    if (out.model != SoftModelKind::kCorotational) {
-      return Invalid(field + ".cutting", "only SOFT_MODEL_COROTATIONAL_FEM bodies can be cut");
-    }
     auto cutting = CuttingFromProto(s.cutting(), field + ".cutting");
     if (!cutting.ok()) return cutting.status();
     out.cutting = *cutting;
@@ -317,6 +316,7 @@ void SoftBodyToProto(const SoftBodyDesc& soft, v1::SoftBody* out) {
   out->set_damping(soft.model == SoftModelKind::kMassPoint ? soft.mass_point.damping
                                                            : soft.fem.mass_damping);
   for (const int v : soft.fixed) out->add_fixed_vertices(v);
+  out->set_friction(soft.friction);
   if (soft.cutting) {
     v1::SoftCutting* c = out->mutable_cutting();
     c->set_toughness(soft.cutting->toughness);

@@ -46,8 +46,8 @@ absl::Status SoftWorld::AddBody(const SoftBodyDesc& desc) {
                      absl::StrCat("must be a vertex index in [0, ", n, ")"));
     }
   }
-  if (desc.cutting && desc.model != SoftModelKind::kCorotational) {
-    return Invalid("cutting", "only corotational FEM bodies can be cut");
+  if (!std::isfinite(desc.friction) || desc.friction < 0.0) {
+    return Invalid("friction", "must be >= 0");
   }
   if (desc.cutting) {
     if (absl::Status s = ValidateCuttingParams(*desc.cutting); !s.ok()) {
@@ -200,7 +200,8 @@ const SoftWorld::Body* SoftWorld::FindBody(const std::string& id) const {
 
 void SoftWorld::Step(double time, double h, const Vec3& gravity, const SoftPoseLookup& poses,
                      std::span<const RodObstacle> obstacles, std::span<const SoftTool> tools) {
-  recovered_ = 0;
+  recovered_ = free_recovered_;
+  free_recovered_ = 0;
   pushes_.clear();
   // Nails that follow a body take its pose's goal for this step.
   for (const SoftConstraintDesc& c : constraints_) {
@@ -211,6 +212,14 @@ void SoftWorld::Step(double time, double h, const Vec3& gravity, const SoftPoseL
     (void)bodies_[index_.at(body_id)].constraints.SetNailGoal(local, pose->Apply(c.goal));
   }
   for (Body& body : bodies_) {
+    // Moved by StepFreeMotion and the world's solve already (or projected out of the
+    // obstacles, from where it was at the start of the tick).
+    if (body.stepped) {
+      if (body.project && !obstacles.empty()) ResolveContacts(body, h, obstacles, body.start);
+      body.stepped = false;
+      body.project = false;
+      continue;
+    }
     const std::vector<Vec3> start = obstacles.empty() ? std::vector<Vec3>() : body.positions();
     if (body.mass_point) {
       const MassPointState before = body.mass_point_state;
@@ -236,13 +245,45 @@ void SoftWorld::Step(double time, double h, const Vec3& gravity, const SoftPoseL
   CutWithTools(tools);
 }
 
+// The FEM bodies' free motion for the world's solve: as Step() moves them, without
+// obstacles; a failed step holds the body at rest where it was, and the world's solve then
+// meets it there with its lumped compliance.
+void SoftWorld::StepFreeMotion(double h, const Vec3& gravity) {
+  free_recovered_ = 0;
+  for (Body& body : bodies_) {
+    if (!TakesSolverContacts(body)) continue;
+    body.start = body.fem_state.x;
+    const FemState before = body.fem_state;
+    body.factorized = StepFem(body, h, gravity) && Finite(body.fem_state.x) &&
+                      Finite(body.fem_state.v);
+    if (!body.factorized) {
+      body.fem_state = before;
+      std::fill(body.fem_state.v.begin(), body.fem_state.v.end(), Vec3::Zero());
+      ++free_recovered_;
+    }
+    body.factorized = body.factorized && body.fem.has_value();
+    body.stepped = true;
+  }
+}
+
 // Corotational bodies take one implicit step; St Venant-Kirchhoff bodies take as many equal
 // explicit substeps as keep each below 0.9 of their stable step (at most kMaxSubsteps: past
 // that the step may diverge, and is then rolled back).
 bool SoftWorld::StepFem(Body& body, double h, const Vec3& gravity) {
   if (body.fem) return body.fem->Step(h, gravity, {}, body.system.get(), &body.fem_state).ok();
   constexpr int kMaxSubsteps = 1000;
-  const double stable = 0.9 * body.stvk->StableTimeStep();
+  // The shortest altitude now, when a tet is flatter than at rest (a scalpel pressing it).
+  const StVKModel& model = *body.stvk;
+  const std::vector<Vec3>& x = body.fem_state.x;
+  double altitude = model.rest().min_altitude;
+  for (const auto& tet : model.mesh().tets) {
+    const Vec3 a = x[tet[0]], b = x[tet[1]], c = x[tet[2]], d = x[tet[3]];
+    const double volume = std::abs((b - a).dot((c - a).cross(d - a))) / 6.0;
+    const double area = 0.5 * std::max({(b - a).cross(c - a).norm(), (b - a).cross(d - a).norm(),
+                                        (c - a).cross(d - a).norm(), (c - b).cross(d - b).norm()});
+    if (area > 0.0) altitude = std::min(altitude, 3.0 * volume / area);
+  }
+  const double stable = 0.9 * ExplicitStableTimeStep(model.material(), altitude);
   const int substeps =
       stable > 0.0 ? std::clamp(static_cast<int>(std::ceil(h / stable)), 1, kMaxSubsteps) : 1;
   for (int i = 0; i < substeps; ++i) body.stvk->Step(h / substeps, gravity, {}, &body.fem_state);

@@ -2,8 +2,8 @@
 // The soft bodies of a world: tetrahedral meshes simulated either as mass-point models
 // (distance and volume preservation) under one of six integrators, with Gissler's exact
 // local constraints, as corotational linear FEM with implicit Euler, or as explicit St
-// Venant-Kirchhoff FEM in substeps, both with held vertices; scalpels cut corotational
-// bodies that allow it.
+// Venant-Kirchhoff FEM in substeps, both with held vertices; scalpels cut the bodies that
+// allow it, whatever their model.
 // One step advances every body by h; a body whose step fails or turns non-finite keeps its
 // previous state, at rest, and is counted.
 
@@ -61,9 +61,33 @@ class SoftWorld {
     uint32_t topology_version = 0;
     // Per tet, the damage zeta of the cutting criterion (empty until a cut: the body's).
     std::vector<double> damage;
+    // This tick's free motion was taken for the world's constraint solver (StepFreeMotion):
+    // its contacts with rigid shapes are rows there, and Step() leaves it be. `start` holds
+    // its positions before that motion; `factorized` says its implicit system is this
+    // step's (a corotational body whose step succeeded).
+    bool stepped = false;
+    bool factorized = false;
+    // Its contacts did not go to the solve this tick (ProjectContacts): Step() projects it
+    // out of the obstacles instead.
+    bool project = false;
+    std::vector<Vec3> start;
 
     const std::vector<Vec3>& positions() const {
       return mass_point ? mass_point_state.x : fem_state.x;
+    }
+    std::vector<Vec3>& mutable_positions() {
+      return mass_point ? mass_point_state.x : fem_state.x;
+    }
+    std::vector<Vec3>& mutable_velocities() {
+      return mass_point ? mass_point_state.v : fem_state.v;
+    }
+    const std::vector<double>& masses() const {
+      return mass_point ? mass_point->masses() : fem_rest()->mass;
+    }
+    // A vertex something else places: an FEM body's held vertex, or a mass-point body's
+    // vertex in a local constraint (held vertices are nails).
+    bool held(int v) const {
+      return mass_point ? vertex_owner.contains(v) : fem_rest()->fixed[v] != 0;
     }
     // The FEM model's rest data (masses, held vertices); null for a mass-point body.
     const FemRest* fem_rest() const {
@@ -98,6 +122,31 @@ class SoftWorld {
   // Then each scalpel in `tools` strokes the bodies that allow cutting (see CutWithTools).
   void Step(double time, double h, const Vec3& gravity, const SoftPoseLookup& poses,
             std::span<const RodObstacle> obstacles = {}, std::span<const SoftTool> tools = {});
+  // Contacts through the world's constraint solver (its Gauss-Seidel pipeline), for the
+  // FEM bodies (TakesSolverContacts): their free motion over h, before the world's solve.
+  // Step() then neither moves them nor projects them out of obstacles.
+  void StepFreeMotion(double h, const Vec3& gravity);
+  static bool TakesSolverContacts(const Body& body) { return body.fem || body.stvk; }
+  // A body that stepped this tick whose contacts the world's solve does not take (a
+  // corotational body with more than kMaxCoupledVertices contacted vertices): Step()
+  // projects it out of the obstacles, as bodies that did not step are.
+  void ProjectContacts(int body) { bodies_[body].project = true; }
+  // The compliance h^2 A^-1 of this step's implicit system between `vertices` of a body
+  // that StepFreeMotion factorized (3 rows and columns per vertex, in their order):
+  // how they move under constant forces on them over the step. Nothing for a body without
+  // that system (StVK, or a failed step), or with more than kMaxCoupledVertices vertices.
+  // StVK bodies and failed steps take the lumped compliance h^2 / m_i of each vertex
+  // alone; a corotational body with more vertices in contact is projected (ProjectContacts).
+  static constexpr int kMaxCoupledVertices = 64;
+  std::optional<Eigen::MatrixXd> CoupledCompliance(int body,
+                                                   std::span<const int> vertices) const;
+  double LumpedCompliance(int body, int vertex, double h) const;
+  // The solved contact forces (N, constant over the step h) on `vertices` of a body:
+  // through its implicit system when `coupled` (x += h^2 A^-1 F, v += h A^-1 F), else on
+  // each vertex alone (x += h^2 F / m, v += h F / m).
+  void ApplyContactForces(int body, std::span<const int> vertices, std::span<const Vec3> forces,
+                          double h, bool coupled);
+
   // The last step's impulses on dynamic obstacles, at their contact points.
   struct Push {
     uint32_t body = 0;
@@ -118,6 +167,7 @@ class SoftWorld {
   // Constraint id -> (body id, id in that body's LocalConstraintSet).
   absl::flat_hash_map<std::string, std::pair<std::string, int>> constraint_ids_;
   int recovered_ = 0;
+  int free_recovered_ = 0;  // bodies StepFreeMotion held this tick
   std::vector<Push> pushes_;
   std::vector<CutEvent> cuts_;
   // Where each (body, tool) stroke last made a cutting attempt: the tip's contact point on
@@ -137,8 +187,9 @@ class SoftWorld {
 // the stroke (the cutting line v0 -> v1 and the surface normal). The blade sweeps v0 -> v1
 // down to the scalpel's cut depth; its tets are separated, the model rebuilt on the new
 // topology, the surface re-extracted and the cut tets damaged. Nothing changes (and nothing
-// is returned) when the blade separates no vertex or a step fails. The body must be a
-// corotational FEM body that allows cutting.
+// is returned) when the blade separates no vertex or a step fails. The body must allow
+// cutting; its model (mass-point, corotational or StVK) is rebuilt on the cut mesh, a
+// mass-point body's local constraints kept (held vertices' duplicates nailed too).
 std::optional<CutEvent> CutSoftBody(const SoftTool& tool, const Vec3& to,
                                     const CuttingAttempt& attempt, SoftWorld::Body* body);
 

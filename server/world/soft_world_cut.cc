@@ -6,7 +6,11 @@
 //   - the geometric criterion compares the stroke's anchor (its last attempt) with this
 //     tick's contact point; an attempt moves the anchor there, so the cutting line goes on;
 //   - the physical criterion takes the largest cutting stress in the tets the tip loads and
-//     at the new closest vertex, each tet with its damage; reaching the toughness cuts;
+//     at the new closest vertex, each tet with its damage; reaching the toughness cuts. The
+//     stress is the St Venant-Kirchhoff second Piola-Kirchhoff stress of the tet's
+//     deformation for FEM bodies (the StVK model's own stress; the corotational model's
+//     material taken as StVK), and the equivalent (virial) stress of the springs and volume
+//     terms for mass-point bodies (mass_point_stress.h);
 //   - the cut separates the tets along the cutting line v0 -> v1 down to cut_depth, rebuilds
 //     the body's model on the new topology and damages the cut tets, so that the crack
 //     goes on more easily than it started.
@@ -17,6 +21,7 @@
 #include <optional>
 
 #include "server/model/soft/cutting.h"
+#include "server/model/soft/mass_point_stress.h"
 #include "server/world/soft_world.h"
 
 namespace ligature {
@@ -26,18 +31,27 @@ namespace {
 double LargestStress(const SoftWorld::Body& body, std::span<const int> vertices,
                      CuttingParams params) {
   double largest = 0.0;
-  const CorotationalModel& model = *body.fem;
-  const std::vector<Vec3>& x = body.fem_state.x;
-  const TetMesh& mesh = model.mesh();
-  for (int t = 0; t < model.tet_count(); ++t) {
+  const std::vector<Vec3>& x = body.positions();
+  const TetMesh& mesh = body.desc.mesh;
+  // A mass-point body's spring shares, built when a stroke needs them.
+  std::optional<MassPointStress> springs;
+  if (body.mass_point) springs.emplace(*body.mass_point);
+  for (int t = 0; t < static_cast<int>(mesh.tets.size()); ++t) {
     const auto& tet = mesh.tets[t];
     const bool touched = std::any_of(tet.begin(), tet.end(), [&](int v) {
       return std::find(vertices.begin(), vertices.end(), v) != vertices.end();
     });
     if (!touched) continue;
     if (!body.damage.empty()) params.zeta = body.damage[t];
+    if (springs) {
+      const CuttingStress stress =
+          EvaluateCuttingStress(springs->Stress(*body.mass_point, x, t), params);
+      largest = std::max(largest, stress.sigma_c);
+      continue;
+    }
+    const LameParameters& lame = body.fem ? body.fem->lame() : body.stvk->lame();
     const absl::StatusOr<CuttingStress> stress =
-        TetCuttingStress(mesh, model.rest(), model.lame(), x, t, params);
+        TetCuttingStress(mesh, *body.fem_rest(), lame, x, t, params);
     if (stress.ok()) largest = std::max(largest, stress->sigma_c);
   }
   return largest;
@@ -52,7 +66,7 @@ struct Touch {
 
 Touch TouchAt(const Vec3& tip, const SurfacePoint& touch, const SoftWorld::Body& body) {
   const auto& tri = body.surface.triangles[touch.triangle];
-  const std::vector<Vec3>& x = body.fem_state.x;
+  const std::vector<Vec3>& x = body.positions();
   Touch t;
   t.contact = touch.barycentric[0] * x[tri[0]] + touch.barycentric[1] * x[tri[1]] +
               touch.barycentric[2] * x[tri[2]];
@@ -65,38 +79,96 @@ Vec3 PressTip(const Vec3& tip, const SurfacePoint& touch, const Touch& at,
               SoftWorld::Body* body) {
   if (!at.below) return at.contact;
   const auto& tri = body->surface.triangles[touch.triangle];
-  std::vector<Vec3>& x = body->fem_state.x;
-  std::vector<Vec3>& v = body->fem_state.v;
+  std::vector<Vec3>& x = body->mutable_positions();
+  std::vector<Vec3>& v = body->mutable_velocities();
   const Vec3& contact = at.contact;
   const Vec3& normal = at.normal;
   double weights = 0.0;
   for (int k = 0; k < 3; ++k) {
-    if (!body->fem->rest().fixed[tri[k]]) weights += touch.barycentric[k] * touch.barycentric[k];
+    if (!body->held(tri[k])) weights += touch.barycentric[k] * touch.barycentric[k];
   }
   if (!(weights > 0.0)) return contact;
   for (int k = 0; k < 3; ++k) {
     const int i = tri[k];
-    if (body->fem->rest().fixed[i]) continue;
+    if (body->held(i)) continue;
     x[i] += (touch.barycentric[k] / weights) * (tip - contact);
     v[i] -= v[i].dot(normal) * normal;
   }
   return tip;
 }
 
+// The body's model rebuilt on the cut mesh, with `state` (FEM positions and velocities,
+// extended to the duplicates); false, with the body unchanged, when a model cannot be
+// built. A mass-point body keeps its local constraints (the set grows to the new vertices)
+// and its held vertices' duplicates are nailed where their originals are; a Verlet body's
+// previous positions are extended like its positions.
+bool RebuildModel(const TetMesh& mesh, const std::vector<int>& fixed,
+                  std::span<const VertexSplit> splits, FemState state, SoftWorld::Body* body) {
+  if (body->mass_point) {
+    absl::StatusOr<MassPointModel> rebuilt =
+        MassPointModel::FromTetMesh(mesh, body->desc.mass_point);
+    if (!rebuilt.ok()) return false;
+    std::vector<Vec3> x_prev = body->mass_point_state.x_prev;
+    if (!x_prev.empty()) {
+      for (const VertexSplit& split : splits) x_prev.push_back(x_prev[split.original]);
+    }
+    if (!body->constraints.GrowPoints(rebuilt->points()).ok()) return false;
+    for (const VertexSplit& split : splits) {
+      auto owner = body->vertex_owner.find(split.original);
+      if (owner == body->vertex_owner.end() || owner->second != "fixed_vertices") continue;
+      if (!body->constraints.AddNail(split.duplicate, mesh.vertices[split.duplicate]).ok()) {
+        continue;
+      }
+      body->vertex_owner[split.duplicate] = "fixed_vertices";
+    }
+    body->mass_point = *std::move(rebuilt);
+    body->mass_point_state.x = std::move(state.x);
+    body->mass_point_state.v = std::move(state.v);
+    body->mass_point_state.x_prev = std::move(x_prev);
+    return true;
+  }
+  if (body->fem) {
+    absl::StatusOr<CorotationalModel> rebuilt =
+        CorotationalModel::Make(mesh, body->fem->material(), fixed);
+    if (!rebuilt.ok()) return false;
+    body->fem = *std::move(rebuilt);
+    // The scratch's sparsity pattern changed.
+    body->system = std::make_shared<CorotationalSystem>();
+  } else {
+    absl::StatusOr<StVKModel> rebuilt = StVKModel::Make(mesh, body->stvk->material(), fixed);
+    if (!rebuilt.ok()) return false;
+    body->stvk = *std::move(rebuilt);
+  }
+  body->fem_state = std::move(state);
+  return true;
+}
+
 }  // namespace
 
-// The cut works on copies of the body's mesh and state, committed only when every step
-// succeeded.
+// The cut works on copies of the body's mesh, rest data and state, committed only when
+// every step succeeded. A mass-point body's rest data (masses, held vertices) is that of
+// the FEM rest of its mesh: its masses come from the tets' volumes alike, and the local
+// remeshing moves rest positions the same way.
 std::optional<CutEvent> CutSoftBody(const SoftTool& tool, const Vec3& to,
                                     const CuttingAttempt& attempt, SoftWorld::Body* body) {
-  if (!body->fem || !body->desc.cutting) return std::nullopt;
-  const CorotationalModel& model = *body->fem;
-  TetMesh mesh = model.mesh();
-  FemRest rest = model.rest();
-  FemState state = body->fem_state;
+  if (!body->desc.cutting) return std::nullopt;
+  TetMesh mesh = body->desc.mesh;
+  FemMaterial material = body->desc.fem;
+  FemRest rest;
+  FemState state;
+  if (body->mass_point) {
+    material.density = body->desc.mass_point.density;
+    absl::StatusOr<FemRest> made = MakeFemRest(mesh, material, body->desc.fixed);
+    if (!made.ok()) return std::nullopt;
+    rest = *std::move(made);
+    state = {body->mass_point_state.x, body->mass_point_state.v};
+  } else {
+    rest = *body->fem_rest();
+    state = body->fem_state;
+  }
   // Local remeshing: the cutting line's vertex onto the tip (refused moves are skipped).
   if (tool.scalpel.reposition_cut_line) {
-    (void)MoveCutVertex(attempt.v1, to, model.material(), &mesh, &rest, &state);
+    (void)MoveCutVertex(attempt.v1, to, material, &mesh, &rest, &state);
   }
   const absl::StatusOr<CutPlane> plane = CutPlaneFromAttempt(state.x, attempt);
   if (!plane.ok()) return std::nullopt;
@@ -129,21 +201,16 @@ std::optional<CutEvent> CutSoftBody(const SoftTool& tool, const Vec3& to,
   for (size_t v = 0; v < held.size(); ++v) {
     if (held[v]) fixed.push_back(static_cast<int>(v));
   }
-  absl::StatusOr<CorotationalModel> rebuilt =
-      CorotationalModel::Make(mesh, model.material(), fixed);
-  if (!rebuilt.ok()) return std::nullopt;
+  if (!RebuildModel(mesh, fixed, separated->splits, std::move(state), body)) return std::nullopt;
 
-  // Commit: model, state, scratch (its sparsity pattern changed), surface and description.
-  body->fem = *std::move(rebuilt);
-  body->fem_state = std::move(state);
-  body->system = std::make_shared<CorotationalSystem>();
+  // Commit the rest: surface and description.
   body->surface = ExtractBoundary(mesh);
   body->desc.fixed = std::move(fixed);
   body->desc.mesh = std::move(mesh);
   ++body->topology_version;
   // The tets the cut passed are damaged: the crack goes on from there more easily.
   const CuttingParams& cutting = *body->desc.cutting;
-  if (body->damage.empty()) body->damage.assign(body->fem->tet_count(), cutting.zeta);
+  if (body->damage.empty()) body->damage.assign(body->desc.mesh.tets.size(), cutting.zeta);
   for (const int t : *tets) body->damage[t] = std::min(body->damage[t], cutting.cut_zeta);
 
   CutEvent event;
@@ -159,10 +226,10 @@ std::optional<CutEvent> CutSoftBody(const SoftTool& tool, const Vec3& to,
 void SoftWorld::CutWithTools(std::span<const SoftTool> tools) {
   cuts_.clear();
   for (Body& body : bodies_) {
-    if (!body.desc.cutting || !body.fem) continue;
+    if (!body.desc.cutting) continue;
     for (const SoftTool& tool : tools) {
       const std::pair<std::string, std::string> key{body.desc.id, tool.id};
-      const std::vector<Vec3>& x = body.fem_state.x;
+      const std::vector<Vec3>& x = body.positions();
       // Touch: the closest surface point to the tip, within the contact distance or below.
       const Vec3 tip = tool.pose.Apply(tool.scalpel.tip);
       const SurfacePoint touch = ClosestSurfacePoint(body.surface, x, tip);

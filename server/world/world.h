@@ -7,9 +7,11 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "server/collision/broadphase.h"
@@ -125,6 +127,19 @@ class World {
     return constraints_.size() + soft_.constraint_count() + strands_.constraint_count() +
            static_cast<int>(rods_.constraints().size() + rods_.pearls().size());
   }
+  // One contact the last step's constraint solve held, with its impulse over the step:
+  // between rigid bodies, or between a soft body's vertex (A) and a rigid body (B).
+  struct ContactReport {
+    std::string a;
+    std::string b;
+    int vertex = -1;              // A's vertex when A is a soft body
+    Vec3 point = Vec3::Zero();    // m, world
+    Vec3 normal = Vec3::UnitY();  // unit, from A to B
+    double normal_impulse = 0.0;  // N s, >= 0, pushing A and B apart
+    Vec3 impulse = Vec3::Zero();  // N s, on B (friction included); A takes its opposite
+  };
+  std::vector<ContactReport> LastContacts() const;
+
   const RigidBodies& bodies() const { return bodies_; }
   const RodWorld& rods() const { return rods_; }
   const SoftWorld& soft_bodies() const { return soft_; }
@@ -141,6 +156,16 @@ class World {
   void ApplyCorrectionMotion();
   void StepRods();
   void StepSoftBodies();
+  // Soft contacts through the Gauss-Seidel solve (world_soft_contacts.cc): the FEM soft
+  // bodies' free motion, their vertices' contacts with rigid shapes, their rows (solver
+  // bodies past the rigid ones) and compliance, and the solved forces applied to them.
+  void IntegrateSoftFreeMotion();
+  void DetectSoftContacts();
+  void BuildSoftContactRows();
+  void AddSoftCompliance();
+  void ApplySoftContactForces();
+  void RecordContacts();
+  absl::flat_hash_set<uint32_t> Handles() const;
   void StepStrands();
   void BuildObstacles();
   void ApplyImpulse(uint32_t body, const Vec3& point, const Vec3& impulse, bool move_pose);
@@ -223,6 +248,39 @@ class World {
   std::vector<ProxyPair> pairs_;
   std::vector<ProxyPair> jointed_;  // body pairs joined by a constraint, sorted
   std::vector<Contact> contacts_;
+  // A soft body's vertex against a rigid body (A the vertex, as solver body
+  // bodies_.size() + point, B the rigid body).
+  struct SoftContact {
+    int soft = 0;
+    int vertex = 0;
+    uint32_t point = 0;
+    uint32_t rigid = 0;
+    ContactPoint contact;
+  };
+  struct SoftPoint {
+    int soft = 0;
+    int vertex = 0;
+  };
+  std::vector<SoftContact> soft_contacts_;
+  std::vector<SoftPoint> soft_points_;      // the solver's bodies past the rigid ones
+  std::vector<CoupledPoints> soft_groups_;  // points coupled through their soft body
+  std::vector<double> soft_lumped_;         // per point, h^2 / m when not coupled
+  size_t soft_first_block_ = 0;             // the soft contacts' first block in rows_
+  // Last tick's soft contact forces by (soft body, vertex, rigid body), for warm starts.
+  absl::flat_hash_map<std::tuple<int, int, uint32_t>, Vec3> soft_warm_;
+  // The last solve's contacts and their forces (LastContacts).
+  struct ContactRecord {
+    bool soft = false;  // A is soft body `a`'s vertex `vertex`
+    uint32_t a = 0;
+    uint32_t b = 0;
+    int vertex = -1;
+    ContactPoint contact;
+    Vec3 impulse = Vec3::Zero();  // on B
+    double normal_impulse = 0.0;
+  };
+  std::vector<ContactRecord> last_contacts_;
+  // This tick's soft contact impulses on dynamic rigid bodies (the haptic buffers' load).
+  std::vector<SoftWorld::Push> soft_solver_pushes_;
   ContactCache contact_cache_;
   ConstraintRows rows_;
   std::vector<BodyCompliance> compliance_;

@@ -262,6 +262,10 @@ void World::PublishHapticModels() {
   const double h = settings_.dt();
   const double now = haptics::MonotonicSeconds();
   std::vector<std::string> gone;
+  // What soft vertices pushed rigid bodies with this tick: through the solve's contacts,
+  // or by their projection out of the bodies.
+  std::vector<SoftWorld::Push> soft_pushes = soft_solver_pushes_;
+  soft_pushes.insert(soft_pushes.end(), soft_.pushes().begin(), soft_.pushes().end());
   for (const auto& [id, channel] : haptic_tools_) {
     auto model = std::make_shared<haptics::ToolLocalModel>();
     model->tick = tick_;
@@ -292,7 +296,7 @@ void World::PublishHapticModels() {
       AddRodPlanes(rod, *model, reach, h, &model->planes);
     }
     for (size_t k = 0; k < soft_.bodies().size(); ++k) {
-      AddBuffer(soft_.bodies()[k], static_cast<int>(k), i, soft_.pushes(),
+      AddBuffer(soft_.bodies()[k], static_cast<int>(k), i, soft_pushes,
                 channel->display().force + model->mass * settings_.gravity, *model, reach, h,
                 &model->buffers);
     }

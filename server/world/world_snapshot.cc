@@ -176,6 +176,18 @@ v1::WorldSnapshot WorldSnapshotAccess::Capture(const World& w) {
       Put(entries[k].force, cc.mutable_force());
     }
   }
+  // The soft contacts' warm starts, sorted (the cache is a hash map).
+  std::vector<std::pair<std::tuple<int, int, uint32_t>, Vec3>> soft_cache(w.soft_warm_.begin(),
+                                                                          w.soft_warm_.end());
+  std::sort(soft_cache.begin(), soft_cache.end(),
+            [](const auto& x, const auto& y) { return x.first < y.first; });
+  for (const auto& [key, force] : soft_cache) {
+    v1::SoftCachedContact& c = *s.add_soft_contact_cache();
+    c.set_soft_body(static_cast<uint32_t>(std::get<0>(key)));
+    c.set_vertex(std::get<1>(key));
+    c.set_body(std::get<2>(key));
+    Put(force, c.mutable_force());
+  }
   for (const BodyHandle& h : w.device_driven_) {
     if (b.IsValid(h)) s.add_device_driven(b.Index(h));
   }
@@ -345,6 +357,24 @@ absl::Status WorldSnapshotAccess::ApplyRigid(const v1::WorldState& s, World* w) 
     if (absl::Status st = ReadVec3(c.local_a(), field + ".local_a", &local_a); !st.ok()) return st;
     if (absl::Status st = ReadVec3(c.force(), field + ".force", &force); !st.ok()) return st;
     w->contact_cache_.Store(b.HandleAt(c.body_a()), b.HandleAt(c.body_b()), local_a, force);
+  }
+  for (int k = 0; k < s.soft_contact_cache_size(); ++k) {
+    const v1::SoftCachedContact& c = s.soft_contact_cache(k);
+    const std::string field = absl::StrCat("state.soft_contact_cache[", k, "]");
+    if (c.body() >= static_cast<uint32_t>(n)) {
+      return Invalid(field + ".body", absl::StrCat("body index out of range [0, ", n, ")"));
+    }
+    if (c.soft_body() >= w->soft_.bodies().size()) {
+      return Invalid(field + ".soft_body", "soft body index out of range");
+    }
+    const int vertices =
+        static_cast<int>(w->soft_.bodies()[c.soft_body()].positions().size());
+    if (c.vertex() < 0 || c.vertex() >= vertices) {
+      return Invalid(field + ".vertex", absl::StrCat("out of range [0, ", vertices, ")"));
+    }
+    Vec3 force;
+    if (absl::Status st = ReadVec3(c.force(), field + ".force", &force); !st.ok()) return st;
+    w->soft_warm_[{static_cast<int>(c.soft_body()), c.vertex(), c.body()}] = force;
   }
   for (int k = 0; k < s.device_driven_size(); ++k) {
     if (s.device_driven(k) >= static_cast<uint32_t>(n)) {

@@ -31,14 +31,20 @@ SolveResult World::RunSolver(ConstraintSolver& solver, const SolverOptions& opti
 }
 
 // One position-level solve of every row on the free-motion poses.
+// Soft bodies' contacted vertices are solver bodies past the rigid ones (AddSoftCompliance),
+// those of one corotational body coupled through its implicit system.
 void World::SolveGaussSeidel() {
   UpdateCompliance(free_orientation_);
+  AddSoftCompliance();
   SolverOptions options;
   options.max_iterations = settings_.solver.max_iterations;
   options.tolerance = settings_.solver.tolerance;
   options.warm_start = settings_.solver.warm_start;
   options.time_budget_us = settings_.solver.time_budget_us;
-  const SolveResult result = RunSolver(gauss_seidel_, options);
+  const SolveClock clock(0.0);
+  const SolveResult result =
+      gauss_seidel_.Solve(rows_, compliance_, soft_groups_, options, &displacements_);
+  stats_.solve_ms += clock.ElapsedUs() / 1000.0;
   stats_.iterations = result.iterations;
   stats_.residual = result.residual;
   stats_.budget_exhausted = result.budget_exhausted;
@@ -208,6 +214,13 @@ double World::MaxPenetration() const {
     const ConstraintBlock& b = rows_.blocks[k];
     const double after = b.violation_free.x() - ContactGap(contacts_[k].point.distance) +
                          contacts_[k].point.distance + NormalRowChange(b, displacements_);
+    deepest = std::max(deepest, -after);
+  }
+  for (size_t k = 0; k < soft_contacts_.size(); ++k) {
+    const ConstraintBlock& b = rows_.blocks[soft_first_block_ + k];
+    const double distance = soft_contacts_[k].contact.distance;
+    const double after = b.violation_free.x() - ContactGap(distance) + distance +
+                         NormalRowChange(b, displacements_);
     deepest = std::max(deepest, -after);
   }
   return deepest;

@@ -29,10 +29,13 @@ void World::Step() {
   AccumulateForces();
   ApplyHapticCouplings();
   IntegrateFreeMotion();
+  IntegrateSoftFreeMotion();
   DetectCollisions();
+  DetectSoftContacts();
   BuildConstraintRows();
   SolveConstraints();
   ApplyCorrectionMotion();
+  ApplySoftContactForces();
   StabilizeJoints();
   // The rigid shapes deformable bodies meet, once a tick for rods and soft bodies.
   if (!rods_.empty() || !soft_.empty() || !strands_.empty()) BuildObstacles();
@@ -175,6 +178,7 @@ void World::BuildConstraintRows() {
   if (settings_.solver.kind != SolverKind::kGaussSeidel) return;
   BuildContactRows(bodies_.position, bodies_.orientation, true, true);
   BuildJointRows(bodies_.position, bodies_.orientation, JointLevel::kVelocity);
+  BuildSoftContactRows();
   stats_.constraint_rows = rows_.Dimensions();
 }
 
@@ -199,6 +203,7 @@ void World::SolveConstraints() {
   } else {
     SolveGaussSeidel();
   }
+  RecordContacts();
 }
 
 // Correction motion. Gauss-Seidel: the free poses plus the constraint displacements dq,
@@ -251,13 +256,7 @@ void World::StepRods() {
 // obstacle, as jointed bodies do not collide.
 void World::BuildObstacles() {
   obstacles_.clear();
-  absl::flat_hash_set<uint32_t> handles;
-  auto handle = [&](const std::string& id) {
-    auto it = body_ids_.find(id);
-    if (it != body_ids_.end()) handles.insert(bodies_.Index(it->second));
-  };
-  for (const RodConstraint& c : rods_.constraints()) handle(c.desc.follow_body);
-  for (const SoftConstraintDesc& c : soft_.constraints()) handle(c.follow_body);
+  const absl::flat_hash_set<uint32_t> handles = Handles();
   for (int i = 0; i < bodies_.size(); ++i) {
     if (handles.contains(static_cast<uint32_t>(i))) continue;
     const Transform pose{bodies_.position[i], bodies_.orientation[i]};
@@ -277,6 +276,18 @@ void World::BuildObstacles() {
       }
     }
   }
+}
+
+// The rigid bodies that rod or soft constraints follow (handles).
+absl::flat_hash_set<uint32_t> World::Handles() const {
+  absl::flat_hash_set<uint32_t> handles;
+  auto handle = [&](const std::string& id) {
+    auto it = body_ids_.find(id);
+    if (it != body_ids_.end()) handles.insert(bodies_.Index(it->second));
+  };
+  for (const RodConstraint& c : rods_.constraints()) handle(c.desc.follow_body);
+  for (const SoftConstraintDesc& c : soft_.constraints()) handle(c.follow_body);
+  return handles;
 }
 
 // The rods' solve moved each dynamic body they touch along the contact normal by `push`
@@ -304,7 +315,9 @@ void World::ApplyRodPushes() {
 }
 
 // Soft bodies take their own step (SoftWorld), after the rigid bodies, so that nails that
-// follow a body (a device-driven tool) use its pose at the end of the tick.
+// follow a body (a device-driven tool) use its pose at the end of the tick. The bodies that
+// met the rigid ones through the solve (IntegrateSoftFreeMotion) have moved already; the
+// others are projected out of the rigid shapes, and scalpels cut.
 void World::StepSoftBodies() {
   if (soft_.empty()) return;
   soft_.Step(sim_time_, settings_.dt(), settings_.gravity,

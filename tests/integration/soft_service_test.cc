@@ -153,10 +153,24 @@ TEST_F(SoftServiceTest, BadSoftInputNamesTheField) {
   expect(AddConstraint(Nail("fem", "tissue", 0, goal)), grpc::FAILED_PRECONDITION, "mass-point");
   ASSERT_TRUE(AddConstraint(Nail("one", "jelly", 0, goal)).ok());
   expect(AddConstraint(Nail("two", "jelly", 0, goal)), grpc::INVALID_ARGUMENT, "vertices[0]");
-  // Cutting: only corotational bodies, tissue parameters in range, scalpels only rigid.
-  bad = SoftBox("bad", v1::SOFT_MODEL_MASS_POINT);
-  bad.mutable_soft()->mutable_cutting()->set_toughness(1e4);
-  expect(AddBody(bad), grpc::INVALID_ARGUMENT, "body.soft.cutting");
+  // Cutting: any model, tissue parameters in range, scalpels only rigid.
+  for (const v1::SoftModel model : {v1::SOFT_MODEL_MASS_POINT, v1::SOFT_MODEL_STVK_FEM}) {
+    bad = SoftBox("bad", model);
+    bad.mutable_soft()->mutable_cutting()->set_toughness(0.0);
+    expect(AddBody(bad), grpc::INVALID_ARGUMENT, "body.soft.cutting.toughness");
+    bad.mutable_soft()->mutable_cutting()->set_toughness(1e4);
+    bad.mutable_soft()->mutable_cutting()->set_cut_damage(2.0);
+    expect(AddBody(bad), grpc::INVALID_ARGUMENT, "body.soft.cutting.cut_damage");
+  }
+  v1::Body cuttable = SoftBox("cuttable_jelly", v1::SOFT_MODEL_MASS_POINT);
+  cuttable.mutable_soft()->mutable_cutting()->set_toughness(1e4);
+  ASSERT_TRUE(AddBody(cuttable).ok());
+  cuttable = SoftBox("cuttable_stvk", v1::SOFT_MODEL_STVK_FEM);
+  cuttable.mutable_soft()->mutable_cutting()->set_toughness(1e4);
+  ASSERT_TRUE(AddBody(cuttable).ok());
+  bad = SoftBox("bad", v1::SOFT_MODEL_COROTATIONAL_FEM);
+  bad.mutable_soft()->set_friction(-0.5);
+  expect(AddBody(bad), grpc::INVALID_ARGUMENT, "body.soft.friction");
   bad = SoftBox("bad", v1::SOFT_MODEL_COROTATIONAL_FEM);
   bad.mutable_soft()->mutable_cutting()->set_toughness(-1.0);
   expect(AddBody(bad), grpc::INVALID_ARGUMENT, "body.soft.cutting.toughness");

@@ -1,7 +1,8 @@
 // Cutting in a world: a ligament of about 100 tets held at both ends, and a scalpel pressed
 // into it and drawn across its width. The stroke separates the ligament into two pieces,
 // keeps its mass exactly and leaves no inverted tetrahedron; a blade that strokes without
-// loading the tissue enough (toughness above the stress it makes) never cuts.
+// loading the tissue enough (toughness above the stress it makes) never cuts; for the
+// corotational, St Venant-Kirchhoff and mass-point models as each test says.
 
 #include <gtest/gtest.h>
 
@@ -19,16 +20,20 @@ constexpr double kBladeHalfHeight = 0.02;
 
 // The ligament along x (8 x 1 x 2 cells, 96 tets), thickness along y, width along z; its
 // two end faces held. Cuttable with toughness `toughness`.
-BodyDesc Ligament(double toughness) {
+BodyDesc Ligament(SoftModelKind model, double toughness) {
   BodyDesc d;
   d.id = "ligament";
   SoftBodyDesc soft;
   soft.mesh = MakeBoxMesh(Vec3(kHalfLength, kHalfThickness, kHalfWidth), 8, 1, 2);
-  soft.model = SoftModelKind::kCorotational;
+  soft.model = model;
   soft.fem.young = 3.0e5;
   soft.fem.poisson = 0.3;
   soft.fem.density = 1000.0;
   soft.fem.mass_damping = 2.0;
+  soft.mass_point.density = 1000.0;
+  soft.mass_point.distance_stiffness = 10.0;
+  soft.mass_point.volume_stiffness = 0.005;
+  soft.mass_point.damping = 0.5;
   for (size_t v = 0; v < soft.mesh.vertices.size(); ++v) {
     if (std::abs(std::abs(soft.mesh.vertices[v].x()) - kHalfLength) < 1e-9) {
       soft.fixed.push_back(static_cast<int>(v));
@@ -55,7 +60,7 @@ BodyDesc Scalpel(const Vec3& at) {
 }
 
 double TotalMass(const SoftWorld::Body& body) {
-  return std::accumulate(body.fem->rest().mass.begin(), body.fem->rest().mass.end(), 0.0);
+  return std::accumulate(body.masses().begin(), body.masses().end(), 0.0);
 }
 
 struct StrokeResult {
@@ -68,10 +73,10 @@ struct StrokeResult {
 
 // The blade comes down at the ligament's mid-length beside it, presses `press` metres below
 // the top surface, is drawn across the width and lifted, at 200 Hz.
-StrokeResult Stroke(double toughness, double press) {
+StrokeResult Stroke(SoftModelKind model, double toughness, double press) {
   SceneDesc scene;
   scene.settings.rate_hz = 200.0;
-  scene.bodies.push_back(Ligament(toughness));
+  scene.bodies.push_back(Ligament(model, toughness));
   const double z0 = -0.5 * kHalfWidth;
   const double top = kHalfThickness + kBladeHalfHeight;  // blade centre with its tip on top
   scene.bodies.push_back(Scalpel(Vec3(0, top + 0.002, z0)));
@@ -90,9 +95,9 @@ StrokeResult Stroke(double toughness, double press) {
   };
   const SoftWorld::Body& rest = *world->soft_bodies().FindBody("ligament");
   double sag = 0.0;  // the top surface's largest drop
-  for (size_t v = 0; v < rest.fem_state.x.size(); ++v) {
+  for (size_t v = 0; v < rest.positions().size(); ++v) {
     if (rest.desc.mesh.vertices[v].y() > 0.0) {
-      sag = std::min(sag, rest.fem_state.x[v].y() - kHalfThickness);
+      sag = std::min(sag, rest.positions()[v].y() - kHalfThickness);
     }
   }
   const Vec3 above(0, top + 0.002, z0);
@@ -107,7 +112,7 @@ StrokeResult Stroke(double toughness, double press) {
   r.mass_after = TotalMass(body);
   r.pieces = CountPieces(body.desc.mesh);
   r.smallest_volume = 1.0;
-  const TetMesh now{body.fem_state.x, body.desc.mesh.tets};
+  const TetMesh now{body.positions(), body.desc.mesh.tets};
   for (int t = 0; t < static_cast<int>(now.tets.size()); ++t) {
     r.smallest_volume =
         std::min({r.smallest_volume, TetVolume(body.desc.mesh, t), TetVolume(now, t)});
@@ -116,28 +121,41 @@ StrokeResult Stroke(double toughness, double press) {
   return r;
 }
 
+// The press separates the band, for the corotational and the mass-point models. (An StVK
+// band under the same stroke is dragged along by the pressed tip and makes too few
+// attempts to separate; its cuts are checked in tests/unit/world/soft_world_cut_test.cc.)
 TEST(SoftCut, ScalpelSeparatesTheLigamentAndKeepsItsMass) {
-  const StrokeResult r = Stroke(/*toughness=*/2000.0, /*press=*/0.002);
-  EXPECT_GE(r.cuts, 1);
-  EXPECT_EQ(r.pieces, 2);
-  EXPECT_NEAR(r.mass_after, r.mass_before, 1e-12 * r.mass_before);
-  EXPECT_GT(r.smallest_volume, 0.0);
+  for (const SoftModelKind model : {SoftModelKind::kCorotational, SoftModelKind::kMassPoint}) {
+    const StrokeResult r = Stroke(model, /*toughness=*/2000.0, /*press=*/0.002);
+    EXPECT_GE(r.cuts, 1) << static_cast<int>(model);
+    EXPECT_EQ(r.pieces, 2) << static_cast<int>(model);
+    EXPECT_NEAR(r.mass_after, r.mass_before, 1e-12 * r.mass_before) << static_cast<int>(model);
+    EXPECT_GT(r.smallest_volume, 0.0) << static_cast<int>(model);
+  }
 }
 
 // The blade drawn across just above the surface (within its contact distance, so the
-// geometric criterion sees attempts) loads nothing: no cut.
+// geometric criterion sees attempts) loads nothing: no cut. (The mass-point band's
+// equivalent stress under its own weight exceeds this toughness: there the physical
+// criterion holds without the blade.)
 TEST(SoftCut, GrazingStrokeDoesNotCut) {
-  const StrokeResult r = Stroke(/*toughness=*/2000.0, /*press=*/-0.0005);
-  EXPECT_EQ(r.cuts, 0);
-  EXPECT_EQ(r.pieces, 1);
+  for (const SoftModelKind model : {SoftModelKind::kCorotational, SoftModelKind::kStVK}) {
+    const StrokeResult r = Stroke(model, /*toughness=*/2000.0, /*press=*/-0.0005);
+    EXPECT_EQ(r.cuts, 0) << static_cast<int>(model);
+    EXPECT_EQ(r.pieces, 1) << static_cast<int>(model);
+  }
 }
 
-// The same stroke against a tissue tougher than the stress the blade makes: attempts, no cut.
+// The same stroke against a tissue tougher than the stress the blade makes: attempts, no
+// cut, whatever the model.
 TEST(SoftCut, ToughTissueIsNotCut) {
-  const StrokeResult r = Stroke(/*toughness=*/1.0e9, /*press=*/0.003);
-  EXPECT_EQ(r.cuts, 0);
-  EXPECT_EQ(r.pieces, 1);
-  EXPECT_EQ(r.mass_after, r.mass_before);
+  for (const SoftModelKind model :
+       {SoftModelKind::kCorotational, SoftModelKind::kStVK, SoftModelKind::kMassPoint}) {
+    const StrokeResult r = Stroke(model, /*toughness=*/1.0e9, /*press=*/0.003);
+    EXPECT_EQ(r.cuts, 0) << static_cast<int>(model);
+    EXPECT_EQ(r.pieces, 1) << static_cast<int>(model);
+    EXPECT_EQ(r.mass_after, r.mass_before) << static_cast<int>(model);
+  }
 }
 
 }  // namespace

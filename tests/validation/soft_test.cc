@@ -7,6 +7,7 @@
 #include <cmath>
 #include <functional>
 
+#include "server/constraint/contact_rows.h"
 #include "tests/validation/test_scenes.h"
 
 namespace ligature {
@@ -149,8 +150,8 @@ TEST(SoftBody, FemColumnCompressesUnderItsWeight) {
 namespace ligature {
 namespace {
 
-// A soft cube dropped on the ground comes to rest on it without sinking in, whatever its
-// model.
+// A soft cube dropped on the ground comes to rest on it without sinking in (beyond the
+// contact slop, through the solve), whatever its model.
 TEST(SoftBody, DroppedCubeRestsOnTheGround) {
   for (const SoftModelKind model : {SoftModelKind::kMassPoint, SoftModelKind::kCorotational}) {
     SceneDesc scene;
@@ -179,8 +180,11 @@ TEST(SoftBody, DroppedCubeRestsOnTheGround) {
     const std::vector<Vec3>& vel =
         body->mass_point ? body->mass_point_state.v : body->fem_state.v;
     for (const Vec3& v : vel) speed = std::max(speed, v.norm());
-    EXPECT_NEAR(lowest, 0.0, 1e-9) << static_cast<int>(model);  // resting on the plane
-    EXPECT_GT(lowest_ever, -1e-9) << static_cast<int>(model);   // never below it
+    // The mass-point cube is projected out of the plane, exactly; the corotational one
+    // meets it through the constraint solve, which leaves at most the contacts' slop.
+    const double tolerance = model == SoftModelKind::kMassPoint ? 1e-9 : kPenetrationSlop;
+    EXPECT_NEAR(lowest, 0.0, tolerance) << static_cast<int>(model);  // resting on the plane
+    EXPECT_GT(lowest_ever, -tolerance) << static_cast<int>(model);   // never below it
     EXPECT_LT(speed, 0.05) << static_cast<int>(model);
   }
 }

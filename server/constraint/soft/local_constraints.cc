@@ -96,6 +96,15 @@ SurfacePoint ClosestSurfacePoint(const SurfaceMesh& surface, std::span<const Vec
   return best;
 }
 
+absl::Status LocalConstraintSet::GrowPoints(int num_points) {
+  if (num_points < num_points_) {
+    return absl::InvalidArgumentError(absl::StrCat("num_points: ", num_points, " is fewer than ",
+                                                   num_points_));
+  }
+  num_points_ = num_points;
+  return absl::OkStatus();
+}
+
 // Checks indices (in range, distinct within the constraint) and stores the constraint.
 absl::StatusOr<int> LocalConstraintSet::Add(Constraint constraint) {
   std::vector<int> sorted = constraint.points;

@@ -93,6 +93,9 @@ class LocalConstraintSet {
   // Ramp the force over n evaluations (n >= 1; 0 switches self-assembly off).
   absl::Status SetSelfAssembly(int id, int steps);
 
+  // Points were appended to the model (a cut duplicated vertices): the constraints keep
+  // their points. INVALID_ARGUMENT when the count would shrink.
+  absl::Status GrowPoints(int num_points);
   int size() const { return static_cast<int>(constraints_.size()); }
   bool enabled(int id) const { return constraints_[id].enabled; }
   const LocalConstraintReport& report(int id) const { return constraints_[id].report; }

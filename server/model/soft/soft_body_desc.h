@@ -28,7 +28,10 @@ struct SoftBodyDesc {
   MassPointMaterial mass_point;
   FemMaterial fem;
   std::vector<int> fixed;  // vertices held where they are
-  // Set when scalpels may cut the body (corotational FEM only): the tissue's side of the
+  // Coulomb friction coefficient against rigid shapes (combined with a shape's as the
+  // geometric mean, as two rigid bodies' are).
+  double friction = 0.5;
+  // Set when scalpels may cut the body (any model): the tissue's side of the
   // cutting criteria (toughness, damage, neighbourhood); a tool's sharpness overrides kappa.
   std::optional<CuttingParams> cutting;
 };

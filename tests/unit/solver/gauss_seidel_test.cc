@@ -238,5 +238,88 @@ TEST(GaussSeidelTest, EmptyRows) {
   EXPECT_TRUE(dq[1].isZero());
 }
 
+// Three points of one deformable body, coupled through it (a random symmetric positive
+// definite compliance), each held by a bilateral 3D block against the world, and a fourth
+// block tying point 0 to rigid body 0: Gauss-Seidel converges to the assembled solution
+// W f = -delta, W = H C H^T with C's off-diagonal point blocks, and the points'
+// displacements are C H^T f.
+TEST(GaussSeidelTest, CoupledPointsConvergeToAssembledSolution) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  Eigen::MatrixXd a(9, 9);
+  for (int r = 0; r < 9; ++r) {
+    for (int c = 0; c < 9; ++c) a(r, c) = u(rng);
+  }
+  const Eigen::MatrixXd point_c =
+      1e-5 * (a * a.transpose() + 9.0 * Eigen::MatrixXd::Identity(9, 9));
+  std::vector<BodyCompliance> compliance = {TwoBodies()[0], {}, {}, {}};
+  const std::vector<CoupledPoints> coupled = {{1, 3, point_c}};
+  ConstraintRows rows;
+  for (uint32_t p = 0; p < 3; ++p) {
+    ConstraintBlock b;
+    b.law = ConstraintLaw::kBilateral;
+    b.dim = 3;
+    b.body_b = 1 + p;
+    b.jacobian_b.leftCols<3>() =
+        Eigen::AngleAxisd(3.0 * u(rng), Vec3(u(rng), u(rng), 1.0).normalized()).toRotationMatrix();
+    b.violation_free = Vec3(u(rng), u(rng), u(rng)) * 0.01;
+    rows.blocks.push_back(b);
+  }
+  ConstraintBlock tie;
+  tie.law = ConstraintLaw::kBilateral;
+  tie.dim = 3;
+  tie.body_a = 0;
+  tie.body_b = 1;
+  tie.jacobian_a = RandomJacobian(rng);
+  tie.jacobian_b.leftCols<3>() = Mat3::Identity();
+  tie.violation_free = Vec3(0.003, -0.001, 0.002);
+  rows.blocks.push_back(tie);
+
+  // The assembled system: H (12 x 24: four 6-DOF bodies) and C (24 x 24).
+  Eigen::MatrixXd h = Eigen::MatrixXd::Zero(12, 24);
+  for (size_t k = 0; k < rows.blocks.size(); ++k) {
+    const ConstraintBlock& b = rows.blocks[k];
+    if (b.body_a != kWorldBody) h.block<3, 6>(3 * k, 6 * b.body_a) += b.jacobian_a;
+    if (b.body_b != kWorldBody) h.block<3, 6>(3 * k, 6 * b.body_b) += b.jacobian_b;
+  }
+  Eigen::MatrixXd c = Eigen::MatrixXd::Zero(24, 24);
+  c.block<3, 3>(0, 0) = compliance[0].linear * Mat3::Identity();
+  c.block<3, 3>(3, 3) = compliance[0].angular;
+  for (int p = 0; p < 3; ++p) {
+    for (int q = 0; q < 3; ++q) {
+      c.block<3, 3>(6 + 6 * p, 6 + 6 * q) = point_c.block<3, 3>(3 * p, 3 * q);
+    }
+  }
+  VecX delta(12);
+  for (size_t k = 0; k < rows.blocks.size(); ++k) {
+    delta.segment<3>(3 * k) = rows.blocks[k].violation_free;
+  }
+  const MatX w = h * c * h.transpose();
+  const VecX f = w.ldlt().solve(-delta);
+
+  GaussSeidelSolver solver;
+  SolverOptions options;
+  options.max_iterations = 500;
+  options.tolerance = 1e-14;
+  options.warm_start = false;
+  std::vector<Vec6> dq;
+  solver.Solve(rows, compliance, coupled, options, &dq);
+  for (size_t k = 0; k < rows.blocks.size(); ++k) {
+    EXPECT_LT((rows.blocks[k].force - f.segment<3>(3 * k)).norm(), 1e-6 * f.norm()) << k;
+  }
+  const VecX expected = c * h.transpose() * f;
+  for (int body = 0; body < 4; ++body) {
+    EXPECT_LT((dq[body] - expected.segment<6>(6 * body)).norm(), 1e-6 * expected.norm()) << body;
+  }
+  // Every block's constraint holds: delta + H dq = 0.
+  for (size_t k = 0; k < rows.blocks.size(); ++k) {
+    const ConstraintBlock& b = rows.blocks[k];
+    Vec3 after = b.violation_free;
+    if (b.body_a != kWorldBody) after += b.jacobian_a * dq[b.body_a];
+    after += b.jacobian_b * dq[b.body_b];
+    EXPECT_LT(after.norm(), 1e-8) << k;
+  }
+}
+
 }  // namespace
 }  // namespace ligature

@@ -1,0 +1,79 @@
+// The soft bodies' side of their contacts through the world's constraint solver: the
+// compliance of the contacted vertices over the step, and the solved forces applied.
+//
+// A corotational body's step solves A dv = rhs (see fem_corotational.h). Constant forces F
+// on its vertices over the step add h F to the right-hand side, so they move the vertices
+// by h^2 A^-1 F at the end of the step and change their velocities by h A^-1 F: the
+// compliance between contacted vertices is h^2 A^-1, restricted to them (guebert's
+// constraint space for a deformable body). Its columns cost one solve with the step's
+// factorization each, three per vertex, so a corotational body couples at most
+// kMaxCoupledVertices vertices (past that the world projects it instead). The explicit
+// StVK bodies take each vertex alone with its lumped mass, h^2 / m, and the forces move
+// that vertex alone (the elastic forces spread the motion over the next substeps), which
+// is what their explicit integrator would do with a force on that vertex.
+
+#include <cassert>
+
+#include "server/world/soft_world.h"
+
+namespace ligature {
+
+std::optional<Eigen::MatrixXd> SoftWorld::CoupledCompliance(int body,
+                                                            std::span<const int> vertices) const {
+  const Body& b = bodies_[body];
+  if (!b.factorized || !b.fem || vertices.empty() ||
+      static_cast<int>(vertices.size()) > kMaxCoupledVertices) {
+    return std::nullopt;
+  }
+  const CorotationalSystem& system = *b.system;
+  const int n = b.fem->vertex_count();
+  const int k = static_cast<int>(vertices.size());
+  // Unit forces on each contacted vertex's three axes, solved together.
+  Eigen::MatrixXd unit = Eigen::MatrixXd::Zero(3 * n, 3 * k);
+  for (int p = 0; p < k; ++p) {
+    for (int d = 0; d < 3; ++d) unit(3 * vertices[p] + d, 3 * p + d) = 1.0;
+  }
+  const Eigen::MatrixXd response = system.factorization().solve(unit);
+  if (system.factorization().info() != Eigen::Success || !response.allFinite()) {
+    return std::nullopt;
+  }
+  const double h2 = system.time_step() * system.time_step();
+  Eigen::MatrixXd c(3 * k, 3 * k);
+  for (int p = 0; p < k; ++p) c.middleRows<3>(3 * p) = h2 * response.middleRows<3>(3 * vertices[p]);
+  // Symmetric up to round-off; made exactly so for the solver.
+  return Eigen::MatrixXd(0.5 * (c + c.transpose()));
+}
+
+double SoftWorld::LumpedCompliance(int body, int vertex, double h) const {
+  const FemRest* rest = bodies_[body].fem_rest();
+  assert(rest != nullptr && rest->mass[vertex] > 0.0);
+  return h * h / rest->mass[vertex];
+}
+
+void SoftWorld::ApplyContactForces(int body, std::span<const int> vertices,
+                                   std::span<const Vec3> forces, double h, bool coupled) {
+  Body& b = bodies_[body];
+  FemState& state = b.fem_state;
+  const FemRest& rest = *b.fem_rest();
+  if (coupled) {
+    const int n = static_cast<int>(state.x.size());
+    Eigen::VectorXd f = Eigen::VectorXd::Zero(3 * n);
+    for (size_t p = 0; p < vertices.size(); ++p) f.segment<3>(3 * vertices[p]) += forces[p];
+    const Eigen::VectorXd y = b.system->factorization().solve(f);
+    if (!y.allFinite()) return;
+    for (int v = 0; v < n; ++v) {
+      if (rest.fixed[v]) continue;
+      state.x[v] += h * h * y.segment<3>(3 * v);
+      state.v[v] += h * y.segment<3>(3 * v);
+    }
+    return;
+  }
+  for (size_t p = 0; p < vertices.size(); ++p) {
+    const int v = vertices[p];
+    if (rest.fixed[v] || !forces[p].allFinite()) continue;
+    state.x[v] += (h * h / rest.mass[v]) * forces[p];
+    state.v[v] += (h / rest.mass[v]) * forces[p];
+  }
+}
+
+}  // namespace ligature

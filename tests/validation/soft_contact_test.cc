@@ -1,0 +1,218 @@
+// Soft bodies against rigid bodies through the constraint solve: forces carry weights
+// through a stack in both directions (soft on rigid, rigid on soft), momentum is exchanged
+// and kept in a collision, and Coulomb friction holds a soft block on an incline below its
+// angle of friction and lets it slide above, at the acceleration g (sin - mu cos).
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numeric>
+
+#include "server/constraint/contact_rows.h"
+#include "tests/validation/test_scenes.h"
+
+namespace ligature {
+namespace {
+
+constexpr double kG = 9.81;
+
+// A corotational cube of side 2 half, its lowest face at height `bottom`, 1000 kg/m^3.
+BodyDesc SoftCube(const std::string& id, double half, double bottom, double young,
+                  double damping) {
+  BodyDesc d;
+  d.id = id;
+  SoftBodyDesc soft;
+  soft.mesh = MakeBoxMesh(Vec3(half, half, half), 2, 2, 2);
+  for (Vec3& v : soft.mesh.vertices) v.y() += bottom + half;
+  soft.model = SoftModelKind::kCorotational;
+  soft.fem.young = young;
+  soft.fem.poisson = 0.3;
+  soft.fem.density = 1000.0;
+  soft.fem.mass_damping = damping;
+  d.soft = soft;
+  return d;
+}
+
+double SoftMass(const World& world, const std::string& id) {
+  const std::vector<double>& m = world.soft_bodies().FindBody(id)->fem_rest()->mass;
+  return std::accumulate(m.begin(), m.end(), 0.0);
+}
+
+Vec3 SoftMomentum(const World& world, const std::string& id) {
+  const SoftWorld::Body* body = world.soft_bodies().FindBody(id);
+  Vec3 p = Vec3::Zero();
+  for (size_t v = 0; v < body->fem_state.v.size(); ++v) {
+    p += body->fem_rest()->mass[v] * body->fem_state.v[v];
+  }
+  return p;
+}
+
+Vec3 SoftCentroid(const World& world, const std::string& id) {
+  const std::vector<Vec3>& x = world.soft_bodies().FindBody(id)->positions();
+  Vec3 c = Vec3::Zero();
+  for (const Vec3& p : x) c += p;
+  return c / static_cast<double>(x.size());
+}
+
+// The vertical impulse of the last step's contacts between bodies a and b (either order).
+double VerticalImpulse(const World& world, const std::string& a, const std::string& b) {
+  double sum = 0.0;
+  for (const World::ContactReport& c : world.LastContacts()) {
+    if ((c.a == a && c.b == b) || (c.a == b && c.b == a)) sum += std::abs(c.impulse.y());
+  }
+  return sum;
+}
+
+// A soft cube on a free rigid box on a static floor: the floor carries both weights, the
+// box the cube's, each step (averaged over the last second of three, at 100 Hz).
+TEST(SoftContact, SoftCubeOnRigidBoxOnFloorCarriesBothWeights) {
+  SceneDesc scene;
+  scene.settings.rate_hz = 100.0;
+  scene.bodies.push_back(testing::MakeBody("floor", Shape::Box(Vec3(1.0, 0.05, 1.0)),
+                                           Vec3(0.0, -0.05, 0.0), BodyKind::kStatic));
+  BodyDesc box = testing::MakeBody("box", Shape::Box(Vec3(0.1, 0.05, 0.1)), Vec3(0, 0.05, 0));
+  box.material.mass = 2.0;
+  scene.bodies.push_back(box);
+  scene.bodies.push_back(SoftCube("cube", 0.05, 0.101, 2e5, 5.0));
+  auto world = testing::MakeWorld(scene);
+  const double m_soft = SoftMass(*world, "cube");
+  const double dt = scene.settings.dt();
+  double floor_sum = 0.0, box_sum = 0.0;
+  constexpr int kSettle = 200, kMeasure = 100;
+  for (int i = 0; i < kSettle + kMeasure; ++i) {
+    world->Step();
+    if (i < kSettle) continue;
+    floor_sum += VerticalImpulse(*world, "floor", "box");
+    box_sum += VerticalImpulse(*world, "cube", "box");
+  }
+  const double both = (m_soft + 2.0) * kG * dt;
+  EXPECT_NEAR(floor_sum / kMeasure, both, 0.005 * both);
+  EXPECT_NEAR(box_sum / kMeasure, m_soft * kG * dt, 0.005 * m_soft * kG * dt);
+  // The cube rests on the box, which rests on the floor.
+  EXPECT_NEAR(testing::PositionOf(*world, "box").y(), 0.05, kPenetrationSlop);
+  const std::vector<Vec3>& x = world->soft_bodies().FindBody("cube")->positions();
+  double lowest = 1e9;
+  for (const Vec3& p : x) lowest = std::min(lowest, p.y());
+  EXPECT_NEAR(lowest, 0.1, kPenetrationSlop);
+  EXPECT_LT(world->last_stats().max_penetration, kPenetrationSlop);
+}
+
+// A rigid box on a soft slab held at its base: it settles on the slab without sinking into
+// it, and the slab carries its weight.
+TEST(SoftContact, RigidBoxRestsOnSoftSlab) {
+  SceneDesc scene;
+  scene.settings.rate_hz = 100.0;
+  BodyDesc slab;
+  slab.id = "slab";
+  SoftBodyDesc soft;
+  soft.mesh = MakeBoxMesh(Vec3(0.2, 0.05, 0.2), 6, 2, 6);
+  soft.model = SoftModelKind::kCorotational;
+  soft.fem.young = 1e5;
+  soft.fem.density = 1000.0;
+  soft.fem.mass_damping = 10.0;
+  for (size_t v = 0; v < soft.mesh.vertices.size(); ++v) {
+    if (soft.mesh.vertices[v].y() < -0.05 + 1e-9) soft.fixed.push_back(static_cast<int>(v));
+  }
+  slab.soft = soft;
+  scene.bodies.push_back(slab);
+  BodyDesc box = testing::MakeBody("box", Shape::Box(Vec3(0.08, 0.04, 0.08)),
+                                   Vec3(0.0, 0.05 + 0.04 + 1e-3, 0.0));
+  box.material.mass = 1.0;
+  scene.bodies.push_back(box);
+  auto world = testing::MakeWorld(scene);
+  const double dt = scene.settings.dt();
+  double slab_sum = 0.0;
+  constexpr int kSettle = 200, kMeasure = 100;
+  for (int i = 0; i < kSettle + kMeasure; ++i) {
+    world->Step();
+    if (i >= kSettle) slab_sum += VerticalImpulse(*world, "slab", "box");
+  }
+  EXPECT_NEAR(slab_sum / kMeasure, 1.0 * kG * dt, 0.005 * kG * dt);
+  // No slab vertex under the box is inside it by more than the contacts' slop.
+  const double bottom = testing::PositionOf(*world, "box").y() - 0.04;
+  const std::vector<Vec3>& x = world->soft_bodies().FindBody("slab")->positions();
+  double deepest = 0.0;
+  for (const Vec3& p : x) {
+    if (std::abs(p.x()) < 0.08 && std::abs(p.z()) < 0.08) {
+      deepest = std::max(deepest, p.y() - bottom);
+    }
+  }
+  EXPECT_LT(deepest, kPenetrationSlop);
+  // It rests: the box is still.
+  EXPECT_LT(testing::VelocityOf(*world, "box").norm(), 1e-2);
+  EXPECT_EQ(world->last_stats().recovered_bodies, 0);
+}
+
+// Zero gravity, a free rigid box thrown at a soft cube at rest: the total momentum is the
+// same before, during and after the collision (no mass damping: the soft body's own step
+// keeps momentum, and the contacts push both ways equally).
+TEST(SoftContact, SoftRigidCollisionKeepsMomentum) {
+  SceneDesc scene;
+  scene.settings.rate_hz = 100.0;
+  scene.settings.gravity = Vec3::Zero();
+  scene.bodies.push_back(SoftCube("cube", 0.05, -0.05, 1e5, 0.0));
+  BodyDesc box =
+      testing::MakeBody("box", Shape::Box(Vec3(0.04, 0.04, 0.04)), Vec3(0.2, 0.01, 0.02));
+  box.material.mass = 1.5;
+  box.linear_velocity = Vec3(-1.0, 0.0, 0.0);
+  scene.bodies.push_back(box);
+  auto world = testing::MakeWorld(scene);
+  const Vec3 before = 1.5 * Vec3(-1.0, 0.0, 0.0);
+  bool touched = false;
+  for (int i = 0; i < 60; ++i) {
+    world->Step();
+    touched |= !world->LastContacts().empty();
+    const Vec3 total = SoftMomentum(*world, "cube") + 1.5 * testing::VelocityOf(*world, "box");
+    EXPECT_LT((total - before).norm(), 1e-9) << "step " << i;
+  }
+  EXPECT_TRUE(touched);
+  // The cube took momentum from the box and moves away from it.
+  EXPECT_LT(SoftMomentum(*world, "cube").x(), -0.3);
+  EXPECT_LT(SoftCentroid(*world, "cube").x(), -0.01);
+}
+
+// A soft block on a static incline of angle theta with mu = 0.5 (both coefficients 0.5):
+// returns how far its centroid moved along the slope in 0.5 s after 0.3 s of settling.
+double SlideOnIncline(double theta_deg, double* expected) {
+  const double theta = theta_deg * M_PI / 180.0;
+  SceneDesc scene;
+  scene.settings.rate_hz = 200.0;
+  const Quat tilt(Eigen::AngleAxisd(theta, Vec3::UnitZ()));
+  BodyDesc incline = testing::MakeBody("incline", Shape::Box(Vec3(2.0, 0.05, 0.5)),
+                                       tilt * Vec3(0.0, -0.05, 0.0), BodyKind::kStatic);
+  incline.pose.orientation = tilt;
+  incline.material.friction = 0.5;
+  scene.bodies.push_back(incline);
+  // Damped by stiffness alone: mass damping would drag on the sliding block.
+  BodyDesc block = SoftCube("block", 0.05, 0.0, 2e5, 0.0);
+  block.soft->fem.stiffness_damping = 0.01;
+  for (Vec3& v : block.soft->mesh.vertices) v = tilt * (v + Vec3(0.0, 1e-4, 0.0));
+  block.soft->friction = 0.5;
+  scene.bodies.push_back(block);
+  auto world = testing::MakeWorld(scene);
+  const Vec3 down_slope = tilt * Vec3(-1.0, 0.0, 0.0);
+  for (int i = 0; i < 60; ++i) world->Step();
+  const Vec3 start = SoftCentroid(*world, "block");
+  const Vec3 v0 = SoftMomentum(*world, "block") / SoftMass(*world, "block");
+  constexpr double kTime = 0.5;
+  for (int i = 0; i < 100; ++i) world->Step();
+  const double a = kG * (std::sin(theta) - 0.5 * std::cos(theta));
+  *expected = v0.dot(down_slope) * kTime + 0.5 * std::max(a, 0.0) * kTime * kTime;
+  return (SoftCentroid(*world, "block") - start).dot(down_slope);
+}
+
+TEST(SoftContact, FrictionHoldsBelowTheAngleOfFriction) {
+  double expected = 0.0;
+  const double moved = SlideOnIncline(20.0, &expected);  // tan 20 deg = 0.36 < 0.5
+  EXPECT_LT(std::abs(moved), 1e-6);
+}
+
+TEST(SoftContact, FrictionSlidesAboveTheAngleOfFriction) {
+  double expected = 0.0;
+  const double moved = SlideOnIncline(40.0, &expected);  // tan 40 deg = 0.84 > 0.5
+  EXPECT_GT(expected, 0.2);
+  EXPECT_NEAR(moved, expected, 0.03 * expected);
+}
+
+}  // namespace
+}  // namespace ligature
