@@ -42,7 +42,7 @@ struct StrandStepForces {
 
 struct ImplicitStepOptions {
   int max_iterations = 8;
-  double tolerance = 1e-6;  // rad/s, on the largest change of a joint velocity (relative
+  double tolerance = 1e-4;  // rad/s, on the largest change of a joint velocity (relative
                             // to the largest joint velocity, plus this absolute amount)
   // A solve whose iteration grew its change, or whose last change is still above this
   // (measured the same way) after max_iterations, has not converged: the step is too long
