@@ -12,6 +12,8 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <string>
@@ -61,6 +63,8 @@ const SceneDesc& StartScene(int index) {
 
 // Operation state: the world, its guard, the input, and a haptic session.
 struct Session {
+  explicit Session(FuzzInput input) : in(input) {}
+
   FuzzInput in;
   std::unique_ptr<World> world;
   DivergenceGuard guard;
@@ -137,13 +141,29 @@ struct Session {
     if (set & 8) m->set_restitution(in.Number());
   }
 
+  // With LIGATURE_FUZZ_TRACE set, each operation and outcome is printed (to read what a
+  // reproducer does).
+  static bool Tracing() {
+    static const bool on = std::getenv("LIGATURE_FUZZ_TRACE") != nullptr;
+    return on;
+  }
+  void Trace(const std::string& what) {
+    if (Tracing()) std::fprintf(stderr, "  tick %llu: %s\n",
+                                static_cast<unsigned long long>(world->tick()), what.c_str());
+  }
+
   void Apply(const SceneEdit& edit) {
     auto applied = ApplyEdit(edit, *world);
-    (void)applied;  // refusals are expected; the checks after each op matter
+    // Refusals are expected; the checks after each op matter.
+    Trace(applied.ok() ? absl::StrCat("applied ", *applied) : applied.status().ToString());
   }
   void ApplyProto(const v1::Edit& e) {
     auto edit = EditFromProto(e, kWorldId, "edits[0]");
-    if (edit.ok()) Apply(*edit);
+    if (edit.ok()) {
+      Apply(*edit);
+    } else {
+      Trace(edit.status().ToString());
+    }
   }
 
   void CreateBody() {
@@ -288,7 +308,8 @@ struct Session {
 
   void ToggleConstraint() {
     const std::string id = PickConstraint();
-    (void)world->SetConstraintEnabled(id, in.Byte() % 2);
+    const bool on = in.Byte() % 2;
+    Trace(absl::StrCat(id, on ? " on: " : " off: ", world->SetConstraintEnabled(id, on).ToString()));
   }
 
   // A blade like the ligament's scalpel, made when the world has none.
@@ -340,6 +361,7 @@ struct Session {
       if (!world->SetDeviceTarget(scalpel, Transform{at - tip, Quat::Identity()}).ok()) return;
       guard.Step(world.get());
       CheckWorld(*world);
+      if (!world->MakeFrame().cuts.empty()) Trace(absl::StrCat("cut ", body_id));
       if (world->soft_bodies().FindBody(body_id) != body) return;  // gone or moved
     }
   }
@@ -466,7 +488,9 @@ struct Session {
       haptic.reset();
       return;
     }
-    if (!world->AttachHapticTool(body, channel).ok()) return;
+    const absl::Status attached = world->AttachHapticTool(body, channel);
+    Trace(absl::StrCat("attach ", body, ": ", attached.ToString()));
+    if (!attached.ok()) return;
     tool = body;
     haptics::HapticParams given;
     given.coupling.stiffness = in.Number() * 100.0;
@@ -496,6 +520,7 @@ struct Session {
     Require(reply.world_force.allFinite() && reply.world_torque.allFinite() &&
                 std::isfinite(reply.world_weight),
             "haptic coupling not finite");
+    Trace(absl::StrCat("haptic force ", reply.force.norm(), " weight ", reply.world_weight));
     if (reply.world_weight > 0.0) {
       channel->AddCoupling(reply.world_force, reply.world_torque, reply.world_weight);
     }
@@ -511,11 +536,14 @@ struct Session {
     const absl::Status restored = RestoreSnapshotInto(world.get(), bytes, limits);
     Require(restored.ok(), "snapshot refused on restore:", std::string(restored.message()));
     guard.Reset();
+    Trace(absl::StrCat("snapshot of ", bytes.size(), " bytes restored"));
   }
 
   void Run() {
     for (int op = 0; op < kMaxOps && !in.empty(); ++op) {
-      switch (in.Byte() % kOpCount) {
+      const int code = in.Byte() % kOpCount;
+      Trace(absl::StrCat("op ", code));
+      switch (code) {
         case kCreateBody: CreateBody(); break;
         case kUpdateBody: UpdateBody(); break;
         case kDeleteBody: {
@@ -564,7 +592,7 @@ struct Session {
 };
 
 void Run(const uint8_t* data, size_t size) {
-  Session session{FuzzInput(data, size), nullptr, DivergenceGuard()};
+  Session session(FuzzInput(data, size));
   session.limits.max_bodies = kMaxBodies;
   session.limits.max_constraints = kMaxConstraints;
   const SceneDesc& start = StartScene(session.in.Byte() % kStartSceneCount);

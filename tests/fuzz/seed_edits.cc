@@ -140,12 +140,12 @@ void SoftBox(FuzzOutput& o, uint8_t model, uint8_t integrator) {
 
 // Soft bodies: a mass-point box with a self-assembling nail and a points-to-point pair,
 // stepped, snapshotted mid-ramp, the pair switched off, snapshotted, switched on again.
-FuzzOutput Soft(int scene, uint8_t integrator) {
+FuzzOutput Soft(int scene, uint8_t integrator, uint8_t body) {
   FuzzOutput o;
   o.Byte(static_cast<uint8_t>(scene));
   SoftBox(o, 1, integrator);
   o.Byte(kSoftConstraint);
-  o.Byte(0);    // the first soft body (the new one in an empty world)
+  o.Byte(body);  // the new soft body's place among the soft bodies
   o.Byte(1);    // nail
   o.Byte(0);    // one vertex
   o.Byte(0);    // vertex 0
@@ -153,7 +153,7 @@ FuzzOutput Soft(int scene, uint8_t integrator) {
   o.Byte(1);    // no followed body
   o.Byte(8 + 20);  // ramp over 20 steps
   o.Byte(kSoftConstraint);
-  o.Byte(0);
+  o.Byte(body);
   o.Byte(2);    // points-to-point
   o.Byte(1);    // two vertices
   o.Byte(5);
@@ -308,8 +308,8 @@ int main(int argc, char** argv) {
     Write(dir, absl::StrCat("seed-mixed-", scene), Mixed(s));
     Write(dir, absl::StrCat("seed-raw-", scene), Raw(s));
   }
-  Write(dir, "seed-soft-empty-verlet", Soft(0, 6));
-  Write(dir, "seed-soft-tissue-implicit", Soft(1, 2));
+  Write(dir, "seed-soft-empty-verlet", Soft(0, 6, 0));
+  Write(dir, "seed-soft-tissue-implicit", Soft(1, 2, 2));
   Write(dir, "seed-stroke-ligament", Stroke());
   Write(dir, "seed-rods-empty", Rods(0));
   Write(dir, "seed-rods-bow", Rods(5));
