@@ -314,7 +314,6 @@ int main(int argc, char** argv) {
   Write(dir, "seed-rods-empty", Rods(0));
   Write(dir, "seed-rods-bow", Rods(5));
   Write(dir, "seed-strands-default", Strands(6));
-  Write(dir, "seed-strands-braid", Strands(7));
   Write(dir, "seed-haptic-empty", Haptic(0, 0));
   Write(dir, "seed-haptic-tissue", Haptic(1, 3));
   return 0;
