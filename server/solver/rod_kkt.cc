@@ -4,6 +4,7 @@
 #include <cassert>
 #include <cstdlib>
 
+#include "absl/strings/str_cat.h"
 #include "server/math/rcm.h"
 
 namespace ligature {
@@ -248,10 +249,12 @@ absl::StatusOr<KktSolution> RodKkt::Solve(const KktProblem& problem) {
   // The relation graph's key: the rods' sizes and the relative constraints' anchors.
   std::vector<int> key = {problem.control_points};
   for (const int first : problem.first_point) key.push_back(first);
+  size_t nodes = static_cast<size_t>(problem.control_points);
   for (const KktGroup& g : problem.groups) {
     if (IsRelativeGroup(g)) {
       key.push_back(g.anchor_a);
       key.push_back(g.anchor_b);
+      ++nodes;
     }
   }
   // The layout's key: every group's place and size, and the unknowns each of its rows
@@ -268,7 +271,8 @@ absl::StatusOr<KktSolution> RodKkt::Solve(const KktProblem& problem) {
       for (const auto& term : row.terms) layout.push_back(term.first);
     }
   }
-  const bool reorder = key != graph_key_ || node_order_.empty();
+  // An ordering taken from elsewhere (SetOrdering) is kept only for a graph of its size.
+  const bool reorder = key != graph_key_ || node_order_.empty() || node_order_.size() != nodes;
   if (reorder) {
     graph_key_ = std::move(key);
     Reorder(problem);
@@ -306,6 +310,26 @@ absl::StatusOr<KktSolution> RodKkt::Solve(const KktProblem& problem) {
   KktSolution out = ReadSolution(problem, x);
   out.bandwidth = band;
   return out;
+}
+
+absl::Status RodKkt::SetOrdering(Ordering ordering) {
+  const size_t n = ordering.node_order.size();
+  std::vector<char> seen(n, 0);
+  for (size_t k = 0; k < n; ++k) {
+    const int node = ordering.node_order[k];
+    if (node < 0 || static_cast<size_t>(node) >= n || seen[node]) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "node_order[", k, "]: ", node, " (must be a permutation of 0..", n, "-1)"));
+    }
+    seen[node] = 1;
+  }
+  graph_key_ = std::move(ordering.graph_key);
+  node_order_ = std::move(ordering.node_order);
+  // The look-up, the band and the factorization are rebuilt at the next Solve.
+  layout_key_.clear();
+  position_.clear();
+  factored_unknowns_ = -1;
+  return absl::OkStatus();
 }
 
 absl::StatusOr<KktSolution> RodKkt::Resolve(const KktProblem& problem) {

@@ -84,6 +84,18 @@ class RodKkt {
   int NaturalBandwidth(const KktProblem& problem) const;
   int reorders() const { return reorders_; }
 
+  // The band ordering kept from solve to solve (snapshots carry it): the key of the
+  // relation graph it was chosen for, and the graph's nodes in band order.
+  struct Ordering {
+    std::vector<int> graph_key;
+    std::vector<int> node_order;
+  };
+  Ordering ordering() const { return {graph_key_, node_order_}; }
+  // Takes an ordering; the next Solve keeps it when its graph has that key and as many
+  // nodes, and reorders otherwise. INVALID_ARGUMENT unless node_order is a permutation of
+  // 0..n-1 (empty: none yet).
+  absl::Status SetOrdering(Ordering ordering);
+
  private:
   // Node of the relation graph: a control point or a relative constraint.
   void Reorder(const KktProblem& problem);

@@ -4,6 +4,7 @@
 #include <regex>
 
 #include "absl/strings/str_cat.h"
+#include "server/math/unit_quat.h"
 #include "server/world/rod_proto.h"
 #include "server/world/soft_proto.h"
 #include "server/world/strand_proto.h"
@@ -130,7 +131,7 @@ absl::StatusOr<Quat> QuatFromProto(const v1::Quaternion& q, const std::string& f
     return Invalid(field, absl::StrCat("must be a unit quaternion (x, y, z, w); norm is ",
                                        out.norm()));
   }
-  return out.normalized();
+  return UnitQuat(out);
 }
 
 absl::StatusOr<Vec3> PositionFromProto(const v1::Vec3& p, const std::string& field) {

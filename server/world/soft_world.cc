@@ -184,6 +184,23 @@ absl::Status SoftWorld::RemoveConstraint(const std::string& id) {
   return absl::OkStatus();
 }
 
+absl::Status SoftWorld::SetConstraintEnabled(const std::string& id, bool enabled) {
+  auto it = constraint_ids_.find(id);
+  if (it == constraint_ids_.end()) {
+    return absl::NotFoundError(absl::StrCat("no soft constraint ", id));
+  }
+  auto body = index_.find(it->second.first);
+  if (body == index_.end()) return absl::NotFoundError(absl::StrCat("no soft body of ", id));
+  return bodies_[body->second].constraints.SetEnabled(it->second.second, enabled);
+}
+
+bool SoftWorld::ConstraintEnabled(const std::string& id) const {
+  auto it = constraint_ids_.find(id);
+  if (it == constraint_ids_.end()) return false;
+  auto body = index_.find(it->second.first);
+  return body != index_.end() && bodies_[body->second].constraints.enabled(it->second.second);
+}
+
 std::vector<std::string> SoftWorld::RemoveFollowing(const std::string& body_id) {
   std::vector<std::string> removed;
   for (const SoftConstraintDesc& c : constraints_) {

@@ -104,6 +104,11 @@ class SoftWorld {
   // for bad vertices or a vertex already in another constraint of the body.
   absl::Status AddConstraint(const SoftConstraintDesc& desc);
   absl::Status RemoveConstraint(const std::string& id);
+  // Switches a constraint off (it applies no force, keeps its vertices) or on again
+  // (restarting its self-assembly ramp). NOT_FOUND for an unknown constraint.
+  absl::Status SetConstraintEnabled(const std::string& id, bool enabled);
+  // Whether a constraint is on (false for an unknown one).
+  bool ConstraintEnabled(const std::string& id) const;
   // Removes the constraints that follow body `body_id`; returns their ids.
   std::vector<std::string> RemoveFollowing(const std::string& body_id);
 

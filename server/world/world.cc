@@ -222,6 +222,18 @@ absl::Status World::RemoveConstraint(const std::string& id) {
   return absl::OkStatus();
 }
 
+absl::Status World::SetConstraintEnabled(const std::string& id, bool enabled) {
+  if (soft_.HasConstraint(id)) {
+    ++edits_;
+    return soft_.SetConstraintEnabled(id, enabled);
+  }
+  if (HasConstraint(id)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("constraint ", id, ": only soft-body constraints can be switched off"));
+  }
+  return absl::NotFoundError(absl::StrCat("constraint ", id, " not found"));
+}
+
 absl::Status World::SetDeviceTarget(const std::string& body_id, const Transform& pose) {
   auto it = body_ids_.find(body_id);
   if (it == body_ids_.end()) {

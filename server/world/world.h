@@ -64,6 +64,9 @@ class World {
   absl::Status RemoveBody(const std::string& id);
   absl::StatusOr<std::string> AddConstraint(const ConstraintDesc& desc);
   absl::Status RemoveConstraint(const std::string& id);
+  // Switches a soft-body constraint off or on (see SoftWorld::SetConstraintEnabled);
+  // FAILED_PRECONDITION for a constraint of another kind, NOT_FOUND for an unknown one.
+  absl::Status SetConstraintEnabled(const std::string& id, bool enabled);
   void SetSettings(const WorldSettings& settings) { settings_ = settings; }
   // How many body and constraint edits this world has taken (device poses are not edits):
   // the divergence guard keeps edits through a rollback by copying the world after them.

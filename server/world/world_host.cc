@@ -164,6 +164,12 @@ void WorldHost::Publish() {
   frame_cv_.notify_all();
 }
 
+void WorldHost::RefreshCounts(const World& world) {
+  std::lock_guard<std::mutex> lock(mu_);
+  info_.body_count = world.body_count();
+  info_.constraint_count = world.constraint_count();
+}
+
 bool WorldHost::paused() const {
   std::lock_guard<std::mutex> lock(mu_);
   return info_.settings.paused;

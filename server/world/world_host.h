@@ -107,6 +107,8 @@ class WorldHost {
 
  private:
   void Publish();
+  // The summary's body and constraint counts, from the world as it is now.
+  void RefreshCounts(const World& world);
 
   const std::string name_;
   std::unique_ptr<World> world_;  // touched only in RunTick and the constructor
@@ -143,9 +145,12 @@ absl::StatusOr<T> WorldHost::Call(std::function<absl::StatusOr<T>(World&)> fn,
     std::optional<absl::StatusOr<T>> result;
   };
   auto shared = std::make_shared<Shared>();
-  const bool queued = Enqueue([shared, fn = std::move(fn)](World* world) {
+  const bool queued = Enqueue([this, shared, fn = std::move(fn)](World* world) {
     absl::StatusOr<T> r = world ? fn(*world)
                                 : absl::StatusOr<T>(absl::NotFoundError("world was deleted"));
+    // The summary counts what the call made before its caller hears back, so that a
+    // GetWorld right after an edit sees it (the frame follows at the end of the tick).
+    if (world) RefreshCounts(*world);
     std::lock_guard<std::mutex> lock(shared->mu);
     shared->result.emplace(std::move(r));
     shared->cv.notify_all();

@@ -112,8 +112,9 @@ absl::Status CheckCount(int size, size_t expected, const std::string& field) {
 class WorldSnapshotAccess {
  public:
   static v1::WorldSnapshot Capture(const World& w);
-  // Applies `state` to `w`, freshly built from the snapshot's scene.
-  static absl::Status Apply(const v1::WorldState& state, World* w);
+  // Applies `state` (of a snapshot of format `version`) to `w`, freshly built from the
+  // snapshot's scene.
+  static absl::Status Apply(const v1::WorldState& state, uint32_t version, World* w);
   static void Replace(World* target, World restored);
 
  private:
@@ -121,6 +122,9 @@ class WorldSnapshotAccess {
   static absl::Status ApplyRods(const v1::WorldState& state, World* w);
   static absl::Status ApplySoft(const v1::WorldState& state, World* w);
   static absl::Status ApplyStrands(const v1::WorldState& state, World* w);
+  static absl::Status ApplySoftConstraints(const v1::WorldState& state, uint32_t version,
+                                           World* w);
+  static absl::Status ApplyRodOrderings(const v1::WorldState& state, World* w);
   static absl::Status ReadHistory(const google::protobuf::RepeatedPtrField<v1::PoseSample>& in,
                                   const std::string& field, BasePoseHistory* out);
 };
@@ -271,12 +275,31 @@ v1::WorldSnapshot WorldSnapshotAccess::Capture(const World& w) {
       t.set_z(target.z());
     }
   }
+
+  // Soft constraints' switches, self-assembly ramps and nail goals, in the scene's order.
+  for (const SoftConstraintDesc& desc : w.soft_.constraints_) {
+    const auto& [body_id, local] = w.soft_.constraint_ids_.at(desc.id);
+    const LocalConstraintSet& set = w.soft_.bodies_[w.soft_.index_.at(body_id)].constraints;
+    const auto& c = set.constraints_[local];
+    v1::SoftConstraintState& m = *s.add_soft_constraints();
+    m.set_enabled(c.enabled);
+    m.set_ramp_steps(c.ramp_steps);
+    m.set_ramp_count(c.ramp_count);
+    if (c.type == LocalConstraintType::kNail) Put(c.goal, m.mutable_goal());
+  }
+  // The rods' solver orderings.
+  auto put_ordering = [](const RodKkt::Ordering& o, v1::RodSolverOrdering* out) {
+    out->mutable_graph_key()->Assign(o.graph_key.begin(), o.graph_key.end());
+    out->mutable_node_order()->Assign(o.node_order.begin(), o.node_order.end());
+  };
+  put_ordering(w.rods_.kkt_.ordering(), s.mutable_rod_positions_ordering());
+  put_ordering(w.rods_.twist_kkt_.ordering(), s.mutable_rod_twist_ordering());
   return snap;
 }
 
 // ---- Apply ----------------------------------------------------------------------------
 
-absl::Status WorldSnapshotAccess::Apply(const v1::WorldState& s, World* w) {
+absl::Status WorldSnapshotAccess::Apply(const v1::WorldState& s, uint32_t version, World* w) {
   if (!std::isfinite(s.sim_time()) || s.sim_time() < 0.0) {
     return Invalid("state.sim_time", "must be finite and >= 0");
   }
@@ -287,6 +310,8 @@ absl::Status WorldSnapshotAccess::Apply(const v1::WorldState& s, World* w) {
   if (absl::Status st = ApplyRods(s, w); !st.ok()) return st;
   if (absl::Status st = ApplySoft(s, w); !st.ok()) return st;
   if (absl::Status st = ApplyStrands(s, w); !st.ok()) return st;
+  if (absl::Status st = ApplySoftConstraints(s, version, w); !st.ok()) return st;
+  if (absl::Status st = ApplyRodOrderings(s, w); !st.ok()) return st;
   if (s.removed_constraints_size() > w->limits_.max_constraints) {
     return Invalid("state.removed_constraints", "too many");
   }
@@ -561,6 +586,57 @@ absl::Status WorldSnapshotAccess::ApplyStrands(const v1::WorldState& s, World* w
   return absl::OkStatus();
 }
 
+// Format 1 did not carry the soft constraints' state: they stay as the scene builds them
+// (on, at the start of their ramps). From format 2 there is one entry per constraint.
+absl::Status WorldSnapshotAccess::ApplySoftConstraints(const v1::WorldState& s,
+                                                       uint32_t version, World* w) {
+  SoftWorld& soft = w->soft_;
+  if (version < 2 && s.soft_constraints().empty()) return absl::OkStatus();
+  if (absl::Status st = CheckCount(s.soft_constraints_size(), soft.constraints_.size(),
+                                   "state.soft_constraints");
+      !st.ok()) {
+    return st;
+  }
+  for (size_t k = 0; k < soft.constraints_.size(); ++k) {
+    const v1::SoftConstraintState& m = s.soft_constraints(static_cast<int>(k));
+    const std::string field = absl::StrCat("state.soft_constraints[", k, "]");
+    const auto& [body_id, local] = soft.constraint_ids_.at(soft.constraints_[k].id);
+    LocalConstraintSet& set = soft.bodies_[soft.index_.at(body_id)].constraints;
+    auto& c = set.constraints_[local];
+    if (m.ramp_steps() < 0) return Invalid(field + ".ramp_steps", "must be >= 0");
+    if (m.ramp_count() < 0 || m.ramp_count() > m.ramp_steps()) {
+      return Invalid(field + ".ramp_count",
+                     absl::StrCat("must be in [0, ramp_steps] = [0, ", m.ramp_steps(), "], is ",
+                                  m.ramp_count()));
+    }
+    Vec3 goal = c.goal;
+    if (c.type == LocalConstraintType::kNail) {
+      if (absl::Status st = ReadVec3(m.goal(), field + ".goal", &goal); !st.ok()) return st;
+    } else if (!m.goal().empty()) {
+      return Invalid(field + ".goal", "only nails have a goal");
+    }
+    c.enabled = m.enabled();
+    c.ramp_steps = m.ramp_steps();
+    c.ramp_count = m.ramp_count();
+    c.goal = goal;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status WorldSnapshotAccess::ApplyRodOrderings(const v1::WorldState& s, World* w) {
+  for (const auto& [field, message, kkt] :
+       {std::tuple{"state.rod_positions_ordering", &s.rod_positions_ordering(), &w->rods_.kkt_},
+        std::tuple{"state.rod_twist_ordering", &s.rod_twist_ordering(), &w->rods_.twist_kkt_}}) {
+    RodKkt::Ordering ordering;
+    ordering.graph_key.assign(message->graph_key().begin(), message->graph_key().end());
+    ordering.node_order.assign(message->node_order().begin(), message->node_order().end());
+    if (absl::Status st = kkt->SetOrdering(std::move(ordering)); !st.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(field, ".", st.message()));
+    }
+  }
+  return absl::OkStatus();
+}
+
 void WorldSnapshotAccess::Replace(World* target, World restored) {
   std::string name = std::move(target->name_);
   StepCounters counters = target->counters_;
@@ -580,8 +656,8 @@ v1::WorldSnapshot CaptureSnapshot(const World& world) {
 absl::StatusOr<std::unique_ptr<World>> WorldFromSnapshot(const v1::WorldSnapshot& snapshot,
                                                          const std::string& name,
                                                          const WorldLimits& limits) {
-  if (snapshot.format_version() != kSnapshotFormatVersion) {
-    return Invalid("format_version", absl::StrCat("must be ", kSnapshotFormatVersion));
+  if (snapshot.format_version() < 1 || snapshot.format_version() > kSnapshotFormatVersion) {
+    return Invalid("format_version", absl::StrCat("must be in [1, ", kSnapshotFormatVersion, "]"));
   }
   if (!snapshot.has_scene()) return Invalid("scene", "missing");
   if (!snapshot.has_state()) return Invalid("state", "missing");
@@ -594,7 +670,7 @@ absl::StatusOr<std::unique_ptr<World>> WorldFromSnapshot(const v1::WorldSnapshot
     // A scene that validates but does not build (a bad reference) is a bad snapshot too.
     return absl::InvalidArgumentError(absl::StrCat("scene.", world.status().message()));
   }
-  if (absl::Status s = WorldSnapshotAccess::Apply(snapshot.state(), world->get()); !s.ok()) {
+  if (absl::Status s = WorldSnapshotAccess::Apply(snapshot.state(), snapshot.format_version(), world->get()); !s.ok()) {
     return s;
   }
   return world;

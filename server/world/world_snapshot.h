@@ -18,7 +18,9 @@
 
 namespace ligature {
 
-inline constexpr uint32_t kSnapshotFormatVersion = 1;
+// 2 added the soft constraints' state and the rods' solver orderings; a format-1 snapshot
+// still restores (without them).
+inline constexpr uint32_t kSnapshotFormatVersion = 2;
 
 // The snapshot of `world` between two ticks.
 v1::WorldSnapshot CaptureSnapshot(const World& world);

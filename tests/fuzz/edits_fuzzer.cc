@@ -1,23 +1,34 @@
 // Edits on a live world: bytes -> a sequence of operations (create, update and delete
-// bodies and constraints, raw Edit messages, world settings, device poses, steps) sent
-// through the conversions and validation the RPC handlers use (server/rpc/edits.*,
-// scene_proto) and applied to a World stepped under its divergence guard. After each
-// operation the world must be consistent and its frame finite (world_checks.h).
+// bodies and constraints, raw Edit messages, world settings, device poses, steps; soft
+// bodies with their local constraints switched on and off and scalpel strokes; rods with
+// their constraints and pearls; strands with theirs; a haptic session driving a tool;
+// snapshots restored mid-sequence) sent through the conversions and validation the RPC
+// handlers use (server/rpc/edits.*, scene_proto) and applied to a World stepped under its
+// divergence guard. After each operation the world must be consistent and its frame
+// finite (world_checks.h); the haptic loop's outputs must be finite; a restored snapshot
+// must step bit-identically to the world it was taken from.
 
+#include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "server/haptics/haptic_core.h"
+#include "server/haptics/tool_channel.h"
 #include "server/rpc/edits.h"
 #include "server/rpc/names.h"
 #include "server/world/world_manager.h"
 #include "server/world/divergence_guard.h"
 #include "server/world/scene_library.h"
 #include "server/world/scene_proto.h"
+#include "server/world/world_snapshot.h"
 #include "tests/fuzz/edit_ops.h"
 #include "tests/fuzz/fuzz_input.h"
 #include "tests/fuzz/world_checks.h"
@@ -50,11 +61,20 @@ const SceneDesc& StartScene(int index) {
   return scenes->at(index);
 }
 
-// Operation state: the world, its guard, and the input.
+// Operation state: the world, its guard, the input, and a haptic session.
 struct Session {
+  explicit Session(FuzzInput input) : in(input) {}
+
   FuzzInput in;
   std::unique_ptr<World> world;
   DivergenceGuard guard;
+  WorldLimits limits;
+  std::shared_ptr<haptics::ToolChannel> channel =
+      std::make_shared<haptics::ToolChannel>("fuzz-session", "fuzz-device");
+  std::unique_ptr<haptics::HapticCore> haptic;  // made when the channel is attached
+  std::string tool;                             // the body the channel is attached to
+  uint64_t pose_sequence = 0;
+  double haptic_now = 0.0;  // s, the haptic loop's clock
 
   // An existing body's id (or, one time in eight, an unknown one).
   std::string PickBody() {
@@ -62,6 +82,26 @@ struct Session {
     const SceneDesc scene = world->Export();
     if (b % 8 == 7 || scene.bodies.empty()) return absl::StrCat("ghost", b);
     return scene.bodies[b % scene.bodies.size()].id;
+  }
+  // An id of the world's soft bodies, rods or strands (or, when there is none or one time
+  // in eight, any body's).
+  std::string PickSoftBody() {
+    const uint8_t b = in.Byte();
+    const auto& bodies = world->soft_bodies().bodies();
+    if (b % 8 == 7 || bodies.empty()) return PickBody();
+    return bodies[b % bodies.size()].desc.id;
+  }
+  std::string PickRod() {
+    const uint8_t b = in.Byte();
+    const auto& rods = world->rods().rods();
+    if (b % 8 == 7 || rods.empty()) return PickBody();
+    return rods[b % rods.size()].desc.id;
+  }
+  std::string PickStrand() {
+    const uint8_t b = in.Byte();
+    const auto& strands = world->strands().strands();
+    if (b % 8 == 7 || strands.empty()) return PickBody();
+    return strands[b % strands.size()].desc.id;
   }
   std::string PickConstraint() {
     const uint8_t b = in.Byte();
@@ -101,13 +141,29 @@ struct Session {
     if (set & 8) m->set_restitution(in.Number());
   }
 
+  // With LIGATURE_FUZZ_TRACE set, each operation and outcome is printed (to read what a
+  // reproducer does).
+  static bool Tracing() {
+    static const bool on = std::getenv("LIGATURE_FUZZ_TRACE") != nullptr;
+    return on;
+  }
+  void Trace(const std::string& what) {
+    if (Tracing()) std::fprintf(stderr, "  tick %llu: %s\n",
+                                static_cast<unsigned long long>(world->tick()), what.c_str());
+  }
+
   void Apply(const SceneEdit& edit) {
     auto applied = ApplyEdit(edit, *world);
-    (void)applied;  // refusals are expected; the checks after each op matter
+    // Refusals are expected; the checks after each op matter.
+    Trace(applied.ok() ? absl::StrCat("applied ", *applied) : applied.status().ToString());
   }
   void ApplyProto(const v1::Edit& e) {
     auto edit = EditFromProto(e, kWorldId, "edits[0]");
-    if (edit.ok()) Apply(*edit);
+    if (edit.ok()) {
+      Apply(*edit);
+    } else {
+      Trace(edit.status().ToString());
+    }
   }
 
   void CreateBody() {
@@ -199,9 +255,295 @@ struct Session {
     if (pose.ok()) (void)world->SetDeviceTarget(body, *pose);
   }
 
+  // ---- Soft bodies ----------------------------------------------------------------------
+
+  void SoftBody() {
+    v1::Edit e;
+    v1::Body* b = e.mutable_create_body();
+    v1::SoftBody* soft = b->mutable_soft();
+    const uint8_t mesh = in.Byte();
+    const double size = 0.02 + 0.01 * (mesh % 8);
+    if (mesh & 0x80) {
+      soft->mutable_sphere()->set_radius(size);
+      soft->mutable_sphere()->set_resolution(1 + (mesh >> 3) % 2);
+    } else {
+      v1::SoftBoxMesh* box = soft->mutable_box();
+      box->mutable_half_extents()->set_x(size);
+      box->mutable_half_extents()->set_y(size / 2);
+      box->mutable_half_extents()->set_z(size);
+      box->set_cells_x(1 + (mesh >> 3) % 3);
+      box->set_cells_y(1);
+      box->set_cells_z(1 + (mesh >> 5) % 2);
+    }
+    soft->set_model(static_cast<v1::SoftModel>(in.Byte() % 4));
+    soft->set_integrator(static_cast<v1::SoftIntegrator>(in.Byte() % 7));
+    const uint8_t set = in.Byte();
+    if (set & 1) soft->set_density(in.Number() * 100.0);
+    if (set & 2) soft->set_young_modulus(in.Number() * 1e4);
+    if (set & 4) soft->set_poisson_ratio(in.Number() / 20.0);
+    if (set & 8) soft->set_distance_stiffness(in.Number() * 10.0);
+    if (set & 16) soft->set_volume_stiffness(in.Number() * 10.0);
+    if (set & 32) soft->set_damping(in.Number());
+    for (int k = in.Byte() % 4; k > 0; --k) soft->add_fixed_vertices(in.Byte() % 40);
+    if (set & 64) {
+      v1::SoftCutting* cut = soft->mutable_cutting();
+      cut->set_toughness(in.Number() * 500.0);
+      cut->set_either_stress(in.Byte() % 2);
+    }
+    Pose(b->mutable_pose());
+    ApplyProto(e);
+  }
+
+  void SoftConstraint() {
+    v1::Edit e;
+    v1::SoftConstraint* c = e.mutable_create_constraint()->mutable_soft();
+    c->set_body(PickSoftBody());
+    c->set_kind(static_cast<v1::SoftConstraintKind>(in.Byte() % 7));
+    for (int k = 1 + in.Byte() % 5; k > 0; --k) c->add_vertices(in.Byte() % 64);
+    Vec3(c->mutable_goal());
+    if (in.Byte() % 4 == 0) c->set_follow_body(PickBody());
+    c->set_self_assembly_steps(static_cast<int>(in.Byte()) - 8);
+    ApplyProto(e);
+  }
+
+  void ToggleConstraint() {
+    const std::string id = PickConstraint();
+    const bool on = in.Byte() % 2;
+    Trace(absl::StrCat(id, on ? " on: " : " off: ", world->SetConstraintEnabled(id, on).ToString()));
+  }
+
+  // A blade like the ligament's scalpel, made when the world has none.
+  std::string Scalpel() {
+    const SceneDesc scene = world->Export();
+    std::vector<std::string> scalpels;
+    for (const BodyDesc& b : scene.bodies) {
+      if (b.scalpel) scalpels.push_back(b.id);
+    }
+    const uint8_t pick = in.Byte();
+    if (!scalpels.empty()) return scalpels[pick % scalpels.size()];
+    v1::Edit e;
+    v1::Body* b = e.mutable_create_body();
+    b->set_id(absl::StrCat("blade", pick));
+    b->set_kind(v1::BODY_KIND_KINEMATIC);
+    b->mutable_shape()->mutable_box()->mutable_half_extents()->set_x(0.0005);
+    b->mutable_shape()->mutable_box()->mutable_half_extents()->set_y(0.02);
+    b->mutable_shape()->mutable_box()->mutable_half_extents()->set_z(0.0005);
+    b->mutable_pose()->mutable_position()->set_y(1.0);
+    b->mutable_scalpel()->mutable_tip()->set_y(-0.02);
+    b->mutable_scalpel()->set_cut_depth(0.015);
+    b->mutable_scalpel()->set_contact_distance(0.002);
+    ApplyProto(e);
+    return b->id();
+  }
+
+  // The scalpel's tip is brought above a vertex of a soft body, pressed in and drawn
+  // sideways, one device pose per tick.
+  void ScalpelStroke() {
+    const std::string scalpel = Scalpel();
+    const std::string body_id = PickSoftBody();
+    const uint8_t vertex = in.Byte();
+    const double depth = 0.001 * (in.Byte() % 16);
+    const uint8_t direction = in.Byte();
+    const double length = 0.002 * (1 + in.Byte() % 16);
+    const int ticks = 4 + in.Byte() % 28;
+    const SoftWorld::Body* body = world->soft_bodies().FindBody(body_id);
+    absl::StatusOr<BodyDesc> blade = world->GetBody(scalpel);
+    if (body == nullptr || body->positions().empty() || !blade.ok() || !blade->scalpel) return;
+    const ::ligature::Vec3 tip = blade->scalpel->tip;
+    const ::ligature::Vec3 start = body->positions()[vertex % body->positions().size()];
+    ::ligature::Vec3 across = ::ligature::Vec3::Zero();
+    across[direction % 2 == 0 ? 0 : 2] = direction & 2 ? -length : length;
+    for (int t = 0; t < ticks; ++t) {
+      // A third of the ticks coming down onto the vertex, the rest drawing across.
+      const double s = static_cast<double>(t) / ticks;
+      ::ligature::Vec3 at = start + ::ligature::Vec3(0, 0.003 - depth * std::min(1.0, 3 * s), 0);
+      if (s > 1.0 / 3.0) at += across * ((s - 1.0 / 3.0) * 1.5);
+      if (!world->SetDeviceTarget(scalpel, Transform{at - tip, Quat::Identity()}).ok()) return;
+      guard.Step(world.get());
+      CheckWorld(*world);
+      if (!world->MakeFrame().cuts.empty()) Trace(absl::StrCat("cut ", body_id));
+      if (world->soft_bodies().FindBody(body_id) != body) return;  // gone or moved
+    }
+  }
+
+  // ---- Rods -----------------------------------------------------------------------------
+
+  void Rod() {
+    v1::Edit e;
+    v1::Body* b = e.mutable_create_body();
+    v1::Rod* rod = b->mutable_rod();
+    const int points = 2 + in.Byte() % 3;
+    for (int i = 0; i < points; ++i) {
+      v1::Vec3* p = rod->add_points();
+      p->set_x(0.1 * i + in.Number() / 100.0);
+      p->set_y(1.0 + in.Number() / 100.0);
+      p->set_z(in.Number() / 100.0);
+    }
+    rod->set_control_points(in.Byte() % 13);
+    if (in.Byte() % 2) rod->mutable_material()->set_radius(in.Number() / 100.0);
+    rod->set_rod_contact(in.Byte() % 2);
+    b->set_kind(static_cast<v1::BodyKind>(in.Byte() % 5));
+    auto edit = EditFromProto(e, kWorldId, "edits[0]");
+    auto id = edit.ok() ? ApplyEdit(*edit, *world) : edit.status();
+    if (!id.ok() || id->empty() || in.Byte() % 2 == 0) return;
+    // Held at its start.
+    v1::Edit hold;
+    v1::RodConstraint* c = hold.mutable_create_constraint()->mutable_rod();
+    c->set_kind(v1::ROD_CONSTRAINT_KIND_POSITION);
+    c->mutable_a()->set_body(id->substr(id->rfind('/') + 1));
+    *c->mutable_target() = rod->points(0);
+    ApplyProto(hold);
+  }
+
+  void RodConstraint() {
+    v1::Edit e;
+    const uint8_t kind = in.Byte() % 12;
+    if (kind == 11) {
+      v1::Pearl* p = e.mutable_create_constraint()->mutable_pearl();
+      p->mutable_at()->set_body(PickRod());
+      p->mutable_at()->set_u(in.Number() / 20.0);
+      p->set_mass(in.Number() / 10.0);
+      p->set_radius(in.Number() / 100.0);
+      p->set_friction(in.Number() / 10.0);
+      p->set_speed(in.Number() / 10.0);
+      ApplyProto(e);
+      return;
+    }
+    v1::RodConstraint* c = e.mutable_create_constraint()->mutable_rod();
+    c->set_kind(static_cast<v1::RodConstraintKind>(kind));
+    c->mutable_a()->set_body(PickRod());
+    c->mutable_a()->set_u(in.Number() / 20.0);
+    const uint8_t flags = in.Byte();
+    if (flags & 1) {
+      c->mutable_b()->set_body(PickRod());
+      c->mutable_b()->set_u(in.Number() / 20.0);
+    }
+    Vec3(c->mutable_target());
+    Vec3(c->mutable_direction());
+    c->set_distance(in.Number() / 10.0);
+    c->set_unilateral(flags & 2);
+    c->set_oriented(flags & 4);
+    c->set_normal_from_tangent(flags & 8);
+    if (flags & 16) c->set_friction(in.Number());
+    if (flags & 32) c->set_follow_body(PickBody());
+    if (flags & 64) c->set_twist(in.Number());
+    ApplyProto(e);
+  }
+
+  // ---- Strands --------------------------------------------------------------------------
+
+  void Strand() {
+    v1::Edit e;
+    v1::Body* b = e.mutable_create_body();
+    v1::Strand* strand = b->mutable_strand();
+    const int segments = 1 + in.Byte() % 6;
+    const double length = 0.01 * (1 + in.Byte() % 8);
+    for (int i = 0; i <= segments; ++i) {
+      v1::Vec3* p = strand->add_points();
+      p->set_x(i % 2 ? length / 4 : 0.0);
+      p->set_y(-length * i);
+    }
+    v1::StrandMaterial* m = strand->mutable_material();
+    const double stiffness = in.Number() / 1000.0;
+    m->set_bend_stiffness_x(stiffness);
+    m->set_bend_stiffness_y(stiffness);
+    m->set_twist_stiffness(stiffness);
+    m->set_bend_damping(in.Number() / 1e4);
+    const uint8_t flags = in.Byte();
+    if (flags & 1) strand->set_follow_body(PickBody());
+    strand->set_zero_gravity_rest_shape(flags & 2);
+    if (flags & 4) strand->set_pose_strength(in.Number());
+    if (flags & 8) strand->set_local_dynamics(in.Number() / 10.0);
+    if (flags & 16) strand->set_time_scale(in.Number());
+    Pose(b->mutable_pose());
+    ApplyProto(e);
+  }
+
+  void StrandConstraint() {
+    v1::Edit e;
+    v1::StrandConstraint* c = e.mutable_create_constraint()->mutable_strand();
+    c->set_kind(static_cast<v1::StrandConstraintKind>(in.Byte() % 5));
+    c->set_body(PickStrand());
+    c->set_segment(static_cast<int>(in.Byte() % 10) - 1);
+    const uint8_t flags = in.Byte();
+    if (flags & 1) Vec3(c->mutable_point());
+    Vec3(c->mutable_target());
+    if (flags & 2) c->set_follow_body(PickBody());
+    for (int k = flags & 4 ? 2 : 0; k > 0; --k) Vec3(c->add_curve());
+    if (flags & 8) {
+      c->mutable_joint()->set_w(in.Number());
+      c->mutable_joint()->set_x(in.Number());
+    }
+    c->set_max_bend(in.Number() / 3.0);
+    ApplyProto(e);
+  }
+
+  // ---- Haptics --------------------------------------------------------------------------
+
+  void HapticAttach() {
+    const std::string body = PickBody();
+    if (in.Byte() % 4 == 0 || !tool.empty()) {
+      world->DetachHapticTool(tool, channel.get());
+      tool.clear();
+      haptic.reset();
+      return;
+    }
+    const absl::Status attached = world->AttachHapticTool(body, channel);
+    Trace(absl::StrCat("attach ", body, ": ", attached.ToString()));
+    if (!attached.ok()) return;
+    tool = body;
+    haptics::HapticParams given;
+    given.coupling.stiffness = in.Number() * 100.0;
+    auto params = haptics::ResolveParams(given, 1.0, 0.01);
+    if (!params.ok()) params = haptics::ResolveParams({}, 1.0, 0.01);
+    Require(params.ok(), "default haptic parameters refused");
+    haptic = std::make_unique<haptics::HapticCore>(*params);
+  }
+
+  // One device pose through the haptic loop; the world takes its coupling at its next tick.
+  void HapticPose() {
+    haptics::DevicePose pose;
+    // One read per statement: the order of a call's arguments is the compiler's choice.
+    for (int a = 0; a < 3; ++a) pose.position[a] = in.Number() / 10.0;
+    if (in.Byte() % 2) {
+      for (int a = 0; a < 4; ++a) pose.orientation.coeffs()[a] = in.Number();  // x y z w
+    }
+    const uint8_t step = in.Byte();
+    pose_sequence += step % 4;  // 0: a repeated sequence number
+    pose.sequence = pose_sequence;
+    haptic_now += 0.0005 * (step >> 2);
+    pose.client_time = haptic_now;
+    if (!haptic) return;
+    haptic->SetModel(channel->model());
+    const haptics::HapticReply reply = haptic->OnPose(pose, haptic_now);
+    Require(reply.force.allFinite() && reply.torque.allFinite(), "haptic force not finite");
+    Require(reply.world_force.allFinite() && reply.world_torque.allFinite() &&
+                std::isfinite(reply.world_weight),
+            "haptic coupling not finite");
+    Trace(absl::StrCat("haptic force ", reply.force.norm(), " weight ", reply.world_weight));
+    if (reply.world_weight > 0.0) {
+      channel->AddCoupling(reply.world_force, reply.world_torque, reply.world_weight);
+    }
+  }
+
+  // ---- Snapshots ------------------------------------------------------------------------
+
+  void Snapshot() {
+    const int ticks = 1 + in.Byte() % 4;
+    // The copy has no haptic session: the original's couplings are dropped meanwhile.
+    const std::string bytes = CheckSnapshotRoundTrip(world.get(), limits, ticks,
+                                                     [this] { (void)channel->TakeCoupling(); });
+    const absl::Status restored = RestoreSnapshotInto(world.get(), bytes, limits);
+    Require(restored.ok(), "snapshot refused on restore:", std::string(restored.message()));
+    guard.Reset();
+    Trace(absl::StrCat("snapshot of ", bytes.size(), " bytes restored"));
+  }
+
   void Run() {
     for (int op = 0; op < kMaxOps && !in.empty(); ++op) {
-      switch (in.Byte() % kOpCount) {
+      const int code = in.Byte() % kOpCount;
+      Trace(absl::StrCat("op ", code));
+      switch (code) {
         case kCreateBody: CreateBody(); break;
         case kUpdateBody: UpdateBody(); break;
         case kDeleteBody: {
@@ -229,6 +571,17 @@ struct Session {
           break;
         }
         case kDevicePose: DevicePose(); break;
+        case kSoftBody: SoftBody(); break;
+        case kSoftConstraint: SoftConstraint(); break;
+        case kToggleConstraint: ToggleConstraint(); break;
+        case kScalpelStroke: ScalpelStroke(); break;
+        case kRod: Rod(); break;
+        case kRodConstraint: RodConstraint(); break;
+        case kStrand: Strand(); break;
+        case kStrandConstraint: StrandConstraint(); break;
+        case kHapticAttach: HapticAttach(); break;
+        case kHapticPose: HapticPose(); break;
+        case kSnapshot: Snapshot(); break;
       }
       CheckWorld(*world);
     }
@@ -239,12 +592,11 @@ struct Session {
 };
 
 void Run(const uint8_t* data, size_t size) {
-  Session session{FuzzInput(data, size), nullptr, DivergenceGuard()};
-  WorldLimits limits;
-  limits.max_bodies = kMaxBodies;
-  limits.max_constraints = kMaxConstraints;
+  Session session(FuzzInput(data, size));
+  session.limits.max_bodies = kMaxBodies;
+  session.limits.max_constraints = kMaxConstraints;
   const SceneDesc& start = StartScene(session.in.Byte() % kStartSceneCount);
-  auto world = World::FromScene(WorldName(kWorldId), start, limits);
+  auto world = World::FromScene(WorldName(kWorldId), start, session.limits);
   Require(world.ok(), "starting scene does not build:", world.status().ToString());
   session.world = std::move(*world);
   session.Run();

@@ -1,6 +1,7 @@
 // Scene loading: bytes -> ligature.v1.Scene (binary, text or JSON, as scene files and
 // CreateWorld carry it) -> the validation and world building CreateWorld runs -> a few
-// ticks under the divergence guard. Input: one byte picking the format, then the scene.
+// ticks under the divergence guard -> a snapshot restored into a copy that must step
+// bit-identically. Input: one byte picking the format, then the scene.
 
 #include <cmath>
 #include <cstddef>
@@ -92,6 +93,9 @@ void Run(const uint8_t* data, size_t size) {
     });
     host.RunTick();
   }
+  // The stepped world's snapshot restores, and the copy steps bit-identically.
+  host.Enqueue([&limits](World* w) { CheckSnapshotRoundTrip(w, limits, 1, nullptr); });
+  host.RunTick();
   host.Close();
 }
 

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "server/world/divergence_check.h"
+#include "server/world/world_snapshot.h"
 #include "server/world/scene_proto.h"
 
 namespace ligature::fuzz {
@@ -43,6 +44,25 @@ void CheckExportRoundTrip(const World& world) {
   auto rebuilt = World::FromScene(world.name(), *again, WorldLimits{});
   Require(rebuilt.ok(), "exported scene does not build:",
           std::string(rebuilt.status().message()));
+}
+
+std::string CheckSnapshotRoundTrip(World* world, const WorldLimits& limits, int ticks,
+                                   const std::function<void()>& before_step) {
+  const std::string bytes = SerializeSnapshot(*world);
+  auto restored = WorldFromSnapshotBytes(bytes, world->name(), limits);
+  Require(restored.ok(), "snapshot of a live world refused:",
+          std::string(restored.status().message()));
+  World& copy = **restored;
+  Require(SerializeSnapshot(copy) == bytes, "restored world's snapshot differs");
+  if (world->settings().solver.time_budget_us > 0.0) return bytes;
+  for (int i = 0; i < ticks; ++i) {
+    if (before_step) before_step();
+    world->Step();
+    copy.Step();
+    Require(SerializeSnapshot(*world) == SerializeSnapshot(copy),
+            "restored world stepped differently at tick", std::to_string(world->tick()));
+  }
+  return SerializeSnapshot(copy);
 }
 
 }  // namespace ligature::fuzz

@@ -3,6 +3,8 @@
 // frame is finite, and its frame, summary and exported scene agree on its content. A
 // broken invariant aborts, so that the fuzzer records the input.
 
+#include <functional>
+
 #include "server/world/world.h"
 
 namespace ligature::fuzz {
@@ -16,5 +18,13 @@ void CheckWorld(const World& world);
 
 // The exported scene is accepted again as a scene (what ExportScene promises).
 void CheckExportRoundTrip(const World& world);
+
+// Snapshots restore bit-identically: `world`'s snapshot rebuilds a world (with `limits`)
+// whose own snapshot is the same bytes, and the two, stepped `ticks` times side by side,
+// still give the same bytes (checked only when no time budget makes the solve depend on
+// the clock). `before_step` runs before each of the original's steps (to drain haptic
+// couplings the copy does not get). Returns the snapshot's bytes.
+std::string CheckSnapshotRoundTrip(World* world, const WorldLimits& limits, int ticks,
+                                   const std::function<void()>& before_step);
 
 }  // namespace ligature::fuzz

@@ -70,7 +70,10 @@ const v1::BodyState* Find(const v1::Frame& frame, const std::string& id) {
 }
 
 TEST_F(SoftServiceTest, NailedSoftBoxHangsAndShowsInFrames) {
-  ASSERT_TRUE(AddBody(SoftBox("jelly", v1::SOFT_MODEL_MASS_POINT)).ok());
+  // Beside the world's ball (which also starts at y = 1), so that it hangs free.
+  v1::Body box = SoftBox("jelly", v1::SOFT_MODEL_MASS_POINT);
+  box.mutable_pose()->mutable_position()->set_x(0.5);
+  ASSERT_TRUE(AddBody(box).ok());
   v1::Frame frame;
   ASSERT_TRUE(Step("worlds/s", 1, &frame).ok());
   const v1::BodyState* jelly = Find(frame, "jelly");

@@ -73,6 +73,7 @@ SurfacePoint ClosestSurfacePoint(const SurfaceMesh& surface, std::span<const Vec
 
 class LocalConstraintSet {
  public:
+  friend class WorldSnapshotAccess;  // snapshots carry the switches, ramps and nail goals
   explicit LocalConstraintSet(int num_points) : num_points_(num_points) {}
 
   // Each Add returns the constraint's id; fails on bad or repeated indices.

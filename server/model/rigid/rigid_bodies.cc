@@ -2,6 +2,7 @@
 
 #include <cassert>
 
+#include "server/math/unit_quat.h"
 #include "server/model/rigid/mass_properties.h"
 
 namespace ligature {
@@ -102,7 +103,7 @@ Transform RigidBodies::BodyPose(uint32_t i) const {
 }
 
 void RigidBodies::SetBodyPose(uint32_t i, const Transform& body_pose) {
-  orientation[i] = body_pose.orientation.normalized();
+  orientation[i] = UnitQuat(body_pose.orientation);
   position[i] = body_pose.position + orientation[i] * center_local[i];
 }
 

@@ -177,7 +177,10 @@ void ComputeForces(const MassPointModel& model, std::span<const Vec3> x,
     const auto [i, j] = edges[e];
     const Vec3 d = x[i] - x[j];
     const double l = d.norm();
-    assert(l > 0.0);
+    // An edge collapsed to a point has no direction to push along: no spring or damping
+    // force. (So does an edge of a state gone non-finite, a predictor's overshoot that the
+    // step then rejects as a whole.)
+    if (!(l > 0.0)) continue;
     const Vec3 u = d / l;
     const double magnitude =
         -mat.distance_stiffness * (l - l0[e]) / l0[e] - mat.damping * (v[i] - v[j]).dot(u);
@@ -238,7 +241,8 @@ Eigen::SparseMatrix<double> ElasticStiffness(const MassPointModel& model,
     const double l0 = model.rest_lengths()[e];
     const Vec3 d = x[i] - x[j];
     const double l = d.norm();
-    assert(l > 0.0);
+    // A collapsed edge has no direction and no stiffness (as in ComputeForces).
+    if (!(l > 0.0)) continue;
     const Vec3 u = d / l;
     const Mat3 uu = u * u.transpose();
     const double transverse = std::max(0.0, 1.0 - l0 / l);

@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -61,7 +62,9 @@ void ExpectSameState(const World& a, const World& b) {
   ASSERT_EQ(a.rods().constraints().size(), b.rods().constraints().size());
   for (size_t c = 0; c < a.rods().constraints().size(); ++c) {
     EXPECT_EQ(a.rods().constraints()[c].u_a, b.rods().constraints()[c].u_a);
+    EXPECT_EQ(a.rods().constraints()[c].u_b, b.rods().constraints()[c].u_b);
     EXPECT_EQ(a.rods().constraints()[c].active, b.rods().constraints()[c].active);
+    EXPECT_EQ(a.rods().constraints()[c].released, b.rods().constraints()[c].released);
   }
   ASSERT_EQ(a.rods().pearls().size(), b.rods().pearls().size());
   for (size_t p = 0; p < a.rods().pearls().size(); ++p) {
@@ -75,8 +78,15 @@ void ExpectSameState(const World& a, const World& b) {
     EXPECT_EQ(x.positions(), y.positions());
     EXPECT_EQ(x.fem_state.v, y.fem_state.v);
     EXPECT_EQ(x.mass_point_state.v, y.mass_point_state.v);
+    EXPECT_EQ(x.mass_point_state.x_prev, y.mass_point_state.x_prev);
+    EXPECT_EQ(x.damage, y.damage);
     EXPECT_EQ(x.topology_version, y.topology_version);
     EXPECT_EQ(x.desc.mesh.tets, y.desc.mesh.tets);
+  }
+  ASSERT_EQ(a.soft_bodies().constraints().size(), b.soft_bodies().constraints().size());
+  for (const SoftConstraintDesc& c : a.soft_bodies().constraints()) {
+    EXPECT_EQ(a.soft_bodies().ConstraintEnabled(c.id), b.soft_bodies().ConstraintEnabled(c.id))
+        << c.id;
   }
   ASSERT_EQ(a.strands().strands().size(), b.strands().strands().size());
   for (size_t s = 0; s < a.strands().strands().size(); ++s) {
@@ -123,8 +133,9 @@ INSTANTIATE_TEST_SUITE_P(BodyKinds, SnapshotRoundTrip,
 // ---- Everything at once, with a cut and driven bodies ----------------------------------
 
 // Necklace (pearls), bow (keyhole, its hand renamed), braid (strands on a head over a
-// ground plane), a pile of boxes on that ground, and the ligament with its scalpel, 1 m to
-// the side and 1 m above the ground.
+// ground plane), a pile of boxes on that ground, the ligament with its scalpel, 1 m to
+// the side and 1 m above the ground, and a rope dropped across a taut rope (rod-rod
+// contact), 2 m to the other side.
 v1::Scene MixedScene() {
   v1::Scene scene = Builtin("necklace");
   for (const EmbeddedScene& e : EmbeddedScenes()) {
@@ -168,9 +179,39 @@ v1::Scene MixedScene() {
              pose { position { x: 1.97 y: 0.52 z: 0.03 } } }
     bodies { id: "ball-0" shape { sphere { radius: 0.1 } }
              pose { position { x: 2.1 y: 0.8 z: 0 } } }
+    bodies {
+      id: "taut"
+      rod {
+        points { x: -2.501 y: 0.5 } points { x: -1.499 y: 0.5 }
+        rest_points { x: -2.5 y: 0.5 } rest_points { x: -1.5 y: 0.5 }
+        control_points: 40
+        material { radius: 0.001 density: 1000 young_modulus: 1e9 damping: 5 }
+        rod_contact: true
+      }
+    }
+    bodies {
+      id: "drop"
+      rod {
+        points { x: -1.99 y: 0.53 z: -0.3 } points { x: -1.99 y: 0.53 z: 0.3 }
+        control_points: 30
+        material { radius: 0.001 density: 1000 young_modulus: 1e9 damping: 5 }
+        rod_contact: true
+      }
+    }
+    constraints {
+      id: "taut_left"
+      rod { kind: ROD_CONSTRAINT_KIND_POSITION a { body: "taut" u: 0 }
+            target { x: -2.501 y: 0.5 } }
+    }
+    constraints {
+      id: "taut_right"
+      rod { kind: ROD_CONSTRAINT_KIND_POSITION a { body: "taut" u: 1 }
+            target { x: -1.499 y: 0.5 } }
+    }
   )pb", "mixed.textproto");
   EXPECT_TRUE(extra.ok()) << extra.status();
   for (const v1::Body& b : extra->bodies()) *scene.add_bodies() = b;
+  for (const v1::Constraint& c : extra->constraints()) *scene.add_constraints() = c;
   scene.mutable_settings()->set_rate_hz(200);
   return scene;
 }
@@ -195,8 +236,16 @@ void DriveAndStep(World* w) {
   w->Step();
 }
 
-TEST(WorldSnapshot, MixedWorldAfterACutStepsBitIdentically) {
+// The mixed world under each rigid solver, switched as UpdateWorld does (no time budget:
+// a budget would make the solve depend on the clock).
+class MixedSnapshot : public ::testing::TestWithParam<SolverKind> {};
+
+TEST_P(MixedSnapshot, AfterACutWithRodsInContactStepsBitIdentically) {
   auto world = WorldOf(MixedScene());
+  WorldSettings settings = world->settings();
+  settings.solver.kind = GetParam();
+  settings.solver.time_budget_us = 0.0;
+  world->SetSettings(settings);
   // Step until the blade has cut, then a few ticks more: the snapshot holds a cut mesh, a
   // live stroke and a driven scalpel.
   int cuts = 0;
@@ -207,6 +256,8 @@ TEST(WorldSnapshot, MixedWorldAfterACutStepsBitIdentically) {
   ASSERT_GT(cuts, 0) << "the scalpel never cut";
   for (int i = 0; i < 5; ++i) DriveAndStep(world.get());
   ASSERT_GT(world->soft_bodies().FindBody("ligament")->topology_version, 0u);
+  // The dropped rope lies on the taut one: the snapshot is taken with rod-rod contacts.
+  ASSERT_GT(world->rods().last_stats().rod_contacts, 0);
   // A queued device pose is part of the state too.
   ASSERT_TRUE(world->SetDeviceTarget("scalpel", ScalpelAt(world->tick())).ok());
 
@@ -222,6 +273,107 @@ TEST(WorldSnapshot, MixedWorldAfterACutStepsBitIdentically) {
     for (const Vec3& x : b.positions()) ASSERT_TRUE(x.allFinite());
   }
   ExpectSameState(*world, *copy);
+  EXPECT_GT(copy->rods().last_stats().rod_contacts, 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Solvers, MixedSnapshot,
+                         ::testing::Values(SolverKind::kGaussSeidel, SolverKind::kTunableLcp));
+
+// The tunable solver mid-pile: the default scene's spheres, boxes and chain falling onto
+// each other, with contacts and warm starts changing from tick to tick.
+TEST(WorldSnapshot, TunableSolverMidPileStepsBitIdentically) {
+  auto world = WorldOf(Builtin("default"));
+  WorldSettings settings = world->settings();
+  settings.solver.kind = SolverKind::kTunableLcp;
+  settings.solver.time_budget_us = 0.0;
+  world->SetSettings(settings);
+  for (int i = 0; i < 45; ++i) world->Step();
+  ASSERT_GT(world->last_stats().contacts, 10);
+  auto copy = Restored(*world);
+  EXPECT_EQ(copy->settings().solver.kind, SolverKind::kTunableLcp);
+  ExpectSameState(*world, *copy);
+  for (int i = 0; i < 30; ++i) {
+    world->Step();
+    copy->Step();
+  }
+  ExpectSameState(*world, *copy);
+}
+
+// ---- Soft-body constraints' runtime state ----------------------------------------------
+
+// A mass-point cube (3x3x3 vertices) with two nails: "assemble" pulls its top centre
+// vertex 10 cm up over 40 steps (self-assembly), "corner" holds a bottom corner where it is.
+std::unique_ptr<World> NailedCube() {
+  absl::StatusOr<v1::Scene> scene = ParseScene(R"pb(
+    settings { rate_hz: 200 }
+    bodies {
+      id: "cube"
+      pose { position { y: 1 } }
+      soft {
+        box { half_extents { x: 0.05 y: 0.05 z: 0.05 } cells_x: 2 cells_y: 2 cells_z: 2 }
+        model: SOFT_MODEL_MASS_POINT
+        integrator: SOFT_INTEGRATOR_IMPLICIT_EULER
+        density: 500 distance_stiffness: 50 volume_stiffness: 20 damping: 0.5
+      }
+    }
+    constraints {
+      id: "assemble"
+      soft { kind: SOFT_CONSTRAINT_KIND_NAIL body: "cube" vertices: 16
+             goal { x: 0.02 y: 1.15 z: 0 } self_assembly_steps: 40 }
+    }
+    constraints {
+      id: "corner"
+      soft { kind: SOFT_CONSTRAINT_KIND_NAIL body: "cube" vertices: 0
+             goal { x: -0.05 y: 0.95 z: -0.05 } }
+    }
+  )pb", "cube.textproto");
+  EXPECT_TRUE(scene.ok()) << scene.status();
+  return WorldOf(*scene);
+}
+
+// Restored, then both stepped: every double of the two worlds agrees. The cube is still
+// moving and never needed recovering (a recovered step leaves both worlds at rest alike).
+void ExpectRestoredStepsTheSame(World* world, int ticks) {
+  auto copy = Restored(*world);
+  ExpectSameState(*world, *copy);
+  for (int i = 0; i < ticks; ++i) {
+    world->Step();
+    copy->Step();
+    ASSERT_EQ(world->last_stats().recovered_bodies, 0);
+  }
+  double fastest = 0.0;
+  for (const Vec3& v : world->soft_bodies().FindBody("cube")->mass_point_state.v) {
+    fastest = std::max(fastest, v.norm());
+  }
+  EXPECT_GT(fastest, 1e-3);
+  ExpectSameState(*world, *copy);
+}
+
+TEST(WorldSnapshot, SelfAssemblyMidRampStepsBitIdentically) {
+  auto world = NailedCube();
+  for (int i = 0; i < 15; ++i) world->Step();  // 15 of the 40 ramp steps
+  ExpectRestoredStepsTheSame(world.get(), 40);
+}
+
+TEST(WorldSnapshot, SwitchedOffConstraintStaysOffWhenRestored) {
+  auto world = NailedCube();
+  for (int i = 0; i < 10; ++i) world->Step();
+  ASSERT_TRUE(world->SetConstraintEnabled("corner", false).ok());
+  for (int i = 0; i < 5; ++i) world->Step();
+  auto copy = Restored(*world);
+  EXPECT_FALSE(copy->soft_bodies().ConstraintEnabled("corner"));
+  EXPECT_TRUE(copy->soft_bodies().ConstraintEnabled("assemble"));
+  ExpectRestoredStepsTheSame(world.get(), 40);
+  // Switched on again, it restarts its ramp in both worlds alike.
+  ASSERT_TRUE(world->SetConstraintEnabled("corner", true).ok());
+  ExpectRestoredStepsTheSame(world.get(), 20);
+}
+
+TEST(WorldSnapshot, OnlySoftConstraintsSwitch) {
+  auto world = WorldOf(MixedScene());
+  EXPECT_EQ(world->SetConstraintEnabled("grip", false).code(),
+            absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(world->SetConstraintEnabled("no-such", false).code(), absl::StatusCode::kNotFound);
 }
 
 // A world restored into an existing one takes its state and settings but keeps its name.
@@ -345,6 +497,45 @@ TEST_F(BadSnapshot, IndicesOutOfRange) {
   // A scene that references a body that is not there.
   s.mutable_scene()->mutable_bodies()->erase(s.mutable_scene()->mutable_bodies()->begin());
   ExpectRefused(s, "scene");
+}
+
+TEST_F(BadSnapshot, SoftConstraintStateOutOfRange) {
+  auto cube = NailedCube();
+  for (int i = 0; i < 5; ++i) cube->Step();
+  const v1::WorldSnapshot good = CaptureSnapshot(*cube);
+  ASSERT_EQ(good.state().soft_constraints_size(), 2);
+  EXPECT_EQ(good.state().soft_constraints(0).ramp_count(), 5);
+  v1::WorldSnapshot s = good;
+  s.mutable_state()->mutable_soft_constraints(0)->set_ramp_count(41);
+  ExpectRefused(s, "state.soft_constraints[0].ramp_count");
+  s = good;
+  s.mutable_state()->mutable_soft_constraints(1)->set_ramp_count(-1);
+  ExpectRefused(s, "state.soft_constraints[1].ramp_count");
+  s = good;
+  s.mutable_state()->mutable_soft_constraints(0)->set_ramp_steps(-3);
+  ExpectRefused(s, "state.soft_constraints[0].ramp_steps");
+  s = good;
+  s.mutable_state()->mutable_soft_constraints(1)->set_goal(2, std::nan(""));
+  ExpectRefused(s, "state.soft_constraints[1].goal");
+  s = good;
+  s.mutable_state()->mutable_soft_constraints()->RemoveLast();
+  ExpectRefused(s, "state.soft_constraints");
+  // A format-1 snapshot (which did not carry them) restores with the constraints as built.
+  s = good;
+  s.set_format_version(1);
+  s.mutable_state()->clear_soft_constraints();
+  EXPECT_TRUE(WorldFromSnapshot(s, "old", WorldLimits{}).ok());
+}
+
+TEST_F(BadSnapshot, RodOrderingMustBeAPermutation) {
+  ASSERT_GT(snapshot_.state().rod_positions_ordering().node_order_size(), 2);
+  v1::WorldSnapshot s = snapshot_;
+  auto* order = s.mutable_state()->mutable_rod_positions_ordering()->mutable_node_order();
+  order->Set(1, order->Get(0));
+  ExpectRefused(s, "state.rod_positions_ordering.node_order[1]");
+  s = snapshot_;
+  s.mutable_state()->mutable_rod_twist_ordering()->add_node_order(-5);
+  ExpectRefused(s, "state.rod_twist_ordering.node_order");
 }
 
 TEST_F(BadSnapshot, PoseHistoryTimesMustIncrease) {

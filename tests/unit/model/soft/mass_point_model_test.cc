@@ -198,6 +198,21 @@ TEST(MassPointModelTest, DampingJacobianMatchesFiniteDifferences) {
   EXPECT_LT((d - fd).norm(), 1e-10 * d.norm());
 }
 
+// Two points of an edge pressed onto one spot: the edge has no direction and adds no force
+// (no division by its zero length); the forces stay finite and equal and opposite.
+TEST(MassPointModelTest, CollapsedEdgeAddsNoForce) {
+  const MassPointMaterial m = TestMaterial();
+  auto model = MassPointModel::FromParts({Vec3::Zero(), Vec3::UnitX()}, {1.0, 1.0}, {{0, 1}},
+                                         {}, m);
+  ASSERT_TRUE(model.ok()) << model.status();
+  const std::vector<Vec3> x = {Vec3(0.3, 0, 0), Vec3(0.3, 0, 0)};
+  const std::vector<Vec3> v = {Vec3(1, 0, 0), Vec3(-1, 0, 0)};
+  const std::vector<Vec3> f = Forces(*model, x, v);
+  ASSERT_EQ(f.size(), 2u);
+  EXPECT_EQ(f[0], Vec3::Zero());
+  EXPECT_EQ(f[1], Vec3::Zero());
+}
+
 TEST(MassPointModelTest, RejectsBadInput) {
   const MassPointMaterial m = TestMaterial();
   const std::vector<Vec3> two = {Vec3::Zero(), Vec3::UnitX()};
