@@ -193,6 +193,25 @@ void AddBuffer(const SoftWorld::Body& body, int body_index, uint32_t tool_index,
   }
 }
 
+// The tool's velocity as it moved over the tick. The soft bodies' vertices push the tool
+// by impulses taken after its pose moved (SoftWorld::Push), so the body's velocity at the
+// end of the tick already holds the tissue's reaction for the next one: a tool resting on
+// tissue under a steady press carries h F / m against the press. The buffer model gives
+// that reaction again by its contact at haptic rate; left in the velocity it would be
+// counted twice, and the haptic tool, restarted from it at every tick, would be kicked off
+// the tissue and sink back over the tick (a sawtooth at the world's rate, and a damping
+// force on a device held still).
+void TakeSoftPushesOut(const RigidBodies& bodies, uint32_t tool,
+                       const std::vector<SoftWorld::Push>& pushes, haptics::ToolState* state) {
+  const Mat3 r = bodies.orientation[tool].toRotationMatrix();
+  const Mat3 inv_inertia = r * bodies.inv_inertia_local[tool] * r.transpose();
+  for (const SoftWorld::Push& p : pushes) {
+    if (p.body != tool || !p.impulse.allFinite()) continue;
+    state->linear_velocity -= bodies.inv_mass[tool] * p.impulse;
+    state->angular_velocity -= inv_inertia * (p.point - bodies.position[tool]).cross(p.impulse);
+  }
+}
+
 }  // namespace
 
 absl::Status World::AttachHapticTool(const std::string& body_id,
@@ -284,6 +303,7 @@ void World::PublishHapticModels() {
     const uint32_t i = bodies_.Index(it->second);
     model->tool = {bodies_.position[i], bodies_.orientation[i], bodies_.linear_velocity[i],
                    bodies_.angular_velocity[i]};
+    TakeSoftPushesOut(bodies_, i, soft_.pushes(), &model->tool);
     model->mass = 1.0 / bodies_.inv_mass[i];
     model->inertia_local = bodies_.inv_inertia_local[i].inverse();
     model->center_local = bodies_.center_local[i];
