@@ -34,6 +34,23 @@ bool Inside(const Vec3& p, const Aabb& box, double grow) {
          (p.array() <= (box.max.array() + grow)).all();
 }
 
+// Calls fn(first, end, vertices) for each run of points of one soft body: the solver's soft
+// points are numbered body by body (DetectSoftContacts), so each body's form one run.
+template <class Points, class Fn>
+void ForEachBodyRun(const Points& points, Fn fn) {
+  std::vector<int> vertices;
+  for (size_t first = 0; first < points.size();) {
+    size_t end = first;
+    vertices.clear();
+    while (end < points.size() && points[end].soft == points[first].soft) {
+      vertices.push_back(points[end].vertex);
+      ++end;
+    }
+    fn(first, end, vertices);
+    first = end;
+  }
+}
+
 }  // namespace
 
 void World::IntegrateSoftFreeMotion() {
@@ -157,15 +174,7 @@ void World::AddSoftCompliance() {
   const double h = settings_.dt();
   const uint32_t n = static_cast<uint32_t>(bodies_.size());
   compliance_.resize(n + soft_points_.size());
-  // Points are numbered body by body (DetectSoftContacts), so each body's form one run.
-  std::vector<int> vertices;
-  for (size_t first = 0; first < soft_points_.size();) {
-    size_t end = first;
-    vertices.clear();
-    while (end < soft_points_.size() && soft_points_[end].soft == soft_points_[first].soft) {
-      vertices.push_back(soft_points_[end].vertex);
-      ++end;
-    }
+  ForEachBodyRun(soft_points_, [&](size_t first, size_t end, const std::vector<int>& vertices) {
     const int soft = soft_points_[first].soft;
     std::optional<Eigen::MatrixXd> coupled = soft_.CoupledCompliance(soft, vertices);
     if (coupled) {
@@ -177,8 +186,7 @@ void World::AddSoftCompliance() {
       c.linear = coupled ? 0.0 : soft_.LumpedCompliance(soft, soft_points_[p].vertex, h);
       c.angular.setZero();
     }
-    first = end;
-  }
+  });
 }
 
 // Each soft body takes the forces on its contacted vertices (their rows' Jacobians on the
@@ -202,21 +210,13 @@ void World::ApplySoftContactForces() {
                                      c.soft, c.vertex});
     }
   }
-  std::vector<int> vertices;
-  for (size_t first = 0; first < soft_points_.size();) {
-    size_t end = first;
-    vertices.clear();
-    while (end < soft_points_.size() && soft_points_[end].soft == soft_points_[first].soft) {
-      vertices.push_back(soft_points_[end].vertex);
-      ++end;
-    }
+  ForEachBodyRun(soft_points_, [&](size_t first, size_t end, const std::vector<int>& vertices) {
     const bool coupled = std::any_of(soft_groups_.begin(), soft_groups_.end(),
                                      [&](const CoupledPoints& g) { return g.first == n + first; });
     soft_.ApplyContactForces(soft_points_[first].soft, vertices,
                              std::span<const Vec3>(forces).subspan(first, end - first),
                              h, coupled);
-    first = end;
-  }
+  });
 }
 
 // The solve's contact forces as impulses over the step (the solvers' forces act for h).
