@@ -84,6 +84,7 @@ absl::Status SoftWorld::AddBody(const SoftBodyDesc& desc) {
     body.fem_state = RestFemState(desc.mesh);
   }
   body.surface = ExtractBoundary(desc.mesh);
+  body.surface_vertices = SurfaceVertices(body.surface);
   index_[desc.id] = static_cast<int>(bodies_.size());
   bodies_.push_back(std::move(body));
   return absl::OkStatus();

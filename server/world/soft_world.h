@@ -46,6 +46,7 @@ class SoftWorld {
   struct Body {
     SoftBodyDesc desc;
     SurfaceMesh surface;
+    std::vector<int> surface_vertices;  // SurfaceVertices(surface), set with it
     std::optional<MassPointModel> mass_point;
     MassPointState mass_point_state;
     LocalConstraintSet constraints{0};

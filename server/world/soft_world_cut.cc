@@ -205,6 +205,7 @@ std::optional<CutEvent> CutSoftBody(const SoftTool& tool, const Vec3& to,
 
   // Commit the rest: surface and description.
   body->surface = ExtractBoundary(mesh);
+  body->surface_vertices = SurfaceVertices(body->surface);
   body->desc.fixed = std::move(fixed);
   body->desc.mesh = std::move(mesh);
   ++body->topology_version;

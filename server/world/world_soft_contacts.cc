@@ -81,12 +81,9 @@ void World::DetectSoftContacts() {
     const std::vector<Vec3>& x = body.positions();
     const std::vector<char>& fixed = body.fem_rest()->fixed;
     boundary.clear();
-    for (const auto& tri : body.surface.triangles) {
-      boundary.insert(boundary.end(), tri.begin(), tri.end());
+    for (const int v : body.surface_vertices) {
+      if (fixed[v] == 0) boundary.push_back(v);
     }
-    std::sort(boundary.begin(), boundary.end());
-    boundary.erase(std::unique(boundary.begin(), boundary.end()), boundary.end());
-    std::erase_if(boundary, [&](int v) { return fixed[v] != 0; });
     if (boundary.empty()) continue;
     // The body's bounds over the step.
     constexpr double kInf = std::numeric_limits<double>::infinity();

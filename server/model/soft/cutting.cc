@@ -129,8 +129,6 @@ absl::StatusOr<CuttingAttempt> DetectCuttingAttempt(const std::vector<Vec3>& x,
   if (!contact_prev.allFinite() || !contact_now.allFinite()) {
     return absl::InvalidArgumentError("contact points: must be finite");
   }
-  std::vector<int> surface_vertices;
-  surface_vertices.reserve(surface.triangles.size() * 3);
   for (size_t i = 0; i < surface.triangles.size(); ++i) {
     for (int v : surface.triangles[i]) {
       if (v < 0 || static_cast<size_t>(v) >= x.size()) {
@@ -138,12 +136,9 @@ absl::StatusOr<CuttingAttempt> DetectCuttingAttempt(const std::vector<Vec3>& x,
             "surface.triangles[", i, "]: vertex ", v, " out of range of x (size ", x.size(),
             ")"));
       }
-      surface_vertices.push_back(v);
     }
   }
-  std::sort(surface_vertices.begin(), surface_vertices.end());
-  surface_vertices.erase(std::unique(surface_vertices.begin(), surface_vertices.end()),
-                         surface_vertices.end());
+  const std::vector<int> surface_vertices = SurfaceVertices(surface);
 
   CuttingAttempt out;
   out.v0 = ClosestVertex(x, surface_vertices, contact_prev);

@@ -559,6 +559,15 @@ absl::StatusOr<TetMesh> ReadGmshMsh41(std::string_view text) {
 
 // Counts each face (by its sorted triple) over all tets, then keeps, in tet order, the
 // faces seen once, with the orientation they have in their tet.
+std::vector<int> SurfaceVertices(const SurfaceMesh& surface) {
+  std::vector<int> vertices;
+  vertices.reserve(3 * surface.triangles.size());
+  for (const auto& tri : surface.triangles) vertices.insert(vertices.end(), tri.begin(), tri.end());
+  std::sort(vertices.begin(), vertices.end());
+  vertices.erase(std::unique(vertices.begin(), vertices.end()), vertices.end());
+  return vertices;
+}
+
 SurfaceMesh ExtractBoundary(const TetMesh& mesh) {
   absl::flat_hash_map<std::array<int, 3>, int> face_count;
   face_count.reserve(mesh.tets.size() * 4);

@@ -69,6 +69,9 @@ struct SurfaceMesh {
 // tets and their faces, so it is deterministic.
 SurfaceMesh ExtractBoundary(const TetMesh& mesh);
 
+// The vertices of the surface's triangles, sorted, each once.
+std::vector<int> SurfaceVertices(const SurfaceMesh& surface);
+
 // The number of connected pieces of the mesh: tets are joined when they share a vertex (a
 // cut separates pieces by giving each side its own copies of the vertices).
 int CountPieces(const TetMesh& mesh);
