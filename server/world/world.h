@@ -68,7 +68,8 @@ class World {
   // FAILED_PRECONDITION for a constraint of another kind, NOT_FOUND for an unknown one.
   absl::Status SetConstraintEnabled(const std::string& id, bool enabled);
   void SetSettings(const WorldSettings& settings) { settings_ = settings; }
-  // How many body and constraint edits this world has taken (device poses are not edits):
+  // How many body and constraint edits this world has taken (device poses are not edits;
+  // a restored snapshot is one):
   // the divergence guard keeps edits through a rollback by copying the world after them.
   uint64_t edits() const { return edits_; }
   // Drives a kinematic body to `pose` over the next tick.

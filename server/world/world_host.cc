@@ -116,11 +116,8 @@ std::optional<DivergenceEvent> WorldHost::GuardedStep(World& world) {
 void WorldHost::Publish() {
   auto frame = std::make_shared<const Frame>(world_->MakeFrame());
   const bool finite = !FindNonFinite(*frame).has_value();
-  // The haptic tool candidates change only with edits (or a restored snapshot, which
-  // moves the tick other than by one step).
-  const uint64_t tick = world_->tick();
-  const bool refresh_tools = world_->edits() != tool_facts_edits_ ||
-                             (tick != tool_facts_tick_ && tick != tool_facts_tick_ + 1);
+  // The haptic tool candidates change only with edits (a restored snapshot counts as one).
+  const bool refresh_tools = world_->edits() != tool_facts_edits_;
   absl::flat_hash_map<std::string, World::HapticToolFacts> tools;
   if (refresh_tools) {
     for (auto& [id, facts] : world_->HapticToolCandidates()) tools.emplace(std::move(id), facts);
@@ -130,7 +127,6 @@ void WorldHost::Publish() {
     tool_facts_ = std::move(tools);
     tool_facts_edits_ = world_->edits();
   }
-  tool_facts_tick_ = tick;
   if (!finite) ++withheld_frames_;
   if (finite) {
     frame_ = std::move(frame);

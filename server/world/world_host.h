@@ -126,11 +126,10 @@ class WorldHost {
     std::string client;
   };
   std::map<std::string, Owner> owners_;  // body id -> the session driving it
-  // Haptic tool candidates, rebuilt at a publication after edits or a jump in ticks (a
-  // restored snapshot), and the haptic sessions' claims (body id -> session id).
+  // Haptic tool candidates, rebuilt at a publication after edits (a restored snapshot
+  // counts as one), and the haptic sessions' claims (body id -> session id).
   absl::flat_hash_map<std::string, World::HapticToolFacts> tool_facts_;
   uint64_t tool_facts_edits_ = UINT64_MAX;
-  uint64_t tool_facts_tick_ = 0;
   std::map<std::string, std::string> haptic_claims_;
   WorldInfo info_;
   bool closed_ = false;

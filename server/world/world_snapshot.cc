@@ -641,10 +641,14 @@ void WorldSnapshotAccess::Replace(World* target, World restored) {
   std::string name = std::move(target->name_);
   StepCounters counters = target->counters_;
   auto tools = std::move(target->haptic_tools_);
+  // The restore is one more edit of the world it replaces, so whatever keys on the edit
+  // count (the divergence guard's checkpoint, the host's haptic tools) sees it.
+  const uint64_t edits = target->edits_ + 1;
   *target = std::move(restored);
   target->name_ = std::move(name);
   target->counters_ = counters;
   target->haptic_tools_ = std::move(tools);
+  target->edits_ = edits;
 }
 
 // ---- Public entry points ----------------------------------------------------------------

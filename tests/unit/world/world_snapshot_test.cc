@@ -381,8 +381,12 @@ TEST(WorldSnapshot, RestoreIntoKeepsTheTargetsName) {
   auto source = WorldOf(Builtin("default"), "source");
   for (int i = 0; i < 10; ++i) source->Step();
   auto target = WorldOf(Builtin("bow"), "target");
+  const uint64_t edits = target->edits();
   ASSERT_TRUE(RestoreSnapshotInto(target.get(), SerializeSnapshot(*source), WorldLimits{}).ok());
   EXPECT_EQ(target->name(), "target");
+  // The restore counts as one more edit of the target, so a checkpoint taken before it is
+  // seen as stale.
+  EXPECT_EQ(target->edits(), edits + 1);
   EXPECT_EQ(target->tick(), 10u);
   EXPECT_EQ(target->body_count(), source->body_count());
   source->Step();
