@@ -84,13 +84,20 @@ absl::StatusOr<haptics::HapticReply> HapticSession::Force(const haptics::DeviceP
     }
     return reply;
   }
-  if (!stream_->Write(request_)) return absl::UnavailableError("the haptics stream is closed");
+  // A write fails once the server has ended the stream: its status says why.
+  if (!stream_->Write(request_)) return Ended();
   // The reply for this pose; watchdog messages sent meanwhile are skipped.
   while (stream_->Read(&response_)) {
     if (!response_.has_force()) continue;
     const ligature::v1::HapticForce& f = response_.force();
     if (f.watchdog() || f.sequence() != pose.sequence) continue;
     return HapticReplyFromProto(f);
+  }
+  return Ended();
+}
+
+absl::Status HapticSession::Ended() {
+  while (stream_->Read(&response_)) {
   }
   closed_ = true;
   const grpc::Status status = stream_->Finish();

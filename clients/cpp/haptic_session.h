@@ -49,6 +49,8 @@ class HapticSession {
  private:
   HapticSession() = default;
   void ReadModels();
+  // Server mode, once the stream has ended: drains it and returns the server's status.
+  absl::Status Ended();
 
   std::unique_ptr<ligature::v1::HapticsService::Stub> stub_;
   grpc::ClientContext context_;
