@@ -124,7 +124,7 @@ void ToolSimulator::SolveLcp(const Eigen::VectorXd& delta_free, bool friction,
         ft -= wt.ldlt().solve(dt);
         const double limit = rows_[i].friction * fi;
         const double norm = ft.norm();
-        if (norm > limit) ft *= norm > 0.0 ? limit / norm : 0.0;
+        if (norm > limit) ft *= limit / norm;  // limit >= 0, so norm > 0 here
       } else {
         ft.setZero();
       }
