@@ -172,6 +172,22 @@ grpc::Status SceneServiceImpl::DeleteConstraint(grpc::ServerContext* ctx,
   return ToGrpcStatus(ApplyAll(**host, {DeleteConstraintEdit{id}}, false).status());
 }
 
+grpc::Status SceneServiceImpl::SetConstraintEnabled(grpc::ServerContext* ctx,
+                                                    const v1::SetConstraintEnabledRequest* req,
+                                                    v1::SetConstraintEnabledResponse*) {
+  auto caller = CallerGrants(tokens_, *ctx);
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
+  if (auto s = TakeEdits(ctx, 1); !s.ok()) return ToGrpcStatus(s);
+  std::string id;
+  auto host = HostForChild(manager_, req->name(), "constraints", "name", &id);
+  if (!host.ok()) return ToGrpcStatus(host.status());
+  if (auto s = caller->Require(WorldIdFromName((*host)->name()), Role::kEditor); !s.ok()) {
+    return ToGrpcStatus(s);
+  }
+  return ToGrpcStatus(
+      ApplyAll(**host, {SetConstraintEnabledEdit{id, req->enabled()}}, false).status());
+}
+
 grpc::Status SceneServiceImpl::BatchEdit(grpc::ServerContext* ctx, const v1::BatchEditRequest* req,
                                          v1::BatchEditResponse* resp) {
   auto caller = CallerGrants(tokens_, *ctx);

@@ -29,6 +29,9 @@ class SceneServiceImpl final : public v1::SceneService::Service {
   grpc::Status DeleteConstraint(grpc::ServerContext* ctx,
                                 const v1::DeleteConstraintRequest* req,
                                 v1::DeleteConstraintResponse* resp) override;
+  grpc::Status SetConstraintEnabled(grpc::ServerContext* ctx,
+                                    const v1::SetConstraintEnabledRequest* req,
+                                    v1::SetConstraintEnabledResponse* resp) override;
   grpc::Status BatchEdit(grpc::ServerContext* ctx, const v1::BatchEditRequest* req,
                          v1::BatchEditResponse* resp) override;
   grpc::Status ExportScene(grpc::ServerContext* ctx, const v1::ExportSceneRequest* req,
