@@ -85,51 +85,84 @@ void AddBandProduct(const ScalarBand& band, const std::vector<T>& z, double scal
   }
 }
 
-// The stretching Hessian EA (t t^T + c (I - t t^T)) = alpha t t^T + beta I, scaled by
-// s, added to the (symmetric) position block of S.
-inline void AddStretchBlock(Mat4& block, double s, const double p[6], double beta) {
-  const double d = s * beta;
-  block(0, 0) += s * p[0] + d;
-  block(1, 1) += s * p[3] + d;
-  block(2, 2) += s * p[5] + d;
-  const double xy = s * p[1], xz = s * p[2], yz = s * p[4];
-  block(0, 1) += xy;
-  block(1, 0) += xy;
-  block(0, 2) += xz;
-  block(2, 0) += xz;
-  block(1, 2) += yz;
-  block(2, 1) += yz;
-}
-
-// Stretching at each of its quadrature points: force -EA (|x'| - l_r) t per unit basis
-// slope (l_r = |x_r'|, 1 for a straight rest); its Hessian in x' is
-// EA (t t^T + max(0, 1 - l_r/|x'|) (I - t t^T)), scaled by
-// stiff_scale into S's blocks. The one per-step integral, so on x86-64 it is also compiled
-// for AVX2 with FMA, chosen at load time.
+// Stretching at its quadrature points (three per segment, in segment order): force
+// -EA (|x'| - l_r) t per unit basis slope (l_r = |x_r'|, 1 for a straight rest); its
+// Hessian in x' is EA (t t^T + max(0, 1 - l_r/|x'|) (I - t t^T)), scaled by stiff_scale
+// into S's blocks. The one per-step integral, done in two passes: first every point's
+// force and Hessian (points are independent there, so their square roots and divisions
+// overlap), then every block of S gathers the points of the segments it spans and is
+// updated once. On x86-64 it is also
+// compiled for AVX2 with FMA, chosen at load time.
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 __attribute__((target_clones("arch=x86-64-v3", "default")))
 #endif
 void AddStretching(const RodModel& model, const RodState& state, double ea,
-                   double stiff_scale, std::array<Mat4, 4>* upper, Vec3* force) {
-  for (const RodQuadrature& q : model.stretch_quadrature()) {
+                   double stiff_scale, std::array<Mat4, 4>* upper, Vec3* force, double* scratch) {
+  constexpr int kPerPoint = 9;  // Hessian xx xy xz yy yz zz, then the force
+  const std::vector<RodQuadrature>& quad = model.stretch_quadrature();
+  const int points = static_cast<int>(quad.size());
+  for (int p = 0; p < points; ++p) {
+    const RodQuadrature& q = quad[p];
     const SplineSample& s = q.basis;
     const Vec3* x = state.x.data() + s.first;
-    const Vec3 xp = s.db[0] * x[0] + s.db[1] * x[1] + s.db[2] * x[2] + s.db[3] * x[3];
-    const double l = std::max(xp.norm(), 1e-12);
+    const double xx = s.db[0] * x[0].x() + s.db[1] * x[1].x() + s.db[2] * x[2].x() +
+                      s.db[3] * x[3].x();
+    const double xy = s.db[0] * x[0].y() + s.db[1] * x[1].y() + s.db[2] * x[2].y() +
+                      s.db[3] * x[3].y();
+    const double xz = s.db[0] * x[0].z() + s.db[1] * x[1].z() + s.db[2] * x[2].z() +
+                      s.db[3] * x[3].z();
+    const double l = std::max(std::sqrt(xx * xx + xy * xy + xz * xz), 1e-12);
     const double inv = 1.0 / l;  // one division for t and c
-    const Vec3 t = inv * xp;
     const double scale = q.weight * stiff_scale * ea;
     const double c = std::max(0.0, 1.0 - q.rest_slope * inv);
-    const double alpha = scale * (1.0 - c);
+    // alpha t t^T + beta I with t = x' / l.
+    const double alpha = scale * (1.0 - c) * inv * inv;
     const double beta = scale * c;
-    const double p[6] = {alpha * t.x() * t.x(), alpha * t.x() * t.y(), alpha * t.x() * t.z(),
-                         alpha * t.y() * t.y(), alpha * t.y() * t.z(), alpha * t.z() * t.z()};
-    const Vec3 stretch = (q.weight * ea * (l - q.rest_slope)) * t;
-    for (int a = 0; a < 4; ++a) {
-      force[s.first + a] -= s.db[a] * stretch;
-      std::array<Mat4, 4>& row = upper[s.first + a];
-      for (int b = a; b < 4; ++b) AddStretchBlock(row[b - a], s.db[a] * s.db[b], p, beta);
+    const double g = q.weight * ea * (l - q.rest_slope) * inv;
+    double* out = scratch + static_cast<size_t>(p) * kPerPoint;
+    out[0] = alpha * xx * xx + beta;
+    out[1] = alpha * xx * xy;
+    out[2] = alpha * xx * xz;
+    out[3] = alpha * xy * xy + beta;
+    out[4] = alpha * xy * xz;
+    out[5] = alpha * xz * xz + beta;
+    out[6] = g * xx;
+    out[7] = g * xy;
+    out[8] = g * xz;
+  }
+  // Block (i, i + k) takes, from segment s = i - a (a = 0..3 - k), its points' Hessians
+  // weighted by b_a' b_(a+k)'; point i's force takes their forces weighted by b_a'.
+  const int n = model.control_points();
+  const int segments = points / 3;
+  for (int i = 0; i < n; ++i) {
+    double f[3] = {0.0, 0.0, 0.0};
+    for (int k = 0; k < 4 && i + k < n; ++k) {
+      double acc[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+      for (int a = std::max(0, i - segments + 1); a <= std::min(3 - k, i); ++a) {
+        const int seg = i - a;
+        for (int p = 3 * seg; p < 3 * seg + 3; ++p) {
+          assert(quad[p].basis.first == seg);
+          const std::array<double, 4>& db = quad[p].basis.db;
+          const double w = db[a] * db[a + k];
+          const double* h = scratch + static_cast<size_t>(p) * kPerPoint;
+          for (int m = 0; m < 6; ++m) acc[m] += w * h[m];
+          if (k == 0) {
+            for (int m = 0; m < 3; ++m) f[m] += db[a] * h[6 + m];
+          }
+        }
+      }
+      double* block = upper[i][k].data();  // column-major 4 x 4
+      block[0] += acc[0];
+      block[1] += acc[1];
+      block[2] += acc[2];
+      block[4] += acc[1];
+      block[5] += acc[3];
+      block[6] += acc[4];
+      block[8] += acc[2];
+      block[9] += acc[4];
+      block[10] += acc[5];
     }
+    force[i] -= Vec3(f[0], f[1], f[2]);
   }
 }
 
@@ -168,7 +201,9 @@ void AssembleRodSystem(const RodModel& model, const RodState& state, double h,
   moment[0] -= k.gj * model.rest_twist();
   moment[n - 1] += k.gj * model.rest_twist();
 
-  AddStretching(model, state, k.ea, k.stiff_scale, out->upper.data(), force.data());
+  out->scratch_stretch.resize(9 * model.stretch_quadrature().size());
+  AddStretching(model, state, k.ea, k.stiff_scale, out->upper.data(), force.data(),
+                out->scratch_stretch.data());
   // Point forces at rod points, spread by the basis.
   for (const auto& [u, f] : external) {
     const SplineSample s = model.spline().Sample(u);
