@@ -65,6 +65,9 @@ void ForEachNonZero(const KktProblem& problem, const std::vector<int>& group_fir
   }
 }
 
+template <typename Add>
+void AssembleGroups(const KktProblem& problem, const std::vector<int>& group_first, Add add);
+
 // Calls add(i, j, v) for every entry of the system (both triangles, natural indices):
 // the rods' blocks (upper blocks mirrored below the diagonal), then the constraint rows
 // and slides.
@@ -89,6 +92,13 @@ void Assemble(const KktProblem& problem, const std::vector<int>& group_first, Ad
       }
     }
   }
+  AssembleGroups(problem, group_first, add);
+}
+
+// Calls add(i, j, v) for every entry of the constraint rows and slides (both triangles,
+// natural indices).
+template <typename Add>
+void AssembleGroups(const KktProblem& problem, const std::vector<int>& group_first, Add add) {
   for (size_t g = 0; g < problem.groups.size(); ++g) {
     const KktGroup& group = problem.groups[g];
     const int slide = group_first[g];
@@ -111,6 +121,51 @@ void Assemble(const KktProblem& problem, const std::vector<int>& group_first, Ad
       ++row;
     }
   }
+}
+
+// The lower band of the system in band order (`position`: natural index -> band index),
+// added into `ldlt`. A control point's unknowns are consecutive in band order, so each of
+// the rods' blocks lands at fixed steps from its corner: the rods go block by block with
+// no look-up per entry; the constraint rows and slides entry by entry.
+void AssembleLower(const KktProblem& problem, const std::vector<int>& group_first,
+                   const std::vector<int>& position, BandedLdlt* ldlt) {
+  const int dpp = problem.dofs_per_point;
+  for (size_t r = 0; r < problem.rods.size(); ++r) {
+    const RodSystem& sys = *problem.rods[r];
+    const int base = problem.first_point[r];
+    const int n = sys.control_points();
+    for (int i = 0; i < n; ++i) {
+      const int pi = position[dpp * (base + i)];
+      assert(position[dpp * (base + i) + dpp - 1] == pi + dpp - 1);
+      for (int k = 0; k < 4 && i + k < n; ++k) {
+        const Mat4& block = sys.upper[i][k];
+        if (k == 0) {
+          for (int a = 0; a < dpp; ++a) {
+            for (int c = 0; c <= a; ++c) {
+              ldlt->Add(pi + a, pi + c, block(Component(problem, a), Component(problem, c)));
+            }
+          }
+          continue;
+        }
+        // The two points' unknowns do not interleave: the whole block lies on one side.
+        const int pj = position[dpp * (base + i + k)];
+        for (int a = 0; a < dpp; ++a) {
+          for (int c = 0; c < dpp; ++c) {
+            const double v = block(Component(problem, a), Component(problem, c));
+            if (pi > pj) {
+              ldlt->Add(pi + a, pj + c, v);
+            } else {
+              ldlt->Add(pj + c, pi + a, v);
+            }
+          }
+        }
+      }
+    }
+  }
+  AssembleGroups(problem, group_first, [&](int i, int j, double v) {
+    const int pi = position[i], pj = position[j];
+    if (pi >= pj) ldlt->Add(pi, pj, v);
+  });
 }
 
 }  // namespace
@@ -292,10 +347,7 @@ absl::StatusOr<KktSolution> RodKkt::Solve(const KktProblem& problem) {
   // leaves a row before its unknowns) the LU with partial pivoting takes over.
   factored_unknowns_ = -1;
   ldlt_.Reset(total, band);
-  Assemble(problem, group_first, [&](int i, int j, double v) {
-    const int pi = position_[i], pj = position_[j];
-    if (pi >= pj) ldlt_.Add(pi, pj, v);
-  });
+  AssembleLower(problem, group_first, position_, &ldlt_);
   use_ldlt_ = ldlt_.Factor().ok();
   if (!use_ldlt_) {
     matrix_.Reset(total, band, band);

@@ -85,20 +85,70 @@ void AddBandProduct(const ScalarBand& band, const std::vector<T>& z, double scal
   }
 }
 
+// Four doubles, for the stretching kernels (AVX2 with the x86-64-v3 clone, two SSE2 halves
+// without).
+using V4 = double __attribute__((vector_size(32)));
+[[gnu::always_inline]] inline void AddScaled4(double w, const double* p, V4* to) {
+  V4 v;
+  __builtin_memcpy(&v, p, sizeof(v));
+  *to += w * v;
+}
+
+// What the stretching pass keeps per quadrature point: its Hessian (xx xy xz yy, yz zz and
+// two zeros) and its force (x y z and a zero), in three groups of four.
+constexpr int kStretchPerPoint = 12;
+
+// Block (i, i + k) of S and point i's force: from segment s = i - a (a = 0..3 - k, those
+// that exist), its points' Hessians weighted by b_a' b_(a+k)' and forces weighted by b_a'.
+// kInterior: all four segments exist (compiled with fixed loops).
+template <bool kInterior>
+[[gnu::always_inline]] inline void GatherStretching(const RodQuadrature* quad, int segments,
+                                                    int n, int i, const double* scratch,
+                                                    std::array<Mat4, 4>& row, Vec3& force) {
+  V4 f = {0.0, 0.0, 0.0, 0.0};
+  for (int k = 0; k < 4 && (kInterior || i + k < n); ++k) {
+    V4 h0 = {0.0, 0.0, 0.0, 0.0}, h1 = {0.0, 0.0, 0.0, 0.0};
+    const int a_first = kInterior ? 0 : std::max(0, i - segments + 1);
+    const int a_last = kInterior ? 3 - k : std::min(3 - k, i);
+    for (int a = a_first; a <= a_last; ++a) {
+      const int seg = i - a;
+      for (int p = 3 * seg; p < 3 * seg + 3; ++p) {
+        assert(quad[p].basis.first == seg);
+        const std::array<double, 4>& db = quad[p].basis.db;
+        const double w = db[a] * db[a + k];
+        const double* h = scratch + static_cast<size_t>(p) * kStretchPerPoint;
+        AddScaled4(w, h, &h0);
+        AddScaled4(w, h + 4, &h1);
+        if (k == 0) AddScaled4(db[a], h + 8, &f);
+      }
+    }
+    double* block = row[k].data();  // column-major 4 x 4
+    block[0] += h0[0];
+    block[1] += h0[1];
+    block[2] += h0[2];
+    block[4] += h0[1];
+    block[5] += h0[3];
+    block[6] += h1[0];
+    block[8] += h0[2];
+    block[9] += h1[0];
+    block[10] += h1[1];
+  }
+  force -= Vec3(f[0], f[1], f[2]);
+}
+
 // Stretching at its quadrature points (three per segment, in segment order): force
 // -EA (|x'| - l_r) t per unit basis slope (l_r = |x_r'|, 1 for a straight rest); its
 // Hessian in x' is EA (t t^T + max(0, 1 - l_r/|x'|) (I - t t^T)), scaled by stiff_scale
 // into S's blocks. The one per-step integral, done in two passes: first every point's
 // force and Hessian (points are independent there, so their square roots and divisions
 // overlap), then every block of S gathers the points of the segments it spans and is
-// updated once. On x86-64 it is also
-// compiled for AVX2 with FMA, chosen at load time.
+// updated once. On x86-64 it is also compiled for AVX2 with FMA, chosen at load time.
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 __attribute__((target_clones("arch=x86-64-v3", "default")))
 #endif
 void AddStretching(const RodModel& model, const RodState& state, double ea,
-                   double stiff_scale, std::array<Mat4, 4>* upper, Vec3* force, double* scratch) {
-  constexpr int kPerPoint = 9;  // Hessian xx xy xz yy yz zz, then the force
+                   double stiff_scale, std::array<Mat4, 4>* upper, Vec3* force,
+                   double* scratch) {
   const std::vector<RodQuadrature>& quad = model.stretch_quadrature();
   const int points = static_cast<int>(quad.size());
   for (int p = 0; p < points; ++p) {
@@ -119,50 +169,28 @@ void AddStretching(const RodModel& model, const RodState& state, double ea,
     const double alpha = scale * (1.0 - c) * inv * inv;
     const double beta = scale * c;
     const double g = q.weight * ea * (l - q.rest_slope) * inv;
-    double* out = scratch + static_cast<size_t>(p) * kPerPoint;
+    double* out = scratch + static_cast<size_t>(p) * kStretchPerPoint;
     out[0] = alpha * xx * xx + beta;
     out[1] = alpha * xx * xy;
     out[2] = alpha * xx * xz;
     out[3] = alpha * xy * xy + beta;
     out[4] = alpha * xy * xz;
     out[5] = alpha * xz * xz + beta;
-    out[6] = g * xx;
-    out[7] = g * xy;
-    out[8] = g * xz;
+    out[6] = 0.0;
+    out[7] = 0.0;
+    out[8] = g * xx;
+    out[9] = g * xy;
+    out[10] = g * xz;
+    out[11] = 0.0;
   }
-  // Block (i, i + k) takes, from segment s = i - a (a = 0..3 - k), its points' Hessians
-  // weighted by b_a' b_(a+k)'; point i's force takes their forces weighted by b_a'.
   const int n = model.control_points();
   const int segments = points / 3;
   for (int i = 0; i < n; ++i) {
-    double f[3] = {0.0, 0.0, 0.0};
-    for (int k = 0; k < 4 && i + k < n; ++k) {
-      double acc[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
-      for (int a = std::max(0, i - segments + 1); a <= std::min(3 - k, i); ++a) {
-        const int seg = i - a;
-        for (int p = 3 * seg; p < 3 * seg + 3; ++p) {
-          assert(quad[p].basis.first == seg);
-          const std::array<double, 4>& db = quad[p].basis.db;
-          const double w = db[a] * db[a + k];
-          const double* h = scratch + static_cast<size_t>(p) * kPerPoint;
-          for (int m = 0; m < 6; ++m) acc[m] += w * h[m];
-          if (k == 0) {
-            for (int m = 0; m < 3; ++m) f[m] += db[a] * h[6 + m];
-          }
-        }
-      }
-      double* block = upper[i][k].data();  // column-major 4 x 4
-      block[0] += acc[0];
-      block[1] += acc[1];
-      block[2] += acc[2];
-      block[4] += acc[1];
-      block[5] += acc[3];
-      block[6] += acc[4];
-      block[8] += acc[2];
-      block[9] += acc[4];
-      block[10] += acc[5];
+    if (i >= 3 && i < segments) {
+      GatherStretching<true>(quad.data(), segments, n, i, scratch, upper[i], force[i]);
+    } else {
+      GatherStretching<false>(quad.data(), segments, n, i, scratch, upper[i], force[i]);
     }
-    force[i] -= Vec3(f[0], f[1], f[2]);
   }
 }
 
@@ -201,7 +229,7 @@ void AssembleRodSystem(const RodModel& model, const RodState& state, double h,
   moment[0] -= k.gj * model.rest_twist();
   moment[n - 1] += k.gj * model.rest_twist();
 
-  out->scratch_stretch.resize(9 * model.stretch_quadrature().size());
+  out->scratch_stretch.resize(kStretchPerPoint * model.stretch_quadrature().size());
   AddStretching(model, state, k.ea, k.stiff_scale, out->upper.data(), force.data(),
                 out->scratch_stretch.data());
   // Point forces at rod points, spread by the basis.
