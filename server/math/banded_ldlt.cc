@@ -15,6 +15,9 @@ namespace {
 // point, a few more next to a constraint's rows). Wider columns take the general loops.
 constexpr int kMaxFixedReach = 16;
 
+// Four doubles (AVX2 in the x86-64-v3 clones, two SSE2 halves otherwise).
+using V4 = double __attribute__((vector_size(32)));
+
 // Column j's elimination: checks its pivot (carried in from the previous column's
 // update, so that the chain of pivots, the one serial path of the factorization, does not
 // go through memory), scales the column by it and applies the trailing update A(c.., c) -=
@@ -34,19 +37,27 @@ template <int kReach>
   col[0] = pivot;
   const double inv = 1.0 / pivot;
   if constexpr (kReach >= 0) {
-    // The update's factors are the column as it was: A(j + c, j) = L(j + c, j) d_j.
-    double f[kReach + 1];
-#pragma GCC unroll 16
-    for (int r = 1; r <= kReach; ++r) {
-      f[r] = col[r];
-      col[r] *= inv;
-    }
+    // A(j+c+r, j+c) -= A(j+c+r, j) L(j+c, j), from the column as it was (written by the
+    // previous columns' updates well before), four rows at a time; then L = A / d_j.
 #pragma GCC unroll 16
     for (int c = 1; c <= kReach; ++c) {
-      double* target = col + static_cast<size_t>(c) * stride;  // A(j+c+r, j+c)
-#pragma GCC unroll 16
-      for (int r = 0; r + c <= kReach; ++r) target[r] -= col[c + r] * f[c];
+      const double lc = col[c] * inv;
+      double* target = col + static_cast<size_t>(c) * stride;
+      const int len = kReach - c + 1;
+      int r = 0;
+#pragma GCC unroll 4
+      for (; r + 4 <= len; r += 4) {
+        V4 t, a;
+        __builtin_memcpy(&t, target + r, sizeof(t));
+        __builtin_memcpy(&a, col + c + r, sizeof(a));
+        t -= a * lc;
+        __builtin_memcpy(target + r, &t, sizeof(t));
+      }
+#pragma GCC unroll 4
+      for (; r < len; ++r) target[r] -= col[c + r] * lc;
     }
+#pragma GCC unroll 16
+    for (int r = 1; r <= kReach; ++r) col[r] *= inv;
   } else {
     for (int r = 1; r <= last; ++r) col[r] *= inv;
     for (int c = 1; c <= last; ++c) {
