@@ -70,18 +70,20 @@ void AssembleConstantPart(const RodModel& model, double h, RodConstantPart* out)
 
 namespace {
 
-// y_i = sum_j B_ij z_j for a symmetric scalar band B and per-point values z.
+// y_i += sum_j (s1 B1_ij z1_j + s2 B2_ij z2_j) for symmetric scalar bands B1, B2 and
+// per-point values z1, z2: row by row, each y_i summed in a register and written once.
 template <typename T>
-void AddBandProduct(const ScalarBand& band, const std::vector<T>& z, double scale,
-                    std::vector<T>* y) {
-  const int n = static_cast<int>(band.size());
+void AddBandProducts(const ScalarBand& b1, const std::vector<T>& z1, double s1,
+                     const ScalarBand& b2, const std::vector<T>& z2, double s2,
+                     std::vector<T>* y) {
+  const int n = static_cast<int>(b1.size());
   for (int i = 0; i < n; ++i) {
-    (*y)[i] += scale * band[i][0] * z[i];
-    for (int k = 1; k < 4 && i + k < n; ++k) {
-      const double b = scale * band[i][k];
-      (*y)[i] += b * z[i + k];
-      (*y)[i + k] += b * z[i];
+    T sum = (s1 * b1[i][0]) * z1[i] + (s2 * b2[i][0]) * z2[i];
+    for (int k = 1; k < 4; ++k) {
+      if (i + k < n) sum += (s1 * b1[i][k]) * z1[i + k] + (s2 * b2[i][k]) * z2[i + k];
+      if (i >= k) sum += (s1 * b1[i - k][k]) * z1[i - k] + (s2 * b2[i - k][k]) * z2[i - k];
     }
+    (*y)[i] += sum;
   }
 }
 
@@ -104,14 +106,18 @@ constexpr int kStretchPerPoint = 12;
 template <bool kInterior>
 [[gnu::always_inline]] inline void GatherStretching(const RodQuadrature* quad, int segments,
                                                     int n, int i, const double* scratch,
+                                                    const std::array<Mat4, 4>& constant,
                                                     std::array<Mat4, 4>& row, Vec3& force) {
+  row = constant;
   V4 f = {0.0, 0.0, 0.0, 0.0};
   for (int k = 0; k < 4 && (kInterior || i + k < n); ++k) {
     V4 h0 = {0.0, 0.0, 0.0, 0.0}, h1 = {0.0, 0.0, 0.0, 0.0};
     const int a_first = kInterior ? 0 : std::max(0, i - segments + 1);
     const int a_last = kInterior ? 3 - k : std::min(3 - k, i);
+#pragma GCC unroll 4
     for (int a = a_first; a <= a_last; ++a) {
       const int seg = i - a;
+#pragma GCC unroll 3
       for (int p = 3 * seg; p < 3 * seg + 3; ++p) {
         assert(quad[p].basis.first == seg);
         const std::array<double, 4>& db = quad[p].basis.db;
@@ -147,49 +153,68 @@ template <bool kInterior>
 __attribute__((target_clones("arch=x86-64-v3", "default")))
 #endif
 void AddStretching(const RodModel& model, const RodState& state, double ea,
-                   double stiff_scale, std::array<Mat4, 4>* upper, Vec3* force,
-                   double* scratch) {
+                   double stiff_scale, const std::array<Mat4, 4>* constant,
+                   std::array<Mat4, 4>* upper, Vec3* force, double* scratch) {
   const std::vector<RodQuadrature>& quad = model.stretch_quadrature();
   const int points = static_cast<int>(quad.size());
-  for (int p = 0; p < points; ++p) {
-    const RodQuadrature& q = quad[p];
-    const SplineSample& s = q.basis;
-    const Vec3* x = state.x.data() + s.first;
-    const double xx = s.db[0] * x[0].x() + s.db[1] * x[1].x() + s.db[2] * x[2].x() +
-                      s.db[3] * x[3].x();
-    const double xy = s.db[0] * x[0].y() + s.db[1] * x[1].y() + s.db[2] * x[2].y() +
-                      s.db[3] * x[3].y();
-    const double xz = s.db[0] * x[0].z() + s.db[1] * x[1].z() + s.db[2] * x[2].z() +
-                      s.db[3] * x[3].z();
-    const double l = std::max(std::sqrt(xx * xx + xy * xy + xz * xz), 1e-12);
-    const double inv = 1.0 / l;  // one division for t and c
-    const double scale = q.weight * stiff_scale * ea;
-    const double c = std::max(0.0, 1.0 - q.rest_slope * inv);
+  // Four points at a time, so that one vector division serves four of them and their
+  // square roots overlap.
+  const double ea_scaled = stiff_scale * ea;
+  for (int p0 = 0; p0 < points; p0 += 4) {
+    V4 xx, xy, xz, w, rest;
+    for (int lane = 0; lane < 4; ++lane) {
+      const int p = std::min(p0 + lane, points - 1);  // the tail repeats the last point
+      const RodQuadrature& q = quad[p];
+      const SplineSample& s = q.basis;
+      const Vec3* x = state.x.data() + s.first;
+      xx[lane] = s.db[0] * x[0].x() + s.db[1] * x[1].x() + s.db[2] * x[2].x() +
+                 s.db[3] * x[3].x();
+      xy[lane] = s.db[0] * x[0].y() + s.db[1] * x[1].y() + s.db[2] * x[2].y() +
+                 s.db[3] * x[3].y();
+      xz[lane] = s.db[0] * x[0].z() + s.db[1] * x[1].z() + s.db[2] * x[2].z() +
+                 s.db[3] * x[3].z();
+      w[lane] = q.weight;
+      rest[lane] = q.rest_slope;
+    }
+    const V4 l2 = xx * xx + xy * xy + xz * xz;
+    V4 l;
+    for (int lane = 0; lane < 4; ++lane) l[lane] = std::max(std::sqrt(l2[lane]), 1e-12);
+    const V4 inv = 1.0 / l;  // one division for t and c
+    const V4 scale = w * ea_scaled;
+    const V4 one_minus = 1.0 - rest * inv;
+    const V4 c = one_minus > 0.0 ? one_minus : 0.0;
     // alpha t t^T + beta I with t = x' / l.
-    const double alpha = scale * (1.0 - c) * inv * inv;
-    const double beta = scale * c;
-    const double g = q.weight * ea * (l - q.rest_slope) * inv;
-    double* out = scratch + static_cast<size_t>(p) * kStretchPerPoint;
-    out[0] = alpha * xx * xx + beta;
-    out[1] = alpha * xx * xy;
-    out[2] = alpha * xx * xz;
-    out[3] = alpha * xy * xy + beta;
-    out[4] = alpha * xy * xz;
-    out[5] = alpha * xz * xz + beta;
-    out[6] = 0.0;
-    out[7] = 0.0;
-    out[8] = g * xx;
-    out[9] = g * xy;
-    out[10] = g * xz;
-    out[11] = 0.0;
+    const V4 alpha = scale * (1.0 - c) * inv * inv;
+    const V4 beta = scale * c;
+    const V4 g = w * ea * (l - rest) * inv;
+    const V4 h0 = alpha * xx * xx + beta, h1 = alpha * xx * xy, h2 = alpha * xx * xz;
+    const V4 h3 = alpha * xy * xy + beta, h4 = alpha * xy * xz, h5 = alpha * xz * xz + beta;
+    const V4 fx = g * xx, fy = g * xy, fz = g * xz;
+    for (int lane = 0; lane < 4 && p0 + lane < points; ++lane) {
+      double* out = scratch + static_cast<size_t>(p0 + lane) * kStretchPerPoint;
+      out[0] = h0[lane];
+      out[1] = h1[lane];
+      out[2] = h2[lane];
+      out[3] = h3[lane];
+      out[4] = h4[lane];
+      out[5] = h5[lane];
+      out[6] = 0.0;
+      out[7] = 0.0;
+      out[8] = fx[lane];
+      out[9] = fy[lane];
+      out[10] = fz[lane];
+      out[11] = 0.0;
+    }
   }
   const int n = model.control_points();
   const int segments = points / 3;
   for (int i = 0; i < n; ++i) {
     if (i >= 3 && i < segments) {
-      GatherStretching<true>(quad.data(), segments, n, i, scratch, upper[i], force[i]);
+      GatherStretching<true>(quad.data(), segments, n, i, scratch, constant[i], upper[i],
+                             force[i]);
     } else {
-      GatherStretching<false>(quad.data(), segments, n, i, scratch, upper[i], force[i]);
+      GatherStretching<false>(quad.data(), segments, n, i, scratch, constant[i], upper[i],
+                              force[i]);
     }
   }
 }
@@ -203,7 +228,7 @@ void AssembleRodSystem(const RodModel& model, const RodState& state, double h,
   const int n = model.control_points();
   assert(constant.system.control_points() == n);
   const Coefficients k(model, h);
-  out->upper = constant.system.upper;
+  out->upper.resize(n);
 
   // F's linear terms through the constant operators: inertia M V / h, gravity, bending
   // -EI Kb X and twisting -GJ Kt theta.
@@ -211,10 +236,10 @@ void AssembleRodSystem(const RodModel& model, const RodState& state, double h,
   std::vector<double>& moment = out->scratch_moment;
   force.assign(n, Vec3::Zero());
   moment.assign(n, 0.0);
-  AddBandProduct(constant.mass, state.v, k.rho_a / h, &force);
-  AddBandProduct(constant.bending, state.x, -k.ei, &force);
-  AddBandProduct(constant.mass, state.omega, k.rho_j / h, &moment);
-  AddBandProduct(constant.twist, state.theta, -k.gj, &moment);
+  AddBandProducts(constant.mass, state.v, k.rho_a / h, constant.bending, state.x, -k.ei,
+                  &force);
+  AddBandProducts(constant.mass, state.omega, k.rho_j / h, constant.twist, state.theta,
+                  -k.gj, &moment);
   for (int i = 0; i < n; ++i) force[i] += (k.rho_a * constant.basis_integral[i]) * gravity;
   // The rest shape's terms: the rest curvature's bending force, turned with each segment,
   // and the rest twist's moments (int b_i' du is -1 at the first point, 1 at the last).
@@ -230,8 +255,8 @@ void AssembleRodSystem(const RodModel& model, const RodState& state, double h,
   moment[n - 1] += k.gj * model.rest_twist();
 
   out->scratch_stretch.resize(kStretchPerPoint * model.stretch_quadrature().size());
-  AddStretching(model, state, k.ea, k.stiff_scale, out->upper.data(), force.data(),
-                out->scratch_stretch.data());
+  AddStretching(model, state, k.ea, k.stiff_scale, constant.system.upper.data(),
+                out->upper.data(), force.data(), out->scratch_stretch.data());
   // Point forces at rod points, spread by the basis.
   for (const auto& [u, f] : external) {
     const SplineSample s = model.spline().Sample(u);
