@@ -90,19 +90,15 @@ void AddBandProducts(const ScalarBand& b1, const std::vector<T>& z1, double s1,
 // Four doubles, for the stretching kernels (AVX2 with the x86-64-v3 clone, two SSE2 halves
 // without).
 using V4 = double __attribute__((vector_size(32)));
-[[gnu::always_inline]] inline void AddScaled4(double w, const double* p, V4* to) {
-  V4 v;
-  __builtin_memcpy(&v, p, sizeof(v));
-  *to += w * v;
-}
 
 // What the stretching pass keeps per quadrature point: its Hessian (xx xy xz yy, yz zz and
 // two zeros) and its force (x y z and a zero), in three groups of four.
 constexpr int kStretchPerPoint = 12;
 
-// Block (i, i + k) of S and point i's force: from segment s = i - a (a = 0..3 - k, those
-// that exist), its points' Hessians weighted by b_a' b_(a+k)' and forces weighted by b_a'.
-// kInterior: all four segments exist (compiled with fixed loops).
+// Row i of S's blocks and point i's force: block (i, i + k) takes, from segment s = i - a
+// (a = 0..3 - k, those that exist), its points' Hessians weighted by b_a' b_(a+k)', and
+// the force their forces weighted by b_a'. Each point's Hessian is loaded once for the
+// (up to) four blocks it feeds. kInterior: all four segments exist (fixed loops).
 template <bool kInterior>
 [[gnu::always_inline]] inline void GatherStretching(const RodQuadrature* quad, int segments,
                                                     int n, int i, const double* scratch,
@@ -110,34 +106,43 @@ template <bool kInterior>
                                                     std::array<Mat4, 4>& row, Vec3& force) {
   row = constant;
   V4 f = {0.0, 0.0, 0.0, 0.0};
-  for (int k = 0; k < 4 && (kInterior || i + k < n); ++k) {
-    V4 h0 = {0.0, 0.0, 0.0, 0.0}, h1 = {0.0, 0.0, 0.0, 0.0};
-    const int a_first = kInterior ? 0 : std::max(0, i - segments + 1);
-    const int a_last = kInterior ? 3 - k : std::min(3 - k, i);
-#pragma GCC unroll 4
-    for (int a = a_first; a <= a_last; ++a) {
-      const int seg = i - a;
-#pragma GCC unroll 3
-      for (int p = 3 * seg; p < 3 * seg + 3; ++p) {
-        assert(quad[p].basis.first == seg);
-        const std::array<double, 4>& db = quad[p].basis.db;
+  V4 h0[4], h1[4];
+  for (int k = 0; k < 4; ++k) {
+    h0[k] = V4{0.0, 0.0, 0.0, 0.0};
+    h1[k] = V4{0.0, 0.0, 0.0, 0.0};
+  }
+  const int a_first = kInterior ? 0 : std::max(0, i - segments + 1);
+  const int a_last = kInterior ? 3 : std::min(3, i);
+  for (int a = a_first; a <= a_last; ++a) {
+    const int seg = i - a;
+    for (int q = 0; q < 3; ++q) {
+      const int p = 3 * seg + q;
+      assert(quad[p].basis.first == seg);
+      const std::array<double, 4>& db = quad[p].basis.db;
+      const double* h = scratch + static_cast<size_t>(p) * kStretchPerPoint;
+      V4 v0, v1, vf;
+      __builtin_memcpy(&v0, h, sizeof(v0));
+      __builtin_memcpy(&v1, h + 4, sizeof(v1));
+      __builtin_memcpy(&vf, h + 8, sizeof(vf));
+      f += db[a] * vf;
+      for (int k = 0; k + a <= 3; ++k) {
         const double w = db[a] * db[a + k];
-        const double* h = scratch + static_cast<size_t>(p) * kStretchPerPoint;
-        AddScaled4(w, h, &h0);
-        AddScaled4(w, h + 4, &h1);
-        if (k == 0) AddScaled4(db[a], h + 8, &f);
+        h0[k] += w * v0;
+        h1[k] += w * v1;
       }
     }
+  }
+  for (int k = 0; k < 4 && (kInterior || i + k < n); ++k) {
     double* block = row[k].data();  // column-major 4 x 4
-    block[0] += h0[0];
-    block[1] += h0[1];
-    block[2] += h0[2];
-    block[4] += h0[1];
-    block[5] += h0[3];
-    block[6] += h1[0];
-    block[8] += h0[2];
-    block[9] += h1[0];
-    block[10] += h1[1];
+    block[0] += h0[k][0];
+    block[1] += h0[k][1];
+    block[2] += h0[k][2];
+    block[4] += h0[k][1];
+    block[5] += h0[k][3];
+    block[6] += h1[k][0];
+    block[8] += h0[k][2];
+    block[9] += h1[k][0];
+    block[10] += h1[k][1];
   }
   force -= Vec3(f[0], f[1], f[2]);
 }
