@@ -162,28 +162,27 @@ void AddStretching(const RodModel& model, const RodState& state, double ea,
                    std::array<Mat4, 4>* upper, Vec3* force, double* scratch) {
   const std::vector<RodQuadrature>& quad = model.stretch_quadrature();
   const int points = static_cast<int>(quad.size());
-  // Four points at a time, so that one vector division serves four of them and their
-  // square roots overlap.
+  // A segment's three points at a time (one lane each, the fourth idle): they share the
+  // segment's four control points, one vector division serves them, and their square
+  // roots overlap.
+  const int segments = points / 3;
   const double ea_scaled = stiff_scale * ea;
-  for (int p0 = 0; p0 < points; p0 += 4) {
-    V4 xx, xy, xz, w, rest;
-    for (int lane = 0; lane < 4; ++lane) {
-      const int p = std::min(p0 + lane, points - 1);  // the tail repeats the last point
-      const RodQuadrature& q = quad[p];
-      const SplineSample& s = q.basis;
-      const Vec3* x = state.x.data() + s.first;
-      xx[lane] = s.db[0] * x[0].x() + s.db[1] * x[1].x() + s.db[2] * x[2].x() +
-                 s.db[3] * x[3].x();
-      xy[lane] = s.db[0] * x[0].y() + s.db[1] * x[1].y() + s.db[2] * x[2].y() +
-                 s.db[3] * x[3].y();
-      xz[lane] = s.db[0] * x[0].z() + s.db[1] * x[1].z() + s.db[2] * x[2].z() +
-                 s.db[3] * x[3].z();
-      w[lane] = q.weight;
-      rest[lane] = q.rest_slope;
+  for (int seg = 0; seg < segments; ++seg) {
+    const RodQuadrature* q3 = quad.data() + 3 * seg;
+    assert(q3[0].basis.first == seg && q3[2].basis.first == seg);
+    const Vec3* x = state.x.data() + seg;
+    V4 xx = {0.0, 0.0, 0.0, 0.0}, xy = xx, xz = xx;
+    for (int a = 0; a < 4; ++a) {
+      const V4 db = {q3[0].basis.db[a], q3[1].basis.db[a], q3[2].basis.db[a], 0.0};
+      xx += db * x[a].x();
+      xy += db * x[a].y();
+      xz += db * x[a].z();
     }
+    const V4 w = {q3[0].weight, q3[1].weight, q3[2].weight, 0.0};
+    const V4 rest = {q3[0].rest_slope, q3[1].rest_slope, q3[2].rest_slope, 1.0};
     const V4 l2 = xx * xx + xy * xy + xz * xz;
-    V4 l;
-    for (int lane = 0; lane < 4; ++lane) l[lane] = std::max(std::sqrt(l2[lane]), 1e-12);
+    const V4 l = {std::max(std::sqrt(l2[0]), 1e-12), std::max(std::sqrt(l2[1]), 1e-12),
+                  std::max(std::sqrt(l2[2]), 1e-12), 1.0};
     const V4 inv = 1.0 / l;  // one division for t and c
     const V4 scale = w * ea_scaled;
     const V4 one_minus = 1.0 - rest * inv;
@@ -195,24 +194,23 @@ void AddStretching(const RodModel& model, const RodState& state, double ea,
     const V4 h0 = alpha * xx * xx + beta, h1 = alpha * xx * xy, h2 = alpha * xx * xz;
     const V4 h3 = alpha * xy * xy + beta, h4 = alpha * xy * xz, h5 = alpha * xz * xz + beta;
     const V4 fx = g * xx, fy = g * xy, fz = g * xz;
-    for (int lane = 0; lane < 4 && p0 + lane < points; ++lane) {
-      double* out = scratch + static_cast<size_t>(p0 + lane) * kStretchPerPoint;
-      out[0] = h0[lane];
-      out[1] = h1[lane];
-      out[2] = h2[lane];
-      out[3] = h3[lane];
-      out[4] = h4[lane];
-      out[5] = h5[lane];
+    for (int q = 0; q < 3; ++q) {
+      double* out = scratch + static_cast<size_t>(3 * seg + q) * kStretchPerPoint;
+      out[0] = h0[q];
+      out[1] = h1[q];
+      out[2] = h2[q];
+      out[3] = h3[q];
+      out[4] = h4[q];
+      out[5] = h5[q];
       out[6] = 0.0;
       out[7] = 0.0;
-      out[8] = fx[lane];
-      out[9] = fy[lane];
-      out[10] = fz[lane];
+      out[8] = fx[q];
+      out[9] = fy[q];
+      out[10] = fz[q];
       out[11] = 0.0;
     }
   }
   const int n = model.control_points();
-  const int segments = points / 3;
   for (int i = 0; i < n; ++i) {
     if (i >= 3 && i < segments) {
       GatherStretching<true>(quad.data(), segments, n, i, scratch, constant[i], upper[i],
