@@ -139,30 +139,59 @@ template <typename Body>
 }
 static_assert(kMaxFixedReach == 16, "ByReach lists the fixed reaches 0..16");
 
+// x = L^-T D^-1 x (the substitution's second half) with L's columns stored `stride`
+// apart (column j: d_j, then L(j + 1.., j)).
+[[gnu::always_inline]] inline void SubstituteBackward(const double* l, const double* d,
+                                                      const int* last, int n, int stride,
+                                                      double* x) {
+  for (int j = 0; j < n; ++j) x[j] /= d[j];
+  double x1 = 0.0;
+  for (int j = n - 1; j >= 0; --j) {
+    const double* col = l + static_cast<size_t>(j) * stride;
+    const int reach = last[j] - j;
+    double xnew = 0.0;
+    ByReach(reach, [&]<int R>() { xnew = BackwardColumn<R>(col, reach, x1, x + j); });
+    x[j] = xnew;
+    x1 = xnew;
+  }
+}
+
 // The factorization's column loop: d_j and L's columns in place, with each column's last
-// reachable row in last[j]. Returns the column whose pivot failed, or -1. Nearly all of a
-// factorization's time is here; on x86-64 it is also compiled for AVX2 with FMA, chosen at
-// load time.
+// reachable row in last[j]; with x, also x = L^-1 x on the way (column j's substitution
+// runs alongside the next columns' elimination, since the two wait on different things)
+// and, once all pivots are found, x = L^-T D^-1 x: A x = rhs solved. Returns the column
+// whose pivot failed (x then partly substituted), or -1. Nearly all of a factorization's
+// time is here; on x86-64 it is also compiled for AVX2 with FMA, chosen at load time.
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 __attribute__((target_clones("arch=x86-64-v3", "default")))
 #endif
-int FactorColumns(double* l, double* d, const int* last, int n, int stride) {
-  double pivot = n > 0 ? l[0] : 0.0;
+int FactorColumns(double* l, double* d, const int* last, int n, int stride, double* x) {
+  if (n == 0) return -1;
+  double pivot = l[0];
+  double xj = x != nullptr ? x[0] : 0.0;
   for (int j = 0; j < n; ++j) {
     double* col = l + static_cast<size_t>(j) * stride;
     const int reach = last[j] - j;
     bool ok = false;
     double next = j + 1 < n ? col[stride] : 0.0;
-    ByReach(reach, [&]<int R>() { ok = EliminateColumn<R>(col, stride, reach, pivot, &next); });
+    double x_next = 0.0;
+    ByReach(reach, [&]<int R>() {
+      ok = EliminateColumn<R>(col, stride, reach, pivot, &next);
+      if (ok && x != nullptr) {
+        x[j] = xj;
+        x_next = ForwardColumn<R>(col, reach, xj, x + j);
+      }
+    });
     d[j] = pivot;
     if (!ok) return j;
     pivot = next;
+    if (x != nullptr && j + 1 < n) xj = reach >= 1 ? x_next : x[j + 1];
   }
+  if (x != nullptr) SubstituteBackward(l, d, last, n, stride, x);
   return -1;
 }
 
-// x = L^-T D^-1 L^-1 x with L's columns stored `stride` apart (column j: d_j, then
-// L(j + 1.., j)); vectorized like the factorization.
+// x = L^-T D^-1 L^-1 x; vectorized like the factorization.
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 __attribute__((target_clones("arch=x86-64-v3", "default")))
 #endif
@@ -179,16 +208,7 @@ void SubstituteInPlace(const double* l, const double* d, const int* last, int n,
     ByReach(reach, [&]<int R>() { next = ForwardColumn<R>(col, reach, xj, x + j); });
     if (j + 1 < n) xj = reach >= 1 ? next : x[j + 1];
   }
-  for (int j = 0; j < n; ++j) x[j] /= d[j];
-  double x1 = 0.0;
-  for (int j = n - 1; j >= 0; --j) {
-    const double* col = l + static_cast<size_t>(j) * stride;
-    const int reach = last[j] - j;
-    double xnew = 0.0;
-    ByReach(reach, [&]<int R>() { xnew = BackwardColumn<R>(col, reach, x1, x + j); });
-    x[j] = xnew;
-    x1 = xnew;
-  }
+  SubstituteBackward(l, d, last, n, stride, x);
 }
 
 }  // namespace
@@ -214,7 +234,14 @@ void BandedLdlt::Reset(int n, int band) {
   d_.assign(n_, 0.0);
 }
 
-absl::Status BandedLdlt::Factor() {
+absl::Status BandedLdlt::Factor() { return Eliminate(nullptr); }
+
+absl::Status BandedLdlt::FactorAndSolve(std::span<double> x) {
+  assert(x.empty() || static_cast<int>(x.size()) == n_);
+  return Eliminate(x.empty() ? nullptr : x.data());
+}
+
+absl::Status BandedLdlt::Eliminate(double* x) {
   factored_ = false;
   const int stride = band_ + 1;
   // The envelope: each column's last non-zero, at least the previous column's reach.
@@ -227,7 +254,7 @@ absl::Status BandedLdlt::Factor() {
     carried = std::max(carried, j + last);
     reach_[j] = carried;
   }
-  const int failed = FactorColumns(l_.data(), d_.data(), reach_.data(), n_, stride);
+  const int failed = FactorColumns(l_.data(), d_.data(), reach_.data(), n_, stride, x);
   if (failed >= 0) {
     return absl::FailedPreconditionError(absl::StrCat(
         "banded LDL^T: pivot ", d_[failed], " in column ", failed, " of ", n_));

@@ -348,17 +348,18 @@ absl::StatusOr<KktSolution> RodKkt::Solve(const KktProblem& problem) {
   factored_unknowns_ = -1;
   ldlt_.Reset(total, band);
   AssembleLower(problem, group_first, position_, &ldlt_);
-  use_ldlt_ = ldlt_.Factor().ok();
+  std::vector<double> x = RightHandSide(problem);
+  use_ldlt_ = ldlt_.FactorAndSolve(std::span<double>(x)).ok();
   if (!use_ldlt_) {
     matrix_.Reset(total, band, band);
     Assemble(problem, group_first,
              [&](int i, int j, double v) { matrix_.Add(position_[i], position_[j], v); });
     const absl::Status factored = lu_.Factor(&matrix_);
     if (!factored.ok()) return factored;
+    x = RightHandSide(problem);  // the failed LDL^T left it partly substituted
+    lu_.Solve(std::span<double>(x));
   }
   factored_unknowns_ = total;
-  std::vector<double> x = RightHandSide(problem);
-  SolveFactored(x);
   KktSolution out = ReadSolution(problem, x);
   out.bandwidth = band;
   return out;
