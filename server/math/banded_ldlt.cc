@@ -244,13 +244,16 @@ absl::Status BandedLdlt::FactorAndSolve(std::span<double> x) {
 absl::Status BandedLdlt::Eliminate(double* x) {
   factored_ = false;
   const int stride = band_ + 1;
-  // The envelope: each column's last non-zero, at least the previous column's reach.
+  // The envelope: each column's last non-zero, at least the previous column's reach (so
+  // only the entries beyond that reach are looked at, which also keeps the number of
+  // looks regular from column to column).
   reach_.assign(n_, 0);
   int carried = 0;
   for (int j = 0; j < n_; ++j) {
     const double* col = l_.data() + static_cast<size_t>(j) * stride;
+    const int floor = std::max(0, carried - j);
     int last = std::min(band_, n_ - 1 - j);
-    while (last > 0 && col[last] == 0.0) --last;
+    while (last > floor && col[last] == 0.0) --last;
     carried = std::max(carried, j + last);
     reach_[j] = carried;
   }
