@@ -37,6 +37,10 @@ template <int kReach>
   col[0] = pivot;
   const double inv = 1.0 / pivot;
   if constexpr (kReach >= 0) {
+    // The next pivot first, as A(j+1, j+1) - A(j+1, j)^2 / d_j with the square taken
+    // before the division is done: the chain of pivots is one division and one FMA per
+    // column. (Its stored copy, updated below, is replaced by this value.)
+    if constexpr (kReach >= 1) *next = col[stride] - (col[1] * col[1]) * inv;
     // A(j+c+r, j+c) -= A(j+c+r, j) L(j+c, j), from the column as it was (written by the
     // previous columns' updates well before), four rows at a time; then L = A / d_j.
 #pragma GCC unroll 16
@@ -66,8 +70,8 @@ template <int kReach>
       double* target = col + static_cast<size_t>(c) * stride;
       for (int r = 0; r + c <= last; ++r) target[r] -= col[c + r] * f;
     }
+    if (last >= 1) *next = col[stride];
   }
-  if (last >= 1) *next = col[stride];
   return true;
 }
 
