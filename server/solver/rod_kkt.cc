@@ -123,43 +123,59 @@ void AssembleGroups(const KktProblem& problem, const std::vector<int>& group_fir
   }
 }
 
-// The lower band of the system in band order (`position`: natural index -> band index),
-// added into `ldlt`. A control point's unknowns are consecutive in band order, so each of
-// the rods' blocks lands at fixed steps from its corner: the rods go block by block with
-// no look-up per entry; the constraint rows and slides entry by entry.
-void AssembleLower(const KktProblem& problem, const std::vector<int>& group_first,
-                   const std::vector<int>& position, BandedLdlt* ldlt) {
-  const int dpp = problem.dofs_per_point;
-  for (size_t r = 0; r < problem.rods.size(); ++r) {
-    const RodSystem& sys = *problem.rods[r];
-    const int base = problem.first_point[r];
-    const int n = sys.control_points();
-    for (int i = 0; i < n; ++i) {
-      const int pi = position[dpp * (base + i)];
-      assert(position[dpp * (base + i) + dpp - 1] == pi + dpp - 1);
-      for (int k = 0; k < 4 && i + k < n; ++k) {
-        const Mat4& block = sys.upper[i][k];
-        if (k == 0) {
-          for (int a = 0; a < dpp; ++a) {
-            for (int c = 0; c <= a; ++c) {
-              ldlt->Add(pi + a, pi + c, block(Component(problem, a), Component(problem, c)));
-            }
-          }
-          continue;
-        }
-        // The two points' unknowns do not interleave: the whole block lies on one side.
-        const int pj = position[dpp * (base + i + k)];
-        for (int a = 0; a < dpp; ++a) {
-          for (int c = 0; c < dpp; ++c) {
-            const double v = block(Component(problem, a), Component(problem, c));
-            if (pi > pj) {
-              ldlt->Add(pi + a, pj + c, v);
-            } else {
-              ldlt->Add(pj + c, pi + a, v);
-            }
+// Rod blocks of the lower band, in band order, with kDpp unknowns per control point
+// (components 0..kDpp-1 of the 4 x 4 blocks, or the twist alone for kDpp = 1). A control
+// point's unknowns are consecutive in band order, so each block lands at fixed steps from
+// its corner, with no look-up per entry.
+template <int kDpp>
+void AssembleRodLower(const RodSystem& sys, int base, const std::vector<int>& position,
+                      BandedLdlt* ldlt) {
+  constexpr int kFirst = kDpp == 1 ? 3 : 0;  // first component used
+  const int n = sys.control_points();
+  for (int i = 0; i < n; ++i) {
+    const int pi = position[kDpp * (base + i)];
+    assert(position[kDpp * (base + i) + kDpp - 1] == pi + kDpp - 1);
+    const Mat4& diagonal = sys.upper[i][0];
+    for (int c = 0; c < kDpp; ++c) {
+      for (int a = c; a < kDpp; ++a) {
+        ldlt->Add(pi + a, pi + c, diagonal(kFirst + a, kFirst + c));
+      }
+    }
+    for (int k = 1; k < 4 && i + k < n; ++k) {
+      const Mat4& block = sys.upper[i][k];
+      // The two points' unknowns do not interleave: the whole block lies on one side.
+      const int pj = position[kDpp * (base + i + k)];
+      for (int c = 0; c < kDpp; ++c) {
+        for (int a = 0; a < kDpp; ++a) {
+          const double v = block(kFirst + a, kFirst + c);
+          if (pi > pj) {
+            ldlt->Add(pi + a, pj + c, v);
+          } else {
+            ldlt->Add(pj + c, pi + a, v);
           }
         }
       }
+    }
+  }
+}
+
+// The lower band of the system in band order (`position`: natural index -> band index),
+// added into `ldlt`: the rods block by block, the constraint rows and slides entry by entry.
+void AssembleLower(const KktProblem& problem, const std::vector<int>& group_first,
+                   const std::vector<int>& position, BandedLdlt* ldlt) {
+  for (size_t r = 0; r < problem.rods.size(); ++r) {
+    const RodSystem& sys = *problem.rods[r];
+    const int base = problem.first_point[r];
+    switch (problem.dofs_per_point) {
+      case 1:
+        AssembleRodLower<1>(sys, base, position, ldlt);
+        break;
+      case 3:
+        AssembleRodLower<3>(sys, base, position, ldlt);
+        break;
+      default:
+        assert(problem.dofs_per_point == 4);
+        AssembleRodLower<4>(sys, base, position, ldlt);
     }
   }
   AssembleGroups(problem, group_first, [&](int i, int j, double v) {
