@@ -104,7 +104,6 @@ template <bool kInterior>
                                                     int n, int i, const double* scratch,
                                                     const std::array<Mat4, 4>& constant,
                                                     std::array<Mat4, 4>& row, Vec3& force) {
-  row = constant;
   V4 f = {0.0, 0.0, 0.0, 0.0};
   V4 h0[4], h1[4];
   for (int k = 0; k < 4; ++k) {
@@ -132,17 +131,26 @@ template <bool kInterior>
       }
     }
   }
-  for (int k = 0; k < 4 && (kInterior || i + k < n); ++k) {
-    double* block = row[k].data();  // column-major 4 x 4
-    block[0] += h0[k][0];
-    block[1] += h0[k][1];
-    block[2] += h0[k][2];
-    block[4] += h0[k][1];
-    block[5] += h0[k][3];
-    block[6] += h1[k][0];
-    block[8] += h0[k][2];
-    block[9] += h1[k][0];
-    block[10] += h1[k][1];
+  // Each block is the constant part's plus the stretching's symmetric 3 x 3, written
+  // column by column (column-major 4 x 4; h1's last two lanes are zero).
+  using Mask = long __attribute__((vector_size(32)));
+  for (int k = 0; k < 4; ++k) {
+    const double* from = constant[k].data();
+    double* to = row[k].data();
+    if (!kInterior && i + k >= n) {
+      __builtin_memcpy(to, from, 16 * sizeof(double));
+      continue;
+    }
+    const V4 columns[3] = {__builtin_shuffle(h0[k], h1[k], Mask{0, 1, 2, 6}),
+                           __builtin_shuffle(h0[k], h1[k], Mask{1, 3, 4, 6}),
+                           __builtin_shuffle(h0[k], h1[k], Mask{2, 4, 5, 6})};
+    for (int c = 0; c < 3; ++c) {
+      V4 column;
+      __builtin_memcpy(&column, from + 4 * c, sizeof(column));
+      column += columns[c];
+      __builtin_memcpy(to + 4 * c, &column, sizeof(column));
+    }
+    __builtin_memcpy(to + 12, from + 12, 4 * sizeof(double));
   }
   force -= Vec3(f[0], f[1], f[2]);
 }
