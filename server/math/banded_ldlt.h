@@ -29,11 +29,16 @@ class BandedLdlt {
     l_[static_cast<size_t>(j) * (band_ + 1) + (i - j)] += v;
   }
   absl::Status Factor();
+  // Factor(), solving A x = rhs (x in place) on the way: the forward substitution runs
+  // alongside the elimination. On failure x is left partly substituted.
+  absl::Status FactorAndSolve(std::span<double> x);
   bool factored() const { return factored_; }
   // Solves A x = rhs in place.
   void Solve(std::span<double> rhs) const;
 
  private:
+  absl::Status Eliminate(double* x);  // Factor(), and with x FactorAndSolve
+
   int n_ = 0;
   int band_ = 0;
   // Column j: its diagonal, then L(j + 1, j) .. L(j + band, j) (unit lower factor).

@@ -65,6 +65,9 @@ void ForEachNonZero(const KktProblem& problem, const std::vector<int>& group_fir
   }
 }
 
+template <typename Add>
+void AssembleGroups(const KktProblem& problem, const std::vector<int>& group_first, Add add);
+
 // Calls add(i, j, v) for every entry of the system (both triangles, natural indices):
 // the rods' blocks (upper blocks mirrored below the diagonal), then the constraint rows
 // and slides.
@@ -89,6 +92,13 @@ void Assemble(const KktProblem& problem, const std::vector<int>& group_first, Ad
       }
     }
   }
+  AssembleGroups(problem, group_first, add);
+}
+
+// Calls add(i, j, v) for every entry of the constraint rows and slides (both triangles,
+// natural indices).
+template <typename Add>
+void AssembleGroups(const KktProblem& problem, const std::vector<int>& group_first, Add add) {
   for (size_t g = 0; g < problem.groups.size(); ++g) {
     const KktGroup& group = problem.groups[g];
     const int slide = group_first[g];
@@ -111,6 +121,67 @@ void Assemble(const KktProblem& problem, const std::vector<int>& group_first, Ad
       ++row;
     }
   }
+}
+
+// Rod blocks of the lower band, in band order, with kDpp unknowns per control point
+// (components 0..kDpp-1 of the 4 x 4 blocks, or the twist alone for kDpp = 1). A control
+// point's unknowns are consecutive in band order, so each block lands at fixed steps from
+// its corner, with no look-up per entry.
+template <int kDpp>
+void AssembleRodLower(const RodSystem& sys, int base, const std::vector<int>& position,
+                      BandedLdlt* ldlt) {
+  constexpr int kFirst = kDpp == 1 ? 3 : 0;  // first component used
+  const int n = sys.control_points();
+  for (int i = 0; i < n; ++i) {
+    const int pi = position[kDpp * (base + i)];
+    assert(position[kDpp * (base + i) + kDpp - 1] == pi + kDpp - 1);
+    const Mat4& diagonal = sys.upper[i][0];
+    for (int c = 0; c < kDpp; ++c) {
+      for (int a = c; a < kDpp; ++a) {
+        ldlt->Add(pi + a, pi + c, diagonal(kFirst + a, kFirst + c));
+      }
+    }
+    for (int k = 1; k < 4 && i + k < n; ++k) {
+      const Mat4& block = sys.upper[i][k];
+      // The two points' unknowns do not interleave: the whole block lies on one side.
+      const int pj = position[kDpp * (base + i + k)];
+      for (int c = 0; c < kDpp; ++c) {
+        for (int a = 0; a < kDpp; ++a) {
+          const double v = block(kFirst + a, kFirst + c);
+          if (pi > pj) {
+            ldlt->Add(pi + a, pj + c, v);
+          } else {
+            ldlt->Add(pj + c, pi + a, v);
+          }
+        }
+      }
+    }
+  }
+}
+
+// The lower band of the system in band order (`position`: natural index -> band index),
+// added into `ldlt`: the rods block by block, the constraint rows and slides entry by entry.
+void AssembleLower(const KktProblem& problem, const std::vector<int>& group_first,
+                   const std::vector<int>& position, BandedLdlt* ldlt) {
+  for (size_t r = 0; r < problem.rods.size(); ++r) {
+    const RodSystem& sys = *problem.rods[r];
+    const int base = problem.first_point[r];
+    switch (problem.dofs_per_point) {
+      case 1:
+        AssembleRodLower<1>(sys, base, position, ldlt);
+        break;
+      case 3:
+        AssembleRodLower<3>(sys, base, position, ldlt);
+        break;
+      default:
+        assert(problem.dofs_per_point == 4);
+        AssembleRodLower<4>(sys, base, position, ldlt);
+    }
+  }
+  AssembleGroups(problem, group_first, [&](int i, int j, double v) {
+    const int pi = position[i], pj = position[j];
+    if (pi >= pj) ldlt->Add(pi, pj, v);
+  });
 }
 
 }  // namespace
@@ -292,21 +363,19 @@ absl::StatusOr<KktSolution> RodKkt::Solve(const KktProblem& problem) {
   // leaves a row before its unknowns) the LU with partial pivoting takes over.
   factored_unknowns_ = -1;
   ldlt_.Reset(total, band);
-  Assemble(problem, group_first, [&](int i, int j, double v) {
-    const int pi = position_[i], pj = position_[j];
-    if (pi >= pj) ldlt_.Add(pi, pj, v);
-  });
-  use_ldlt_ = ldlt_.Factor().ok();
+  AssembleLower(problem, group_first, position_, &ldlt_);
+  std::vector<double> x = RightHandSide(problem);
+  use_ldlt_ = ldlt_.FactorAndSolve(std::span<double>(x)).ok();
   if (!use_ldlt_) {
     matrix_.Reset(total, band, band);
     Assemble(problem, group_first,
              [&](int i, int j, double v) { matrix_.Add(position_[i], position_[j], v); });
     const absl::Status factored = lu_.Factor(&matrix_);
     if (!factored.ok()) return factored;
+    x = RightHandSide(problem);  // the failed LDL^T left it partly substituted
+    lu_.Solve(std::span<double>(x));
   }
   factored_unknowns_ = total;
-  std::vector<double> x = RightHandSide(problem);
-  SolveFactored(x);
   KktSolution out = ReadSolution(problem, x);
   out.bandwidth = band;
   return out;

@@ -70,65 +70,162 @@ void AssembleConstantPart(const RodModel& model, double h, RodConstantPart* out)
 
 namespace {
 
-// y_i = sum_j B_ij z_j for a symmetric scalar band B and per-point values z.
+// y_i += sum_j (s1 B1_ij z1_j + s2 B2_ij z2_j) for symmetric scalar bands B1, B2 and
+// per-point values z1, z2: row by row, each y_i summed in a register and written once.
 template <typename T>
-void AddBandProduct(const ScalarBand& band, const std::vector<T>& z, double scale,
-                    std::vector<T>* y) {
-  const int n = static_cast<int>(band.size());
+void AddBandProducts(const ScalarBand& b1, const std::vector<T>& z1, double s1,
+                     const ScalarBand& b2, const std::vector<T>& z2, double s2,
+                     std::vector<T>* y) {
+  const int n = static_cast<int>(b1.size());
   for (int i = 0; i < n; ++i) {
-    (*y)[i] += scale * band[i][0] * z[i];
-    for (int k = 1; k < 4 && i + k < n; ++k) {
-      const double b = scale * band[i][k];
-      (*y)[i] += b * z[i + k];
-      (*y)[i + k] += b * z[i];
+    T sum = (s1 * b1[i][0]) * z1[i] + (s2 * b2[i][0]) * z2[i];
+    for (int k = 1; k < 4; ++k) {
+      if (i + k < n) sum += (s1 * b1[i][k]) * z1[i + k] + (s2 * b2[i][k]) * z2[i + k];
+      if (i >= k) sum += (s1 * b1[i - k][k]) * z1[i - k] + (s2 * b2[i - k][k]) * z2[i - k];
     }
+    (*y)[i] += sum;
   }
 }
 
-// The stretching Hessian EA (t t^T + c (I - t t^T)) = alpha t t^T + beta I, scaled by
-// s, added to the (symmetric) position block of S.
-inline void AddStretchBlock(Mat4& block, double s, const double p[6], double beta) {
-  const double d = s * beta;
-  block(0, 0) += s * p[0] + d;
-  block(1, 1) += s * p[3] + d;
-  block(2, 2) += s * p[5] + d;
-  const double xy = s * p[1], xz = s * p[2], yz = s * p[4];
-  block(0, 1) += xy;
-  block(1, 0) += xy;
-  block(0, 2) += xz;
-  block(2, 0) += xz;
-  block(1, 2) += yz;
-  block(2, 1) += yz;
+// Four doubles, for the stretching kernels (AVX2 with the x86-64-v3 clone, two SSE2 halves
+// without).
+using V4 = double __attribute__((vector_size(32)));
+
+// What the stretching pass keeps per quadrature point: its Hessian (xx xy xz yy, yz zz and
+// two zeros) and its force (x y z and a zero), in three groups of four.
+constexpr int kStretchPerPoint = 12;
+
+// Row i of S's blocks and point i's force: block (i, i + k) takes, from segment s = i - a
+// (a = 0..3 - k, those that exist), its points' Hessians weighted by b_a' b_(a+k)', and
+// the force their forces weighted by b_a'. Each point's Hessian is loaded once for the
+// (up to) four blocks it feeds. kInterior: all four segments exist (fixed loops).
+template <bool kInterior>
+[[gnu::always_inline]] inline void GatherStretching(const RodQuadrature* quad, int segments,
+                                                    int n, int i, const double* scratch,
+                                                    const std::array<Mat4, 4>& constant,
+                                                    std::array<Mat4, 4>& row, Vec3& force) {
+  V4 f = {0.0, 0.0, 0.0, 0.0};
+  V4 h0[4], h1[4];
+  for (int k = 0; k < 4; ++k) {
+    h0[k] = V4{0.0, 0.0, 0.0, 0.0};
+    h1[k] = V4{0.0, 0.0, 0.0, 0.0};
+  }
+  const int a_first = kInterior ? 0 : std::max(0, i - segments + 1);
+  const int a_last = kInterior ? 3 : std::min(3, i);
+  for (int a = a_first; a <= a_last; ++a) {
+    const int seg = i - a;
+    for (int q = 0; q < 3; ++q) {
+      const int p = 3 * seg + q;
+      assert(quad[p].basis.first == seg);
+      const std::array<double, 4>& db = quad[p].basis.db;
+      const double* h = scratch + static_cast<size_t>(p) * kStretchPerPoint;
+      V4 v0, v1, vf;
+      __builtin_memcpy(&v0, h, sizeof(v0));
+      __builtin_memcpy(&v1, h + 4, sizeof(v1));
+      __builtin_memcpy(&vf, h + 8, sizeof(vf));
+      f += db[a] * vf;
+      for (int k = 0; k + a <= 3; ++k) {
+        const double w = db[a] * db[a + k];
+        h0[k] += w * v0;
+        h1[k] += w * v1;
+      }
+    }
+  }
+  // Each block is the constant part's plus the stretching's symmetric 3 x 3, written
+  // column by column (column-major 4 x 4; h1's last two lanes are zero).
+  using Mask = long __attribute__((vector_size(32)));
+  for (int k = 0; k < 4; ++k) {
+    const double* from = constant[k].data();
+    double* to = row[k].data();
+    if (!kInterior && i + k >= n) {
+      __builtin_memcpy(to, from, 16 * sizeof(double));
+      continue;
+    }
+    const V4 columns[3] = {__builtin_shuffle(h0[k], h1[k], Mask{0, 1, 2, 6}),
+                           __builtin_shuffle(h0[k], h1[k], Mask{1, 3, 4, 6}),
+                           __builtin_shuffle(h0[k], h1[k], Mask{2, 4, 5, 6})};
+    for (int c = 0; c < 3; ++c) {
+      V4 column;
+      __builtin_memcpy(&column, from + 4 * c, sizeof(column));
+      column += columns[c];
+      __builtin_memcpy(to + 4 * c, &column, sizeof(column));
+    }
+    __builtin_memcpy(to + 12, from + 12, 4 * sizeof(double));
+  }
+  force -= Vec3(f[0], f[1], f[2]);
 }
 
-// Stretching at each of its quadrature points: force -EA (|x'| - l_r) t per unit basis
-// slope (l_r = |x_r'|, 1 for a straight rest); its Hessian in x' is
-// EA (t t^T + max(0, 1 - l_r/|x'|) (I - t t^T)), scaled by
-// stiff_scale into S's blocks. The one per-step integral, so on x86-64 it is also compiled
-// for AVX2 with FMA, chosen at load time.
+// Stretching at its quadrature points (three per segment, in segment order): force
+// -EA (|x'| - l_r) t per unit basis slope (l_r = |x_r'|, 1 for a straight rest); its
+// Hessian in x' is EA (t t^T + max(0, 1 - l_r/|x'|) (I - t t^T)), scaled by stiff_scale
+// into S's blocks. The one per-step integral, done in two passes: first every point's
+// force and Hessian (points are independent there, so their square roots and divisions
+// overlap), then every block of S gathers the points of the segments it spans and is
+// updated once. On x86-64 it is also compiled for AVX2 with FMA, chosen at load time.
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 __attribute__((target_clones("arch=x86-64-v3", "default")))
 #endif
 void AddStretching(const RodModel& model, const RodState& state, double ea,
-                   double stiff_scale, std::array<Mat4, 4>* upper, Vec3* force) {
-  for (const RodQuadrature& q : model.stretch_quadrature()) {
-    const SplineSample& s = q.basis;
-    const Vec3* x = state.x.data() + s.first;
-    const Vec3 xp = s.db[0] * x[0] + s.db[1] * x[1] + s.db[2] * x[2] + s.db[3] * x[3];
-    const double l = std::max(xp.norm(), 1e-12);
-    const double inv = 1.0 / l;  // one division for t and c
-    const Vec3 t = inv * xp;
-    const double scale = q.weight * stiff_scale * ea;
-    const double c = std::max(0.0, 1.0 - q.rest_slope * inv);
-    const double alpha = scale * (1.0 - c);
-    const double beta = scale * c;
-    const double p[6] = {alpha * t.x() * t.x(), alpha * t.x() * t.y(), alpha * t.x() * t.z(),
-                         alpha * t.y() * t.y(), alpha * t.y() * t.z(), alpha * t.z() * t.z()};
-    const Vec3 stretch = (q.weight * ea * (l - q.rest_slope)) * t;
+                   double stiff_scale, const std::array<Mat4, 4>* constant,
+                   std::array<Mat4, 4>* upper, Vec3* force, double* scratch) {
+  const std::vector<RodQuadrature>& quad = model.stretch_quadrature();
+  const int points = static_cast<int>(quad.size());
+  // A segment's three points at a time (one lane each, the fourth idle): they share the
+  // segment's four control points, one vector division serves them, and their square
+  // roots overlap.
+  const int segments = points / 3;
+  const double ea_scaled = stiff_scale * ea;
+  for (int seg = 0; seg < segments; ++seg) {
+    const RodQuadrature* q3 = quad.data() + 3 * seg;
+    assert(q3[0].basis.first == seg && q3[2].basis.first == seg);
+    const Vec3* x = state.x.data() + seg;
+    V4 xx = {0.0, 0.0, 0.0, 0.0}, xy = xx, xz = xx;
     for (int a = 0; a < 4; ++a) {
-      force[s.first + a] -= s.db[a] * stretch;
-      std::array<Mat4, 4>& row = upper[s.first + a];
-      for (int b = a; b < 4; ++b) AddStretchBlock(row[b - a], s.db[a] * s.db[b], p, beta);
+      const V4 db = {q3[0].basis.db[a], q3[1].basis.db[a], q3[2].basis.db[a], 0.0};
+      xx += db * x[a].x();
+      xy += db * x[a].y();
+      xz += db * x[a].z();
+    }
+    const V4 w = {q3[0].weight, q3[1].weight, q3[2].weight, 0.0};
+    const V4 rest = {q3[0].rest_slope, q3[1].rest_slope, q3[2].rest_slope, 1.0};
+    const V4 l2 = xx * xx + xy * xy + xz * xz;
+    const V4 l = {std::max(std::sqrt(l2[0]), 1e-12), std::max(std::sqrt(l2[1]), 1e-12),
+                  std::max(std::sqrt(l2[2]), 1e-12), 1.0};
+    const V4 inv = 1.0 / l;  // one division for t and c
+    const V4 scale = w * ea_scaled;
+    const V4 one_minus = 1.0 - rest * inv;
+    const V4 c = one_minus > 0.0 ? one_minus : 0.0;
+    // alpha t t^T + beta I with t = x' / l.
+    const V4 alpha = scale * (1.0 - c) * inv * inv;
+    const V4 beta = scale * c;
+    const V4 g = w * ea * (l - rest) * inv;
+    const V4 h0 = alpha * xx * xx + beta, h1 = alpha * xx * xy, h2 = alpha * xx * xz;
+    const V4 h3 = alpha * xy * xy + beta, h4 = alpha * xy * xz, h5 = alpha * xz * xz + beta;
+    const V4 fx = g * xx, fy = g * xy, fz = g * xz;
+    for (int q = 0; q < 3; ++q) {
+      double* out = scratch + static_cast<size_t>(3 * seg + q) * kStretchPerPoint;
+      out[0] = h0[q];
+      out[1] = h1[q];
+      out[2] = h2[q];
+      out[3] = h3[q];
+      out[4] = h4[q];
+      out[5] = h5[q];
+      out[6] = 0.0;
+      out[7] = 0.0;
+      out[8] = fx[q];
+      out[9] = fy[q];
+      out[10] = fz[q];
+      out[11] = 0.0;
+    }
+  }
+  const int n = model.control_points();
+  for (int i = 0; i < n; ++i) {
+    if (i >= 3 && i < segments) {
+      GatherStretching<true>(quad.data(), segments, n, i, scratch, constant[i], upper[i],
+                             force[i]);
+    } else {
+      GatherStretching<false>(quad.data(), segments, n, i, scratch, constant[i], upper[i],
+                              force[i]);
     }
   }
 }
@@ -142,7 +239,7 @@ void AssembleRodSystem(const RodModel& model, const RodState& state, double h,
   const int n = model.control_points();
   assert(constant.system.control_points() == n);
   const Coefficients k(model, h);
-  out->upper = constant.system.upper;
+  out->upper.resize(n);
 
   // F's linear terms through the constant operators: inertia M V / h, gravity, bending
   // -EI Kb X and twisting -GJ Kt theta.
@@ -150,10 +247,10 @@ void AssembleRodSystem(const RodModel& model, const RodState& state, double h,
   std::vector<double>& moment = out->scratch_moment;
   force.assign(n, Vec3::Zero());
   moment.assign(n, 0.0);
-  AddBandProduct(constant.mass, state.v, k.rho_a / h, &force);
-  AddBandProduct(constant.bending, state.x, -k.ei, &force);
-  AddBandProduct(constant.mass, state.omega, k.rho_j / h, &moment);
-  AddBandProduct(constant.twist, state.theta, -k.gj, &moment);
+  AddBandProducts(constant.mass, state.v, k.rho_a / h, constant.bending, state.x, -k.ei,
+                  &force);
+  AddBandProducts(constant.mass, state.omega, k.rho_j / h, constant.twist, state.theta,
+                  -k.gj, &moment);
   for (int i = 0; i < n; ++i) force[i] += (k.rho_a * constant.basis_integral[i]) * gravity;
   // The rest shape's terms: the rest curvature's bending force, turned with each segment,
   // and the rest twist's moments (int b_i' du is -1 at the first point, 1 at the last).
@@ -168,7 +265,9 @@ void AssembleRodSystem(const RodModel& model, const RodState& state, double h,
   moment[0] -= k.gj * model.rest_twist();
   moment[n - 1] += k.gj * model.rest_twist();
 
-  AddStretching(model, state, k.ea, k.stiff_scale, out->upper.data(), force.data());
+  out->scratch_stretch.resize(kStretchPerPoint * model.stretch_quadrature().size());
+  AddStretching(model, state, k.ea, k.stiff_scale, constant.system.upper.data(),
+                out->upper.data(), force.data(), out->scratch_stretch.data());
   // Point forces at rod points, spread by the basis.
   for (const auto& [u, f] : external) {
     const SplineSample s = model.spline().Sample(u);

@@ -26,6 +26,7 @@ struct RodSystem {
   // Assembly's working space, kept for its capacity.
   std::vector<Vec3> scratch_force;
   std::vector<double> scratch_moment;
+  std::vector<double> scratch_stretch;  // per stretching point: its Hessian and force
 
   int control_points() const { return static_cast<int>(rhs.size()); }
 };
