@@ -53,17 +53,19 @@ void FindRodContacts(int rod_index, const RodModel& model, const RodState& state
     Vec3 v = Vec3::Zero();
     for (int a = 0; a < 4; ++a) v += s.b[a] * state.v[s.first + a];
     const double sample_margin = margin + h * v.norm();
-    const Vec3 r = Vec3::Constant(radius + sample_margin);
     for (const RodObstacle* o : near) {
+      const double pair_margin = sample_margin + o->reach;
+      const Vec3 r = Vec3::Constant(radius + pair_margin);
       if (!Overlap(o->bounds, x - r, x + r)) continue;
       manifold.count = 0;
-      Collide(sphere, Transform{x, Quat::Identity()}, o->shape, o->pose, sample_margin,
+      Collide(sphere, Transform{x, Quat::Identity()}, o->shape, o->pose, pair_margin,
               &manifold);
       for (int m = 0; m < manifold.count; ++m) {
         const ContactPoint& p = manifold.points[m];
         RodContact c;
         c.rod = rod_index;
         c.u = u;
+        c.sample = k;
         c.body = o->body;
         c.normal = p.normal;
         c.point = p.position;

@@ -28,6 +28,9 @@ struct RodObstacle {
   double inv_mass = 0.0;
   Mat3 inv_inertia = Mat3::Zero();
   Vec3 center = Vec3::Zero();
+  // m: how far the obstacle may move over the step; a rod sample's contact margin grows by
+  // it (speculative contacts found before the step, see the world's coupled rod contacts).
+  double reach = 0.0;
   // A scalpel's blade: the soft bodies it can cut meet only its tip, which presses and cuts.
   bool blade = false;
 };
@@ -35,6 +38,7 @@ struct RodObstacle {
 struct RodContact {
   int rod = 0;
   double u = 0.0;          // m along the rod
+  int sample = -1;         // which of the rod's contact samples (u = length k / (count - 1))
   uint32_t body = 0;       // obstacle body
   Vec3 normal = Vec3::UnitY();  // unit, from the rod towards the obstacle
   Vec3 point = Vec3::Zero();    // on the obstacle, world

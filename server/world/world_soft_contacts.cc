@@ -226,12 +226,18 @@ void World::RecordContacts() {
     last_contacts_.push_back(r);
   };
   for (size_t k = 0; k < contacts_.size() && k < rows_.blocks.size(); ++k) {
-    record(rows_.blocks[k], {false, contacts_[k].a, contacts_[k].b, -1, contacts_[k].point});
+    record(rows_.blocks[k],
+           {false, false, contacts_[k].a, contacts_[k].b, -1, contacts_[k].point});
   }
   for (size_t k = 0; k < soft_contacts_.size(); ++k) {
     const SoftContact& c = soft_contacts_[k];
     record(rows_.blocks[soft_first_block_ + k],
-           {true, static_cast<uint32_t>(c.soft), c.rigid, c.vertex, c.contact});
+           {true, false, static_cast<uint32_t>(c.soft), c.rigid, c.vertex, c.contact});
+  }
+  for (size_t k = 0; k < rod_contacts_.size(); ++k) {
+    const RodSolverContact& c = rod_contacts_[k];
+    record(rows_.blocks[rod_first_block_ + k],
+           {false, true, static_cast<uint32_t>(c.rod), c.rigid, -1, c.contact});
   }
 }
 
@@ -243,6 +249,9 @@ std::vector<World::ContactReport> World::LastContacts() const {
     if (r.soft) {
       if (r.a >= soft_.bodies().size()) continue;
       c.a = soft_.bodies()[r.a].desc.id;
+    } else if (r.rod) {
+      if (r.a >= rods_.rods().size()) continue;
+      c.a = rods_.rods()[r.a].desc.id;
     } else {
       if (r.a >= static_cast<uint32_t>(bodies_.size())) continue;
       c.a = bodies_.id[r.a];

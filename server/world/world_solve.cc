@@ -36,14 +36,17 @@ SolveResult World::RunSolver(ConstraintSolver& solver, const SolverOptions& opti
 void World::SolveGaussSeidel() {
   UpdateCompliance(free_orientation_);
   AddSoftCompliance();
+  AddRodCompliance();
   SolverOptions options;
   options.max_iterations = settings_.solver.max_iterations;
   options.tolerance = settings_.solver.tolerance;
   options.warm_start = settings_.solver.warm_start;
   options.time_budget_us = settings_.solver.time_budget_us;
   const SolveClock clock(0.0);
+  const std::span<const CoupledPoints> groups =
+      rod_points_.empty() ? std::span<const CoupledPoints>(soft_groups_) : solver_groups_;
   const SolveResult result =
-      gauss_seidel_.Solve(rows_, compliance_, soft_groups_, options, &displacements_);
+      gauss_seidel_.Solve(rows_, compliance_, groups, options, &displacements_);
   stats_.solve_ms += clock.ElapsedUs() / 1000.0;
   stats_.iterations = result.iterations;
   stats_.residual = result.residual;
@@ -219,6 +222,13 @@ double World::MaxPenetration() const {
   for (size_t k = 0; k < soft_contacts_.size(); ++k) {
     const ConstraintBlock& b = rows_.blocks[soft_first_block_ + k];
     const double distance = soft_contacts_[k].contact.distance;
+    const double after = b.violation_free.x() - ContactGap(distance) + distance +
+                         NormalRowChange(b, displacements_);
+    deepest = std::max(deepest, -after);
+  }
+  for (size_t k = 0; k < rod_contacts_.size(); ++k) {
+    const ConstraintBlock& b = rows_.blocks[rod_first_block_ + k];
+    const double distance = rod_contacts_[k].contact.distance;
     const double after = b.violation_free.x() - ContactGap(distance) + distance +
                          NormalRowChange(b, displacements_);
     deepest = std::max(deepest, -after);
