@@ -22,7 +22,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
+#include <optional>
 
 #include "server/collision/aabb.h"
 #include "server/constraint/contact_rows.h"
@@ -33,6 +35,9 @@ namespace {
 
 // Most rod points one tick's solve takes (their dense compliance grows as the square).
 constexpr size_t kMaxCoupledRodPoints = 192;
+// How far beyond a rod's surface its samples look for contacts, at least (m): the rods'
+// contact margin (RodWorld's, 5 mm), with room to spare for the bounds test only.
+constexpr double kRodContactReach = 0.01;
 
 // Union-find root with path halving.
 int Root(std::vector<int>& parent, int i) {
@@ -54,12 +59,33 @@ void World::DetectRodContacts() {
   if (rods_.empty() || settings_.solver.kind != SolverKind::kGaussSeidel) return;
   const double h = settings_.dt();
 
-  // The rigid shapes at the start of the tick, each reaching as far as its body moves.
-  // Handles (bodies that rod or soft constraints follow) are no obstacles.
+  // Where the dynamic rods may be over the step: their control points' hull (which holds
+  // the curve) grown by radius, contact margin and motion, and by the rigid bodies' own
+  // bounds' margin.
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  Aabb reach_of_rods{Vec3::Constant(kInf), Vec3::Constant(-kInf)};
+  for (const RodWorld::Rod& rod : rods_.rods()) {
+    if (rod.desc.kinematic) continue;
+    double fastest = 0.0;
+    for (size_t i = 0; i < rod.state.x.size(); ++i) {
+      reach_of_rods.min = reach_of_rods.min.cwiseMin(rod.state.x[i]);
+      reach_of_rods.max = reach_of_rods.max.cwiseMax(rod.state.x[i]);
+      fastest = std::max(fastest, rod.state.v[i].norm());
+    }
+    const double grow = rod.model.material().radius + kRodContactReach + h * fastest;
+    reach_of_rods.min.array() -= grow;
+    reach_of_rods.max.array() += grow;
+  }
+
+  // The rigid shapes at the start of the tick near the rods, each reaching as far as its
+  // body moves. Handles (bodies that rod or soft constraints follow) are no obstacles.
   rod_start_obstacles_.clear();
-  const absl::flat_hash_set<uint32_t> handles = Handles();
+  std::optional<absl::flat_hash_set<uint32_t>> handles;
   for (int i = 0; i < bodies_.size(); ++i) {
-    if (handles.contains(static_cast<uint32_t>(i))) continue;
+    // aabbs_ holds each body's bounds at these poses grown by its motion (DetectCollisions).
+    if (!aabbs_[i].Overlaps(reach_of_rods)) continue;
+    if (!handles) handles = Handles();
+    if (handles->contains(static_cast<uint32_t>(i))) continue;
     const Transform pose{bodies_.position[i], bodies_.orientation[i]};
     const double reach =
         bodies_.kind[i] == BodyKind::kStatic ? 0.0 : h * bodies_.linear_velocity[i].norm();
