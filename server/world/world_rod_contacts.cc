@@ -60,8 +60,8 @@ void World::DetectRodContacts() {
   const double h = settings_.dt();
 
   // Where the dynamic rods may be over the step: their control points' hull (which holds
-  // the curve) grown by radius, contact margin and motion, and by the rigid bodies' own
-  // bounds' margin.
+  // the curve) grown by their radius, the contact margin (with room to spare) and their
+  // motion; the bodies' bounds below (aabbs_) are grown by their own motion.
   constexpr double kInf = std::numeric_limits<double>::infinity();
   Aabb reach_of_rods{Vec3::Constant(kInf), Vec3::Constant(-kInf)};
   for (const RodWorld::Rod& rod : rods_.rods()) {
