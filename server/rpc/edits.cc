@@ -112,6 +112,12 @@ absl::StatusOr<SceneEdit> EditFromProto(const v1::Edit& e, const std::string& wo
       if (!id.ok()) return id.status();
       return DeleteConstraintEdit{*id};
     }
+    case v1::Edit::kSetConstraintEnabled: {
+      const v1::SetConstraintEnabledRequest& r = e.set_constraint_enabled();
+      auto id = ChildIn(r.name(), "constraints", world_id, field + ".set_constraint_enabled.name");
+      if (!id.ok()) return id.status();
+      return SetConstraintEnabledEdit{*id, r.enabled()};
+    }
     case v1::Edit::KIND_NOT_SET:
       break;
   }
@@ -137,6 +143,10 @@ absl::StatusOr<std::string> ApplyEdit(const SceneEdit& edit, World& world) {
     auto id = world.AddConstraint(e->constraint);
     if (!id.ok()) return id.status();
     return ConstraintName(world_id, *id);
+  }
+  if (auto* e = std::get_if<SetConstraintEnabledEdit>(&edit)) {
+    if (auto s = world.SetConstraintEnabled(e->constraint_id, e->enabled); !s.ok()) return s;
+    return std::string();
   }
   const auto& e = std::get<DeleteConstraintEdit>(edit);
   if (auto s = world.RemoveConstraint(e.constraint_id); !s.ok()) return s;

@@ -27,8 +27,13 @@ struct CreateConstraintEdit {
 struct DeleteConstraintEdit {
   std::string constraint_id;
 };
+struct SetConstraintEnabledEdit {
+  std::string constraint_id;
+  bool enabled = true;
+};
 using SceneEdit = std::variant<CreateBodyEdit, UpdateBodyEdit, DeleteBodyEdit,
-                               CreateConstraintEdit, DeleteConstraintEdit>;
+                               CreateConstraintEdit, DeleteConstraintEdit,
+                               SetConstraintEnabledEdit>;
 
 // Validates an UpdateBodyRequest of world `world_id` (field names relative to `field`).
 absl::StatusOr<UpdateBodyEdit> UpdateBodyFromProto(const v1::UpdateBodyRequest& req,

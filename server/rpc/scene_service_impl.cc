@@ -121,19 +121,27 @@ grpc::Status SceneServiceImpl::UpdateBody(grpc::ServerContext* ctx,
   return grpc::Status::OK;
 }
 
-grpc::Status SceneServiceImpl::DeleteBody(grpc::ServerContext* ctx,
-                                          const v1::DeleteBodyRequest* req,
-                                          v1::DeleteBodyResponse*) {
+grpc::Status SceneServiceImpl::EditChild(grpc::ServerContext* ctx, const std::string& name,
+                                         const std::string& collection,
+                                         const std::string& field,
+                                         const std::function<SceneEdit(std::string)>& edit) {
   auto caller = CallerGrants(tokens_, *ctx);
   if (!caller.ok()) return ToGrpcStatus(caller.status());
   if (auto s = TakeEdits(ctx, 1); !s.ok()) return ToGrpcStatus(s);
-  std::string body_id;
-  auto host = HostForChild(manager_, req->name(), "bodies", "name", &body_id);
+  std::string id;
+  auto host = HostForChild(manager_, name, collection, field, &id);
   if (!host.ok()) return ToGrpcStatus(host.status());
   if (auto s = caller->Require(WorldIdFromName((*host)->name()), Role::kEditor); !s.ok()) {
     return ToGrpcStatus(s);
   }
-  return ToGrpcStatus(ApplyAll(**host, {DeleteBodyEdit{body_id}}, false).status());
+  return ToGrpcStatus(ApplyAll(**host, {edit(std::move(id))}, false).status());
+}
+
+grpc::Status SceneServiceImpl::DeleteBody(grpc::ServerContext* ctx,
+                                          const v1::DeleteBodyRequest* req,
+                                          v1::DeleteBodyResponse*) {
+  return EditChild(ctx, req->name(), "bodies", "name",
+                   [](std::string id) { return SceneEdit{DeleteBodyEdit{std::move(id)}}; });
 }
 
 grpc::Status SceneServiceImpl::CreateConstraint(grpc::ServerContext* ctx,
@@ -160,16 +168,17 @@ grpc::Status SceneServiceImpl::CreateConstraint(grpc::ServerContext* ctx,
 grpc::Status SceneServiceImpl::DeleteConstraint(grpc::ServerContext* ctx,
                                                 const v1::DeleteConstraintRequest* req,
                                                 v1::DeleteConstraintResponse*) {
-  auto caller = CallerGrants(tokens_, *ctx);
-  if (!caller.ok()) return ToGrpcStatus(caller.status());
-  if (auto s = TakeEdits(ctx, 1); !s.ok()) return ToGrpcStatus(s);
-  std::string id;
-  auto host = HostForChild(manager_, req->name(), "constraints", "name", &id);
-  if (!host.ok()) return ToGrpcStatus(host.status());
-  if (auto s = caller->Require(WorldIdFromName((*host)->name()), Role::kEditor); !s.ok()) {
-    return ToGrpcStatus(s);
-  }
-  return ToGrpcStatus(ApplyAll(**host, {DeleteConstraintEdit{id}}, false).status());
+  return EditChild(ctx, req->name(), "constraints", "name", [](std::string id) {
+    return SceneEdit{DeleteConstraintEdit{std::move(id)}};
+  });
+}
+
+grpc::Status SceneServiceImpl::SetConstraintEnabled(grpc::ServerContext* ctx,
+                                                    const v1::SetConstraintEnabledRequest* req,
+                                                    v1::SetConstraintEnabledResponse*) {
+  return EditChild(ctx, req->name(), "constraints", "name", [&](std::string id) {
+    return SceneEdit{SetConstraintEnabledEdit{std::move(id), req->enabled()}};
+  });
 }
 
 grpc::Status SceneServiceImpl::BatchEdit(grpc::ServerContext* ctx, const v1::BatchEditRequest* req,

@@ -2,9 +2,13 @@
 // SceneService: edits are validated and converted here, then applied by the world's own
 // thread at its next tick.
 
+#include <functional>
+#include <string>
+
 #include "ligature/v1/scene_service.grpc.pb.h"
 #include "server/rpc/auth.h"
 #include "server/rpc/edit_rate_limiter.h"
+#include "server/rpc/edits.h"
 #include "server/world/world_manager.h"
 
 namespace ligature {
@@ -29,6 +33,9 @@ class SceneServiceImpl final : public v1::SceneService::Service {
   grpc::Status DeleteConstraint(grpc::ServerContext* ctx,
                                 const v1::DeleteConstraintRequest* req,
                                 v1::DeleteConstraintResponse* resp) override;
+  grpc::Status SetConstraintEnabled(grpc::ServerContext* ctx,
+                                    const v1::SetConstraintEnabledRequest* req,
+                                    v1::SetConstraintEnabledResponse* resp) override;
   grpc::Status BatchEdit(grpc::ServerContext* ctx, const v1::BatchEditRequest* req,
                          v1::BatchEditResponse* resp) override;
   grpc::Status ExportScene(grpc::ServerContext* ctx, const v1::ExportSceneRequest* req,
@@ -36,6 +43,12 @@ class SceneServiceImpl final : public v1::SceneService::Service {
 
  private:
   absl::Status TakeEdits(grpc::ServerContext* ctx, int edits);
+  // One edit of the body or constraint `name` names (`collection` "bodies" or
+  // "constraints", `field` the request's field holding it), made by `edit` from the
+  // child's id and applied at its world's next tick; the caller must edit that world.
+  grpc::Status EditChild(grpc::ServerContext* ctx, const std::string& name,
+                         const std::string& collection, const std::string& field,
+                         const std::function<SceneEdit(std::string)>& edit);
 
   WorldManager* manager_;
   EditRateLimiter* limiter_;

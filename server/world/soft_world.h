@@ -7,6 +7,7 @@
 // One step advances every body by h; a body whose step fails or turns non-finite keeps its
 // previous state, at rest, and is counted.
 
+#include <array>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -137,22 +138,30 @@ class SoftWorld {
   // corotational body with more than kMaxCoupledVertices contacted vertices): Step()
   // projects it out of the obstacles, as bodies that did not step are.
   void ProjectContacts(int body) { bodies_[body].project = true; }
-  // The compliance h^2 A^-1 of this step's implicit system between `vertices` of a body
-  // that StepFreeMotion factorized (3 rows and columns per vertex, in their order):
+  // The compliance h^2 A^-1 of this step's implicit system between `points` of a body
+  // that StepFreeMotion factorized (3 rows and columns per point, in their order):
   // how they move under constant forces on them over the step. Nothing for a body without
-  // that system (StVK, or a failed step), or with more than kMaxCoupledVertices vertices.
+  // that system (StVK, or a failed step), or with more than kMaxCoupledVertices points.
   // StVK bodies and failed steps take the lumped compliance h^2 / m_i of each vertex
   // alone; a corotational body with more vertices in contact is projected (ProjectContacts).
   static constexpr int kMaxCoupledVertices = 64;
+  // A point of a body that a contact acts on: a vertex ({v, v, v}, weights {1, 0, 0}), or a
+  // point of a surface triangle (its vertices and barycentric weights). A force f on it is
+  // w_i f on each vertex; it moves by sum w_i dx_i. Held vertices take weight 0: they do
+  // not move, their holder takes the force.
+  struct WeightedPoint {
+    std::array<int, 3> vertex = {0, 0, 0};
+    Vec3 weight = Vec3::UnitX();
+    static WeightedPoint Vertex(int v) { return {{v, v, v}, Vec3::UnitX()}; }
+  };
   std::optional<Eigen::MatrixXd> CoupledCompliance(int body,
-                                                   std::span<const int> vertices) const;
-  double LumpedCompliance(int body, int vertex, double h) const;
-  // The solved contact forces (N, constant over the step h) on `vertices` of a body:
+                                                   std::span<const WeightedPoint> points) const;
+  double LumpedCompliance(int body, const WeightedPoint& point, double h) const;
+  // The solved contact forces (N, constant over the step h) on `points` of a body:
   // through its implicit system when `coupled` (x += h^2 A^-1 F, v += h A^-1 F), else on
   // each vertex alone (x += h^2 F / m, v += h F / m).
-  void ApplyContactForces(int body, std::span<const int> vertices, std::span<const Vec3> forces,
-                          double h, bool coupled);
-
+  void ApplyContactForces(int body, std::span<const WeightedPoint> points,
+                          std::span<const Vec3> forces, double h, bool coupled);
   // The last step's impulses on dynamic obstacles, at their contact points.
   struct Push {
     uint32_t body = 0;

@@ -18,39 +18,52 @@
 
 namespace ligature {
 
-std::optional<Eigen::MatrixXd> SoftWorld::CoupledCompliance(int body,
-                                                            std::span<const int> vertices) const {
+std::optional<Eigen::MatrixXd> SoftWorld::CoupledCompliance(
+    int body, std::span<const WeightedPoint> points) const {
   const Body& b = bodies_[body];
-  if (!b.factorized || !b.fem || vertices.empty() ||
-      static_cast<int>(vertices.size()) > kMaxCoupledVertices) {
+  if (!b.factorized || !b.fem || points.empty() ||
+      static_cast<int>(points.size()) > kMaxCoupledVertices) {
     return std::nullopt;
   }
   const CorotationalSystem& system = *b.system;
   const int n = b.fem->vertex_count();
-  const int k = static_cast<int>(vertices.size());
-  // Unit forces on each contacted vertex's three axes, solved together.
+  const int k = static_cast<int>(points.size());
+  // Unit forces on each point's three axes, spread over its vertices, solved together.
   Eigen::MatrixXd unit = Eigen::MatrixXd::Zero(3 * n, 3 * k);
   for (int p = 0; p < k; ++p) {
-    for (int d = 0; d < 3; ++d) unit(3 * vertices[p] + d, 3 * p + d) = 1.0;
+    for (int i = 0; i < 3; ++i) {
+      for (int d = 0; d < 3; ++d) unit(3 * points[p].vertex[i] + d, 3 * p + d) += points[p].weight[i];
+    }
   }
   const Eigen::MatrixXd response = system.factorization().solve(unit);
   if (system.factorization().info() != Eigen::Success || !response.allFinite()) {
     return std::nullopt;
   }
+  // Each point's motion: its vertices' motions, weighted.
   const double h2 = system.time_step() * system.time_step();
-  Eigen::MatrixXd c(3 * k, 3 * k);
-  for (int p = 0; p < k; ++p) c.middleRows<3>(3 * p) = h2 * response.middleRows<3>(3 * vertices[p]);
+  Eigen::MatrixXd c = Eigen::MatrixXd::Zero(3 * k, 3 * k);
+  for (int p = 0; p < k; ++p) {
+    for (int i = 0; i < 3; ++i) {
+      c.middleRows<3>(3 * p) += (h2 * points[p].weight[i]) * response.middleRows<3>(3 * points[p].vertex[i]);
+    }
+  }
   // Symmetric up to round-off; made exactly so for the solver.
   return Eigen::MatrixXd(0.5 * (c + c.transpose()));
 }
 
-double SoftWorld::LumpedCompliance(int body, int vertex, double h) const {
+double SoftWorld::LumpedCompliance(int body, const WeightedPoint& point, double h) const {
   const FemRest* rest = bodies_[body].fem_rest();
-  assert(rest != nullptr && rest->mass[vertex] > 0.0);
-  return h * h / rest->mass[vertex];
+  double c = 0.0;
+  for (int i = 0; i < 3; ++i) {
+    const double w = point.weight[i];
+    if (w == 0.0) continue;
+    assert(rest != nullptr && rest->mass[point.vertex[i]] > 0.0);
+    c += w * w * h * h / rest->mass[point.vertex[i]];
+  }
+  return c;
 }
 
-void SoftWorld::ApplyContactForces(int body, std::span<const int> vertices,
+void SoftWorld::ApplyContactForces(int body, std::span<const WeightedPoint> points,
                                    std::span<const Vec3> forces, double h, bool coupled) {
   Body& b = bodies_[body];
   FemState& state = b.fem_state;
@@ -58,7 +71,9 @@ void SoftWorld::ApplyContactForces(int body, std::span<const int> vertices,
   if (coupled) {
     const int n = static_cast<int>(state.x.size());
     Eigen::VectorXd f = Eigen::VectorXd::Zero(3 * n);
-    for (size_t p = 0; p < vertices.size(); ++p) f.segment<3>(3 * vertices[p]) += forces[p];
+    for (size_t p = 0; p < points.size(); ++p) {
+      for (int i = 0; i < 3; ++i) f.segment<3>(3 * points[p].vertex[i]) += points[p].weight[i] * forces[p];
+    }
     const Eigen::VectorXd y = b.system->factorization().solve(f);
     if (!y.allFinite()) return;
     for (int v = 0; v < n; ++v) {
@@ -68,11 +83,15 @@ void SoftWorld::ApplyContactForces(int body, std::span<const int> vertices,
     }
     return;
   }
-  for (size_t p = 0; p < vertices.size(); ++p) {
-    const int v = vertices[p];
-    if (rest.fixed[v] || !forces[p].allFinite()) continue;
-    state.x[v] += (h * h / rest.mass[v]) * forces[p];
-    state.v[v] += (h / rest.mass[v]) * forces[p];
+  for (size_t p = 0; p < points.size(); ++p) {
+    if (!forces[p].allFinite()) continue;
+    for (int i = 0; i < 3; ++i) {
+      const int v = points[p].vertex[i];
+      const double w = points[p].weight[i];
+      if (w == 0.0 || rest.fixed[v]) continue;
+      state.x[v] += (w * h * h / rest.mass[v]) * forces[p];
+      state.v[v] += (w * h / rest.mass[v]) * forces[p];
+    }
   }
 }
 

@@ -177,6 +177,10 @@ class World {
   void BuildRodContactRows();
   void AddRodCompliance();
   void GatherRodContactForces();
+  // Soft bodies against each other in the same solve (world_soft_pairs.cc).
+  void DetectSoftPairContacts();
+  void BuildSoftPairRows();
+  void GroupSoftPoints();
   void RecordContacts();
   absl::flat_hash_set<uint32_t> Handles() const;
   void StepStrands();
@@ -270,16 +274,29 @@ class World {
     uint32_t rigid = 0;
     ContactPoint contact;
   };
+  // A vertex of soft body `soft_a` against a surface point of soft body `soft_b` (A the
+  // vertex, solver body bodies_.size() + point_a; B the surface point, + point_b).
+  struct SoftPairContact {
+    int soft_a = 0;
+    int vertex = 0;
+    uint32_t point_a = 0;
+    int soft_b = 0;
+    uint32_t point_b = 0;
+    ContactPoint contact;
+    double friction = 0.0;  // the two bodies' coefficients combined
+  };
   struct SoftPoint {
     int soft = 0;
-    int vertex = 0;
+    SoftWorld::WeightedPoint at;
   };
   std::vector<SoftContact> soft_contacts_;
+  std::vector<SoftPairContact> soft_pair_contacts_;
   std::vector<SoftPoint> soft_points_;      // the solver's bodies past the rigid ones
   std::vector<CoupledPoints> soft_groups_;  // points coupled through their soft body
-  std::vector<double> soft_lumped_;         // per point, h^2 / m when not coupled
   size_t soft_first_block_ = 0;             // the soft contacts' first block in rows_
-  // Last tick's soft contact forces by (soft body, vertex, rigid body), for warm starts.
+  size_t soft_pair_first_block_ = 0;        // the soft-soft contacts' first block
+  // Last tick's soft contact forces by (soft body, vertex, rigid body), for warm starts,
+  // and the soft-soft ones by (soft body A, its vertex, soft body B).
   absl::flat_hash_map<std::tuple<int, int, uint32_t>, Vec3> soft_warm_;
   // A rod point against a rigid body (A the point, as solver body rod_first_point_ +
   // point, B the rigid body); `contact` is the rods' contact `contact` (RodWorld's order).
@@ -309,12 +326,14 @@ class World {
   std::vector<double> rod_normal_forces_;  // N, per rod contact
   // Last tick's rod contact forces by (rod, sample, rigid body), for warm starts.
   absl::flat_hash_map<std::tuple<int, int, uint32_t>, Vec3> rod_warm_;
+  absl::flat_hash_map<std::tuple<int, int, int>, Vec3> soft_pair_warm_;
   // The last solve's contacts and their forces (LastContacts).
   struct ContactRecord {
     bool soft = false;  // A is soft body `a`'s vertex `vertex`
     bool rod = false;   // A is rod `a`'s point
     uint32_t a = 0;
     uint32_t b = 0;
+    bool soft_b = false;  // B is soft body `b`'s surface
     int vertex = -1;
     ContactPoint contact;
     Vec3 impulse = Vec3::Zero();  // on B

@@ -204,6 +204,17 @@ v1::WorldSnapshot WorldSnapshotAccess::Capture(const World& w) {
     c.set_body(std::get<2>(key));
     Put(force, c.mutable_force());
   }
+  std::vector<std::pair<std::tuple<int, int, int>, Vec3>> pair_cache(w.soft_pair_warm_.begin(),
+                                                                     w.soft_pair_warm_.end());
+  std::sort(pair_cache.begin(), pair_cache.end(),
+            [](const auto& x, const auto& y) { return x.first < y.first; });
+  for (const auto& [key, force] : pair_cache) {
+    v1::SoftCachedContact& c = *s.add_soft_contact_cache();
+    c.set_soft_body(static_cast<uint32_t>(std::get<0>(key)));
+    c.set_vertex(std::get<1>(key));
+    c.set_other_soft_body(static_cast<uint32_t>(std::get<2>(key)));
+    Put(force, c.mutable_force());
+  }
   for (const BodyHandle& h : w.device_driven_) {
     if (b.IsValid(h)) s.add_device_driven(b.Index(h));
   }
@@ -398,10 +409,16 @@ absl::Status WorldSnapshotAccess::ApplyRigid(const v1::WorldState& s, World* w) 
   for (int k = 0; k < s.soft_contact_cache_size(); ++k) {
     const v1::SoftCachedContact& c = s.soft_contact_cache(k);
     const std::string field = absl::StrCat("state.soft_contact_cache[", k, "]");
-    if (c.body() >= static_cast<uint32_t>(n)) {
+    const size_t soft_count = w->soft_.bodies().size();
+    if (c.has_other_soft_body()) {
+      if (c.other_soft_body() >= soft_count || c.other_soft_body() == c.soft_body()) {
+        return Invalid(field + ".other_soft_body",
+                       "soft body index out of range or the contact's own body");
+      }
+    } else if (c.body() >= static_cast<uint32_t>(n)) {
       return Invalid(field + ".body", absl::StrCat("body index out of range [0, ", n, ")"));
     }
-    if (c.soft_body() >= w->soft_.bodies().size()) {
+    if (c.soft_body() >= soft_count) {
       return Invalid(field + ".soft_body", "soft body index out of range");
     }
     const int vertices =
@@ -411,7 +428,12 @@ absl::Status WorldSnapshotAccess::ApplyRigid(const v1::WorldState& s, World* w) 
     }
     Vec3 force;
     if (absl::Status st = ReadVec3(c.force(), field + ".force", &force); !st.ok()) return st;
-    w->soft_warm_[{static_cast<int>(c.soft_body()), c.vertex(), c.body()}] = force;
+    if (c.has_other_soft_body()) {
+      w->soft_pair_warm_[{static_cast<int>(c.soft_body()), c.vertex(),
+                          static_cast<int>(c.other_soft_body())}] = force;
+    } else {
+      w->soft_warm_[{static_cast<int>(c.soft_body()), c.vertex(), c.body()}] = force;
+    }
   }
   for (int k = 0; k < s.rod_contact_cache_size(); ++k) {
     const v1::RodCachedContact& c = s.rod_contact_cache(k);

@@ -34,19 +34,19 @@ bool Inside(const Vec3& p, const Aabb& box, double grow) {
          (p.array() <= (box.max.array() + grow)).all();
 }
 
-// Calls fn(first, end, vertices) for each run of points of one soft body: the solver's soft
-// points are numbered body by body (DetectSoftContacts), so each body's form one run.
+// Calls fn(first, end, points) for each run of points of one soft body: the solver's soft
+// points are numbered body by body (GroupSoftPoints), so each body's form one run.
 template <class Points, class Fn>
 void ForEachBodyRun(const Points& points, Fn fn) {
-  std::vector<int> vertices;
+  std::vector<SoftWorld::WeightedPoint> run;
   for (size_t first = 0; first < points.size();) {
     size_t end = first;
-    vertices.clear();
+    run.clear();
     while (end < points.size() && points[end].soft == points[first].soft) {
-      vertices.push_back(points[end].vertex);
+      run.push_back(points[end].at);
       ++end;
     }
-    fn(first, end, vertices);
+    fn(first, end, run);
     first = end;
   }
 }
@@ -65,6 +65,7 @@ void World::IntegrateSoftFreeMotion() {
 void World::DetectSoftContacts() {
   soft_contacts_.clear();
   soft_points_.clear();
+  soft_pair_contacts_.clear();
   if (soft_.empty() || settings_.solver.kind != SolverKind::kGaussSeidel) return;
   const double h = settings_.dt();
   const double margin = settings_.contact_margin;
@@ -114,7 +115,7 @@ void World::DetectSoftContacts() {
           for (int k = 0; k < manifold.count; ++k) {
             if (point_of[v] < 0) {
               point_of[v] = static_cast<int>(soft_points_.size());
-              soft_points_.push_back({static_cast<int>(s), v});
+              soft_points_.push_back({static_cast<int>(s), SoftWorld::WeightedPoint::Vertex(v)});
             }
             ContactPoint c = manifold.points[k];
             c.distance += kVertexProbe;  // the vertex's own distance
@@ -135,7 +136,9 @@ void World::DetectSoftContacts() {
       soft_.ProjectContacts(static_cast<int>(s));
     }
   }
-  stats_.contacts += static_cast<int>(soft_contacts_.size());
+  DetectSoftPairContacts();
+  GroupSoftPoints();
+  stats_.contacts += static_cast<int>(soft_contacts_.size() + soft_pair_contacts_.size());
 }
 
 // One contact block per soft contact, after the rigid contacts and the joints, warm-started
@@ -161,6 +164,7 @@ void World::BuildSoftContactRows() {
     if (warm != soft_warm_.end()) block.force.head(block.dim) = warm->second.head(block.dim);
     rows_.blocks.push_back(block);
   }
+  BuildSoftPairRows();
 }
 
 // The contacted vertices' compliance: one coupled group per corotational body whose
@@ -171,16 +175,17 @@ void World::AddSoftCompliance() {
   const double h = settings_.dt();
   const uint32_t n = static_cast<uint32_t>(bodies_.size());
   compliance_.resize(n + soft_points_.size());
-  ForEachBodyRun(soft_points_, [&](size_t first, size_t end, const std::vector<int>& vertices) {
+  ForEachBodyRun(soft_points_, [&](size_t first, size_t end,
+                                   const std::vector<SoftWorld::WeightedPoint>& points) {
     const int soft = soft_points_[first].soft;
-    std::optional<Eigen::MatrixXd> coupled = soft_.CoupledCompliance(soft, vertices);
+    std::optional<Eigen::MatrixXd> coupled = soft_.CoupledCompliance(soft, points);
     if (coupled) {
       soft_groups_.push_back({static_cast<uint32_t>(n + first),
-                              static_cast<int>(vertices.size()), *std::move(coupled)});
+                              static_cast<int>(points.size()), *std::move(coupled)});
     }
     for (size_t p = first; p < end; ++p) {
       BodyCompliance& c = compliance_[n + p];
-      c.linear = coupled ? 0.0 : soft_.LumpedCompliance(soft, soft_points_[p].vertex, h);
+      c.linear = coupled ? 0.0 : soft_.LumpedCompliance(soft, soft_points_[p].at, h);
       c.angular.setZero();
     }
   });
@@ -191,6 +196,7 @@ void World::AddSoftCompliance() {
 // forces are kept for the next tick's warm start.
 void World::ApplySoftContactForces() {
   soft_warm_.clear();
+  soft_pair_warm_.clear();
   soft_solver_pushes_.clear();
   if (soft_points_.empty()) return;
   const uint32_t n = static_cast<uint32_t>(bodies_.size());
@@ -207,10 +213,18 @@ void World::ApplySoftContactForces() {
                                      c.soft, c.vertex});
     }
   }
-  ForEachBodyRun(soft_points_, [&](size_t first, size_t end, const std::vector<int>& vertices) {
+  for (size_t k = 0; k < soft_pair_contacts_.size(); ++k) {
+    const ConstraintBlock& b = rows_.blocks[soft_pair_first_block_ + k];
+    const SoftPairContact& c = soft_pair_contacts_[k];
+    forces[c.point_a] += b.jacobian_a.leftCols<3>().transpose() * b.force;
+    forces[c.point_b] += b.jacobian_b.leftCols<3>().transpose() * b.force;
+    soft_pair_warm_[{c.soft_a, c.vertex, c.soft_b}] = b.force;
+  }
+  ForEachBodyRun(soft_points_, [&](size_t first, size_t end,
+                                   const std::vector<SoftWorld::WeightedPoint>& points) {
     const bool coupled = std::any_of(soft_groups_.begin(), soft_groups_.end(),
                                      [&](const CoupledPoints& g) { return g.first == n + first; });
-    soft_.ApplyContactForces(soft_points_[first].soft, vertices,
+    soft_.ApplyContactForces(soft_points_[first].soft, points,
                              std::span<const Vec3>(forces).subspan(first, end - first),
                              h, coupled);
   });
@@ -227,17 +241,23 @@ void World::RecordContacts() {
   };
   for (size_t k = 0; k < contacts_.size() && k < rows_.blocks.size(); ++k) {
     record(rows_.blocks[k],
-           {false, false, contacts_[k].a, contacts_[k].b, -1, contacts_[k].point});
+           {false, false, contacts_[k].a, contacts_[k].b, false, -1, contacts_[k].point});
   }
   for (size_t k = 0; k < soft_contacts_.size(); ++k) {
     const SoftContact& c = soft_contacts_[k];
     record(rows_.blocks[soft_first_block_ + k],
-           {true, false, static_cast<uint32_t>(c.soft), c.rigid, c.vertex, c.contact});
+           {true, false, static_cast<uint32_t>(c.soft), c.rigid, false, c.vertex, c.contact});
+  }
+  for (size_t k = 0; k < soft_pair_contacts_.size(); ++k) {
+    const SoftPairContact& c = soft_pair_contacts_[k];
+    record(rows_.blocks[soft_pair_first_block_ + k],
+           {true, false, static_cast<uint32_t>(c.soft_a), static_cast<uint32_t>(c.soft_b), true,
+            c.vertex, c.contact});
   }
   for (size_t k = 0; k < rod_contacts_.size(); ++k) {
     const RodSolverContact& c = rod_contacts_[k];
     record(rows_.blocks[rod_first_block_ + k],
-           {false, true, static_cast<uint32_t>(c.rod), c.rigid, -1, c.contact});
+           {false, true, static_cast<uint32_t>(c.rod), c.rigid, false, -1, c.contact});
   }
 }
 
@@ -256,8 +276,13 @@ std::vector<World::ContactReport> World::LastContacts() const {
       if (r.a >= static_cast<uint32_t>(bodies_.size())) continue;
       c.a = bodies_.id[r.a];
     }
-    if (r.b >= static_cast<uint32_t>(bodies_.size())) continue;
-    c.b = bodies_.id[r.b];
+    if (r.soft_b) {
+      if (r.b >= soft_.bodies().size()) continue;
+      c.b = soft_.bodies()[r.b].desc.id;
+    } else {
+      if (r.b >= static_cast<uint32_t>(bodies_.size())) continue;
+      c.b = bodies_.id[r.b];
+    }
     c.vertex = r.vertex;
     c.point = r.contact.position;
     c.normal = r.contact.normal;

@@ -213,25 +213,22 @@ void World::StabilizeJoints() {
 // order, is its distance plus the change of its normal row (h v_n + J dq).
 double World::MaxPenetration() const {
   double deepest = 0.0;
-  for (size_t k = 0; k < contacts_.size(); ++k) {
-    const ConstraintBlock& b = rows_.blocks[k];
-    const double after = b.violation_free.x() - ContactGap(contacts_[k].point.distance) +
-                         contacts_[k].point.distance + NormalRowChange(b, displacements_);
+  const auto deepen = [&](const ConstraintBlock& b, double distance) {
+    const double after = b.violation_free.x() - ContactGap(distance) + distance +
+                         NormalRowChange(b, displacements_);
     deepest = std::max(deepest, -after);
+  };
+  for (size_t k = 0; k < contacts_.size(); ++k) {
+    deepen(rows_.blocks[k], contacts_[k].point.distance);
   }
   for (size_t k = 0; k < soft_contacts_.size(); ++k) {
-    const ConstraintBlock& b = rows_.blocks[soft_first_block_ + k];
-    const double distance = soft_contacts_[k].contact.distance;
-    const double after = b.violation_free.x() - ContactGap(distance) + distance +
-                         NormalRowChange(b, displacements_);
-    deepest = std::max(deepest, -after);
+    deepen(rows_.blocks[soft_first_block_ + k], soft_contacts_[k].contact.distance);
+  }
+  for (size_t k = 0; k < soft_pair_contacts_.size(); ++k) {
+    deepen(rows_.blocks[soft_pair_first_block_ + k], soft_pair_contacts_[k].contact.distance);
   }
   for (size_t k = 0; k < rod_contacts_.size(); ++k) {
-    const ConstraintBlock& b = rows_.blocks[rod_first_block_ + k];
-    const double distance = rod_contacts_[k].contact.distance;
-    const double after = b.violation_free.x() - ContactGap(distance) + distance +
-                         NormalRowChange(b, displacements_);
-    deepest = std::max(deepest, -after);
+    deepen(rows_.blocks[rod_first_block_ + k], rod_contacts_[k].contact.distance);
   }
   return deepest;
 }

@@ -33,16 +33,19 @@ class SessionTest : public ServerTest {
 
 TEST_F(SessionTest, WatchStreamsFramesOfTheChosenBodiesAtTheAskedRate) {
   grpc::ClientContext ctx;
-  ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(1000));
+  ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
   v1::WatchRequest req;
   req.set_world("worlds/live");
   req.set_max_rate_hz(10);
   req.add_body_ids("ball");
   auto reader = sessions_->Watch(&ctx, req);
   v1::Frame frame;
+  constexpr int kFrames = 6;
   int frames = 0;
   uint64_t last_tick = 0;
-  while (reader->Read(&frame)) {
+  std::chrono::steady_clock::time_point first;
+  while (frames < kFrames && reader->Read(&frame)) {
+    if (frames == 0) first = std::chrono::steady_clock::now();
     ++frames;
     ASSERT_EQ(frame.bodies_size(), 1);
     EXPECT_EQ(frame.bodies(0).id(), "ball");
@@ -50,10 +53,15 @@ TEST_F(SessionTest, WatchStreamsFramesOfTheChosenBodiesAtTheAskedRate) {
     EXPECT_GT(frame.tick(), last_tick);
     last_tick = frame.tick();
   }
-  EXPECT_EQ(reader->Finish().error_code(), grpc::DEADLINE_EXCEEDED);
-  // 10 Hz for one second: about ten frames, far fewer than the world's hundred ticks.
-  EXPECT_GE(frames, 3);
-  EXPECT_LE(frames, 13);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - first).count();
+  ctx.TryCancel();
+  reader->Finish();
+  ASSERT_EQ(frames, kFrames);
+  // At 10 Hz the five intervals after the first frame take at least half a second,
+  // however fast the world ticks (100 Hz) and however loaded the machine is (a frame the
+  // transport held back can arrive right after the one before it, hence the slack).
+  EXPECT_GE(seconds, 0.4);
 }
 
 // The server sends a watcher the newest frame each time the transport takes one, so a

@@ -108,6 +108,63 @@ TEST_F(SoftServiceTest, NailedSoftBoxHangsAndShowsInFrames) {
   EXPECT_EQ(copy.constraint_count(), 1);
 }
 
+grpc::Status SwitchConstraint(v1::SceneService::Stub* scenes, const std::string& name,
+                              bool enabled) {
+  grpc::ClientContext ctx;
+  v1::SetConstraintEnabledRequest req;
+  req.set_name(name);
+  req.set_enabled(enabled);
+  v1::SetConstraintEnabledResponse resp;
+  return scenes->SetConstraintEnabled(&ctx, req, &resp);
+}
+
+// A nail switched off lets the vertex fall; switched on again it pulls the vertex back to
+// its goal (within the step that holds it exactly). Switching works in a batch too; an
+// unknown constraint is NOT_FOUND, a rigid joint FAILED_PRECONDITION, a foreign world's
+// name INVALID_ARGUMENT.
+TEST_F(SoftServiceTest, NailSwitchesOffAndOnAgain) {
+  v1::Body box = SoftBox("jelly", v1::SOFT_MODEL_MASS_POINT);
+  box.mutable_pose()->mutable_position()->set_x(0.5);
+  ASSERT_TRUE(AddBody(box).ok());
+  v1::Frame frame;
+  ASSERT_TRUE(Step("worlds/s", 1, &frame).ok());
+  const int top = 26;  // the grid's last vertex: a top corner
+  const v1::Vec3 goal = Find(frame, "jelly")->soft_vertices(top);
+  ASSERT_TRUE(AddConstraint(Nail("hook", "jelly", top, goal)).ok());
+  ASSERT_TRUE(Step("worlds/s", 20, &frame).ok());
+  EXPECT_NEAR(Find(frame, "jelly")->soft_vertices(top).y(), goal.y(), 1e-9);
+
+  ASSERT_TRUE(SwitchConstraint(scenes_.get(), "worlds/s/constraints/hook", false).ok());
+  ASSERT_TRUE(Step("worlds/s", 20, &frame).ok());
+  // Free fall for 20 ticks at 100 Hz drops it by about g t^2 / 2 = 0.2 m.
+  EXPECT_LT(Find(frame, "jelly")->soft_vertices(top).y(), goal.y() - 0.1);
+
+  v1::BatchEditRequest batch;
+  batch.set_parent("worlds/s");
+  v1::SetConstraintEnabledRequest* on = batch.add_edits()->mutable_set_constraint_enabled();
+  on->set_name("worlds/s/constraints/hook");
+  on->set_enabled(true);
+  {
+    grpc::ClientContext ctx;
+    v1::BatchEditResponse resp;
+    ASSERT_TRUE(scenes_->BatchEdit(&ctx, batch, &resp).ok());
+  }
+  ASSERT_TRUE(Step("worlds/s", 1, &frame).ok());
+  EXPECT_NEAR(Find(frame, "jelly")->soft_vertices(top).y(), goal.y(), 1e-9);
+
+  EXPECT_EQ(SwitchConstraint(scenes_.get(), "worlds/s/constraints/nope", false).error_code(),
+            grpc::StatusCode::NOT_FOUND);
+  v1::Constraint hinge;
+  hinge.set_id("pin");
+  hinge.mutable_point()->set_body_a("ball");
+  ASSERT_TRUE(AddConstraint(hinge).ok());
+  EXPECT_EQ(SwitchConstraint(scenes_.get(), "worlds/s/constraints/pin", false).error_code(),
+            grpc::StatusCode::FAILED_PRECONDITION);
+  const grpc::Status foreign =
+      SwitchConstraint(scenes_.get(), "worlds/other/constraints/hook", false);
+  EXPECT_NE(foreign.error_code(), grpc::StatusCode::OK);
+}
+
 TEST_F(SoftServiceTest, BadSoftInputNamesTheField) {
   auto expect = [](const grpc::Status& s, grpc::StatusCode code, const std::string& field) {
     EXPECT_EQ(s.error_code(), code) << s.error_message();

@@ -217,6 +217,12 @@ class Client:
         self._call(self._scenes.DeleteConstraint, scene_service_pb2.DeleteConstraintRequest(
             name=constraint_name(world, constraint_id)), world)
 
+    def set_constraint_enabled(self, world, constraint_id, enabled):
+        """Switches a soft-body constraint off (no force, vertices kept) or on again."""
+        self._call(self._scenes.SetConstraintEnabled,
+                   scene_service_pb2.SetConstraintEnabledRequest(
+                       name=constraint_name(world, constraint_id), enabled=enabled), world)
+
     def batch_edit(self, world, edits):
         """Applies edits (Edit messages or dicts such as ``{"create_body": {...}}``) at one
         tick, all or none; returns the names of the bodies and constraints created."""

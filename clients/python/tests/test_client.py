@@ -206,6 +206,27 @@ class SceneEditTest(ClientTest):
         self.assertEqual(len(self.client.export_scene("joint").constraints), 0)
         self.assertEqual(self.client.get_world("joint").constraint_count, 0)
 
+    def test_soft_constraint_switches_off_and_on(self):
+        jelly = {"id": "jelly", "pose": {"position": (0, 1, 0)},
+                 "soft": {"box": {"half_extents": (0.05, 0.05, 0.05),
+                                  "cells_x": 1, "cells_y": 1, "cells_z": 1},
+                          "distance_stiffness": 20, "volume_stiffness": 5}}
+        self.create("tissue", scene=paused_scene(bodies=[jelly]))
+        corner = ligature.body_state(self.client.step_world("tissue", 1), "jelly").soft_vertices[7]
+        self.client.create_constraint("tissue", {
+            "id": "hook", "soft": {"kind": "SOFT_CONSTRAINT_KIND_NAIL", "body": "jelly",
+                                   "vertices": [7], "goal": (corner.x, corner.y, corner.z)}})
+        held = ligature.body_state(self.client.step_world("tissue", 10), "jelly").soft_vertices[7]
+        self.assertAlmostEqual(held.y, corner.y, delta=1e-9)
+        self.client.set_constraint_enabled("tissue", "hook", False)
+        fallen = ligature.body_state(self.client.step_world("tissue", 10), "jelly").soft_vertices[7]
+        self.assertLess(fallen.y, corner.y - 0.02)
+        self.client.set_constraint_enabled("tissue", "hook", True)
+        back = ligature.body_state(self.client.step_world("tissue", 1), "jelly").soft_vertices[7]
+        self.assertAlmostEqual(back.y, corner.y, delta=1e-9)
+        self.assertCode(grpc.StatusCode.NOT_FOUND, self.client.set_constraint_enabled,
+                        "tissue", "nope", False)
+
 
 class WatchTest(ClientTest):
     def test_watch_yields_increasing_frames_and_closes(self):

@@ -102,15 +102,16 @@ class FakeSidecar {
       const size_t ct = data.find("Content-Type: ");
       if (ct != std::string::npos) r.content_type = data.substr(ct + 14, data.find("\r\n", ct) - ct - 14);
       if (body_start != std::string::npos) r.body = data.substr(body_start);
-      const std::string reply = "HTTP/1.1 " + std::to_string(status_) +
-                                " X\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}";
-      send(c, reply.data(), reply.size(), MSG_NOSIGNAL);
-      close(c);
+      // Recorded before the reply, so that a caller whose post returned finds it.
       {
         std::lock_guard<std::mutex> lock(mu_);
         requests_.push_back(r);
       }
       cv_.notify_all();
+      const std::string reply = "HTTP/1.1 " + std::to_string(status_) +
+                                " X\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}";
+      send(c, reply.data(), reply.size(), MSG_NOSIGNAL);
+      close(c);
     }
   }
 

@@ -438,6 +438,48 @@ TEST(WorldSnapshot, RestoreIntoKeepsTheTargetsName) {
   ExpectSameState(*source, *target);
 }
 
+// A soft cube resting on a soft slab on the ground: the snapshot holds the soft-soft
+// contacts' warm starts, and the copy steps the same.
+TEST(WorldSnapshot, SoftOnSoftStepsBitIdentically) {
+  absl::StatusOr<v1::Scene> scene = ParseScene(R"pb(
+    settings { rate_hz: 100 }
+    bodies { id: "ground" kind: BODY_KIND_STATIC shape { plane {} } }
+    bodies {
+      id: "slab"
+      pose { position { y: 0.04 } }
+      soft {
+        box { half_extents { x: 0.2 y: 0.04 z: 0.2 } cells_x: 4 cells_y: 2 cells_z: 4 }
+        model: SOFT_MODEL_COROTATIONAL_FEM
+        density: 1000 young_modulus: 1000000 poisson_ratio: 0.3 damping: 10
+      }
+    }
+    bodies {
+      id: "cube"
+      pose { position { x: 0.01 y: 0.135 } }
+      soft {
+        box { half_extents { x: 0.05 y: 0.05 z: 0.05 } cells_x: 2 cells_y: 2 cells_z: 2 }
+        model: SOFT_MODEL_COROTATIONAL_FEM
+        density: 1000 young_modulus: 200000 poisson_ratio: 0.3 damping: 10
+      }
+    }
+  )pb", "soft_on_soft.textproto");
+  ASSERT_TRUE(scene.ok()) << scene.status();
+  auto world = WorldOf(*scene);
+  for (int i = 0; i < 40; ++i) world->Step();
+  const v1::WorldSnapshot snap = CaptureSnapshot(*world);
+  const auto pairs = std::count_if(
+      snap.state().soft_contact_cache().begin(), snap.state().soft_contact_cache().end(),
+      [](const v1::SoftCachedContact& c) { return c.has_other_soft_body(); });
+  ASSERT_GT(pairs, 0);
+  auto copy = Restored(*world);
+  ExpectSameState(*world, *copy);
+  for (int i = 0; i < 20; ++i) {
+    world->Step();
+    copy->Step();
+  }
+  ExpectSameState(*world, *copy);
+}
+
 // ---- Bad snapshots: INVALID_ARGUMENT naming the field, target untouched ----------------
 
 class BadSnapshot : public ::testing::Test {
@@ -545,6 +587,11 @@ TEST_F(BadSnapshot, IndicesOutOfRange) {
     ExpectRefused(s, absl::StrCat("state.rod_contact_cache[",
                                   s.state().rod_contact_cache_size() - 1, "]", field));
   }
+  s = snapshot_;
+  v1::SoftCachedContact* sc = s.mutable_state()->add_soft_contact_cache();
+  sc->set_other_soft_body(7);
+  for (int d = 0; d < 3; ++d) sc->add_force(0);
+  ExpectRefused(s, "state.soft_contact_cache[");
   s = snapshot_;
   s.mutable_state()->add_device_driven(4000000000u);
   ExpectRefused(s, "state.device_driven[");

@@ -1,0 +1,155 @@
+// Soft bodies against each other through the constraint solve: a soft cube dropped on a
+// soft slab comes to rest on it (the slab and the floor under it carry the weights), for
+// either FEM model of the cube, and two overlapping soft cubes in zero gravity push apart
+// with equal and opposite momentum.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "server/constraint/contact_rows.h"
+#include "tests/validation/test_scenes.h"
+
+namespace ligature {
+namespace {
+
+constexpr double kG = 9.81;
+
+// A soft box of half extents `half` centred at `centre`, 1000 kg/m^3, `cells` per axis.
+BodyDesc SoftBox(const std::string& id, const Vec3& half, const Vec3& centre,
+                 std::array<int, 3> cells, SoftModelKind model, double young, double damping,
+                 double stiffness_damping = 0.0) {
+  BodyDesc d;
+  d.id = id;
+  SoftBodyDesc soft;
+  soft.mesh = MakeBoxMesh(half, cells[0], cells[1], cells[2]);
+  for (Vec3& v : soft.mesh.vertices) v += centre;
+  soft.model = model;
+  soft.fem.young = young;
+  soft.fem.poisson = 0.3;
+  soft.fem.density = 1000.0;
+  soft.fem.mass_damping = damping;
+  soft.fem.stiffness_damping = stiffness_damping;
+  d.soft = soft;
+  return d;
+}
+
+const SoftWorld::Body& Soft(const World& world, const std::string& id) {
+  return *world.soft_bodies().FindBody(id);
+}
+
+double SoftMass(const World& world, const std::string& id) {
+  const std::vector<double>& m = Soft(world, id).fem_rest()->mass;
+  return std::accumulate(m.begin(), m.end(), 0.0);
+}
+
+Vec3 SoftMomentum(const World& world, const std::string& id) {
+  const SoftWorld::Body& body = Soft(world, id);
+  Vec3 p = Vec3::Zero();
+  for (size_t v = 0; v < body.fem_state.v.size(); ++v) {
+    p += body.fem_rest()->mass[v] * body.fem_state.v[v];
+  }
+  return p;
+}
+
+double Lowest(const World& world, const std::string& id, int axis) {
+  double lowest = 1e9;
+  for (const Vec3& p : Soft(world, id).positions()) lowest = std::min(lowest, p[axis]);
+  return lowest;
+}
+
+double Highest(const World& world, const std::string& id, int axis) {
+  double highest = -1e9;
+  for (const Vec3& p : Soft(world, id).positions()) highest = std::max(highest, p[axis]);
+  return highest;
+}
+
+// The vertical impulse of the last step's contacts between bodies a and b (either order).
+double VerticalImpulse(const World& world, const std::string& a, const std::string& b) {
+  double sum = 0.0;
+  for (const World::ContactReport& c : world.LastContacts()) {
+    if ((c.a == a && c.b == b) || (c.a == b && c.b == a)) sum += std::abs(c.impulse.y());
+  }
+  return sum;
+}
+
+class SoftOnSoft : public ::testing::TestWithParam<SoftModelKind> {};
+
+// A soft cube dropped 2 cm onto a free corotational slab lying on a static floor, at
+// 100 Hz. Over the last second of three, the contact impulses balance the weights: what
+// the slab gives the cube is its weight's impulse plus the cube's change of momentum, and
+// what the floor gives the slab is both weights' plus both changes (an explicit StVK cube
+// still rings, so its momentum is not zero at the end of a tick; its damping is the
+// stiffness one, which keeps momentum, as mass damping, acting like air, would not). The cube rests on the slab's top, into it by no
+// more than the contacts' slop.
+TEST_P(SoftOnSoft, CubeRestsOnSlabAndTheFloorCarriesBoth) {
+  SceneDesc scene;
+  scene.settings.rate_hz = 100.0;
+  scene.bodies.push_back(testing::MakeBody("floor", Shape::Box(Vec3(1.0, 0.05, 1.0)),
+                                           Vec3(0.0, -0.05, 0.0), BodyKind::kStatic));
+  scene.bodies.push_back(SoftBox("slab", Vec3(0.2, 0.04, 0.2), Vec3(0.0, 0.04, 0.0),
+                                 {4, 2, 4}, SoftModelKind::kCorotational, 1e6, 10.0));
+  scene.bodies.push_back(SoftBox("cube", Vec3(0.05, 0.05, 0.05), Vec3(0.01, 0.15, -0.02),
+                                 {2, 2, 2}, GetParam(), 2e5, 0.0, 1e-3));
+  auto world = testing::MakeWorld(scene);
+  const double m_cube = SoftMass(*world, "cube");
+  const double m_slab = SoftMass(*world, "slab");
+  const double dt = scene.settings.dt();
+  constexpr int kSettle = 200, kMeasure = 100;
+  for (int i = 0; i < kSettle; ++i) world->Step();
+  const double cube_before = SoftMomentum(*world, "cube").y();
+  const double slab_before = SoftMomentum(*world, "slab").y();
+  double slab_sum = 0.0, floor_sum = 0.0;
+  for (int i = 0; i < kMeasure; ++i) {
+    world->Step();
+    ASSERT_EQ(world->last_stats().recovered_bodies, 0) << "step " << i;
+    slab_sum += VerticalImpulse(*world, "cube", "slab");
+    floor_sum += VerticalImpulse(*world, "slab", "floor");
+  }
+  const double cube_change = SoftMomentum(*world, "cube").y() - cube_before;
+  const double slab_change = SoftMomentum(*world, "slab").y() - slab_before;
+  const double cube_weight = m_cube * kG * dt * kMeasure;
+  const double both = (m_cube + m_slab) * kG * dt * kMeasure;
+  EXPECT_NEAR(slab_sum, cube_weight + cube_change, 1e-3 * cube_weight);
+  EXPECT_NEAR(floor_sum, both + cube_change + slab_change, 1e-3 * both);
+  // The cube lies on the slab's top (which sags a little under it).
+  const double top = Highest(*world, "slab", 1);
+  EXPECT_GT(Lowest(*world, "cube", 1), top - 0.005);
+  EXPECT_LT(Lowest(*world, "cube", 1), top + 0.005);
+  EXPECT_LT(world->last_stats().max_penetration, 2.0 * kPenetrationSlop);
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, SoftOnSoft,
+                         ::testing::Values(SoftModelKind::kCorotational, SoftModelKind::kStVK),
+                         [](const auto& info) {
+                           return info.param == SoftModelKind::kStVK ? "StVK" : "Corotational";
+                         });
+
+// Zero gravity, two undamped corotational cubes overlapping by 4 mm along x: they push
+// apart, the total momentum stays zero every step, and the overlap is gone.
+TEST(SoftContact, OverlappingSoftCubesPushApartKeepingMomentum) {
+  SceneDesc scene;
+  scene.settings.rate_hz = 100.0;
+  scene.settings.gravity = Vec3::Zero();
+  scene.bodies.push_back(SoftBox("left", Vec3(0.05, 0.05, 0.05), Vec3::Zero(), {2, 2, 2},
+                                 SoftModelKind::kCorotational, 1e5, 0.0));
+  scene.bodies.push_back(SoftBox("right", Vec3(0.05, 0.05, 0.05), Vec3(0.096, 0.01, 0.02),
+                                 {2, 2, 2}, SoftModelKind::kCorotational, 1e5, 0.0));
+  auto world = testing::MakeWorld(scene);
+  const double m = SoftMass(*world, "left");
+  bool touched = false;
+  for (int i = 0; i < 50; ++i) {
+    world->Step();
+    touched |= !world->LastContacts().empty();
+    const Vec3 total = SoftMomentum(*world, "left") + SoftMomentum(*world, "right");
+    EXPECT_LT(total.norm(), 1e-12 * m + 1e-15) << "step " << i;
+  }
+  EXPECT_TRUE(touched);
+  EXPECT_LT(SoftMomentum(*world, "left").x(), -1e-4 * m);
+  EXPECT_GT(Lowest(*world, "right", 0), Highest(*world, "left", 0) - kPenetrationSlop);
+}
+
+}  // namespace
+}  // namespace ligature
