@@ -52,6 +52,10 @@ struct RodContact {
   double push = 0.0;
 };
 
+// How many contact samples a rod takes along its length: sample k is at
+// u = length k / (count - 1).
+int RodContactSampleCount(const RodModel& model);
+
 // The contacts of one rod with the obstacles whose gap is below its sample's margin
 // (`margin` plus how far the sample moves in a step of h at its velocity).
 void FindRodContacts(int rod_index, const RodModel& model, const RodState& state, double h,

@@ -177,6 +177,23 @@ class World {
   void BuildRodContactRows();
   void AddRodCompliance();
   void GatherRodContactForces();
+  // Rods against soft bodies in the same solve (world_rod_soft_contacts.cc): a rod sample
+  // near an FEM body's surface, found before the rods' step begins.
+  struct RodSoftCandidate {
+    int rod = 0;
+    int sample = 0;
+    double u = 0.0;
+    int soft = 0;
+    SoftWorld::WeightedPoint at;
+    ContactPoint contact;
+    double friction = 0.0;
+  };
+  std::vector<RodSoftCandidate> FindRodSoftContacts() const;
+  // The candidates' contacts once the rods' points are placed (`point_of_candidate`):
+  // their soft points join the soft bodies' groups.
+  void AddRodSoftContacts(const std::vector<RodSoftCandidate>& candidates,
+                          std::span<const uint32_t> point_of_candidate);
+  void BuildRodSoftRows();
   // Soft bodies against each other in the same solve (world_soft_pairs.cc).
   void DetectSoftPairContacts();
   void BuildSoftPairRows();
@@ -317,6 +334,18 @@ class World {
   bool rod_step_ok_ = false;
   std::vector<RodObstacle> rod_start_obstacles_;  // rigid shapes at the start of the tick
   std::vector<RodSolverContact> rod_contacts_;
+  // A rod point against a soft body's surface point (A the rod point, B the soft point,
+  // solver body bodies_.size() + soft_point).
+  struct RodSoftContact {
+    uint32_t point = 0;
+    int rod = 0;
+    int soft = 0;
+    uint32_t soft_point = 0;
+    ContactPoint contact;
+    double friction = 0.0;
+  };
+  std::vector<RodSoftContact> rod_soft_contacts_;
+  size_t rod_soft_first_block_ = 0;
   std::vector<RodSolverPoint> rod_points_;
   std::vector<CoupledPoints> rod_groups_;  // first relative to rod_first_point_
   std::vector<CoupledPoints> solver_groups_;  // soft and rod groups, for the solve

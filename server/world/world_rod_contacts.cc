@@ -54,6 +54,7 @@ void World::DetectRodContacts() {
   rod_step_begun_ = false;
   rod_step_ok_ = false;
   rod_contacts_.clear();
+  rod_soft_contacts_.clear();
   rod_points_.clear();
   rod_groups_.clear();
   if (rods_.empty() || settings_.solver.kind != SolverKind::kGaussSeidel) return;
@@ -101,7 +102,8 @@ void World::DetectRodContacts() {
   }
   std::vector<RodContact> found;
   rods_.FindObstacleContacts(h, rod_start_obstacles_, &found);
-  if (found.empty()) return;
+  const std::vector<RodSoftCandidate> touching_soft = FindRodSoftContacts();
+  if (found.empty() && touching_soft.empty()) return;
 
   // The distinct rod points, in the order first met.
   absl::flat_hash_map<std::pair<int, int>, uint32_t> point_of;
@@ -113,6 +115,14 @@ void World::DetectRodContacts() {
     if (added) refs.push_back({c.rod, c.u});
     rod_contacts_.push_back(
         {it->second, c.body, c.rod, c.sample, ContactPoint{c.point, c.normal, c.distance}});
+  }
+  std::vector<uint32_t> soft_point_of(touching_soft.size());
+  for (size_t k = 0; k < touching_soft.size(); ++k) {
+    const RodSoftCandidate& c = touching_soft[k];
+    auto [it, added] =
+        point_of.try_emplace(std::pair(c.rod, c.sample), static_cast<uint32_t>(refs.size()));
+    if (added) refs.push_back({c.rod, c.u});
+    soft_point_of[k] = it->second;
   }
   if (refs.size() > kMaxCoupledRodPoints) {
     rod_contacts_.clear();
@@ -164,6 +174,8 @@ void World::DetectRodContacts() {
     rod_points_[i] = {ref, rods_.PointDisplacement(ref) / h};
   }
   for (RodSolverContact& c : rod_contacts_) c.point = place[c.point];
+  for (uint32_t& p : soft_point_of) p = place[p];
+  AddRodSoftContacts(touching_soft, soft_point_of);
   for (int first = 0; first < k;) {
     int end = first;
     while (end < k && root[order[end]] == root[order[first]]) ++end;
@@ -206,6 +218,7 @@ void World::BuildRodContactRows() {
     if (warm != rod_warm_.end()) block.force.head(block.dim) = warm->second.head(block.dim);
     rows_.blocks.push_back(block);
   }
+  BuildRodSoftRows();
 }
 
 // The rod points' compliance is their groups' (their own entries are unused); the solve
@@ -238,6 +251,11 @@ void World::GatherRodContactForces() {
     rod_point_forces_[c.point] += b.jacobian_a.leftCols<3>().transpose() * b.force;
     rod_normal_forces_[k] = b.force.x();
     rod_warm_[{c.rod, c.sample, c.rigid}] = b.force;
+  }
+  for (size_t k = 0; k < rod_soft_contacts_.size(); ++k) {
+    const ConstraintBlock& b = rows_.blocks[rod_soft_first_block_ + k];
+    rod_point_forces_[rod_soft_contacts_[k].point] +=
+        b.jacobian_a.leftCols<3>().transpose() * b.force;
   }
 }
 

@@ -230,6 +230,9 @@ double World::MaxPenetration() const {
   for (size_t k = 0; k < rod_contacts_.size(); ++k) {
     deepen(rows_.blocks[rod_first_block_ + k], rod_contacts_[k].contact.distance);
   }
+  for (size_t k = 0; k < rod_soft_contacts_.size(); ++k) {
+    deepen(rows_.blocks[rod_soft_first_block_ + k], rod_soft_contacts_[k].contact.distance);
+  }
   return deepest;
 }
 

@@ -18,6 +18,8 @@
 namespace ligature {
 namespace {
 
+using testing::RodMomentum;
+
 constexpr double kG = 9.81;  // m/s^2, the scenes' gravity
 
 BodyDesc Cable(const std::string& id, std::vector<Vec3> points, double radius, double density,
@@ -54,20 +56,6 @@ double VerticalImpulse(const World& world, const std::string& a, const std::stri
 
 double RodMass(const World& world, const std::string& id) {
   return world.rods().FindRod(id)->model.mass();
-}
-
-// Linear momentum of a rod under its consistent mass: sum_i (M v)_i = sum_i m_i v_i with
-// m_i = rho A int b_i du (the rows of M sum to the basis integrals).
-Vec3 RodMomentum(const World& world, const std::string& id) {
-  const RodWorld::Rod* rod = world.rods().FindRod(id);
-  const double line_density = rod->model.material().density * rod->model.area();
-  std::vector<double> weight(rod->model.control_points(), 0.0);
-  for (const RodQuadrature& q : rod->model.quadrature()) {
-    for (int a = 0; a < 4; ++a) weight[q.basis.first + a] += q.weight * q.basis.b[a];
-  }
-  Vec3 p = Vec3::Zero();
-  for (size_t i = 0; i < weight.size(); ++i) p += line_density * weight[i] * rod->state.v[i];
-  return p;
 }
 
 double LowestRodPoint(const World& world, const std::string& id) {
@@ -262,18 +250,18 @@ TEST(RodRigidCoupling, PushedBoxDragsTheRopeLyingAcrossIt) {
   push.linear_velocity = Vec3(0.0, 0.0, 0.5);
   ASSERT_TRUE(world->UpdateBody("box", push).ok());
   const double m_box = 2.0;
-  const Vec3 p0 = m_box * testing::VelocityOf(*world, "box") + RodMomentum(*world, "rope");
+  const Vec3 p0 = m_box * testing::VelocityOf(*world, "box") + RodMomentum(world->rods(), "rope");
   double worst = 0.0, offset = 0.0;
   for (int i = 0; i < 100; ++i) {
     world->Step();
-    const Vec3 p = m_box * testing::VelocityOf(*world, "box") + RodMomentum(*world, "rope");
+    const Vec3 p = m_box * testing::VelocityOf(*world, "box") + RodMomentum(world->rods(), "rope");
     worst = std::max({worst, std::abs(p.x() - p0.x()), std::abs(p.z() - p0.z())});
     if (i == 49) {
       offset = testing::PositionOf(*world, "box").z() -
                testing::RodPoint(world->rods(), "rope", 0.4).z();
     }
   }
-  const Vec3 rope_v = RodMomentum(*world, "rope") / RodMass(*world, "rope");
+  const Vec3 rope_v = RodMomentum(world->rods(), "rope") / RodMass(*world, "rope");
   const Vec3 box_v = testing::VelocityOf(*world, "box");
   std::cout << "box " << box_v.z() << " m/s, rope " << rope_v.z()
             << " m/s; horizontal momentum drift " << worst << " N s of " << p0.z() << "\n";
@@ -308,19 +296,19 @@ TEST(RodRigidCoupling, RodFallingOnAFreeBoxKeepsMomentum) {
   const double m_box = 0.5;
   const double m_rod = RodMass(*world, "rod");
   const double h = scene.settings.dt();
-  const Vec3 p0 = m_box * testing::VelocityOf(*world, "box") + RodMomentum(*world, "rod");
+  const Vec3 p0 = m_box * testing::VelocityOf(*world, "box") + RodMomentum(world->rods(), "rod");
   double worst_horizontal = 0.0, worst_vertical = 0.0;
   bool touched = false;
   for (int i = 1; i <= 60; ++i) {
     world->Step();
     touched |= RodTouchedThroughTheSolve(*world, "rod", "box");
-    const Vec3 p = m_box * testing::VelocityOf(*world, "box") + RodMomentum(*world, "rod");
+    const Vec3 p = m_box * testing::VelocityOf(*world, "box") + RodMomentum(world->rods(), "rod");
     worst_horizontal =
         std::max({worst_horizontal, std::abs(p.x() - p0.x()), std::abs(p.z() - p0.z())});
     worst_vertical =
         std::max(worst_vertical, std::abs(p.y() - (p0.y() - (m_box + m_rod) * kG * h * i)));
   }
-  const Vec3 rod_p = RodMomentum(*world, "rod");
+  const Vec3 rod_p = RodMomentum(world->rods(), "rod");
   std::cout << "rod momentum after " << rod_p.transpose() << " N s; drift horizontal "
             << worst_horizontal << ", vertical " << worst_vertical << "\n";
   EXPECT_TRUE(touched);
