@@ -1,7 +1,8 @@
 // Rods and rigid bodies in one constraint-space solve (Gauss-Seidel): a rod point touching
 // a rigid body is a solver point whose compliance is the rod's constrained compliance, so
 // the rod's weight reaches a box's other contacts in the same solve, friction acts between
-// rods and rigid bodies, momentum passes between them exactly, and the rod's own
+// rods and rigid bodies (Coulomb's hold on a table, the capstan ratio over a bar, a rope
+// dragged by a pushed box), momentum passes between them exactly, and the rod's own
 // constraints still hold to the rods' tolerance after each step.
 
 #include <gtest/gtest.h>
