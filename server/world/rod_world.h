@@ -118,8 +118,11 @@ class RodWorld {
   std::optional<Eigen::MatrixXd> PointCompliance(std::span<const PointRef> points) const;
   // Applies forces (N, over the step) on the points and ends the step; `normal_forces`
   // gives each contact of BeginCoupledStep its solved normal force (reported in contacts()).
+  // Constraints that follow a dynamic body (beads aside) take its pose from `poses` (where
+  // the solve left it; BeginCoupledStep had its free-motion pose) before the projection.
   void FinishCoupledStep(double h, std::span<const PointRef> points,
-                         std::span<const Vec3> forces, std::span<const double> normal_forces);
+                         std::span<const Vec3> forces, std::span<const double> normal_forces,
+                         const BodyPoseLookup& poses);
 
   const RodStepStats& last_stats() const { return stats_; }
   // Ids of sliding constraints whose rod slid out of them during the last step.

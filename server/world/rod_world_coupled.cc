@@ -100,7 +100,8 @@ std::optional<Eigen::MatrixXd> RodWorld::PointCompliance(std::span<const PointRe
 
 void RodWorld::FinishCoupledStep(double h, std::span<const PointRef> points,
                                  std::span<const Vec3> forces,
-                                 std::span<const double> normal_forces) {
+                                 std::span<const double> normal_forces,
+                                 const BodyPoseLookup& poses) {
   // G^T f on the control points the points blend.
   std::vector<std::pair<int, double>> load;
   load.reserve(12 * points.size());
@@ -123,6 +124,22 @@ void RodWorld::FinishCoupledStep(double h, std::span<const PointRef> points,
       ApplyDisplacements(*sol, first_point_, RodDofs::kPositions, solved_owner_);
     } else {
       stats_.solve_failed = true;
+    }
+  }
+  // Targets on dynamic bodies where the solve left them (held and driven bodies' free
+  // motion is their motion; a bead is a point of the system and moved with it): the
+  // projection in EndStep takes the rods there, as the plain step's constraints are there.
+  if (poses) {
+    for (RodConstraint& c : constraints_) {
+      if (c.desc.follow_body.empty() || c.bead_point >= 0 || c.released) continue;
+      const std::optional<FollowedBody> body = poses(c.desc.follow_body);
+      if (!body || !(body->mass > 0.0)) continue;
+      c.target = body->pose.Apply(c.desc.target);
+      c.direction = body->pose.Rotate(c.desc.direction).normalized();
+      if (c.desc.kind == RodConstraintKind::kOrientation ||
+          c.desc.kind == RodConstraintKind::kKeyhole) {
+        c.tangent_target = c.tangent_target.norm() * c.direction;
+      }
     }
   }
   EndStep(h);

@@ -255,7 +255,8 @@ void World::StepRods() {
       std::vector<RodWorld::PointRef> points;
       points.reserve(rod_points_.size());
       for (const RodSolverPoint& p : rod_points_) points.push_back(p.ref);
-      rods_.FinishCoupledStep(settings_.dt(), points, rod_point_forces_, rod_normal_forces_);
+      rods_.FinishCoupledStep(settings_.dt(), points, rod_point_forces_, rod_normal_forces_,
+                              [this](const std::string& id) { return Followed(id); });
     }
   } else {
     rods_.Step(settings_.dt(), settings_.gravity,

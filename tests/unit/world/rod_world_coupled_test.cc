@@ -57,7 +57,7 @@ TEST(RodWorldCoupledTest, WithoutForcesItIsThePlainStep) {
   for (int i = 0; i < 20; ++i) {
     plain.Step(kH, kGravity, nullptr);
     ASSERT_TRUE(split.BeginCoupledStep(kH, kGravity, nullptr, {}));
-    split.FinishCoupledStep(kH, {}, {}, {});
+    split.FinishCoupledStep(kH, {}, {}, {}, nullptr);
   }
   EXPECT_EQ(plain.FindRod("rope")->state.x, split.FindRod("rope")->state.x);
   EXPECT_EQ(plain.FindRod("rope")->state.v, split.FindRod("rope")->state.v);
@@ -76,7 +76,7 @@ TEST(RodWorldCoupledTest, ForcesMoveThePointsByTheirCompliance) {
   const std::vector<Vec3> forces = {Vec3(0.0, 0.2, 0.1), Vec3(-0.1, 0.05, 0.0),
                                     Vec3(0.0, 1.0, 0.0)};
   ASSERT_TRUE(free.BeginCoupledStep(kH, kGravity, nullptr, {}));
-  free.FinishCoupledStep(kH, {}, {}, {});
+  free.FinishCoupledStep(kH, {}, {}, {}, nullptr);
   ASSERT_TRUE(pushed.BeginCoupledStep(kH, kGravity, nullptr, {}));
   const std::optional<Eigen::MatrixXd> c = pushed.PointCompliance(points);
   ASSERT_TRUE(c.has_value());
@@ -88,7 +88,7 @@ TEST(RodWorldCoupledTest, ForcesMoveThePointsByTheirCompliance) {
   Eigen::VectorXd f(9);
   for (int p = 0; p < 3; ++p) f.segment<3>(3 * p) = forces[p];
   const Eigen::VectorXd expected = *c * f;
-  pushed.FinishCoupledStep(kH, points, forces, {});
+  pushed.FinishCoupledStep(kH, points, forces, {}, nullptr);
   const RodWorld::Rod* a = free.FindRod("rope");
   const RodWorld::Rod* b = pushed.FindRod("rope");
   for (int p = 0; p < 3; ++p) {
