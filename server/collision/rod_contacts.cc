@@ -16,6 +16,16 @@ bool Overlap(const Aabb& a, const Vec3& lo, const Vec3& hi) {
 
 }  // namespace
 
+// Samples about a radius apart (a cable wrapped tightly over a sharp edge then dips between
+// two of them by about a tenth of its radius), but no closer than a sixteenth of a segment
+// (thin threads) and no further than half a segment.
+int RodContactSampleCount(const RodModel& model) {
+  const double segment = model.spline().segment_length();
+  const double spacing =
+      std::min(0.5 * segment, std::max(model.material().radius, segment / 16.0));
+  return static_cast<int>(std::ceil(model.length() / spacing)) + 1;
+}
+
 void FindRodContacts(int rod_index, const RodModel& model, const RodState& state, double h,
                      double margin, std::span<const RodObstacle> obstacles,
                      std::vector<RodContact>* out) {
@@ -38,12 +48,7 @@ void FindRodContacts(int rod_index, const RodModel& model, const RodState& state
   }
   if (near.empty()) return;
 
-  // Samples about a radius apart (a cable wrapped tightly over a sharp edge then dips
-  // between two of them by about a tenth of its radius), but no closer than a sixteenth of
-  // a segment (thin threads) and no further than half a segment.
-  const double segment = model.spline().segment_length();
-  const double spacing = std::min(0.5 * segment, std::max(radius, segment / 16.0));
-  const int samples = static_cast<int>(std::ceil(model.length() / spacing)) + 1;
+  const int samples = RodContactSampleCount(model);
   const Shape sphere = Shape::Sphere(radius);
   ContactManifold manifold;
   for (int k = 0; k < samples; ++k) {
@@ -53,17 +58,19 @@ void FindRodContacts(int rod_index, const RodModel& model, const RodState& state
     Vec3 v = Vec3::Zero();
     for (int a = 0; a < 4; ++a) v += s.b[a] * state.v[s.first + a];
     const double sample_margin = margin + h * v.norm();
-    const Vec3 r = Vec3::Constant(radius + sample_margin);
     for (const RodObstacle* o : near) {
+      const double pair_margin = sample_margin + o->reach;
+      const Vec3 r = Vec3::Constant(radius + pair_margin);
       if (!Overlap(o->bounds, x - r, x + r)) continue;
       manifold.count = 0;
-      Collide(sphere, Transform{x, Quat::Identity()}, o->shape, o->pose, sample_margin,
+      Collide(sphere, Transform{x, Quat::Identity()}, o->shape, o->pose, pair_margin,
               &manifold);
       for (int m = 0; m < manifold.count; ++m) {
         const ContactPoint& p = manifold.points[m];
         RodContact c;
         c.rod = rod_index;
         c.u = u;
+        c.sample = k;
         c.body = o->body;
         c.normal = p.normal;
         c.point = p.position;

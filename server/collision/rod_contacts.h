@@ -28,6 +28,9 @@ struct RodObstacle {
   double inv_mass = 0.0;
   Mat3 inv_inertia = Mat3::Zero();
   Vec3 center = Vec3::Zero();
+  // m: how far the obstacle may move over the step; a rod sample's contact margin grows by
+  // it (speculative contacts found before the step, see the world's coupled rod contacts).
+  double reach = 0.0;
   // A scalpel's blade: the soft bodies it can cut meet only its tip, which presses and cuts.
   bool blade = false;
 };
@@ -35,6 +38,7 @@ struct RodObstacle {
 struct RodContact {
   int rod = 0;
   double u = 0.0;          // m along the rod
+  int sample = -1;         // which of the rod's contact samples (u = length k / (count - 1))
   uint32_t body = 0;       // obstacle body
   Vec3 normal = Vec3::UnitY();  // unit, from the rod towards the obstacle
   Vec3 point = Vec3::Zero();    // on the obstacle, world
@@ -47,6 +51,10 @@ struct RodContact {
   double mass = 0.0;
   double push = 0.0;
 };
+
+// How many contact samples a rod takes along its length: sample k is at
+// u = length k / (count - 1).
+int RodContactSampleCount(const RodModel& model);
 
 // The contacts of one rod with the obstacles whose gap is below its sample's margin
 // (`margin` plus how far the sample moves in a step of h at its velocity).

@@ -414,6 +414,52 @@ absl::StatusOr<KktSolution> RodKkt::Resolve(const KktProblem& problem) {
   return out;
 }
 
+absl::StatusOr<KktSolution> RodKkt::ResolveForces(
+    const KktProblem& problem, std::span<const std::pair<int, double>> forces) const {
+  int total = 0;
+  GroupOffsets(problem, &total);
+  if (total != factored_unknowns_ || static_cast<int>(position_.size()) != total) {
+    return absl::FailedPreconditionError("the system changed size since it was factorized");
+  }
+  const int rod_unknowns = problem.dofs_per_point * problem.control_points;
+  std::vector<double> x(total, 0.0);
+  for (const auto& [unknown, force] : forces) {
+    if (unknown < 0 || unknown >= rod_unknowns) {
+      return absl::InvalidArgumentError(absl::StrCat("unknown ", unknown, " is not a rod's"));
+    }
+    x[position_[unknown]] += force;
+  }
+  SolveFactored(x);
+  KktSolution out = ReadSolution(problem, x);
+  out.bandwidth = band_;
+  return out;
+}
+
+absl::StatusOr<Eigen::MatrixXd> RodKkt::ComplianceColumns(const KktProblem& problem,
+                                                          std::span<const int> unknowns) const {
+  int total = 0;
+  GroupOffsets(problem, &total);
+  if (total != factored_unknowns_ || static_cast<int>(position_.size()) != total) {
+    return absl::FailedPreconditionError("the system changed size since it was factorized");
+  }
+  const int rod_unknowns = problem.dofs_per_point * problem.control_points;
+  for (const int u : unknowns) {
+    if (u < 0 || u >= rod_unknowns) {
+      return absl::InvalidArgumentError(absl::StrCat("unknown ", u, " is not a rod's"));
+    }
+  }
+  const int k = static_cast<int>(unknowns.size());
+  Eigen::MatrixXd out(k, k);
+  std::vector<double> x(total);
+  for (int c = 0; c < k; ++c) {
+    std::fill(x.begin(), x.end(), 0.0);
+    x[position_[unknowns[c]]] = 1.0;
+    SolveFactored(x);
+    for (int i = 0; i < k; ++i) out(i, c) = x[position_[unknowns[i]]];
+  }
+  return out;
+}
+
 void RodKkt::SolveFactored(std::vector<double>& x) const {
   if (use_ldlt_) {
     ldlt_.Solve(std::span<double>(x));

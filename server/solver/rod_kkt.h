@@ -18,6 +18,7 @@
 // LU with partial pivoting (the system is indefinite).
 
 #include <cstdint>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -78,6 +79,20 @@ class RodKkt {
   // Solves again with the last factorization and this problem's right-hand sides (a chord
   // step: the matrix is taken as unchanged). Fails when the problem's size differs.
   absl::StatusOr<KktSolution> Resolve(const KktProblem& problem);
+
+  // Solves with the last factorization for forces on the rods' unknowns alone: the
+  // right-hand side holds `forces` (natural unknown index, N) and is zero elsewhere, no
+  // force from the rods' own system and no violation on any row, so the answer is how the
+  // forces move the rods with every constraint of the factorized system still held (the
+  // constrained compliance applied to them). FAILED_PRECONDITION when the problem's size
+  // differs from the factorized one.
+  absl::StatusOr<KktSolution> ResolveForces(
+      const KktProblem& problem, std::span<const std::pair<int, double>> forces) const;
+  // Columns of the constrained compliance between rod unknowns (natural indices): entry
+  // (i, k) is how far unknown i moves under a unit force on unknown k, every constraint
+  // held; one solve with the last factorization per column.
+  absl::StatusOr<Eigen::MatrixXd> ComplianceColumns(const KktProblem& problem,
+                                                    std::span<const int> unknowns) const;
 
   // Half-bandwidth with the natural order (rods, then slides, then rows) and with the
   // current ordering, for diagnostics and benchmarks.

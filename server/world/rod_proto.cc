@@ -117,6 +117,11 @@ absl::StatusOr<RodDesc> RodFromProto(const v1::Rod& rod, const std::string& fiel
   if (!std::isfinite(rod.rest_twist())) return Invalid(field + ".rest_twist", "must be finite");
   out.rest_twist = rod.rest_twist();
   out.rod_contact = rod.rod_contact();
+  if (rod.has_friction()) {
+    auto friction = NonNegative(rod.friction(), field + ".friction");
+    if (!friction.ok()) return friction.status();
+    out.friction = *friction;
+  }
   auto material = RodMaterialFromProto(rod.material(), field + ".material");
   if (!material.ok()) return material.status();
   out.material = *material;
@@ -200,6 +205,7 @@ void RodToProto(const RodDesc& rod, v1::Rod* out) {
   for (const Vec3& p : rod.rest_points) Vec3ToProto(p, out->add_rest_points());
   out->set_rest_twist(rod.rest_twist);
   out->set_rod_contact(rod.rod_contact);
+  out->set_friction(rod.friction);
   v1::RodMaterial* m = out->mutable_material();
   m->set_radius(rod.material.radius);
   m->set_density(rod.material.density);

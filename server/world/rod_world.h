@@ -90,6 +90,40 @@ class RodWorld {
     Vec3 push = Vec3::Zero();  // m
   };
   std::vector<BeadPush> BeadPushes() const;
+  // The step in two parts around the world's Gauss-Seidel solve, for rods that touch
+  // rigid bodies (rod_world_coupled.cc): BeginCoupledStep is the rods' free motion with
+  // their own constraints (contacts between rods included, rigid shapes not); the contact
+  // points' constrained compliance and free displacements then take part in the world's
+  // solve, whose forces FinishCoupledStep applies through the same factorization before
+  // ending the step as Step does.
+  //
+  // The contacts of every dynamic rod with `obstacles` (each found within the rods'
+  // contact margin plus the obstacle's reach), for BeginCoupledStep.
+  void FindObstacleContacts(double h, std::span<const RodObstacle> obstacles,
+                            std::vector<RodContact>* out) const;
+  // False when the rods' system could not be solved (they keep their state this tick and
+  // FinishCoupledStep must not be called).
+  bool BeginCoupledStep(double h, const Vec3& gravity, const BodyPoseLookup& poses,
+                        std::vector<RodContact> contacts);
+  // A point of a dynamic rod.
+  struct PointRef {
+    int rod = 0;
+    double u = 0.0;  // m
+  };
+  // How far rod point `p` has moved since the start of the step.
+  Vec3 PointDisplacement(const PointRef& p) const;
+  // The constrained compliance between the points (3 count x 3 count, m/N): under forces
+  // f_q, point p moves by sum_q C_pq f_q over the step with every constraint of the rods'
+  // system held; nullopt when the solves fail.
+  std::optional<Eigen::MatrixXd> PointCompliance(std::span<const PointRef> points) const;
+  // Applies forces (N, over the step) on the points and ends the step; `normal_forces`
+  // gives each contact of BeginCoupledStep its solved normal force (reported in contacts()).
+  // Constraints that follow a dynamic body (beads aside) take its pose from `poses` (where
+  // the solve left it; BeginCoupledStep had its free-motion pose) before the projection.
+  void FinishCoupledStep(double h, std::span<const PointRef> points,
+                         std::span<const Vec3> forces, std::span<const double> normal_forces,
+                         const BodyPoseLookup& poses);
+
   const RodStepStats& last_stats() const { return stats_; }
   // Ids of sliding constraints whose rod slid out of them during the last step.
   const std::vector<std::string>& released() const { return released_; }
@@ -97,6 +131,11 @@ class RodWorld {
   std::pair<int, int> Bandwidths() const;
 
  private:
+  // The two parts of Step (rod_world_step.cc): up to the positions' dynamic solve, whose
+  // result is applied (false: nothing stepped), then the rest of the step.
+  bool BeginStep(double h, const Vec3& gravity, const BodyPoseLookup& poses,
+                 std::span<const RodObstacle> obstacles);
+  void EndStep(double h);
   std::vector<RodView> Views(const std::vector<int>& first_point) const;
   std::vector<int> FirstPoints(int* total) const;
   // The rows of every constraint at the current states; *owner maps groups to constraints.
@@ -136,6 +175,17 @@ class RodWorld {
   std::vector<RodSystem> systems_;  // per rod, this step's (kept for its capacity), then
                                     // one point per bead
   std::vector<int> beads_;          // constraints that carry a bead, this step
+  // This step's layout between BeginStep and EndStep: where each dynamic rod's points
+  // start, their count (beads included), the states at the start of the step, and the
+  // problem (with each group's owner) whose factorization kkt_ holds after the dynamic
+  // solve.
+  std::vector<int> first_point_;
+  int total_points_ = 0;
+  std::vector<RodState> start_;
+  KktProblem solved_problem_;
+  std::vector<int> solved_owner_;
+  // The contacts a coupled step found, kept out of the rods' own system.
+  std::vector<RodContact> coupled_contacts_;
   RodKkt kkt_;        // positions
   RodKkt twist_kkt_;  // twist
   RodStepStats stats_;

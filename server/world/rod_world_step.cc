@@ -208,13 +208,24 @@ double RodWorld::OwnerViolation(int owner, const KktGroup& group) const {
 
 void RodWorld::Step(double h, const Vec3& gravity, const BodyPoseLookup& poses,
                     std::span<const RodObstacle> obstacles) {
+  if (!BeginStep(h, gravity, poses, obstacles)) return;
+  EndStep(h);
+}
+
+// The step up to the dynamic solve of the positions (applied): pearls' loads, every
+// dynamic rod's system, contacts with `obstacles` and between rods, constraints at their
+// followed bodies, beads. False when there is nothing to step or the solve failed (the
+// rods keep their state).
+bool RodWorld::BeginStep(double h, const Vec3& gravity, const BodyPoseLookup& poses,
+                         std::span<const RodObstacle> obstacles) {
   stats_ = {};
   released_.clear();
   contacts_.clear();
   pair_contacts_.clear();
-  if (rods_.empty()) return;
+  if (rods_.empty()) return false;
   int total = 0;
-  const std::vector<int> first_point = FirstPoints(&total);
+  first_point_ = FirstPoints(&total);
+  const std::vector<int>& first_point = first_point_;
   const std::vector<std::vector<std::pair<double, Vec3>>> loads = StepPearls(h, gravity);
 
   // Free motion of every dynamic rod.
@@ -259,14 +270,27 @@ void RodWorld::Step(double h, const Vec3& gravity, const BodyPoseLookup& poses,
     }
   }
   total = points;
-  std::vector<RodState> start;
+  total_points_ = total;
+  std::vector<RodState>& start = start_;
+  start.clear();
   start.reserve(rods_.size());
   for (const Rod& rod : rods_) start.push_back(rod.state);
 
   if (!SolvePositions(views, systems, first_point, total, h)) {
     stats_.solve_failed = true;
-    return;
+    return false;
   }
+  return true;
+}
+
+// The rest of the step after the positions' dynamic solve: twist, the projection onto the
+// non-linear constraints, velocities, pearls and releases.
+void RodWorld::EndStep(double h) {
+  const std::vector<int>& first_point = first_point_;
+  const int total = total_points_;
+  const std::vector<RodView> views = Views(first_point);
+  std::vector<RodSystem>& systems = systems_;
+  const std::vector<RodState>& start = start_;
   SolveTwist(views, systems, first_point, total, h);
   ProjectPositions(views, systems, first_point, total, h);
 
@@ -296,9 +320,9 @@ void RodWorld::Step(double h, const Vec3& gravity, const BodyPoseLookup& poses,
 bool RodWorld::SolvePositions(const std::vector<RodView>& views,
                               const std::vector<RodSystem>& systems,
                               const std::vector<int>& first_point, int total, double h) {
-  std::vector<int> owner;
+  std::vector<int>& owner = solved_owner_;
   for (int round = 0;; ++round) {
-    const KktProblem problem =
+    KktProblem problem =
         BuildProblem(views, systems, first_point, total, h, RodDofs::kPositions, &owner);
     absl::StatusOr<KktSolution> sol = kkt_.Solve(problem);
     if (!sol.ok()) return false;
@@ -312,6 +336,8 @@ bool RodWorld::SolvePositions(const std::vector<RodView>& views,
       if (!IsContactOwner(owner[g])) continue;
       SetContactForce(owner[g], *ContactActive(owner[g]) ? std::max(0.0, sol->force[g][0]) : 0.0);
     }
+    // The factorized system's layout, for solves with more forces (the coupled contacts).
+    solved_problem_ = std::move(problem);
     return true;
   }
 }

@@ -135,16 +135,9 @@ class SoftWorld {
   void StepFreeMotion(double h, const Vec3& gravity);
   static bool TakesSolverContacts(const Body& body) { return body.fem || body.stvk; }
   // A body that stepped this tick whose contacts the world's solve does not take (a
-  // corotational body with more than kMaxCoupledVertices contacted vertices): Step()
+  // corotational body with more contacted vertices than MaxCoupledPoints): Step()
   // projects it out of the obstacles, as bodies that did not step are.
   void ProjectContacts(int body) { bodies_[body].project = true; }
-  // The compliance h^2 A^-1 of this step's implicit system between `points` of a body
-  // that StepFreeMotion factorized (3 rows and columns per point, in their order):
-  // how they move under constant forces on them over the step. Nothing for a body without
-  // that system (StVK, or a failed step), or with more than kMaxCoupledVertices points.
-  // StVK bodies and failed steps take the lumped compliance h^2 / m_i of each vertex
-  // alone; a corotational body with more vertices in contact is projected (ProjectContacts).
-  static constexpr int kMaxCoupledVertices = 64;
   // A point of a body that a contact acts on: a vertex ({v, v, v}, weights {1, 0, 0}), or a
   // point of a surface triangle (its vertices and barycentric weights). A force f on it is
   // w_i f on each vertex; it moves by sum w_i dx_i. Held vertices take weight 0: they do
@@ -154,9 +147,20 @@ class SoftWorld {
     Vec3 weight = Vec3::UnitX();
     static WeightedPoint Vertex(int v) { return {{v, v, v}, Vec3::UnitX()}; }
   };
+  // The compliance h^2 A^-1 of this step's implicit system between `points` of a body
+  // that StepFreeMotion factorized (3 rows and columns per point, in their order):
+  // how they move under constant forces on them over the step. Nothing for a body without
+  // that system (StVK, or a failed step), or with more than MaxCoupledPoints points.
+  // StVK bodies and failed steps take the lumped compliance h^2 / m_i of each vertex
+  // alone; a corotational body with more vertices in contact is projected (ProjectContacts).
   std::optional<Eigen::MatrixXd> CoupledCompliance(int body,
                                                    std::span<const WeightedPoint> points) const;
+  // How many points a body's coupled compliance takes: their columns cost three solves
+  // each, so 64, or more on a small body (points times vertices up to 2^17).
+  int MaxCoupledPoints(int body) const;
   double LumpedCompliance(int body, const WeightedPoint& point, double h) const;
+  // How far a point of a body that stepped has moved since the start of the step.
+  Vec3 PointMotion(int body, const WeightedPoint& point) const;
   // The solved contact forces (N, constant over the step h) on `points` of a body:
   // through its implicit system when `coupled` (x += h^2 A^-1 F, v += h A^-1 F), else on
   // each vertex alone (x += h^2 F / m, v += h F / m).

@@ -7,22 +7,30 @@
 // compliance between contacted vertices is h^2 A^-1, restricted to them (guebert's
 // constraint space for a deformable body). Its columns cost one solve with the step's
 // factorization each, three per vertex, so a corotational body couples at most
-// kMaxCoupledVertices vertices (past that the world projects it instead). The explicit
+// MaxCoupledPoints points (past that the world projects it instead). The explicit
 // StVK bodies take each vertex alone with its lumped mass, h^2 / m, and the forces move
 // that vertex alone (the elastic forces spread the motion over the next substeps), which
 // is what their explicit integrator would do with a force on that vertex.
 
+#include <algorithm>
 #include <cassert>
 
 #include "server/world/soft_world.h"
 
 namespace ligature {
 
+int SoftWorld::MaxCoupledPoints(int body) const {
+  constexpr int kPoints = 64;
+  constexpr int kWork = 1 << 17;  // points times vertices
+  const int vertices = static_cast<int>(bodies_[body].positions().size());
+  return std::max(kPoints, kWork / std::max(vertices, 1));
+}
+
 std::optional<Eigen::MatrixXd> SoftWorld::CoupledCompliance(
     int body, std::span<const WeightedPoint> points) const {
   const Body& b = bodies_[body];
   if (!b.factorized || !b.fem || points.empty() ||
-      static_cast<int>(points.size()) > kMaxCoupledVertices) {
+      static_cast<int>(points.size()) > MaxCoupledPoints(body)) {
     return std::nullopt;
   }
   const CorotationalSystem& system = *b.system;
@@ -32,7 +40,8 @@ std::optional<Eigen::MatrixXd> SoftWorld::CoupledCompliance(
   Eigen::MatrixXd unit = Eigen::MatrixXd::Zero(3 * n, 3 * k);
   for (int p = 0; p < k; ++p) {
     for (int i = 0; i < 3; ++i) {
-      for (int d = 0; d < 3; ++d) unit(3 * points[p].vertex[i] + d, 3 * p + d) += points[p].weight[i];
+      const int v = points[p].vertex[i];
+      for (int d = 0; d < 3; ++d) unit(3 * v + d, 3 * p + d) += points[p].weight[i];
     }
   }
   const Eigen::MatrixXd response = system.factorization().solve(unit);
@@ -44,7 +53,8 @@ std::optional<Eigen::MatrixXd> SoftWorld::CoupledCompliance(
   Eigen::MatrixXd c = Eigen::MatrixXd::Zero(3 * k, 3 * k);
   for (int p = 0; p < k; ++p) {
     for (int i = 0; i < 3; ++i) {
-      c.middleRows<3>(3 * p) += (h2 * points[p].weight[i]) * response.middleRows<3>(3 * points[p].vertex[i]);
+      c.middleRows<3>(3 * p) +=
+          (h2 * points[p].weight[i]) * response.middleRows<3>(3 * points[p].vertex[i]);
     }
   }
   // Symmetric up to round-off; made exactly so for the solver.
@@ -63,6 +73,16 @@ double SoftWorld::LumpedCompliance(int body, const WeightedPoint& point, double 
   return c;
 }
 
+Vec3 SoftWorld::PointMotion(int body, const WeightedPoint& point) const {
+  const Body& b = bodies_[body];
+  Vec3 motion = Vec3::Zero();
+  for (int i = 0; i < 3; ++i) {
+    const int v = point.vertex[i];
+    motion += point.weight[i] * (b.positions()[v] - b.start[v]);
+  }
+  return motion;
+}
+
 void SoftWorld::ApplyContactForces(int body, std::span<const WeightedPoint> points,
                                    std::span<const Vec3> forces, double h, bool coupled) {
   Body& b = bodies_[body];
@@ -72,7 +92,9 @@ void SoftWorld::ApplyContactForces(int body, std::span<const WeightedPoint> poin
     const int n = static_cast<int>(state.x.size());
     Eigen::VectorXd f = Eigen::VectorXd::Zero(3 * n);
     for (size_t p = 0; p < points.size(); ++p) {
-      for (int i = 0; i < 3; ++i) f.segment<3>(3 * points[p].vertex[i]) += points[p].weight[i] * forces[p];
+      for (int i = 0; i < 3; ++i) {
+        f.segment<3>(3 * points[p].vertex[i]) += points[p].weight[i] * forces[p];
+      }
     }
     const Eigen::VectorXd y = b.system->factorization().solve(f);
     if (!y.allFinite()) return;

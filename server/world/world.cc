@@ -97,6 +97,9 @@ absl::Status World::UpdateBody(const std::string& id, const BodyUpdate& u) {
 
 absl::Status World::RemoveBody(const std::string& id) {
   ++edits_;
+  // The rod contacts' warm starts name rods and rigid bodies by index, which a removal
+  // shifts.
+  rod_warm_.clear();
   if (rods_.HasRod(id)) {
     for (std::string& c : rods_.RemoveRod(id)) removed_constraints_.push_back(std::move(c));
     return absl::OkStatus();

@@ -132,7 +132,8 @@ class World {
            static_cast<int>(rods_.constraints().size() + rods_.pearls().size());
   }
   // One contact the last step's constraint solve held, with its impulse over the step:
-  // between rigid bodies, or between a soft body's vertex (A) and a rigid body (B).
+  // between rigid bodies, between a soft body's vertex (A) and a rigid body (B), or between
+  // a rod's point (A, Gauss-Seidel only) and a rigid body (B).
   struct ContactReport {
     std::string a;
     std::string b;
@@ -168,6 +169,31 @@ class World {
   void BuildSoftContactRows();
   void AddSoftCompliance();
   void ApplySoftContactForces();
+  // Rods against rigid bodies through the Gauss-Seidel solve (world_rod_contacts.cc): the
+  // rods' contacts found before the solve, their free motion and the contact points'
+  // constrained compliance, the points' rows (solver bodies past the soft ones), and the
+  // solved forces taken back by the rods.
+  void DetectRodContacts();
+  void BuildRodContactRows();
+  void AddRodCompliance();
+  void GatherRodContactForces();
+  // Rods against soft bodies in the same solve (world_rod_soft_contacts.cc): a rod sample
+  // near an FEM body's surface, found before the rods' step begins.
+  struct RodSoftCandidate {
+    int rod = 0;
+    int sample = 0;
+    double u = 0.0;
+    int soft = 0;
+    SoftWorld::WeightedPoint at;
+    ContactPoint contact;
+    double friction = 0.0;
+  };
+  std::vector<RodSoftCandidate> FindRodSoftContacts() const;
+  // The candidates' contacts once the rods' points are placed (`point_of_candidate`):
+  // their soft points join the soft bodies' groups.
+  void AddRodSoftContacts(const std::vector<RodSoftCandidate>& candidates,
+                          std::span<const uint32_t> point_of_candidate);
+  void BuildRodSoftRows();
   // Soft bodies against each other in the same solve (world_soft_pairs.cc).
   void DetectSoftPairContacts();
   void BuildSoftPairRows();
@@ -289,10 +315,51 @@ class World {
   // Last tick's soft contact forces by (soft body, vertex, rigid body), for warm starts,
   // and the soft-soft ones by (soft body A, its vertex, soft body B).
   absl::flat_hash_map<std::tuple<int, int, uint32_t>, Vec3> soft_warm_;
+  // A rod point against a rigid body (A the point, as solver body rod_first_point_ +
+  // point, B the rigid body); `contact` is the rods' contact `contact` (RodWorld's order).
+  struct RodSolverContact {
+    uint32_t point = 0;
+    uint32_t rigid = 0;
+    int rod = 0;
+    int sample = 0;
+    ContactPoint contact;
+  };
+  struct RodSolverPoint {
+    RodWorld::PointRef ref;
+    Vec3 velocity = Vec3::Zero();  // m/s, of its free motion over the step
+  };
+  // Whether the rods' step began before the solve this tick (their contacts go through
+  // it), and whether that beginning succeeded.
+  bool rod_step_begun_ = false;
+  bool rod_step_ok_ = false;
+  std::vector<RodObstacle> rod_start_obstacles_;  // rigid shapes at the start of the tick
+  std::vector<RodSolverContact> rod_contacts_;
+  // A rod point against a soft body's surface point (A the rod point, B the soft point,
+  // solver body bodies_.size() + soft_point).
+  struct RodSoftContact {
+    uint32_t point = 0;
+    int rod = 0;
+    int soft = 0;
+    uint32_t soft_point = 0;
+    ContactPoint contact;
+    double friction = 0.0;
+  };
+  std::vector<RodSoftContact> rod_soft_contacts_;
+  size_t rod_soft_first_block_ = 0;
+  std::vector<RodSolverPoint> rod_points_;
+  std::vector<CoupledPoints> rod_groups_;  // first relative to rod_first_point_
+  std::vector<CoupledPoints> solver_groups_;  // soft and rod groups, for the solve
+  uint32_t rod_first_point_ = 0;
+  size_t rod_first_block_ = 0;
+  std::vector<Vec3> rod_point_forces_;   // N, the solve's force on each rod point
+  std::vector<double> rod_normal_forces_;  // N, per rod contact
+  // Last tick's rod contact forces by (rod, sample, rigid body), for warm starts.
+  absl::flat_hash_map<std::tuple<int, int, uint32_t>, Vec3> rod_warm_;
   absl::flat_hash_map<std::tuple<int, int, int>, Vec3> soft_pair_warm_;
   // The last solve's contacts and their forces (LastContacts).
   struct ContactRecord {
     bool soft = false;  // A is soft body `a`'s vertex `vertex`
+    bool rod = false;   // A is rod `a`'s point
     uint32_t a = 0;
     uint32_t b = 0;
     bool soft_b = false;  // B is soft body `b`'s surface

@@ -192,6 +192,18 @@ v1::WorldSnapshot WorldSnapshotAccess::Capture(const World& w) {
     c.set_body(std::get<2>(key));
     Put(force, c.mutable_force());
   }
+  // The rod contacts' warm starts, sorted likewise.
+  std::vector<std::pair<std::tuple<int, int, uint32_t>, Vec3>> rod_cache(w.rod_warm_.begin(),
+                                                                         w.rod_warm_.end());
+  std::sort(rod_cache.begin(), rod_cache.end(),
+            [](const auto& x, const auto& y) { return x.first < y.first; });
+  for (const auto& [key, force] : rod_cache) {
+    v1::RodCachedContact& c = *s.add_rod_contact_cache();
+    c.set_rod(static_cast<uint32_t>(std::get<0>(key)));
+    c.set_sample(std::get<1>(key));
+    c.set_body(std::get<2>(key));
+    Put(force, c.mutable_force());
+  }
   std::vector<std::pair<std::tuple<int, int, int>, Vec3>> pair_cache(w.soft_pair_warm_.begin(),
                                                                      w.soft_pair_warm_.end());
   std::sort(pair_cache.begin(), pair_cache.end(),
@@ -422,6 +434,20 @@ absl::Status WorldSnapshotAccess::ApplyRigid(const v1::WorldState& s, World* w) 
     } else {
       w->soft_warm_[{static_cast<int>(c.soft_body()), c.vertex(), c.body()}] = force;
     }
+  }
+  for (int k = 0; k < s.rod_contact_cache_size(); ++k) {
+    const v1::RodCachedContact& c = s.rod_contact_cache(k);
+    const std::string field = absl::StrCat("state.rod_contact_cache[", k, "]");
+    if (c.body() >= static_cast<uint32_t>(n)) {
+      return Invalid(field + ".body", absl::StrCat("body index out of range [0, ", n, ")"));
+    }
+    if (c.rod() >= w->rods_.rods().size()) {
+      return Invalid(field + ".rod", "rod index out of range");
+    }
+    if (c.sample() < 0) return Invalid(field + ".sample", "must be >= 0");
+    Vec3 force;
+    if (absl::Status st = ReadVec3(c.force(), field + ".force", &force); !st.ok()) return st;
+    w->rod_warm_[{static_cast<int>(c.rod()), c.sample(), c.body()}] = force;
   }
   for (int k = 0; k < s.device_driven_size(); ++k) {
     if (s.device_driven(k) >= static_cast<uint32_t>(n)) {

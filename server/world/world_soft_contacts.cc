@@ -130,7 +130,7 @@ void World::DetectSoftContacts() {
     // weakly to keep a very soft body from inverting).
     if (body.fem && body.factorized &&
         soft_points_.size() - points_before >
-            static_cast<size_t>(SoftWorld::kMaxCoupledVertices)) {
+            static_cast<size_t>(soft_.MaxCoupledPoints(static_cast<int>(s)))) {
       soft_points_.resize(points_before);
       soft_contacts_.resize(contacts_before);
       soft_.ProjectContacts(static_cast<int>(s));
@@ -220,6 +220,11 @@ void World::ApplySoftContactForces() {
     forces[c.point_b] += b.jacobian_b.leftCols<3>().transpose() * b.force;
     soft_pair_warm_[{c.soft_a, c.vertex, c.soft_b}] = b.force;
   }
+  for (size_t k = 0; k < rod_soft_contacts_.size(); ++k) {
+    const ConstraintBlock& b = rows_.blocks[rod_soft_first_block_ + k];
+    forces[rod_soft_contacts_[k].soft_point] +=
+        b.jacobian_b.leftCols<3>().transpose() * b.force;
+  }
   ForEachBodyRun(soft_points_, [&](size_t first, size_t end,
                                    const std::vector<SoftWorld::WeightedPoint>& points) {
     const bool coupled = std::any_of(soft_groups_.begin(), soft_groups_.end(),
@@ -240,18 +245,30 @@ void World::RecordContacts() {
     last_contacts_.push_back(r);
   };
   for (size_t k = 0; k < contacts_.size() && k < rows_.blocks.size(); ++k) {
-    record(rows_.blocks[k], {false, contacts_[k].a, contacts_[k].b, false, -1, contacts_[k].point});
+    record(rows_.blocks[k],
+           {false, false, contacts_[k].a, contacts_[k].b, false, -1, contacts_[k].point});
   }
   for (size_t k = 0; k < soft_contacts_.size(); ++k) {
     const SoftContact& c = soft_contacts_[k];
     record(rows_.blocks[soft_first_block_ + k],
-           {true, static_cast<uint32_t>(c.soft), c.rigid, false, c.vertex, c.contact});
+           {true, false, static_cast<uint32_t>(c.soft), c.rigid, false, c.vertex, c.contact});
   }
   for (size_t k = 0; k < soft_pair_contacts_.size(); ++k) {
     const SoftPairContact& c = soft_pair_contacts_[k];
     record(rows_.blocks[soft_pair_first_block_ + k],
-           {true, static_cast<uint32_t>(c.soft_a), static_cast<uint32_t>(c.soft_b), true,
+           {true, false, static_cast<uint32_t>(c.soft_a), static_cast<uint32_t>(c.soft_b), true,
             c.vertex, c.contact});
+  }
+  for (size_t k = 0; k < rod_contacts_.size(); ++k) {
+    const RodSolverContact& c = rod_contacts_[k];
+    record(rows_.blocks[rod_first_block_ + k],
+           {false, true, static_cast<uint32_t>(c.rod), c.rigid, false, -1, c.contact});
+  }
+  for (size_t k = 0; k < rod_soft_contacts_.size(); ++k) {
+    const RodSoftContact& c = rod_soft_contacts_[k];
+    record(rows_.blocks[rod_soft_first_block_ + k],
+           {false, true, static_cast<uint32_t>(c.rod), static_cast<uint32_t>(c.soft), true, -1,
+            c.contact});
   }
 }
 
@@ -263,6 +280,9 @@ std::vector<World::ContactReport> World::LastContacts() const {
     if (r.soft) {
       if (r.a >= soft_.bodies().size()) continue;
       c.a = soft_.bodies()[r.a].desc.id;
+    } else if (r.rod) {
+      if (r.a >= rods_.rods().size()) continue;
+      c.a = rods_.rods()[r.a].desc.id;
     } else {
       if (r.a >= static_cast<uint32_t>(bodies_.size())) continue;
       c.a = bodies_.id[r.a];

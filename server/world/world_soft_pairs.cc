@@ -17,69 +17,11 @@
 #include <limits>
 #include <numeric>
 
-#include "server/collision/triangle_grid.h"
 #include "server/constraint/contact_rows.h"
-#include "server/constraint/soft/local_constraints.h"
+#include "server/world/soft_surface_query.h"
 #include "server/world/world.h"
 
 namespace ligature {
-namespace {
-
-// A body's boundary over the step: its bounds (both ends, grown by `grow`) and the
-// farthest any boundary vertex moves.
-struct SweptBoundary {
-  Aabb bounds;
-  double reach = 0.0;
-};
-
-SweptBoundary Sweep(const SoftWorld::Body& body, double grow) {
-  constexpr double kInf = std::numeric_limits<double>::infinity();
-  SweptBoundary s{{Vec3::Constant(kInf), Vec3::Constant(-kInf)}, 0.0};
-  const std::vector<Vec3>& x = body.positions();
-  for (const int v : body.surface_vertices) {
-    s.bounds.min = s.bounds.min.cwiseMin(body.start[v]).cwiseMin(x[v]);
-    s.bounds.max = s.bounds.max.cwiseMax(body.start[v]).cwiseMax(x[v]);
-    s.reach = std::max(s.reach, (x[v] - body.start[v]).norm());
-  }
-  s.bounds.min.array() -= grow;
-  s.bounds.max.array() += grow;
-  return s;
-}
-
-bool Contains(const Aabb& box, const Vec3& p) {
-  return (box.min.array() <= p.array()).all() && (p.array() <= box.max.array()).all();
-}
-
-// The nearest surface point of `body` (at its start positions) to p among the grid's
-// candidates, with the outward normal of its triangle; nothing when none is within reach.
-struct SurfaceHit {
-  int triangle = -1;
-  Vec3 barycentric = Vec3::Zero();
-  Vec3 point = Vec3::Zero();
-  Vec3 normal = Vec3::UnitY();
-};
-
-std::optional<SurfaceHit> NearestSurfacePoint(const SoftWorld::Body& body,
-                                              const TriangleGrid& grid, const Vec3& p,
-                                              double reach) {
-  const std::vector<Vec3>& x = body.start;
-  std::optional<SurfaceHit> best;
-  double best_d2 = reach * reach;
-  for (const int t : grid.Near(p)) {
-    const std::array<int, 3>& tri = body.surface.triangles[t];
-    const Vec3 w = ClosestPointBarycentric(p, x[tri[0]], x[tri[1]], x[tri[2]]);
-    const Vec3 q = w.x() * x[tri[0]] + w.y() * x[tri[1]] + w.z() * x[tri[2]];
-    const double d2 = (p - q).squaredNorm();
-    if (d2 > best_d2) continue;
-    const Vec3 n = (x[tri[1]] - x[tri[0]]).cross(x[tri[2]] - x[tri[0]]);
-    if (!(n.squaredNorm() > 0.0)) continue;
-    best_d2 = d2;
-    best = SurfaceHit{t, w, q, n.normalized()};
-  }
-  return best;
-}
-
-}  // namespace
 
 // Every ordered pair of FEM bodies that stepped, whose swept bounds meet: the first's
 // boundary vertices (held ones excepted) against the second's surface.
@@ -108,7 +50,6 @@ void World::DetectSoftPairContacts() {
   TriangleGrid grid;
   for (const int b : stepped) {
     const SoftWorld::Body& target = soft_bodies[b];
-    const std::vector<char>& held = target.fem_rest()->fixed;
     bool built = false;
     for (const int a : stepped) {
       if (a == b || !swept[a].bounds.Overlaps(swept[b].bounds)) continue;
@@ -126,11 +67,7 @@ void World::DetectSoftPairContacts() {
         const std::optional<SurfaceHit> hit = NearestSurfacePoint(
             target, grid, p, margin + vertex_reach + swept[b].reach);
         if (!hit) continue;
-        // The surface point moves with its triangle's free vertices.
-        SoftWorld::WeightedPoint at{target.surface.triangles[hit->triangle], hit->barycentric};
-        for (int i = 0; i < 3; ++i) {
-          if (held[at.vertex[i]] != 0) at.weight[i] = 0.0;
-        }
+        const SoftWorld::WeightedPoint at = HitPoint(target, *hit);
         ContactPoint c;
         c.normal = -hit->normal;  // from the vertex towards the surface
         c.distance = (p - hit->point).dot(hit->normal);
@@ -147,7 +84,8 @@ void World::DetectSoftPairContacts() {
 // Renumbers the soft points body by body (a stable sort: the rigid contacts' points came
 // that way already), so that each body's points form one run for its compliance group.
 void World::GroupSoftPoints() {
-  if (soft_pair_contacts_.empty()) return;
+  const auto by_body = [&](const SoftPoint& x, const SoftPoint& y) { return x.soft < y.soft; };
+  if (std::is_sorted(soft_points_.begin(), soft_points_.end(), by_body)) return;
   std::vector<uint32_t> order(soft_points_.size());
   std::iota(order.begin(), order.end(), 0u);
   std::stable_sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) {
@@ -165,6 +103,7 @@ void World::GroupSoftPoints() {
     c.point_a = new_index[c.point_a];
     c.point_b = new_index[c.point_b];
   }
+  for (RodSoftContact& c : rod_soft_contacts_) c.soft_point = new_index[c.soft_point];
 }
 
 // One contact block per soft-soft contact, after the soft-rigid ones, warm-started from
@@ -173,22 +112,15 @@ void World::BuildSoftPairRows() {
   soft_pair_first_block_ = rows_.blocks.size();
   const double h = settings_.dt();
   const uint32_t n = static_cast<uint32_t>(bodies_.size());
-  const auto& soft_bodies = soft_.bodies();
   for (const SoftPairContact& c : soft_pair_contacts_) {
-    const SoftWorld::Body& body_a = soft_bodies[c.soft_a];
-    const SoftWorld::Body& body_b = soft_bodies[c.soft_b];
-    const SoftWorld::WeightedPoint& at = soft_points_[c.point_b].at;
     ContactBody a;
     a.index = n + c.point_a;
     a.origin = c.contact.position;
-    a.linear_velocity = (body_a.positions()[c.vertex] - body_a.start[c.vertex]) / h;
+    a.linear_velocity = soft_.PointMotion(c.soft_a, soft_points_[c.point_a].at) / h;
     ContactBody b;
     b.index = n + c.point_b;
     b.origin = c.contact.position;
-    for (int i = 0; i < 3; ++i) {
-      const int v = at.vertex[i];
-      b.linear_velocity += at.weight[i] * (body_b.positions()[v] - body_b.start[v]) / h;
-    }
+    b.linear_velocity = soft_.PointMotion(c.soft_b, soft_points_[c.point_b].at) / h;
     ConstraintBlock block = MakeContactBlock(c.contact, a, b, c.friction, h);
     auto warm = soft_pair_warm_.find({c.soft_a, c.vertex, c.soft_b});
     if (warm != soft_pair_warm_.end()) block.force.head(block.dim) = warm->second.head(block.dim);

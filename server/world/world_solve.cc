@@ -36,14 +36,17 @@ SolveResult World::RunSolver(ConstraintSolver& solver, const SolverOptions& opti
 void World::SolveGaussSeidel() {
   UpdateCompliance(free_orientation_);
   AddSoftCompliance();
+  AddRodCompliance();
   SolverOptions options;
   options.max_iterations = settings_.solver.max_iterations;
   options.tolerance = settings_.solver.tolerance;
   options.warm_start = settings_.solver.warm_start;
   options.time_budget_us = settings_.solver.time_budget_us;
   const SolveClock clock(0.0);
+  const std::span<const CoupledPoints> groups =
+      rod_points_.empty() ? std::span<const CoupledPoints>(soft_groups_) : solver_groups_;
   const SolveResult result =
-      gauss_seidel_.Solve(rows_, compliance_, soft_groups_, options, &displacements_);
+      gauss_seidel_.Solve(rows_, compliance_, groups, options, &displacements_);
   stats_.solve_ms += clock.ElapsedUs() / 1000.0;
   stats_.iterations = result.iterations;
   stats_.residual = result.residual;
@@ -223,6 +226,12 @@ double World::MaxPenetration() const {
   }
   for (size_t k = 0; k < soft_pair_contacts_.size(); ++k) {
     deepen(rows_.blocks[soft_pair_first_block_ + k], soft_pair_contacts_[k].contact.distance);
+  }
+  for (size_t k = 0; k < rod_contacts_.size(); ++k) {
+    deepen(rows_.blocks[rod_first_block_ + k], rod_contacts_[k].contact.distance);
+  }
+  for (size_t k = 0; k < rod_soft_contacts_.size(); ++k) {
+    deepen(rows_.blocks[rod_soft_first_block_ + k], rod_soft_contacts_[k].contact.distance);
   }
   return deepest;
 }

@@ -32,10 +32,12 @@ void World::Step() {
   IntegrateSoftFreeMotion();
   DetectCollisions();
   DetectSoftContacts();
+  DetectRodContacts();
   BuildConstraintRows();
   SolveConstraints();
   ApplyCorrectionMotion();
   ApplySoftContactForces();
+  GatherRodContactForces();
   StabilizeJoints();
   // The rigid shapes deformable bodies meet, once a tick for rods and soft bodies.
   if (!rods_.empty() || !soft_.empty() || !strands_.empty()) BuildObstacles();
@@ -179,6 +181,7 @@ void World::BuildConstraintRows() {
   BuildContactRows(bodies_.position, bodies_.orientation, true, true);
   BuildJointRows(bodies_.position, bodies_.orientation, JointLevel::kVelocity);
   BuildSoftContactRows();
+  BuildRodContactRows();
   stats_.constraint_rows = rows_.Dimensions();
 }
 
@@ -242,11 +245,23 @@ void World::ApplyCorrectionMotion() {
 
 // Rods take their own implicit step (RodWorld), after the rigid bodies have moved, so that
 // constraints following a body (a device-driven tool) use its pose at the end of the tick.
-// Keyholes a rod slid out of are reported with this tick's removed constraints.
+// When their contacts with rigid bodies went through the Gauss-Seidel solve, their step
+// began before it (DetectRodContacts) and ends here with the solved forces. Keyholes a rod
+// slid out of are reported with this tick's removed constraints.
 void World::StepRods() {
   if (rods_.empty()) return;
-  rods_.Step(settings_.dt(), settings_.gravity,
-             [this](const std::string& id) { return Followed(id); }, obstacles_);
+  if (rod_step_begun_) {
+    if (rod_step_ok_) {
+      std::vector<RodWorld::PointRef> points;
+      points.reserve(rod_points_.size());
+      for (const RodSolverPoint& p : rod_points_) points.push_back(p.ref);
+      rods_.FinishCoupledStep(settings_.dt(), points, rod_point_forces_, rod_normal_forces_,
+                              [this](const std::string& id) { return Followed(id); });
+    }
+  } else {
+    rods_.Step(settings_.dt(), settings_.gravity,
+               [this](const std::string& id) { return Followed(id); }, obstacles_);
+  }
   for (const std::string& id : rods_.released()) removed_constraints_.push_back(id);
   ApplyRodPushes();
 }

@@ -1,6 +1,6 @@
 // Rods meet rigid bodies: a cable dropped across a fixed box drapes over it without passing
-// through, a box laid on a rope slung between two pins is carried by it (the rope's push
-// reaches the box, whose weight the rope then holds up), and a rigid bead threaded on a
+// through, a box laid on two ropes slung between pins is carried by them (the ropes' push
+// reaches the box, whose weight the ropes then hold up), and a rigid bead threaded on a
 // taut inclined wire slides down it at g sin(angle).
 
 #include <gtest/gtest.h>
@@ -73,26 +73,35 @@ TEST(RodContact, CableDrapesOverAFixedBox) {
   EXPECT_GT(world->rods().last_stats().contacts, 0);
 }
 
-TEST(RodContact, RopeCarriesABoxLaidOnIt) {
+// A flat box across two parallel ropes 14 cm apart. (A box on a single rope is balanced on
+// a line, and on two soft ropes close together it tips over as soon as the ropes' vertical
+// stiffness times the square of their spacing is below its weight times the height of its
+// centre above them: it tips off at the slightest asymmetry, as a real one would.)
+TEST(RodContact, RopesCarryABoxLaidOnThem) {
   SceneDesc scene;
   scene.settings.rate_hz = 200.0;
-  scene.bodies.push_back(Rope("rope", Vec3(-0.5, 1.0, 0), Vec3(0.5, 1.0, 0)));
-  BodyDesc box = testing::MakeBody("box", Shape::Box(Vec3(0.05, 0.05, 0.05)), Vec3(0, 1.06, 0));
-  box.material.density = 200.0;  // 0.2 kg
+  for (const double z : {-0.07, 0.07}) {
+    scene.bodies.push_back(Rope(z < 0 ? "near" : "far", Vec3(-0.5, 1.0, z), Vec3(0.5, 1.0, z)));
+  }
+  BodyDesc box = testing::MakeBody("box", Shape::Box(Vec3(0.05, 0.02, 0.1)), Vec3(0, 1.03, 0));
+  box.material.density = 250.0;  // 0.2 kg
   scene.bodies.push_back(box);
   auto world = testing::MakeWorld(scene);
-  ConstraintDesc left, right;
-  left.id = "left";
-  left.rod = RodConstraintDesc{};
-  left.rod->kind = RodConstraintKind::kPosition;
-  left.rod->a = {"rope", 0.0};
-  left.rod->target = Vec3(-0.5, 1.0, 0);
-  right = left;
-  right.id = "right";
-  right.rod->a = {"rope", 1.0};
-  right.rod->target = Vec3(0.5, 1.0, 0);
-  ASSERT_TRUE(world->AddConstraint(left).ok());
-  ASSERT_TRUE(world->AddConstraint(right).ok());
+  for (const std::string rope : {"near", "far"}) {
+    const double z = rope == "near" ? -0.07 : 0.07;
+    ConstraintDesc left, right;
+    left.id = rope + "-left";
+    left.rod = RodConstraintDesc{};
+    left.rod->kind = RodConstraintKind::kPosition;
+    left.rod->a = {rope, 0.0};
+    left.rod->target = Vec3(-0.5, 1.0, z);
+    right = left;
+    right.id = rope + "-right";
+    right.rod->a = {rope, 1.0};
+    right.rod->target = Vec3(0.5, 1.0, z);
+    ASSERT_TRUE(world->AddConstraint(left).ok());
+    ASSERT_TRUE(world->AddConstraint(right).ok());
+  }
   for (int i = 0; i < 2000; ++i) world->Step();
   // The box hangs in the rope, at rest, well above where a free fall would have taken it.
   const Vec3 p = testing::PositionOf(*world, "box");

@@ -42,6 +42,20 @@ inline Vec3 RodSlope(const RodWorld& world, const std::string& rod, double u) {
   return r->state.Tangent(r->model.spline().Sample(u));
 }
 
+// Linear momentum of a rod under its consistent mass: sum_i (M v)_i = sum_i m_i v_i with
+// m_i = rho A int b_i du (the rows of M sum to the basis integrals).
+inline Vec3 RodMomentum(const RodWorld& world, const std::string& id) {
+  const RodWorld::Rod* rod = world.FindRod(id);
+  const double line_density = rod->model.material().density * rod->model.area();
+  std::vector<double> weight(rod->model.control_points(), 0.0);
+  for (const RodQuadrature& q : rod->model.quadrature()) {
+    for (int a = 0; a < 4; ++a) weight[q.basis.first + a] += q.weight * q.basis.b[a];
+  }
+  Vec3 p = Vec3::Zero();
+  for (size_t i = 0; i < weight.size(); ++i) p += line_density * weight[i] * rod->state.v[i];
+  return p;
+}
+
 // Current arc length of a rod (Gauss quadrature of |x'|).
 inline double RodLength(const RodWorld& world, const std::string& rod) {
   const RodWorld::Rod* r = world.FindRod(rod);

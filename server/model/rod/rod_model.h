@@ -54,6 +54,9 @@ struct RodDesc {
   bool kinematic = false;  // held in place (moved only through constraints' targets)
   // Collides with the other rods that do, and with itself.
   bool rod_contact = false;
+  // Coulomb coefficient against rigid shapes (combined with the shape's as the geometric
+  // mean), >= 0; used where the rods meet rigid bodies through the world's Gauss-Seidel.
+  double friction = 0.5;
 };
 
 // One quadrature point of the energy and mass integrals.

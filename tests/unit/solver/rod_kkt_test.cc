@@ -414,5 +414,69 @@ TEST_F(RodKktTest, OrderingReusedUntilTheGraphChanges) {
   ExpectMatchesDense(p, *sol);
 }
 
+// Forces on rod unknowns alone, solved with the last factorization, move the rods as the
+// dense system with those forces as its only right-hand side does (no force of the rods'
+// own, no violation), so every row still holds; the compliance columns are the same
+// solves, symmetric.
+TEST_F(RodKktTest, ResolveForcesKeepsTheRowsAndMatchesDense) {
+  KktProblem p = TwoRods();
+  p.groups.push_back(Hold(0.0, Vec3(0.001, -0.002, 0.0005)));
+  p.groups.push_back(Link(0.45, 0.1, {Vec3::UnitX(), Vec3::UnitY(), Vec3::UnitZ()}, 0.003));
+  p.groups.push_back(Keyhole(0.3, Vec3(1.0, 0.1, -0.05), 0.7, Vec3(0.002, 0.0, -0.001)));
+  RodKkt kkt;
+  ASSERT_TRUE(kkt.Solve(p).ok());
+  const std::vector<std::pair<int, double>> forces = {
+      {kDofs * 3 + 1, 2.0}, {kDofs * 4 + 0, -1.5}, {kDofs * 10 + 2, 0.7}, {kDofs * 3 + 1, 0.5}};
+  const absl::StatusOr<KktSolution> sol = kkt.ResolveForces(p, forces);
+  ASSERT_TRUE(sol.ok()) << sol.status();
+
+  // The same problem with the forces as the rods' right-hand side and no violations.
+  RodSystem sa = a_->system, sb = b_->system;
+  for (Vec4& f : sa.rhs) f.setZero();
+  for (Vec4& f : sb.rhs) f.setZero();
+  for (const auto& [dof, force] : forces) {
+    const int point = dof / kDofs;
+    (point < 8 ? sa.rhs[point] : sb.rhs[point - 8])[dof % kDofs] += force;
+  }
+  KktProblem loaded = p;
+  loaded.rods = {&sa, &sb};
+  for (KktGroup& g : loaded.groups) {
+    for (KktRow& row : g.rows) row.rhs = 0.0;
+  }
+  ExpectMatchesDense(loaded, *sol);
+  EXPECT_LT(RowResidual(loaded, *sol), 1e-12);
+  EXPECT_NE(sol->slide[2], 0.0);
+
+  // Columns: unit forces on a few unknowns.
+  const std::vector<int> unknowns = {kDofs * 3 + 1, kDofs * 4 + 0, kDofs * 10 + 2, kDofs * 12 + 1};
+  const absl::StatusOr<Eigen::MatrixXd> c = kkt.ComplianceColumns(p, unknowns);
+  ASSERT_TRUE(c.ok()) << c.status();
+  const double scale = c->cwiseAbs().maxCoeff();
+  EXPECT_GT(scale, 0.0);
+  for (size_t k = 0; k < unknowns.size(); ++k) {
+    const std::vector<std::pair<int, double>> unit = {{unknowns[k], 1.0}};
+    const absl::StatusOr<KktSolution> column = kkt.ResolveForces(p, unit);
+    ASSERT_TRUE(column.ok());
+    for (size_t i = 0; i < unknowns.size(); ++i) {
+      EXPECT_EQ((*c)(i, k), column->dx[unknowns[i]]);
+      EXPECT_NEAR((*c)(i, k), (*c)(k, i), 1e-9 * scale);
+    }
+    EXPECT_GT((*c)(k, k), 0.0);
+  }
+
+  // Refused: a problem of another size, an unknown that is not a rod's.
+  KktProblem smaller = p;
+  smaller.groups.pop_back();
+  EXPECT_EQ(kkt.ResolveForces(smaller, forces).status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(kkt.ComplianceColumns(smaller, unknowns).status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  const std::vector<std::pair<int, double>> bad = {{kDofs * 14, 1.0}};
+  EXPECT_EQ(kkt.ResolveForces(p, bad).status().code(), absl::StatusCode::kInvalidArgument);
+  const std::vector<int> bad_unknowns = {-1};
+  EXPECT_EQ(kkt.ComplianceColumns(p, bad_unknowns).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
 }  // namespace
 }  // namespace ligature
