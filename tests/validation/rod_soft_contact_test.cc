@@ -118,7 +118,7 @@ TEST(RodSoftContact, CableRestsOnSoftSlab) {
 }
 
 // Zero gravity: a free undamped cable laid 2 mm into a free undamped soft cube pushes out
-// of it; the total momentum stays zero every step and they end apart.
+// of it; the total momentum stays zero every step and the cable ends out of the cube.
 TEST(RodSoftContact, OverlappingRodAndSoftCubeKeepMomentum) {
   SceneDesc scene;
   scene.settings.rate_hz = 100.0;
@@ -129,14 +129,17 @@ TEST(RodSoftContact, OverlappingRodAndSoftCubeKeepMomentum) {
   auto world = testing::MakeWorld(scene);
   const double m = SoftMass(*world, "cube");
   bool touched = false;
+  double pushed = 0.0;  // the cube's most downward momentum
   for (int i = 0; i < 40; ++i) {
     world->Step();
     touched |= !world->LastContacts().empty();
     const Vec3 total = SoftMomentum(*world, "cube") + testing::RodMomentum(world->rods(), "cable");
     EXPECT_LT(total.norm(), 1e-9 * m) << "step " << i;
+    pushed = std::min(pushed, SoftMomentum(*world, "cube").y());
   }
   EXPECT_TRUE(touched);
-  EXPECT_LT(SoftMomentum(*world, "cube").y(), -1e-5 * m);
+  // The cube was pushed down (it then rings, undamped) and the cable is out of it.
+  EXPECT_LT(pushed, -1e-4 * m);
   EXPECT_GT(testing::RodPoint(world->rods(), "cable", 0.1).y(), 0.05 + 0.005);
 }
 
