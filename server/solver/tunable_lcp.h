@@ -82,16 +82,19 @@ class TunableLcpSolver final : public ConstraintSolver {
     std::array<double, 9> angular{};
   };
 
+  // How a preparation ended: in time; late (the clock expired during it, and it went on
+  // for the starting forces' sake); or stopped there (the solve returns zero forces).
+  enum class Prepared { kInTime, kLate, kStopped };
   // Copies the rows and compliance into the compact layout, with each row's kind and Jacobi
-  // scale. Returns false when the clock expired before it finished (only checked when
-  // `interruptible`).
-  bool Prepare(const ConstraintRows& rows, std::span<const BodyCompliance> compliance,
-               const SolveClock& clock, bool interruptible);
-  // Warm-start forces and sets from the rows' forces Prepare copied (zero without warm
-  // start).
-  void InitialSets(bool warm_start);
-  // out = C H^T x per body (the world slot stays zero); returns x . W x.
-  double Spread(const std::vector<double>& x, std::vector<Vec6>* out);
+  // scale, sets the starting forces and sets (InitialBlockSets) and their displacements
+  // (body_f_), all in one pass over the blocks. The clock is looked at every few blocks
+  // when `check_clock`; once expired, the preparation stops if `stop_when_late`.
+  Prepared Prepare(const ConstraintRows& rows, std::span<const BodyCompliance> compliance,
+                   const SolveClock& clock, bool warm_start, bool check_clock,
+                   bool stop_when_late);
+  // Starting forces and sets of one block from the forces Prepare copied (zero without
+  // warm start).
+  void InitialBlockSets(size_t bi, bool warm_start);
   // Turns accumulated generalized forces into displacements; returns their sum of g . C g.
   double ApplyCompliance(std::vector<Vec6>* out) const;
   // The next CG direction p (continued with beta, or restarted after a set change whose
@@ -140,6 +143,10 @@ class TunableLcpSolver final : public ConstraintSolver {
   void JoinChanges();
   // change_ += C H^T df for a change df of block bi's forces (pending until applied).
   void SpreadBlockChange(size_t bi, const double* df);
+  // out += C H^T df for a change df of block bi's forces; marks the moved bodies in `moved`
+  // when given.
+  void AddBlockDisplacement(size_t bi, const double* df, std::vector<Vec6>* out,
+                            std::vector<uint8_t>* moved);
   // Moves unilateral rows between the clamped and vanishing sets, clamps sticking friction
   // into its cone and refreshes held friction whose change would exceed hold_threshold (m).
   // Returns whether any force or set changed.
@@ -155,8 +162,11 @@ class TunableLcpSolver final : public ConstraintSolver {
   bool CheckFriction(size_t bi, double hold_threshold);
   // Largest violation (m): active equality rows, unilateral complementarity, friction law.
   double Residual() const;
-  // Forces back into the rows (friction clamped onto its cone), displacements out.
-  void WriteBack(ConstraintRows& rows, std::vector<Vec6>* displacements);
+  // The end of a solve in one pass over the blocks: each row's violation brought up to date
+  // (gathering pending changes, or from body_f_ whole when `fresh`), the residual (as
+  // Residual()) from them, and the forces back into the rows (friction clamped onto its
+  // cone); then the displacements out. Returns the residual.
+  double Finish(bool fresh, ConstraintRows& rows, std::vector<Vec6>* displacements);
 
   std::vector<RowKind> kind_;     // per row
   std::vector<RowJacobian> jac_;  // per row

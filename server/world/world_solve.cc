@@ -133,9 +133,10 @@ void World::SolveTunable() {
     }
     for (size_t k = num_contacts; k < rows_.blocks.size(); ++k) rows_.blocks[k].force.setZero();
     options.warm_start = warm;
-    // The pass keeps to its share strictly: once that is spent (even during its
-    // preparation) it returns what it has: its starting forces' correction, or none.
+    // The pass keeps to its share strictly: once that is spent during its preparation it
+    // returns no correction; spent after it, what it has (at least its starting forces).
     options.min_iterations = 0;
+    options.keep_warm_when_late = false;
     options.max_iterations = std::max(1, static_cast<int>(s.max_iterations * share));
     options.time_budget_us =
         s.time_budget_us > 0.0
@@ -184,6 +185,7 @@ void World::SolveTunable() {
   BuildJointRows(free_position_, free_orientation_, JointLevel::kVelocity);
   stats_.constraint_rows = rows_.Dimensions();
   options.warm_start = s.warm_start;
+  options.keep_warm_when_late = true;
   // Warm started, the pass's starting iterate is last tick's impulses (in their cones, no
   // pull): when the budget is spent before the first step, that is what it returns. Cold,
   // a single iteration still gives the contacts and joints their impulses (the tick
