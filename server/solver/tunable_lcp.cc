@@ -279,25 +279,41 @@ double TunableLcpSolver::RefreshAndRestart() {
 // (change_) join body_f_, and only the rows on those bodies gather them into their
 // violation; then a fresh CG sequence as in RefreshAndRestart. The product with H thus
 // costs rows on changed bodies, not all rows.
-double TunableLcpSolver::ApplyChangesAndRestart() {
+// *residual gets the residual (as Residual()) of the violations it leaves, measured in
+// the same pass.
+double TunableLcpSolver::ApplyChangesAndRestart(double* residual) {
   double rz = 0.0;  // a local: a member could alias the rows' stores
   double equality = 0.0;
-  const size_t num_rows = jac_.size();
-  for (size_t i = 0; i < num_rows; ++i) RestartRow(i, GatherChange(i), &rz, &equality);
+  double rest = 0.0;  // vanishing penetration and held friction's distance
+  for (size_t bi = 0; bi < block_.size(); ++bi) {
+    const BlockInfo& c = block_[bi];
+    for (uint32_t i = c.first_row; i < c.first_row + c.dim; ++i) {
+      const double y = GatherChange(i);
+      RestartRow(i, y, &rz, &equality);
+      if (!active_[i] && kind_[i] == RowKind::kNormal) rest = std::max(rest, -y);
+    }
+    if (held_[bi]) {
+      double target[2];
+      bool sticks = false;
+      rest = std::max(rest, HeldFrictionTarget(bi, target, &sticks));
+    }
+  }
   JoinChanges();
   rz_ = rz;
+  *residual = std::max(equality, rest);
   return equality;
 }
 
 // The CG step itself. q = W p is gathered row by row from body_ (C H^T p) in the same pass
 // that moves the forces and violations and forms the new preconditioned residual; *beta,
 // from its r . z, makes the next direction (in SpreadDirection).
-double TunableLcpSolver::Step(double pq, double* beta) {
+double TunableLcpSolver::Step(double pq, double* beta, double* vanishing) {
   const double alpha = rz_ / pq;
   assert(std::isfinite(alpha));
   for (size_t n = 0; n < num_bodies_; ++n) body_f_[n] += alpha * body_[n];
   double rz_next = 0.0;
   double equality = 0.0;
+  double penetration = 0.0;
   const size_t num_rows = jac_.size();
   for (size_t i = 0; i < num_rows; ++i) {
     // Every tracked row's violation moves (vanishing rows and held friction are checked on
@@ -310,7 +326,10 @@ double TunableLcpSolver::Step(double pq, double* beta) {
     for (int k = 0; k < 6; ++k) q += j.a[k] * da[k] + j.b[k] * db[k];
     const double d = delta_[i] + alpha * q;
     delta_[i] = d;
-    if (!active_[i]) continue;
+    if (!active_[i]) {
+      if (kind_[i] == RowKind::kNormal) penetration = std::max(penetration, -d);
+      continue;
+    }
     f_[i] += alpha * p_[i];
     const double z = -precond_[i] * d;
     z_[i] = z;
@@ -319,6 +338,7 @@ double TunableLcpSolver::Step(double pq, double* beta) {
   }
   *beta = rz_next / rz_;
   rz_ = rz_next;
+  *vanishing = penetration;
   return equality;
 }
 
@@ -460,7 +480,10 @@ bool TunableLcpSolver::CheckFriction(size_t bi, double hold_threshold) {
     for (int d = first; d < 3; ++d) active_[k + d] = kind_[k + d] == RowKind::kFriction;
     return true;
   }
-  if (!(distance > hold_threshold)) return false;
+  if (!(distance > hold_threshold)) {
+    held_distance_ = std::max(held_distance_, distance);
+    return false;
+  }
   if (contact) {
     f_[k + 1] = target[0];
     f_[k + 2] = target[1];
@@ -476,6 +499,7 @@ bool TunableLcpSolver::CheckFriction(size_t bi, double hold_threshold) {
 // block in play is checked against its cone.
 bool TunableLcpSolver::CheckInequalities(double switch_threshold, double hold_threshold) {
   bool changed = false;
+  held_distance_ = 0.0;
   for (size_t bi = 0; bi < block_.size(); ++bi) {
     const BlockInfo& c = block_[bi];
     const uint32_t k = c.first_row;
@@ -657,7 +681,8 @@ SolveResult TunableLcpSolver::Solve(ConstraintRows& rows,
   bool restart_pending = false;
   if (CheckInequalities(0.0, std::max(0.5 * options.tolerance, equality))) {
     if (converge_test) {
-      equality = ApplyChangesAndRestart();
+      double unused = 0.0;
+      equality = ApplyChangesAndRestart(&unused);
     } else {
       restart_pending = true;
     }
@@ -688,17 +713,21 @@ SolveResult TunableLcpSolver::Solve(ConstraintRows& rows,
     restart_pending = false;
     const bool can_step = pq > 0.0 && rz_ > 0.0;
     beta = 0.0;
-    if (can_step) equality = Step(pq, &beta);
+    double vanishing = 0.0;
+    if (can_step) equality = Step(pq, &beta, &vanishing);
     ++it;
     // Held friction is refreshed only when that matters more than what CG still has to do.
     const bool changed = CheckInequalities(switch_threshold, std::max(switch_threshold, equality));
     if (changed && converge_test) {
-      equality = ApplyChangesAndRestart();
+      equality = ApplyChangesAndRestart(&result.residual);
       beta = 0.0;
     } else if (changed) {
       restart_pending = true;
+    } else if (converge_test && can_step) {
+      // Residual() without its pass: the step measured the active rows and the vanishing
+      // normals, the check the held friction, and nothing has moved since.
+      result.residual = std::max({equality, vanishing, held_distance_});
     }
-    if (converge_test) result.residual = Residual();
     // Nothing left to do on the active rows and nothing changed: further steps are idle.
     if (!can_step && !changed) break;
     if (converge_test && result.residual < options.tolerance) break;

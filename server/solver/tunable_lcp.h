@@ -104,8 +104,9 @@ class TunableLcpSolver final : public ConstraintSolver {
   // the current forces (z = -P delta on active rows, p = z). Returns the largest |delta|
   // over active rows.
   double RefreshAndRestart();
-  // The same after a set change, gathering only the pending change of the bodies it moved.
-  double ApplyChangesAndRestart();
+  // The same after a set change, gathering only the pending change of the bodies it moved;
+  // *residual gets the residual of the violations it leaves (as Residual()).
+  double ApplyChangesAndRestart(double* residual);
   // Row i's violation with the pending displacement changes of its bodies (change_)
   // gathered in, when either moved; stored in delta_.
   double GatherChange(size_t i) {
@@ -133,8 +134,8 @@ class TunableLcpSolver final : public ConstraintSolver {
   }
   // One CG step of length rz_ / pq along p_, whose displacements are in body_: forces,
   // violations, body_f_ and z_ updated; *beta for the next direction. Returns the largest
-  // |delta| over active rows.
-  double Step(double pq, double* beta);
+  // |delta| over active rows; *vanishing gets the deepest penetration of a vanishing row.
+  double Step(double pq, double* beta, double* vanishing);
   // delta_free + H body_f_ for row i.
   double RowViolation(uint32_t i) const;
   // Stops tracking the violations of the tangent rows of vanishing contacts.
@@ -189,6 +190,9 @@ class TunableLcpSolver final : public ConstraintSolver {
   std::vector<uint8_t> changed_;  // per body (and the world slot, always 0): change_ in use
   size_t num_bodies_ = 0;         // without the world slot
   double rz_ = 0.0;               // r . z of the current CG sequence
+  // Largest distance of held friction from its Coulomb force seen by the last check
+  // (blocks it left held and unchanged).
+  double held_distance_ = 0.0;
 };
 
 }  // namespace ligature
