@@ -648,25 +648,20 @@ SolveResult TunableLcpSolver::Solve(ConstraintRows& rows,
   // The starting forces' violations (delta_free where they are zero). Then vanishing rows
   // that already penetrate are clamped (without warm start: every row with delta_free < 0)
   // and warm friction is brought into the cone before the first step.
-  // With a budget, a step is begun only when it and the end of the solve (Finish, one pass
-  // over the rows, judged by this refresh) fit in what is left: a step is judged by the
-  // longest one so far, before the first by two refreshes (it makes two passes). So a
-  // solve ends within its budget rather than one step and its end after it, unless
-  // min_iterations asks for steps.
+  // With a budget, a step is begun only while the end of the solve (Finish, one pass over
+  // the rows, judged by this refresh) still fits in what is left: a solve then ends at most
+  // one step after its budget (the step during which it ran out), its end included.
   const bool budgeted = options.time_budget_us > 0.0;
   double mark_us = budgeted ? clock.ElapsedUs() : 0.0;
   double equality = RefreshAndRestart();
   double finish_us = 0.0;
-  double step_us = 0.0;
   if (budgeted) {
     const double now = clock.ElapsedUs();
     finish_us = now - mark_us;
-    step_us = 2.0 * finish_us;
     mark_us = now;
   }
   auto no_room = [&](int steps, double now) {
-    return budgeted && steps >= min_iterations &&
-           now + step_us + finish_us > options.time_budget_us;
+    return budgeted && steps >= min_iterations && now + finish_us >= options.time_budget_us;
   };
   if (no_room(0, mark_us)) {
     result.budget_exhausted = options.max_iterations > 0;
@@ -692,7 +687,7 @@ SolveResult TunableLcpSolver::Solve(ConstraintRows& rows,
 
   // One CG step on the active rows, then the inequality check; any change restarts CG from
   // the current forces. Stops on convergence, at the iteration cap or when the budget has
-  // no room for another step (see above), or is spent. A vanishing row is clamped only when it
+  // no room left but for the end (see above). A vanishing row is clamped only when it
   // penetrates by more than half the tolerance, so that round-off cannot cycle a row that
   // just touches between the sets.
   const double switch_threshold = 0.5 * options.tolerance;
@@ -700,14 +695,9 @@ SolveResult TunableLcpSolver::Solve(ConstraintRows& rows,
   double beta = 0.0;  // p is already z after a restart
   while ((!converge_test || result.residual >= options.tolerance) &&
          it < options.max_iterations) {
-    if (budgeted) {
-      const double now = clock.ElapsedUs();
-      if (it > 0) step_us = std::max(it > 1 ? step_us : 0.0, now - mark_us);
-      mark_us = now;
-      if (no_room(it, now)) {
-        result.budget_exhausted = true;
-        break;
-      }
+    if (no_room(it, budgeted ? clock.ElapsedUs() : 0.0)) {
+      result.budget_exhausted = true;
+      break;
     }
     const double pq = SpreadDirection(restart_pending, beta);
     restart_pending = false;
@@ -731,7 +721,7 @@ SolveResult TunableLcpSolver::Solve(ConstraintRows& rows,
     // Nothing left to do on the active rows and nothing changed: further steps are idle.
     if (!can_step && !changed) break;
     if (converge_test && result.residual < options.tolerance) break;
-    if (clock.Expired()) {
+    if (no_room(it, budgeted ? clock.ElapsedUs() : 0.0)) {
       result.budget_exhausted = it < options.max_iterations;
       break;
     }
