@@ -21,6 +21,10 @@ struct SolverOptions {
   // rule above; 0 lets a solve whose budget ran out during its preparation return its
   // starting iterate without any step.
   int min_iterations = 1;
+  // With min_iterations 0, a warm-started solve whose budget runs out during its
+  // preparation still finishes it and returns its warm forces (true), or returns zero
+  // forces at once (false). A cold solve returns zero forces.
+  bool keep_warm_when_late = true;
 };
 
 struct SolveResult {

@@ -40,9 +40,10 @@ double Quadratic(const std::array<double, 6>& j, const std::array<double, 9>& an
 // is slot num_bodies_, without compliance), its kind and Jacobi scale; per body the
 // compliance. Rows that no body can move (zero diagonal of W) and friction rows without a
 // coefficient become inert.
-bool TunableLcpSolver::Prepare(const ConstraintRows& rows,
-                               std::span<const BodyCompliance> compliance,
-                               const SolveClock& clock, bool interruptible) {
+TunableLcpSolver::Prepared TunableLcpSolver::Prepare(const ConstraintRows& rows,
+                                                     std::span<const BodyCompliance> compliance,
+                                                     const SolveClock& clock, bool warm_start,
+                                                     bool check_clock, bool stop_when_late) {
   num_bodies_ = compliance.size();
   const uint32_t world = static_cast<uint32_t>(num_bodies_);
   body_c_.resize(num_bodies_ + 1);
@@ -74,11 +75,13 @@ bool TunableLcpSolver::Prepare(const ConstraintRows& rows,
   change_.assign(num_bodies_ + 1, Vec6::Zero());
   changed_.assign(num_bodies_ + 1, 0);  // the world slot never changes
 
+  Prepared outcome = Prepared::kInTime;
   uint32_t next = 0;
   for (size_t bi = 0; bi < rows.blocks.size(); ++bi) {
-    if (interruptible && bi % kBlocksPerClockCheck == kBlocksPerClockCheck - 1 &&
-        clock.Expired()) {
-      return false;
+    if (check_clock && outcome == Prepared::kInTime &&
+        bi % kBlocksPerClockCheck == kBlocksPerClockCheck - 1 && clock.Expired()) {
+      if (stop_when_late) return Prepared::kStopped;
+      outcome = Prepared::kLate;  // the rest is prepared all the same, for the warm forces
     }
     const ConstraintBlock& b = rows.blocks[bi];
     assert(b.dim >= 1 && b.dim <= 3);
@@ -131,19 +134,32 @@ bool TunableLcpSolver::Prepare(const ConstraintRows& rows,
         c.friction_scale_inv = 1.0 / scale;
       }
       free_[next + d] = b.violation_free[d];
-      f_[next + d] = b.force[d];  // the warm start, taken up by InitialSets
+      f_[next + d] = b.force[d];  // the warm start, taken up by InitialBlockSets
       assert(std::isfinite(free_[next + d]));
+    }
+    InitialBlockSets(bi, warm_start);
+    // The starting forces' generalized forces H^T f, accumulated as in Spread.
+    for (int d = 0; d < b.dim; ++d) {
+      const double x = f_[next + d];
+      if (x == 0.0) continue;
+      const RowJacobian& j = jac_[next + d];
+      double* ga = body_f_[j.body_a].data();
+      double* gb = body_f_[j.body_b].data();
+      for (int k = 0; k < 6; ++k) ga[k] += j.a[k] * x;
+      for (int k = 0; k < 6; ++k) gb[k] += j.b[k] * x;
     }
     next += static_cast<uint32_t>(b.dim);
   }
-  return true;
+  ApplyCompliance(&body_f_);  // body_f_ = C H^T f: the starting forces' displacements
+  return outcome;
 }
 
-// Initial forces and sets: the previous forces (copied by Prepare) when warm starting (a
-// unilateral row that pushed is clamped, its friction active), zero otherwise. Inert rows carry nothing. Warm
-// friction that was on its cone (sliding last tick) starts held.
-void TunableLcpSolver::InitialSets(bool warm_start) {
-  for (size_t bi = 0; bi < block_.size(); ++bi) {
+// Initial forces and sets of block bi: the previous forces (copied by Prepare) when warm
+// starting (a unilateral row that pushed is clamped, its friction active), zero otherwise.
+// Inert rows carry nothing. Warm friction that was on its cone (sliding last tick) starts
+// held.
+void TunableLcpSolver::InitialBlockSets(size_t bi, bool warm_start) {
+  {
     const BlockInfo& c = block_[bi];
     const uint32_t k = c.first_row;
     for (int d = 0; d < c.dim; ++d) {
@@ -176,25 +192,6 @@ void TunableLcpSolver::InitialSets(bool warm_start) {
       }
     }
   }
-}
-
-// out = C H^T x: the generalized forces H^T x accumulated row by row onto the two bodies of
-// each row, then each body's compliance applied once. x . W x = sum over bodies of
-// (H^T x) . C (H^T x) comes out of the same pass.
-double TunableLcpSolver::Spread(const std::vector<double>& x, std::vector<Vec6>* out) {
-  std::vector<Vec6>& acc = *out;
-  std::fill(acc.begin(), acc.end(), Vec6::Zero());
-  const size_t num_rows = jac_.size();
-  for (size_t i = 0; i < num_rows; ++i) {
-    const double xi = x[i];
-    if (xi == 0.0) continue;
-    const RowJacobian& j = jac_[i];
-    double* ga = acc[j.body_a].data();
-    double* gb = acc[j.body_b].data();
-    for (int k = 0; k < 6; ++k) ga[k] += j.a[k] * xi;
-    for (int k = 0; k < 6; ++k) gb[k] += j.b[k] * xi;
-  }
-  return ApplyCompliance(out);
 }
 
 // Each body's accumulated generalized force g becomes its displacement C g; returns the sum
@@ -282,25 +279,41 @@ double TunableLcpSolver::RefreshAndRestart() {
 // (change_) join body_f_, and only the rows on those bodies gather them into their
 // violation; then a fresh CG sequence as in RefreshAndRestart. The product with H thus
 // costs rows on changed bodies, not all rows.
-double TunableLcpSolver::ApplyChangesAndRestart() {
+// *residual gets the residual (as Residual()) of the violations it leaves, measured in
+// the same pass.
+double TunableLcpSolver::ApplyChangesAndRestart(double* residual) {
   double rz = 0.0;  // a local: a member could alias the rows' stores
   double equality = 0.0;
-  const size_t num_rows = jac_.size();
-  for (size_t i = 0; i < num_rows; ++i) RestartRow(i, GatherChange(i), &rz, &equality);
+  double rest = 0.0;  // vanishing penetration and held friction's distance
+  for (size_t bi = 0; bi < block_.size(); ++bi) {
+    const BlockInfo& c = block_[bi];
+    for (uint32_t i = c.first_row; i < c.first_row + c.dim; ++i) {
+      const double y = GatherChange(i);
+      RestartRow(i, y, &rz, &equality);
+      if (!active_[i] && kind_[i] == RowKind::kNormal) rest = std::max(rest, -y);
+    }
+    if (held_[bi]) {
+      double target[2];
+      bool sticks = false;
+      rest = std::max(rest, HeldFrictionTarget(bi, target, &sticks));
+    }
+  }
   JoinChanges();
   rz_ = rz;
+  *residual = std::max(equality, rest);
   return equality;
 }
 
 // The CG step itself. q = W p is gathered row by row from body_ (C H^T p) in the same pass
 // that moves the forces and violations and forms the new preconditioned residual; *beta,
 // from its r . z, makes the next direction (in SpreadDirection).
-double TunableLcpSolver::Step(double pq, double* beta) {
+double TunableLcpSolver::Step(double pq, double* beta, double* vanishing) {
   const double alpha = rz_ / pq;
   assert(std::isfinite(alpha));
   for (size_t n = 0; n < num_bodies_; ++n) body_f_[n] += alpha * body_[n];
   double rz_next = 0.0;
   double equality = 0.0;
+  double penetration = 0.0;
   const size_t num_rows = jac_.size();
   for (size_t i = 0; i < num_rows; ++i) {
     // Every tracked row's violation moves (vanishing rows and held friction are checked on
@@ -313,7 +326,10 @@ double TunableLcpSolver::Step(double pq, double* beta) {
     for (int k = 0; k < 6; ++k) q += j.a[k] * da[k] + j.b[k] * db[k];
     const double d = delta_[i] + alpha * q;
     delta_[i] = d;
-    if (!active_[i]) continue;
+    if (!active_[i]) {
+      if (kind_[i] == RowKind::kNormal) penetration = std::max(penetration, -d);
+      continue;
+    }
     f_[i] += alpha * p_[i];
     const double z = -precond_[i] * d;
     z_[i] = z;
@@ -322,6 +338,7 @@ double TunableLcpSolver::Step(double pq, double* beta) {
   }
   *beta = rz_next / rz_;
   rz_ = rz_next;
+  *vanishing = penetration;
   return equality;
 }
 
@@ -358,6 +375,13 @@ void TunableLcpSolver::JoinChanges() {
 // Adds to the pending change of the bodies' displacements (change_, applied to body_f_ and
 // delta by ApplyChangesAndRestart) the displacements of a change `df` of block bi's forces.
 void TunableLcpSolver::SpreadBlockChange(size_t bi, const double* df) {
+  AddBlockDisplacement(bi, df, &change_, &changed_);
+}
+
+// out += C H^T df for a change df of block bi's forces, marking the bodies it moves in
+// `moved` (when given).
+void TunableLcpSolver::AddBlockDisplacement(size_t bi, const double* df, std::vector<Vec6>* out,
+                                            std::vector<uint8_t>* moved) {
   const BlockInfo& c = block_[bi];
   for (int d = 0; d < c.dim; ++d) {
     if (df[d] == 0.0) continue;
@@ -366,13 +390,13 @@ void TunableLcpSolver::SpreadBlockChange(size_t bi, const double* df) {
       if (body == num_bodies_) continue;
       const BodyBlock& bc = body_c_[body];
       const std::array<double, 6>& h = *half;
-      changed_[body] = 1;
-      Vec6& out = change_[body];
-      for (int k = 0; k < 3; ++k) out[k] += bc.linear * h[k] * df[d];
+      if (moved != nullptr) (*moved)[body] = 1;
+      Vec6& o = (*out)[body];
+      for (int k = 0; k < 3; ++k) o[k] += bc.linear * h[k] * df[d];
       for (int r = 0; r < 3; ++r) {
-        out[3 + r] += (bc.angular[3 * r] * h[3] + bc.angular[3 * r + 1] * h[4] +
-                       bc.angular[3 * r + 2] * h[5]) *
-                      df[d];
+        o[3 + r] += (bc.angular[3 * r] * h[3] + bc.angular[3 * r + 1] * h[4] +
+                     bc.angular[3 * r + 2] * h[5]) *
+                    df[d];
       }
     }
   }
@@ -456,7 +480,10 @@ bool TunableLcpSolver::CheckFriction(size_t bi, double hold_threshold) {
     for (int d = first; d < 3; ++d) active_[k + d] = kind_[k + d] == RowKind::kFriction;
     return true;
   }
-  if (!(distance > hold_threshold)) return false;
+  if (!(distance > hold_threshold)) {
+    held_distance_ = std::max(held_distance_, distance);
+    return false;
+  }
   if (contact) {
     f_[k + 1] = target[0];
     f_[k + 2] = target[1];
@@ -472,6 +499,7 @@ bool TunableLcpSolver::CheckFriction(size_t bi, double hold_threshold) {
 // block in play is checked against its cone.
 bool TunableLcpSolver::CheckInequalities(double switch_threshold, double hold_threshold) {
   bool changed = false;
+  held_distance_ = 0.0;
   for (size_t bi = 0; bi < block_.size(); ++bi) {
     const BlockInfo& c = block_[bi];
     const uint32_t k = c.first_row;
@@ -537,22 +565,47 @@ double TunableLcpSolver::Residual() const {
   return residual;
 }
 
-// Forces out, and the displacements of exactly these forces. A held friction force may
-// lag its normal force by less than the tolerance, and a warm start cut short may not have
-// been checked at all; friction is put back onto the cone so that every output force lies
-// inside its cone.
-void TunableLcpSolver::WriteBack(ConstraintRows& rows, std::vector<Vec6>* displacements) {
+// Forces out, and the displacements of exactly these forces, in one pass that also brings
+// every row's violation up to date and measures the residual from it (as Residual()). A
+// held friction force may lag its normal force by less than the tolerance, and a warm
+// start cut short may not have been checked at all; friction is put back onto the cone so
+// that every output force lies inside its cone. Those last clamps move the bodies (body_,
+// joined at the end) but not the residual, which is the solve's.
+double TunableLcpSolver::Finish(bool fresh, ConstraintRows& rows,
+                                std::vector<Vec6>* displacements) {
+  std::fill(body_.begin(), body_.end(), Vec6::Zero());
+  double residual = 0.0;
   for (size_t bi = 0; bi < rows.blocks.size(); ++bi) {
     ConstraintBlock& b = rows.blocks[bi];
     const BlockInfo& c = block_[bi];
     const uint32_t k = c.first_row;
+    for (int d = 0; d < c.dim; ++d) {
+      const uint32_t i = k + d;
+      double y;
+      if (fresh) {
+        y = RowViolation(i);
+        delta_[i] = y;
+      } else {
+        y = GatherChange(i);
+      }
+      if (active_[i]) {
+        residual = std::max(residual, std::abs(y));
+      } else if (kind_[i] == RowKind::kNormal) {
+        residual = std::max(residual, -y);
+      }
+    }
+    if (held_[bi]) {
+      double target[2];
+      bool sticks = false;
+      residual = std::max(residual, HeldFrictionTarget(bi, target, &sticks));
+    }
     if (c.has_friction) {
       double before[3] = {0.0, 0.0, 0.0};
       for (int d = 0; d < c.dim; ++d) before[d] = f_[k + d];
       if (ClampToCone(bi)) {
         double df[3] = {0.0, 0.0, 0.0};
         for (int d = 0; d < c.dim; ++d) df[d] = f_[k + d] - before[d];
-        SpreadBlockChange(bi, df);
+        AddBlockDisplacement(bi, df, &body_, nullptr);
       }
     }
     b.force.setZero();
@@ -560,8 +613,8 @@ void TunableLcpSolver::WriteBack(ConstraintRows& rows, std::vector<Vec6>* displa
     assert(b.force.allFinite());
   }
   JoinChanges();
-  std::copy(body_f_.begin(), body_f_.begin() + static_cast<long>(num_bodies_),
-            displacements->begin());
+  for (size_t n = 0; n < num_bodies_; ++n) (*displacements)[n] = body_f_[n] + body_[n];
+  return residual;
 }
 
 SolveResult TunableLcpSolver::Solve(ConstraintRows& rows,
@@ -574,28 +627,45 @@ SolveResult TunableLcpSolver::Solve(ConstraintRows& rows,
   SolveResult result;
   if (rows.blocks.empty()) return result;
   const int min_iterations = std::min(options.min_iterations, options.max_iterations);
-  // A solve that may end before its first step gives up as soon as the budget is spent:
-  // its starting iterate is zero forces (warm forces need the whole preparation).
+  // A solve that may end before its first step looks at the clock during its preparation.
+  // Once the budget is spent there, a cold solve (or one told not to keep its warm forces)
+  // returns zero forces at once; a warm one finishes preparing and returns its warm forces.
   const bool may_skip = min_iterations <= 0;
-  if (!Prepare(rows, compliance, clock, may_skip && !options.warm_start)) {
+  const Prepared prepared =
+      Prepare(rows, compliance, clock, options.warm_start, may_skip,
+              !(options.warm_start && options.keep_warm_when_late));
+  if (prepared == Prepared::kStopped) {
     for (ConstraintBlock& b : rows.blocks) b.force.setZero();
     result.budget_exhausted = true;
     return result;
   }
-  InitialSets(options.warm_start);
-
-  // From zero forces the displacements are zero and delta is delta_free. Then vanishing
-  // rows that already penetrate are clamped (without warm start: every row with
-  // delta_free < 0) and warm friction is brought into the cone before the first step.
-  bool any_force = false;
-  for (const double f : f_) any_force |= f != 0.0;
-  if (any_force) Spread(f_, &body_f_);
-  double equality = RefreshAndRestart();
-  auto out_of_time = [&](int steps) { return steps >= min_iterations && clock.Expired(); };
-  if (out_of_time(0)) {
+  if (prepared == Prepared::kLate) {
     result.budget_exhausted = options.max_iterations > 0;
-    result.residual = Residual();
-    WriteBack(rows, displacements);
+    result.residual = Finish(/*fresh=*/true, rows, displacements);
+    return result;
+  }
+
+  // The starting forces' violations (delta_free where they are zero). Then vanishing rows
+  // that already penetrate are clamped (without warm start: every row with delta_free < 0)
+  // and warm friction is brought into the cone before the first step.
+  // With a budget, a step is begun only while the end of the solve (Finish, one pass over
+  // the rows, judged by this refresh) still fits in what is left: a solve then ends at most
+  // one step after its budget (the step during which it ran out), its end included.
+  const bool budgeted = options.time_budget_us > 0.0;
+  double mark_us = budgeted ? clock.ElapsedUs() : 0.0;
+  double equality = RefreshAndRestart();
+  double finish_us = 0.0;
+  if (budgeted) {
+    const double now = clock.ElapsedUs();
+    finish_us = now - mark_us;
+    mark_us = now;
+  }
+  auto no_room = [&](int steps, double now) {
+    return budgeted && steps >= min_iterations && now + finish_us >= options.time_budget_us;
+  };
+  if (no_room(0, mark_us)) {
+    result.budget_exhausted = options.max_iterations > 0;
+    result.residual = Finish(/*fresh=*/false, rows, displacements);
     return result;
   }
   // The residual decides the loop only with a positive tolerance; with none the loop runs
@@ -606,7 +676,8 @@ SolveResult TunableLcpSolver::Solve(ConstraintRows& rows,
   bool restart_pending = false;
   if (CheckInequalities(0.0, std::max(0.5 * options.tolerance, equality))) {
     if (converge_test) {
-      equality = ApplyChangesAndRestart();
+      double unused = 0.0;
+      equality = ApplyChangesAndRestart(&unused);
     } else {
       restart_pending = true;
     }
@@ -615,8 +686,8 @@ SolveResult TunableLcpSolver::Solve(ConstraintRows& rows,
   result.residual = converge_test ? Residual() : 0.0;
 
   // One CG step on the active rows, then the inequality check; any change restarts CG from
-  // the current forces. Stops on convergence, at the iteration cap or when the budget is
-  // spent (after the step during which it ran out). A vanishing row is clamped only when it
+  // the current forces. Stops on convergence, at the iteration cap or when the budget has
+  // no room left but for the end (see above). A vanishing row is clamped only when it
   // penetrates by more than half the tolerance, so that round-off cannot cycle a row that
   // just touches between the sets.
   const double switch_threshold = 0.5 * options.tolerance;
@@ -624,7 +695,7 @@ SolveResult TunableLcpSolver::Solve(ConstraintRows& rows,
   double beta = 0.0;  // p is already z after a restart
   while ((!converge_test || result.residual >= options.tolerance) &&
          it < options.max_iterations) {
-    if (it >= min_iterations && clock.Expired()) {
+    if (no_room(it, budgeted ? clock.ElapsedUs() : 0.0)) {
       result.budget_exhausted = true;
       break;
     }
@@ -632,29 +703,33 @@ SolveResult TunableLcpSolver::Solve(ConstraintRows& rows,
     restart_pending = false;
     const bool can_step = pq > 0.0 && rz_ > 0.0;
     beta = 0.0;
-    if (can_step) equality = Step(pq, &beta);
+    double vanishing = 0.0;
+    if (can_step) equality = Step(pq, &beta, &vanishing);
     ++it;
     // Held friction is refreshed only when that matters more than what CG still has to do.
     const bool changed = CheckInequalities(switch_threshold, std::max(switch_threshold, equality));
     if (changed && converge_test) {
-      equality = ApplyChangesAndRestart();
+      equality = ApplyChangesAndRestart(&result.residual);
       beta = 0.0;
     } else if (changed) {
       restart_pending = true;
+    } else if (converge_test && can_step) {
+      // Residual() without its pass: the step measured the active rows and the vanishing
+      // normals, the check the held friction, and nothing has moved since.
+      result.residual = std::max({equality, vanishing, held_distance_});
     }
-    if (converge_test) result.residual = Residual();
     // Nothing left to do on the active rows and nothing changed: further steps are idle.
     if (!can_step && !changed) break;
     if (converge_test && result.residual < options.tolerance) break;
-    if (clock.Expired()) {
+    if (no_room(it, budgeted ? clock.ElapsedUs() : 0.0)) {
       result.budget_exhausted = it < options.max_iterations;
       break;
     }
   }
   result.iterations = it;
-  if (restart_pending) ApplyChangesAndRestart();  // the violations of the final forces
-  if (!converge_test) result.residual = Residual();
-  WriteBack(rows, displacements);
+  // The violations of the final forces (a pending change gathered), and the forces out.
+  const double residual = Finish(/*fresh=*/false, rows, displacements);
+  if (!converge_test) result.residual = residual;
   return result;
 }
 

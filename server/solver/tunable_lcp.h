@@ -29,10 +29,17 @@
 // needs no product at all. All scratch
 // storage is kept between solves, so a solve allocates only when the system grows.
 //
-// The time budget is checked during the preparation as well as between steps. A solve
-// whose budget runs out before its first step returns its starting iterate (when
-// min_iterations is 0) or takes that one step; either way the forces it returns lie inside
-// their cones, and the displacements are those of exactly these forces.
+// The time budget is checked during the preparation as well as between steps, and a step
+// is begun only while the end of the solve (one pass over the rows) still fits in it, so a
+// solve ends at most one step after its budget. A solve whose budget runs out before its
+// first step returns its starting iterate (when min_iterations is 0; a cold one, or one
+// told not to keep its warm forces, stops in its preparation with zero forces) or takes
+// that one step; either way the forces it returns lie inside their cones, and the
+// displacements are those of exactly these forces.
+//
+// One pass over the blocks prepares everything (rows, kinds, scales, starting sets and
+// the starting forces' displacements), and one pass ends the solve (violations brought up
+// to date, residual, forces out).
 
 #include <algorithm>
 #include <array>
@@ -82,16 +89,19 @@ class TunableLcpSolver final : public ConstraintSolver {
     std::array<double, 9> angular{};
   };
 
+  // How a preparation ended: in time; late (the clock expired during it, and it went on
+  // for the starting forces' sake); or stopped there (the solve returns zero forces).
+  enum class Prepared { kInTime, kLate, kStopped };
   // Copies the rows and compliance into the compact layout, with each row's kind and Jacobi
-  // scale. Returns false when the clock expired before it finished (only checked when
-  // `interruptible`).
-  bool Prepare(const ConstraintRows& rows, std::span<const BodyCompliance> compliance,
-               const SolveClock& clock, bool interruptible);
-  // Warm-start forces and sets from the rows' forces Prepare copied (zero without warm
-  // start).
-  void InitialSets(bool warm_start);
-  // out = C H^T x per body (the world slot stays zero); returns x . W x.
-  double Spread(const std::vector<double>& x, std::vector<Vec6>* out);
+  // scale, sets the starting forces and sets (InitialBlockSets) and their displacements
+  // (body_f_), all in one pass over the blocks. The clock is looked at every few blocks
+  // when `check_clock`; once expired, the preparation stops if `stop_when_late`.
+  Prepared Prepare(const ConstraintRows& rows, std::span<const BodyCompliance> compliance,
+                   const SolveClock& clock, bool warm_start, bool check_clock,
+                   bool stop_when_late);
+  // Starting forces and sets of one block from the forces Prepare copied (zero without
+  // warm start).
+  void InitialBlockSets(size_t bi, bool warm_start);
   // Turns accumulated generalized forces into displacements; returns their sum of g . C g.
   double ApplyCompliance(std::vector<Vec6>* out) const;
   // The next CG direction p (continued with beta, or restarted after a set change whose
@@ -101,8 +111,9 @@ class TunableLcpSolver final : public ConstraintSolver {
   // the current forces (z = -P delta on active rows, p = z). Returns the largest |delta|
   // over active rows.
   double RefreshAndRestart();
-  // The same after a set change, gathering only the pending change of the bodies it moved.
-  double ApplyChangesAndRestart();
+  // The same after a set change, gathering only the pending change of the bodies it moved;
+  // *residual gets the residual of the violations it leaves (as Residual()).
+  double ApplyChangesAndRestart(double* residual);
   // Row i's violation with the pending displacement changes of its bodies (change_)
   // gathered in, when either moved; stored in delta_.
   double GatherChange(size_t i) {
@@ -130,8 +141,8 @@ class TunableLcpSolver final : public ConstraintSolver {
   }
   // One CG step of length rz_ / pq along p_, whose displacements are in body_: forces,
   // violations, body_f_ and z_ updated; *beta for the next direction. Returns the largest
-  // |delta| over active rows.
-  double Step(double pq, double* beta);
+  // |delta| over active rows; *vanishing gets the deepest penetration of a vanishing row.
+  double Step(double pq, double* beta, double* vanishing);
   // delta_free + H body_f_ for row i.
   double RowViolation(uint32_t i) const;
   // Stops tracking the violations of the tangent rows of vanishing contacts.
@@ -140,6 +151,10 @@ class TunableLcpSolver final : public ConstraintSolver {
   void JoinChanges();
   // change_ += C H^T df for a change df of block bi's forces (pending until applied).
   void SpreadBlockChange(size_t bi, const double* df);
+  // out += C H^T df for a change df of block bi's forces; marks the moved bodies in `moved`
+  // when given.
+  void AddBlockDisplacement(size_t bi, const double* df, std::vector<Vec6>* out,
+                            std::vector<uint8_t>* moved);
   // Moves unilateral rows between the clamped and vanishing sets, clamps sticking friction
   // into its cone and refreshes held friction whose change would exceed hold_threshold (m).
   // Returns whether any force or set changed.
@@ -155,8 +170,11 @@ class TunableLcpSolver final : public ConstraintSolver {
   bool CheckFriction(size_t bi, double hold_threshold);
   // Largest violation (m): active equality rows, unilateral complementarity, friction law.
   double Residual() const;
-  // Forces back into the rows (friction clamped onto its cone), displacements out.
-  void WriteBack(ConstraintRows& rows, std::vector<Vec6>* displacements);
+  // The end of a solve in one pass over the blocks: each row's violation brought up to date
+  // (gathering pending changes, or from body_f_ whole when `fresh`), the residual (as
+  // Residual()) from them, and the forces back into the rows (friction clamped onto its
+  // cone); then the displacements out. Returns the residual.
+  double Finish(bool fresh, ConstraintRows& rows, std::vector<Vec6>* displacements);
 
   std::vector<RowKind> kind_;     // per row
   std::vector<RowJacobian> jac_;  // per row
@@ -179,6 +197,9 @@ class TunableLcpSolver final : public ConstraintSolver {
   std::vector<uint8_t> changed_;  // per body (and the world slot, always 0): change_ in use
   size_t num_bodies_ = 0;         // without the world slot
   double rz_ = 0.0;               // r . z of the current CG sequence
+  // Largest distance of held friction from its Coulomb force seen by the last check
+  // (blocks it left held and unchanged).
+  double held_distance_ = 0.0;
 };
 
 }  // namespace ligature

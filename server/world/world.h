@@ -267,7 +267,7 @@ class World {
   enum class JointLevel { kPosition, kVelocity };
   void BuildJointRows(const std::vector<Vec3>& positions, const std::vector<Quat>& orientations,
                       JointLevel level);
-  void StoreWarmStart(const std::vector<Vec3>& positions, const std::vector<Quat>& orientations);
+  void StoreWarmStart();
   double MaxPenetration() const;
   void RemoveReleasedJoints();
   void StabilizeJoints();
@@ -282,6 +282,17 @@ class World {
   std::vector<ProxyPair> pairs_;
   std::vector<ProxyPair> jointed_;  // body pairs joined by a constraint, sorted
   std::vector<Contact> contacts_;
+  // Per contact: its point in body A's frame at the poses its row was built at (the key of
+  // its warm start, looked up and stored under the same key).
+  std::vector<Vec3> contact_local_a_;
+  // Per contact, the tunable velocity pass's part of its block, kept aside while the
+  // position pass uses the block (SolveTunable): h v along the normal and tangents, and the
+  // warm-start impulse.
+  struct ContactPass {
+    Vec3 violation = Vec3::Zero();
+    Vec3 force = Vec3::Zero();
+  };
+  std::vector<ContactPass> contact_pass_;
   // A soft body's vertex against a rigid body (A the vertex, as solver body
   // bodies_.size() + point, B the rigid body).
   struct SoftContact {

@@ -10,13 +10,16 @@
 
 namespace ligature {
 
-// Contact blocks at `positions` (lever arms), warm-started from the cache. With the
-// Gauss-Seidel pipeline the gap term follows ContactGap (speculative, slow recovery).
+// Contact blocks at `positions` (lever arms), warm-started from the cache (each contact's
+// key in A's frame kept in contact_local_a_ for StoreWarmStart). The gap term follows
+// ContactGap (speculative, slow recovery).
 void World::BuildContactRows(const std::vector<Vec3>& positions,
                              const std::vector<Quat>& orientations, bool with_friction,
                              bool warm) {
   const double h = settings_.dt();
-  for (const Contact& c : contacts_) {
+  if (warm) contact_local_a_.resize(contacts_.size());
+  for (size_t k = 0; k < contacts_.size(); ++k) {
+    const Contact& c = contacts_[k];
     const double mu =
         with_friction
             ? std::sqrt(bodies_.material[c.a].friction * bodies_.material[c.b].friction)
@@ -35,6 +38,7 @@ void World::BuildContactRows(const std::vector<Vec3>& positions,
           Transform{positions[c.a], orientations[c.a]}.InverseApply(c.point.position);
       block.force =
           contact_cache_.Lookup(bodies_.HandleAt(c.a), bodies_.HandleAt(c.b), local_a);
+      contact_local_a_[k] = local_a;
     }
     rows_.blocks.push_back(block);
   }
@@ -98,15 +102,12 @@ void World::UpdateCompliance(const std::vector<Quat>& orientations) {
 }
 
 // Remembers the solved forces for the next tick's warm start: contact blocks first in
-// rows_ (matched by their point in A's frame at the poses the rows were built on), then the
-// joints' blocks as recorded in joint_blocks_.
-void World::StoreWarmStart(const std::vector<Vec3>& positions,
-                           const std::vector<Quat>& orientations) {
+// rows_ (matched by their point in A's frame at the poses the rows were built on, as
+// looked up), then the joints' blocks as recorded in joint_blocks_.
+void World::StoreWarmStart() {
   for (size_t k = 0; k < contacts_.size(); ++k) {
     const Contact& c = contacts_[k];
-    const Vec3 local_a =
-        Transform{positions[c.a], orientations[c.a]}.InverseApply(c.point.position);
-    contact_cache_.Store(bodies_.HandleAt(c.a), bodies_.HandleAt(c.b), local_a,
+    contact_cache_.Store(bodies_.HandleAt(c.a), bodies_.HandleAt(c.b), contact_local_a_[k],
                          rows_.blocks[k].force);
   }
   auto& joints = constraints_.joints();

@@ -51,18 +51,23 @@ void World::SolveGaussSeidel() {
   stats_.iterations = result.iterations;
   stats_.residual = result.residual;
   stats_.budget_exhausted = result.budget_exhausted;
-  StoreWarmStart(bodies_.position, bodies_.orientation);
+  StoreWarmStart();
 }
 
 // Post-stabilized passes of the tunable pipeline. Position pass: contact normals and joint
 // rows at the free-motion poses, solved for displacements that are applied to the poses
 // alone. Velocity pass: the same constraints on velocities (delta = h J v), with friction
 // and restitution; its displacements become velocity changes in the correction motion.
+//
+// The contact rows of both passes are built once, at the free-motion poses where the
+// contacts were found (lever arms, tangents, h v and last tick's impulses); the passes
+// differ only in each block's law, violation and starting force.
 void World::SolveTunable() {
   constexpr int kMaxPositionRounds = 4;
   const SolverSettings& s = settings_.solver;
   const double h = settings_.dt();
   const int n = bodies_.size();
+  const size_t num_contacts = contacts_.size();
   UpdateCompliance(free_orientation_);
   SolverOptions options;
   options.tolerance = s.tolerance;
@@ -70,12 +75,30 @@ void World::SolveTunable() {
   // Solver time spent so far this tick (us): the passes share the budget by it.
   auto spent_us = [this] { return stats_.solve_ms * 1000.0; };
 
-  // Position pass: remove penetration beyond the slop and joint drift, from zero forces.
-  // The rows are linear in the displacements while the joints are not, so with joints the
-  // pass repeats, re-linearized at the corrected poses (Newton steps), until the joints'
-  // error is within the tolerance, for at most kMaxPositionRounds rounds; each round may
-  // use the pass's share of the iterations, and together they keep to its share of the
-  // budget.
+  // The contact rows as the velocity pass wants them; what the position pass changes in
+  // them is kept aside: each contact's h v_n (its row 0 less the gap term), its tangential
+  // violations and its warm-start impulse.
+  rows_.Clear();
+  BuildContactRows(free_position_, free_orientation_, true, true);
+  contact_pass_.resize(num_contacts);
+  for (size_t k = 0; k < num_contacts; ++k) {
+    const ConstraintBlock& b = rows_.blocks[k];
+    ContactPass& c = contact_pass_[k];
+    c.violation = b.violation_free;
+    c.violation.x() -= ContactGap(contacts_[k].point.distance);
+    c.force = b.force;
+  }
+
+  // Position pass: remove penetration beyond the slop and joint drift. The rows are linear
+  // in the displacements while the joints are not, so with joints the pass repeats,
+  // re-linearized at the corrected poses (Newton steps), until the joints' error is within
+  // the tolerance, for at most kMaxPositionRounds rounds; each round may use the pass's
+  // share of the iterations, and together they keep to its share of the budget.
+  // Its first round starts from the contacts' normal impulses of last tick's velocity pass
+  // (with warm starts on): a resting contact's position correction undoes the approach its
+  // free motion made over the tick, which is what last tick's impulse cancelled, so in a
+  // resting pile this start is already near the answer (from zero forces, a few CG steps
+  // reach a few bodies deep into the pile only, and its lower layers sink tick by tick).
   // Nothing to correct (no joints, no contact deeper than the slop): no position pass.
   bool penetrating = false;
   for (const Contact& c : contacts_) penetrating |= c.point.distance < -kPenetrationSlop;
@@ -90,18 +113,19 @@ void World::SolveTunable() {
       break;
     }
     // Contacts take part by their normal row alone (no friction at this level).
-    rows_.Clear();
-    BuildContactRows(free_position_, free_orientation_, false, false);
-    for (size_t k = 0; k < contacts_.size(); ++k) {
+    const bool warm = round == 0 && s.warm_start;
+    for (size_t k = 0; k < num_contacts; ++k) {
       ConstraintBlock& b = rows_.blocks[k];
       b.law = ConstraintLaw::kUnilateral;
       b.dim = 1;
-      b.violation_free.x() = contacts_[k].point.distance + kPenetrationSlop;
+      b.violation_free = Vec3(contacts_[k].point.distance + kPenetrationSlop, 0.0, 0.0);
+      b.force = Vec3(warm ? std::max(contact_pass_[k].force.x(), 0.0) : 0.0, 0.0, 0.0);
     }
+    rows_.blocks.resize(num_contacts);
     BuildJointRows(free_position_, free_orientation_, JointLevel::kPosition);
     if (round > 0) {
       double error = 0.0;
-      for (size_t k = contacts_.size(); k < rows_.blocks.size(); ++k) {
+      for (size_t k = num_contacts; k < rows_.blocks.size(); ++k) {
         const ConstraintBlock& b = rows_.blocks[k];
         for (int d = 0; d < b.dim; ++d) {
           const double v = b.violation_free[d];
@@ -110,11 +134,12 @@ void World::SolveTunable() {
       }
       if (error <= s.tolerance) break;
     }
-    for (ConstraintBlock& b : rows_.blocks) b.force.setZero();
-    options.warm_start = false;
-    // The pass keeps to its share strictly: once that is spent (even during its
-    // preparation) it returns what it has, possibly no correction at all this tick.
+    for (size_t k = num_contacts; k < rows_.blocks.size(); ++k) rows_.blocks[k].force.setZero();
+    options.warm_start = warm;
+    // The pass keeps to its share strictly: once that is spent during its preparation it
+    // returns no correction; spent after it, what it has (at least its starting forces).
     options.min_iterations = 0;
+    options.keep_warm_when_late = false;
     options.max_iterations = std::max(1, static_cast<int>(s.max_iterations * share));
     options.time_budget_us =
         s.time_budget_us > 0.0
@@ -131,20 +156,25 @@ void World::SolveTunable() {
     // Contacts' distances move with the bodies (to first order): the next round and the
     // reported penetration see what is left.
     deepest = 0.0;
-    for (size_t k = 0; k < contacts_.size(); ++k) {
+    for (size_t k = 0; k < num_contacts; ++k) {
       contacts_[k].point.distance += NormalRowChange(rows_.blocks[k], displacements_);
       deepest = std::max(deepest, -contacts_[k].point.distance);
     }
   }
 
-  // Velocity pass: rows on velocities, warm-started, with the rest of the budget.
-  rows_.Clear();
-  BuildContactRows(free_position_, free_orientation_, true, true);
-  for (size_t k = 0; k < contacts_.size(); ++k) {
+  // Velocity pass: rows on velocities, warm-started, with the rest of the budget. The
+  // contact blocks get back their law, tangential violations and impulses; row 0 keeps
+  // h v_n and allows closing a real gap, or bounces.
+  for (size_t k = 0; k < num_contacts; ++k) {
     ConstraintBlock& b = rows_.blocks[k];
+    const ContactPass& c = contact_pass_[k];
+    const bool friction = b.friction > 0.0;
+    b.law = friction ? ConstraintLaw::kFrictionContact : ConstraintLaw::kUnilateral;
+    b.dim = friction ? 3 : 1;
+    b.violation_free = c.violation;
+    b.force = c.force;
     const double gap = contacts_[k].point.distance;
-    // MakeContactBlock put gap + h v_n in row 0; keep h v_n, allow closing a real gap.
-    const double hvn = b.violation_free.x() - ContactGap(gap);
+    const double hvn = c.violation.x();
     const double epsilon = std::max(bodies_.material[contacts_[k].a].restitution,
                                     bodies_.material[contacts_[k].b].restitution);
     const double bounce_speed = std::max(kBounceThreshold, 2.0 * settings_.gravity.norm() * h);
@@ -154,9 +184,11 @@ void World::SolveTunable() {
       b.violation_free.x() = std::max(gap, 0.0) + hvn;
     }
   }
+  rows_.blocks.resize(num_contacts);
   BuildJointRows(free_position_, free_orientation_, JointLevel::kVelocity);
   stats_.constraint_rows = rows_.Dimensions();
   options.warm_start = s.warm_start;
+  options.keep_warm_when_late = true;
   // Warm started, the pass's starting iterate is last tick's impulses (in their cones, no
   // pull): when the budget is spent before the first step, that is what it returns. Cold,
   // a single iteration still gives the contacts and joints their impulses (the tick
@@ -172,7 +204,7 @@ void World::SolveTunable() {
   stats_.residual = velocity.residual;
   stats_.budget_exhausted = position.budget_exhausted || velocity.budget_exhausted;
   stats_.max_penetration = deepest;
-  StoreWarmStart(free_position_, free_orientation_);
+  StoreWarmStart();
 }
 
 // Post-stabilization of the joints (Gauss-Seidel pipeline): the solve linearized the joints

@@ -432,7 +432,8 @@ TEST(TunableLcpTest, TinyTimeBudgetStopsEarly) {
 
 // A solve allowed to end before its first step (min_iterations 0) whose budget is already
 // spent returns its starting iterate: from zero forces nothing at all; warm started, the
-// warm forces unchanged (they lie in their cones) with exactly their displacements.
+// warm forces unchanged (they lie in their cones) with exactly their displacements, unless
+// told not to keep them.
 TEST(TunableLcpTest, SpentBudgetReturnsStartingIterate) {
   Stack s = BoxStack(200, 0.5, Vec3(0.3, 0.0, 0.0));
   TunableLcpSolver solver;
@@ -467,6 +468,15 @@ TEST(TunableLcpTest, SpentBudgetReturnsStartingIterate) {
   for (size_t k = 0; k < dq.size(); ++k) {
     EXPECT_LT((dq[k] - dq_warm[k]).norm(), 1e-9 * (dq_warm[k].norm() + 1e-12)) << k;
   }
+
+  // Told not to keep its warm forces when late, the solve stops in its preparation and
+  // returns nothing at all, as a cold one does.
+  options.keep_warm_when_late = false;
+  result = solver.Solve(s.rows, s.bodies, options, &dq);
+  EXPECT_TRUE(result.budget_exhausted);
+  EXPECT_EQ(result.iterations, 0);
+  for (const ConstraintBlock& b : s.rows.blocks) EXPECT_TRUE(b.force.isZero());
+  for (const Vec6& d : dq) EXPECT_TRUE(d.isZero());
 }
 
 // Same input, same output, bit for bit: with a fresh solver and with a reused one.
