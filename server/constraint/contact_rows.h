@@ -15,6 +15,11 @@ struct ContactBody {
   Vec3 angular_velocity = Vec3::Zero();
 };
 
+// A point with linear DOFs only (a deformable body's), as a contact's body.
+inline ContactBody PointBody(uint32_t index, const Vec3& at, const Vec3& velocity) {
+  return {index, at, velocity, Vec3::Zero()};
+}
+
 // Penetration left alone, so that resting contacts persist from tick to tick (m).
 inline constexpr double kPenetrationSlop = 5e-4;
 // Fraction of the remaining penetration removed per tick. Removing all of it at once turns

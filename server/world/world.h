@@ -19,6 +19,7 @@
 #include "server/constraint/constraint_rows.h"
 #include "server/constraint/constraint_set.h"
 #include "server/constraint/contact_cache.h"
+#include "server/constraint/contact_rows.h"
 #include "server/haptics/tool_channel.h"
 #include "server/model/rigid/rigid_bodies.h"
 #include "server/solver/gauss_seidel.h"
@@ -199,6 +200,9 @@ class World {
   void BuildSoftPairRows();
   void GroupSoftPoints();
   void RecordContacts();
+  // Rigid body i as a contact's body (the world when it is not dynamic), its centre of
+  // mass at `origin`.
+  ContactBody RigidContactBody(uint32_t i, const Vec3& origin) const;
   absl::flat_hash_set<uint32_t> Handles() const;
   void StepStrands();
   void BuildObstacles();

@@ -202,15 +202,9 @@ void World::BuildRodContactRows() {
   rod_first_point_ = static_cast<uint32_t>(bodies_.size() + soft_points_.size());
   const double h = settings_.dt();
   for (const RodSolverContact& c : rod_contacts_) {
-    ContactBody a;
-    a.index = rod_first_point_ + c.point;
-    a.origin = c.contact.position;
-    a.linear_velocity = rod_points_[c.point].velocity;
-    ContactBody b;
-    b.index = bodies_.IsDynamic(c.rigid) ? c.rigid : kWorldBody;
-    b.origin = bodies_.position[c.rigid];
-    b.linear_velocity = bodies_.linear_velocity[c.rigid];
-    b.angular_velocity = bodies_.angular_velocity[c.rigid];
+    const ContactBody a = PointBody(rod_first_point_ + c.point, c.contact.position,
+                                    rod_points_[c.point].velocity);
+    const ContactBody b = RigidContactBody(c.rigid, bodies_.position[c.rigid]);
     const double mu =
         std::sqrt(rods_.rods()[c.rod].desc.friction * bodies_.material[c.rigid].friction);
     ConstraintBlock block = MakeContactBlock(c.contact, a, b, mu, h);

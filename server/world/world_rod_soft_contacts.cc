@@ -106,14 +106,10 @@ void World::BuildRodSoftRows() {
   const double h = settings_.dt();
   const uint32_t n = static_cast<uint32_t>(bodies_.size());
   for (const RodSoftContact& c : rod_soft_contacts_) {
-    ContactBody a;
-    a.index = rod_first_point_ + c.point;
-    a.origin = c.contact.position;
-    a.linear_velocity = rod_points_[c.point].velocity;
-    ContactBody b;
-    b.index = n + c.soft_point;
-    b.origin = c.contact.position;
-    b.linear_velocity = soft_.PointMotion(c.soft, soft_points_[c.soft_point].at) / h;
+    const ContactBody a = PointBody(rod_first_point_ + c.point, c.contact.position,
+                                    rod_points_[c.point].velocity);
+    const ContactBody b = PointBody(n + c.soft_point, c.contact.position,
+                                    soft_.PointMotion(c.soft, soft_points_[c.soft_point].at) / h);
     rows_.blocks.push_back(MakeContactBlock(c.contact, a, b, c.friction, h));
   }
 }

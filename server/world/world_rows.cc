@@ -13,6 +13,11 @@ namespace ligature {
 // Contact blocks at `positions` (lever arms), warm-started from the cache (each contact's
 // key in A's frame kept in contact_local_a_ for StoreWarmStart). The gap term follows
 // ContactGap (speculative, slow recovery).
+ContactBody World::RigidContactBody(uint32_t i, const Vec3& origin) const {
+  return {bodies_.IsDynamic(i) ? i : kWorldBody, origin, bodies_.linear_velocity[i],
+          bodies_.angular_velocity[i]};
+}
+
 void World::BuildContactRows(const std::vector<Vec3>& positions,
                              const std::vector<Quat>& orientations, bool with_friction,
                              bool warm) {
@@ -24,15 +29,9 @@ void World::BuildContactRows(const std::vector<Vec3>& positions,
         with_friction
             ? std::sqrt(bodies_.material[c.a].friction * bodies_.material[c.b].friction)
             : 0.0;
-    auto side = [&](uint32_t i) {
-      ContactBody s;
-      s.index = bodies_.IsDynamic(i) ? i : kWorldBody;
-      s.origin = positions[i];
-      s.linear_velocity = bodies_.linear_velocity[i];
-      s.angular_velocity = bodies_.angular_velocity[i];
-      return s;
-    };
-    ConstraintBlock block = MakeContactBlock(c.point, side(c.a), side(c.b), mu, h);
+    ConstraintBlock block =
+        MakeContactBlock(c.point, RigidContactBody(c.a, positions[c.a]),
+                         RigidContactBody(c.b, positions[c.b]), mu, h);
     if (warm) {
       const Vec3 local_a =
           Transform{positions[c.a], orientations[c.a]}.InverseApply(c.point.position);

@@ -149,15 +149,9 @@ void World::BuildSoftContactRows() {
   const uint32_t n = static_cast<uint32_t>(bodies_.size());
   for (const SoftContact& c : soft_contacts_) {
     const SoftWorld::Body& body = soft_.bodies()[c.soft];
-    ContactBody a;
-    a.index = n + c.point;
-    a.origin = c.contact.position;
-    a.linear_velocity = (body.positions()[c.vertex] - body.start[c.vertex]) / h;
-    ContactBody b;
-    b.index = bodies_.IsDynamic(c.rigid) ? c.rigid : kWorldBody;
-    b.origin = bodies_.position[c.rigid];
-    b.linear_velocity = bodies_.linear_velocity[c.rigid];
-    b.angular_velocity = bodies_.angular_velocity[c.rigid];
+    const ContactBody a = PointBody(n + c.point, c.contact.position,
+                                    (body.positions()[c.vertex] - body.start[c.vertex]) / h);
+    const ContactBody b = RigidContactBody(c.rigid, bodies_.position[c.rigid]);
     const double mu = std::sqrt(body.desc.friction * bodies_.material[c.rigid].friction);
     ConstraintBlock block = MakeContactBlock(c.contact, a, b, mu, h);
     auto warm = soft_warm_.find({c.soft, c.vertex, c.rigid});

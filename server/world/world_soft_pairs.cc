@@ -113,14 +113,11 @@ void World::BuildSoftPairRows() {
   const double h = settings_.dt();
   const uint32_t n = static_cast<uint32_t>(bodies_.size());
   for (const SoftPairContact& c : soft_pair_contacts_) {
-    ContactBody a;
-    a.index = n + c.point_a;
-    a.origin = c.contact.position;
-    a.linear_velocity = soft_.PointMotion(c.soft_a, soft_points_[c.point_a].at) / h;
-    ContactBody b;
-    b.index = n + c.point_b;
-    b.origin = c.contact.position;
-    b.linear_velocity = soft_.PointMotion(c.soft_b, soft_points_[c.point_b].at) / h;
+    const Vec3& at = c.contact.position;
+    const ContactBody a =
+        PointBody(n + c.point_a, at, soft_.PointMotion(c.soft_a, soft_points_[c.point_a].at) / h);
+    const ContactBody b =
+        PointBody(n + c.point_b, at, soft_.PointMotion(c.soft_b, soft_points_[c.point_b].at) / h);
     ConstraintBlock block = MakeContactBlock(c.contact, a, b, c.friction, h);
     auto warm = soft_pair_warm_.find({c.soft_a, c.vertex, c.soft_b});
     if (warm != soft_pair_warm_.end()) block.force.head(block.dim) = warm->second.head(block.dim);
