@@ -19,6 +19,8 @@
 namespace ligature {
 namespace {
 
+using testing::VerticalImpulse;
+
 using testing::RodMomentum;
 
 constexpr double kG = 9.81;  // m/s^2, the scenes' gravity
@@ -44,15 +46,6 @@ BodyDesc Floor(double friction = 0.5) {
                                      Vec3(0.0, -0.05, 0.0), BodyKind::kStatic);
   floor.material.friction = friction;
   return floor;
-}
-
-// The vertical impulse (N s) of the last step's contacts between bodies a and b.
-double VerticalImpulse(const World& world, const std::string& a, const std::string& b) {
-  double sum = 0.0;
-  for (const World::ContactReport& c : world.LastContacts()) {
-    if ((c.a == a && c.b == b) || (c.a == b && c.b == a)) sum += std::abs(c.impulse.y());
-  }
-  return sum;
 }
 
 double RodMass(const World& world, const std::string& id) {

@@ -17,6 +17,10 @@
 namespace ligature {
 namespace {
 
+using testing::SoftMomentum;
+using testing::SoftMass;
+using testing::VerticalImpulse;
+
 constexpr double kG = 9.81;
 
 BodyDesc SoftSlab(const std::string& id, const Vec3& half, const Vec3& centre,
@@ -45,28 +49,6 @@ BodyDesc Cable(const std::string& id, const Vec3& a, const Vec3& b, double dampi
   d.id = id;
   d.rod = testing::StraightRod(id, a, b, 16, material);
   return d;
-}
-
-Vec3 SoftMomentum(const World& world, const std::string& id) {
-  const SoftWorld::Body& body = *world.soft_bodies().FindBody(id);
-  Vec3 p = Vec3::Zero();
-  for (size_t v = 0; v < body.fem_state.v.size(); ++v) {
-    p += body.fem_rest()->mass[v] * body.fem_state.v[v];
-  }
-  return p;
-}
-
-double SoftMass(const World& world, const std::string& id) {
-  const std::vector<double>& m = world.soft_bodies().FindBody(id)->fem_rest()->mass;
-  return std::accumulate(m.begin(), m.end(), 0.0);
-}
-
-double VerticalImpulse(const World& world, const std::string& a, const std::string& b) {
-  double sum = 0.0;
-  for (const World::ContactReport& c : world.LastContacts()) {
-    if ((c.a == a && c.b == b) || (c.a == b && c.b == a)) sum += std::abs(c.impulse.y());
-  }
-  return sum;
 }
 
 // A 30 cm cable dropped 1 cm onto a free soft slab lying on a static floor, at 100 Hz.

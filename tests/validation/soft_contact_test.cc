@@ -14,6 +14,10 @@
 namespace ligature {
 namespace {
 
+using testing::SoftMass;
+using testing::SoftMomentum;
+using testing::VerticalImpulse;
+
 constexpr double kG = 9.81;
 
 // A corotational cube of side 2 half, its lowest face at height `bottom`, 1000 kg/m^3.
@@ -33,34 +37,11 @@ BodyDesc SoftCube(const std::string& id, double half, double bottom, double youn
   return d;
 }
 
-double SoftMass(const World& world, const std::string& id) {
-  const std::vector<double>& m = world.soft_bodies().FindBody(id)->fem_rest()->mass;
-  return std::accumulate(m.begin(), m.end(), 0.0);
-}
-
-Vec3 SoftMomentum(const World& world, const std::string& id) {
-  const SoftWorld::Body* body = world.soft_bodies().FindBody(id);
-  Vec3 p = Vec3::Zero();
-  for (size_t v = 0; v < body->fem_state.v.size(); ++v) {
-    p += body->fem_rest()->mass[v] * body->fem_state.v[v];
-  }
-  return p;
-}
-
 Vec3 SoftCentroid(const World& world, const std::string& id) {
   const std::vector<Vec3>& x = world.soft_bodies().FindBody(id)->positions();
   Vec3 c = Vec3::Zero();
   for (const Vec3& p : x) c += p;
   return c / static_cast<double>(x.size());
-}
-
-// The vertical impulse of the last step's contacts between bodies a and b (either order).
-double VerticalImpulse(const World& world, const std::string& a, const std::string& b) {
-  double sum = 0.0;
-  for (const World::ContactReport& c : world.LastContacts()) {
-    if ((c.a == a && c.b == b) || (c.a == b && c.b == a)) sum += std::abs(c.impulse.y());
-  }
-  return sum;
 }
 
 // A soft cube on a free rigid box on a static floor: the floor carries both weights, the

@@ -15,6 +15,10 @@
 namespace ligature {
 namespace {
 
+using testing::SoftMass;
+using testing::SoftMomentum;
+using testing::VerticalImpulse;
+
 constexpr double kG = 9.81;
 
 // A soft box of half extents `half` centred at `centre`, 1000 kg/m^3, `cells` per axis.
@@ -40,20 +44,6 @@ const SoftWorld::Body& Soft(const World& world, const std::string& id) {
   return *world.soft_bodies().FindBody(id);
 }
 
-double SoftMass(const World& world, const std::string& id) {
-  const std::vector<double>& m = Soft(world, id).fem_rest()->mass;
-  return std::accumulate(m.begin(), m.end(), 0.0);
-}
-
-Vec3 SoftMomentum(const World& world, const std::string& id) {
-  const SoftWorld::Body& body = Soft(world, id);
-  Vec3 p = Vec3::Zero();
-  for (size_t v = 0; v < body.fem_state.v.size(); ++v) {
-    p += body.fem_rest()->mass[v] * body.fem_state.v[v];
-  }
-  return p;
-}
-
 double Lowest(const World& world, const std::string& id, int axis) {
   double lowest = 1e9;
   for (const Vec3& p : Soft(world, id).positions()) lowest = std::min(lowest, p[axis]);
@@ -64,15 +54,6 @@ double Highest(const World& world, const std::string& id, int axis) {
   double highest = -1e9;
   for (const Vec3& p : Soft(world, id).positions()) highest = std::max(highest, p[axis]);
   return highest;
-}
-
-// The vertical impulse of the last step's contacts between bodies a and b (either order).
-double VerticalImpulse(const World& world, const std::string& a, const std::string& b) {
-  double sum = 0.0;
-  for (const World::ContactReport& c : world.LastContacts()) {
-    if ((c.a == a && c.b == b) || (c.a == b && c.b == a)) sum += std::abs(c.impulse.y());
-  }
-  return sum;
 }
 
 class SoftOnSoft : public ::testing::TestWithParam<SoftModelKind> {};

@@ -33,4 +33,29 @@ inline Vec3 VelocityOf(const World& w, const std::string& id) {
   return w.GetBody(id)->linear_velocity;
 }
 
+// The vertical impulse (N s) of the last step's contacts between bodies a and b (either
+// order).
+inline double VerticalImpulse(const World& world, const std::string& a, const std::string& b) {
+  double sum = 0.0;
+  for (const World::ContactReport& c : world.LastContacts()) {
+    if ((c.a == a && c.b == b) || (c.a == b && c.b == a)) sum += std::abs(c.impulse.y());
+  }
+  return sum;
+}
+
+// An FEM soft body's mass and linear momentum (its lumped masses).
+inline double SoftMass(const World& world, const std::string& id) {
+  double mass = 0.0;
+  for (const double m : world.soft_bodies().FindBody(id)->fem_rest()->mass) mass += m;
+  return mass;
+}
+inline Vec3 SoftMomentum(const World& world, const std::string& id) {
+  const SoftWorld::Body& body = *world.soft_bodies().FindBody(id);
+  Vec3 p = Vec3::Zero();
+  for (size_t v = 0; v < body.fem_state.v.size(); ++v) {
+    p += body.fem_rest()->mass[v] * body.fem_state.v[v];
+  }
+  return p;
+}
+
 }  // namespace ligature::testing
