@@ -44,6 +44,8 @@ using BodyPoseLookup = std::function<std::optional<FollowedBody>(const std::stri
 class RodWorld {
  public:
   friend class WorldSnapshotAccess;  // snapshots read and set the rods' state
+  // Contacts are looked for this far (m) beyond a rod's surface, plus its step's motion.
+  static constexpr double kContactMargin = 0.005;
   // Stored rods: constant model, changing state.
   struct Rod {
     RodDesc desc;

@@ -19,13 +19,6 @@
 #include "server/world/rod_world.h"
 
 namespace ligature {
-namespace {
-
-// Contacts are looked for this far (m) beyond a rod's surface, plus its step's motion (as
-// in the rods' own step).
-constexpr double kContactMargin = 0.005;
-
-}  // namespace
 
 void RodWorld::FindObstacleContacts(double h, std::span<const RodObstacle> obstacles,
                                     std::vector<RodContact>* out) const {

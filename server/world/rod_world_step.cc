@@ -14,8 +14,6 @@ namespace {
 constexpr double kTolerance = 5e-10;
 constexpr int kMaxNewtonSteps = 10;
 constexpr int kMaxActiveSetRounds = 8;
-// Contacts are looked for this far (m) beyond a rod's surface, plus its step's motion.
-constexpr double kContactMargin = 0.005;
 constexpr double kContactJoin = 1e-6;   // m
 constexpr double kContactLeave = 1e-6;  // N
 
