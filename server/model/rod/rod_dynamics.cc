@@ -133,7 +133,6 @@ template <bool kInterior>
   }
   // Each block is the constant part's plus the stretching's symmetric 3 x 3, written
   // column by column (column-major 4 x 4; h1's last two lanes are zero).
-  using Mask = long __attribute__((vector_size(32)));
   for (int k = 0; k < 4; ++k) {
     const double* from = constant[k].data();
     double* to = row[k].data();
@@ -141,9 +140,9 @@ template <bool kInterior>
       __builtin_memcpy(to, from, 16 * sizeof(double));
       continue;
     }
-    const V4 columns[3] = {__builtin_shuffle(h0[k], h1[k], Mask{0, 1, 2, 6}),
-                           __builtin_shuffle(h0[k], h1[k], Mask{1, 3, 4, 6}),
-                           __builtin_shuffle(h0[k], h1[k], Mask{2, 4, 5, 6})};
+    const V4 columns[3] = {__builtin_shufflevector(h0[k], h1[k], 0, 1, 2, 6),
+                           __builtin_shufflevector(h0[k], h1[k], 1, 3, 4, 6),
+                           __builtin_shufflevector(h0[k], h1[k], 2, 4, 5, 6)};
     for (int c = 0; c < 3; ++c) {
       V4 column;
       __builtin_memcpy(&column, from + 4 * c, sizeof(column));
