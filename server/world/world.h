@@ -206,6 +206,7 @@ class World {
   absl::flat_hash_set<uint32_t> Handles() const;
   void StepStrands();
   void BuildObstacles();
+  void AppendObstacles(uint32_t i, double reach, std::vector<RodObstacle>* out) const;
   void ApplyImpulse(uint32_t body, const Vec3& point, const Vec3& impulse, bool move_pose);
   std::optional<FollowedBody> Followed(const std::string& id) const;
   void ApplyRodPushes();

@@ -87,18 +87,9 @@ void World::DetectRodContacts() {
     if (!aabbs_[i].Overlaps(reach_of_rods)) continue;
     if (!handles) handles = Handles();
     if (handles->contains(static_cast<uint32_t>(i))) continue;
-    const Transform pose{bodies_.position[i], bodies_.orientation[i]};
     const double reach =
         bodies_.kind[i] == BodyKind::kStatic ? 0.0 : h * bodies_.linear_velocity[i].norm();
-    for (const ChildShape& child : bodies_.shapes[i]) {
-      const Transform at = pose * child.local;
-      RodObstacle& o = rod_start_obstacles_.emplace_back();
-      o.body = static_cast<uint32_t>(i);
-      o.shape = child.shape;
-      o.pose = at;
-      o.bounds = ComputeAabb(child.shape, at, reach);
-      o.reach = reach;
-    }
+    AppendObstacles(static_cast<uint32_t>(i), reach, &rod_start_obstacles_);
   }
   std::vector<RodContact> found;
   rods_.FindObstacleContacts(h, rod_start_obstacles_, &found);

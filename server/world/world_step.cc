@@ -274,22 +274,33 @@ void World::BuildObstacles() {
   const absl::flat_hash_set<uint32_t> handles = Handles();
   for (int i = 0; i < bodies_.size(); ++i) {
     if (handles.contains(static_cast<uint32_t>(i))) continue;
-    const Transform pose{bodies_.position[i], bodies_.orientation[i]};
-    for (const ChildShape& child : bodies_.shapes[i]) {
-      const Transform at = pose * child.local;
-      RodObstacle& o = obstacles_.emplace_back();
-      o.body = static_cast<uint32_t>(i);
-      o.shape = child.shape;
-      o.pose = at;
-      o.bounds = ComputeAabb(child.shape, at, 0.0);
-      o.blade = scalpels_.contains(bodies_.id[i]);
+    const size_t first = obstacles_.size();
+    AppendObstacles(static_cast<uint32_t>(i), 0.0, &obstacles_);
+    const bool blade = scalpels_.contains(bodies_.id[i]);
+    const Mat3 r = bodies_.orientation[i].toRotationMatrix();
+    for (size_t k = first; k < obstacles_.size(); ++k) {
+      RodObstacle& o = obstacles_[k];
+      o.blade = blade;
       if (bodies_.IsDynamic(i)) {
-        const Mat3 r = bodies_.orientation[i].toRotationMatrix();
         o.inv_mass = bodies_.inv_mass[i];
         o.inv_inertia = r * bodies_.inv_inertia_local[i] * r.transpose();
         o.center = bodies_.position[i];
       }
     }
+  }
+}
+
+// Each shape of rigid body i where it is now, reaching `reach` (m) beyond its bounds.
+void World::AppendObstacles(uint32_t i, double reach, std::vector<RodObstacle>* out) const {
+  const Transform pose{bodies_.position[i], bodies_.orientation[i]};
+  for (const ChildShape& child : bodies_.shapes[i]) {
+    const Transform at = pose * child.local;
+    RodObstacle& o = out->emplace_back();
+    o.body = i;
+    o.shape = child.shape;
+    o.pose = at;
+    o.bounds = ComputeAabb(child.shape, at, reach);
+    o.reach = reach;
   }
 }
 

@@ -23,18 +23,8 @@ constexpr double kG = 9.81;
 // A corotational cube of side 2 half, its lowest face at height `bottom`, 1000 kg/m^3.
 BodyDesc SoftCube(const std::string& id, double half, double bottom, double young,
                   double damping) {
-  BodyDesc d;
-  d.id = id;
-  SoftBodyDesc soft;
-  soft.mesh = MakeBoxMesh(Vec3(half, half, half), 2, 2, 2);
-  for (Vec3& v : soft.mesh.vertices) v.y() += bottom + half;
-  soft.model = SoftModelKind::kCorotational;
-  soft.fem.young = young;
-  soft.fem.poisson = 0.3;
-  soft.fem.density = 1000.0;
-  soft.fem.mass_damping = damping;
-  d.soft = soft;
-  return d;
+  return testing::SoftFemBox(id, Vec3::Constant(half), Vec3(0.0, bottom + half, 0.0),
+                             {2, 2, 2}, SoftModelKind::kCorotational, young, damping);
 }
 
 Vec3 SoftCentroid(const World& world, const std::string& id) {

@@ -15,30 +15,12 @@
 namespace ligature {
 namespace {
 
+using testing::SoftFemBox;
 using testing::SoftMass;
 using testing::SoftMomentum;
 using testing::VerticalImpulse;
 
 constexpr double kG = 9.81;
-
-// A soft box of half extents `half` centred at `centre`, 1000 kg/m^3, `cells` per axis.
-BodyDesc SoftBox(const std::string& id, const Vec3& half, const Vec3& centre,
-                 std::array<int, 3> cells, SoftModelKind model, double young, double damping,
-                 double stiffness_damping = 0.0) {
-  BodyDesc d;
-  d.id = id;
-  SoftBodyDesc soft;
-  soft.mesh = MakeBoxMesh(half, cells[0], cells[1], cells[2]);
-  for (Vec3& v : soft.mesh.vertices) v += centre;
-  soft.model = model;
-  soft.fem.young = young;
-  soft.fem.poisson = 0.3;
-  soft.fem.density = 1000.0;
-  soft.fem.mass_damping = damping;
-  soft.fem.stiffness_damping = stiffness_damping;
-  d.soft = soft;
-  return d;
-}
 
 const SoftWorld::Body& Soft(const World& world, const std::string& id) {
   return *world.soft_bodies().FindBody(id);
@@ -63,17 +45,17 @@ class SoftOnSoft : public ::testing::TestWithParam<SoftModelKind> {};
 // the slab gives the cube is its weight's impulse plus the cube's change of momentum, and
 // what the floor gives the slab is both weights' plus both changes (an explicit StVK cube
 // still rings, so its momentum is not zero at the end of a tick; its damping is the
-// stiffness one, which keeps momentum, as mass damping, acting like air, would not). The cube rests on the slab's top, into it by no
-// more than the contacts' slop.
+// stiffness one, which keeps momentum, as mass damping, acting like air, would not). The
+// cube rests on the slab's top, into it by no more than the contacts' slop.
 TEST_P(SoftOnSoft, CubeRestsOnSlabAndTheFloorCarriesBoth) {
   SceneDesc scene;
   scene.settings.rate_hz = 100.0;
   scene.bodies.push_back(testing::MakeBody("floor", Shape::Box(Vec3(1.0, 0.05, 1.0)),
                                            Vec3(0.0, -0.05, 0.0), BodyKind::kStatic));
-  scene.bodies.push_back(SoftBox("slab", Vec3(0.2, 0.04, 0.2), Vec3(0.0, 0.04, 0.0),
-                                 {4, 2, 4}, SoftModelKind::kCorotational, 1e6, 10.0));
-  scene.bodies.push_back(SoftBox("cube", Vec3(0.05, 0.05, 0.05), Vec3(0.01, 0.15, -0.02),
-                                 {2, 2, 2}, GetParam(), 2e5, 0.0, 1e-3));
+  scene.bodies.push_back(SoftFemBox("slab", Vec3(0.2, 0.04, 0.2), Vec3(0.0, 0.04, 0.0),
+                                    {4, 2, 4}, SoftModelKind::kCorotational, 1e6, 10.0));
+  scene.bodies.push_back(SoftFemBox("cube", Vec3(0.05, 0.05, 0.05), Vec3(0.01, 0.15, -0.02),
+                                    {2, 2, 2}, GetParam(), 2e5, 0.0, 1e-3));
   auto world = testing::MakeWorld(scene);
   const double m_cube = SoftMass(*world, "cube");
   const double m_slab = SoftMass(*world, "slab");
@@ -114,10 +96,10 @@ TEST(SoftContact, OverlappingSoftCubesPushApartKeepingMomentum) {
   SceneDesc scene;
   scene.settings.rate_hz = 100.0;
   scene.settings.gravity = Vec3::Zero();
-  scene.bodies.push_back(SoftBox("left", Vec3(0.05, 0.05, 0.05), Vec3::Zero(), {2, 2, 2},
-                                 SoftModelKind::kCorotational, 1e5, 0.0));
-  scene.bodies.push_back(SoftBox("right", Vec3(0.05, 0.05, 0.05), Vec3(0.096, 0.01, 0.02),
-                                 {2, 2, 2}, SoftModelKind::kCorotational, 1e5, 0.0));
+  scene.bodies.push_back(SoftFemBox("left", Vec3(0.05, 0.05, 0.05), Vec3::Zero(), {2, 2, 2},
+                                    SoftModelKind::kCorotational, 1e5, 0.0));
+  scene.bodies.push_back(SoftFemBox("right", Vec3(0.05, 0.05, 0.05), Vec3(0.096, 0.01, 0.02),
+                                    {2, 2, 2}, SoftModelKind::kCorotational, 1e5, 0.0));
   auto world = testing::MakeWorld(scene);
   const double m = SoftMass(*world, "left");
   bool touched = false;

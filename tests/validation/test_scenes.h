@@ -1,6 +1,7 @@
 #pragma once
 // Small scene builders shared by the validation tests.
 
+#include <array>
 #include <cmath>
 #include <memory>
 #include <string>
@@ -31,6 +32,27 @@ inline Vec3 PositionOf(const World& w, const std::string& id) {
 
 inline Vec3 VelocityOf(const World& w, const std::string& id) {
   return w.GetBody(id)->linear_velocity;
+}
+
+// An FEM soft box of half extents `half` centred at `centre`, `cells` per axis,
+// 1000 kg/m^3, Poisson ratio 0.3, with Rayleigh damping alpha `damping` and beta
+// `stiffness_damping`.
+inline BodyDesc SoftFemBox(const std::string& id, const Vec3& half, const Vec3& centre,
+                           std::array<int, 3> cells, SoftModelKind model, double young,
+                           double damping, double stiffness_damping = 0.0) {
+  BodyDesc d;
+  d.id = id;
+  SoftBodyDesc soft;
+  soft.mesh = MakeBoxMesh(half, cells[0], cells[1], cells[2]);
+  for (Vec3& v : soft.mesh.vertices) v += centre;
+  soft.model = model;
+  soft.fem.young = young;
+  soft.fem.poisson = 0.3;
+  soft.fem.density = 1000.0;
+  soft.fem.mass_damping = damping;
+  soft.fem.stiffness_damping = stiffness_damping;
+  d.soft = soft;
+  return d;
 }
 
 // The vertical impulse (N s) of the last step's contacts between bodies a and b (either
