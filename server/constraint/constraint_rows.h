@@ -35,6 +35,13 @@ struct ConstraintBlock {
   Vec3 violation_free = Vec3::Zero();  // m, delta_free per dimension
   Vec3 force = Vec3::Zero();           // N; warm start on input, solution on output
   double friction = 0.0;               // Coulomb coefficient (kFrictionContact)
+  // Set when the rows all move one point of each body (a contact): row d is
+  // [l_d, arm_a x l_d] on body a and [-l_d, -(arm_b x l_d)] on body b, the arms reaching
+  // from each body's origin to the point. Solvers may then take the rows' products through
+  // the point's relative motion, which costs about half the arithmetic.
+  bool point = false;
+  Vec3 arm_a = Vec3::Zero();
+  Vec3 arm_b = Vec3::Zero();
 };
 
 struct ConstraintRows {

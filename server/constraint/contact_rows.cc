@@ -42,6 +42,10 @@ ConstraintBlock MakeContactBlock(const ContactPoint& p, const ContactBody& a,
     block.violation_free[d] = h * v_rel.dot(dirs[d]);
   }
   block.violation_free[0] += ContactGap(p.distance);
+  // Rows [-u, -(ra x u)] and [u, rb x u]: those of one point with l = -u.
+  block.point = true;
+  block.arm_a = ra;
+  block.arm_b = rb;
   return block;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <limits>
 
 namespace ligature {
 namespace {
@@ -36,6 +37,28 @@ double Quadratic(const std::array<double, 6>& j, const std::array<double, 9>& an
 
 }  // namespace
 
+// The frame of a point block: l_d are its rows' linear part on body a.
+void TunableLcpSolver::SetPointFrame(const ConstraintBlock& b, PointFrame* frame) {
+  for (int d = 0; d < 3; ++d) {
+    for (int k = 0; k < 3; ++k) frame->l[3 * d + k] = b.jacobian_a(d, k);
+  }
+  for (int k = 0; k < 3; ++k) {
+    frame->ra[k] = b.arm_a[k];
+    frame->rb[k] = b.arm_b[k];
+  }
+#ifndef NDEBUG
+  // The rows are those the frame describes (to round-off).
+  for (int d = 0; d < 3; ++d) {
+    const Vec3 l = b.jacobian_a.row(d).head<3>().transpose();
+    assert((b.jacobian_b.row(d).head<3>().transpose() + l).norm() <= 1e-12);
+    assert((b.arm_a.cross(l) - b.jacobian_a.row(d).tail<3>().transpose()).norm() <=
+           1e-9 * (1.0 + b.arm_a.norm()));
+    assert((b.arm_b.cross(l) + b.jacobian_b.row(d).tail<3>().transpose()).norm() <=
+           1e-9 * (1.0 + b.arm_b.norm()));
+  }
+#endif
+}
+
 // The compact copy of the rows: per row its two half-Jacobians and body slots (the world
 // is slot num_bodies_, without compliance), its kind and Jacobi scale; per body the
 // compliance. Rows that no body can move (zero diagonal of W) and friction rows without a
@@ -58,6 +81,8 @@ TunableLcpSolver::Prepared TunableLcpSolver::Prepare(const ConstraintRows& rows,
   size_t num_rows = 0;
   for (const ConstraintBlock& b : rows.blocks) num_rows += static_cast<size_t>(b.dim);
   block_.resize(rows.blocks.size());
+  frame_.resize(rows.blocks.size());
+  has_points_ = false;
   held_.assign(rows.blocks.size(), 0);
   kind_.resize(num_rows);
   jac_.resize(num_rows);
@@ -137,16 +162,13 @@ TunableLcpSolver::Prepared TunableLcpSolver::Prepare(const ConstraintRows& rows,
       f_[next + d] = b.force[d];  // the warm start, taken up by InitialBlockSets
       assert(std::isfinite(free_[next + d]));
     }
+    c.point = b.point && b.dim == 3;
+    if (c.point) SetPointFrame(b, &frame_[bi]);
+    has_points_ |= c.point;
     InitialBlockSets(bi, warm_start);
-    // The starting forces' generalized forces H^T f, accumulated as in Spread.
-    for (int d = 0; d < b.dim; ++d) {
-      const double x = f_[next + d];
-      if (x == 0.0) continue;
-      const RowJacobian& j = jac_[next + d];
-      double* ga = body_f_[j.body_a].data();
-      double* gb = body_f_[j.body_b].data();
-      for (int k = 0; k < 6; ++k) ga[k] += j.a[k] * x;
-      for (int k = 0; k < 6; ++k) gb[k] += j.b[k] * x;
+    // The starting forces' generalized forces H^T f.
+    if (f_[next] != 0.0 || (b.dim > 1 && (f_[next + 1] != 0.0 || f_[next + 2] != 0.0))) {
+      BlockSpread(bi, &f_[next], body_f_[ia].data(), body_f_[ib].data());
     }
     next += static_cast<uint32_t>(b.dim);
   }
@@ -224,32 +246,75 @@ double TunableLcpSolver::ApplyCompliance(std::vector<Vec6>* out) const {
 // displacement change of the moved bodies gathered into the violations of their rows, the
 // CG sequence restarted there (z = -P delta, p = z) and the change joined to body_f_. Each
 // row's p is then spread as in Spread. Returns p . W p.
-double TunableLcpSolver::SpreadDirection(bool restart, double beta) {
+double TunableLcpSolver::SpreadDirection(bool restart, double beta, double* residual) {
   std::fill(body_.begin(), body_.end(), Vec6::Zero());
   double rz = 0.0;  // a local: a member could alias the rows' stores
-  const size_t num_rows = jac_.size();
-  for (size_t i = 0; i < num_rows; ++i) {
-    const RowJacobian& j = jac_[i];
-    double x;
+  double equality = 0.0;
+  double rest = 0.0;  // vanishing penetration and held friction's distance
+  const bool measure = restart && residual != nullptr;
+  // Row by row (not a point block's), each spread into its bodies as it comes.
+  auto spread_row = [&](uint32_t i) {
     if (restart) {
-      const double y = GatherChange(i);
-      x = active_[i] ? -precond_[i] * y : 0.0;
-      rz -= y * x;
-      z_[i] = x;
+      RestartRow(i, GatherChange(i), &rz, &equality);
     } else {
-      x = active_[i] ? z_[i] + beta * p_[i] : 0.0;
+      p_[i] = active_[i] ? z_[i] + beta * p_[i] : 0.0;
     }
-    p_[i] = x;
-    if (x == 0.0) continue;
+    const double x = p_[i];
+    if (x == 0.0) return;
+    const RowJacobian& j = jac_[i];
     double* ga = body_[j.body_a].data();
     double* gb = body_[j.body_b].data();
-    for (int k = 0; k < 6; ++k) ga[k] += j.a[k] * x;
-    for (int k = 0; k < 6; ++k) gb[k] += j.b[k] * x;
+    for (int m = 0; m < 6; ++m) ga[m] += j.a[m] * x;
+    for (int m = 0; m < 6; ++m) gb[m] += j.b[m] * x;
+  };
+  // Without point blocks or a residual to measure, the blocks' bounds are not needed.
+  if (!has_points_ && !measure) {
+    for (uint32_t i = 0; i < jac_.size(); ++i) spread_row(i);
+  }
+  for (size_t bi = 0; (has_points_ || measure) && bi < block_.size(); ++bi) {
+    const BlockInfo& c = block_[bi];
+    const uint32_t k = c.first_row;
+    if (c.point) {
+      // A restart first gathers the pending change of the block's bodies, if they moved.
+      const uint32_t a = jac_[k].body_a;
+      const uint32_t b = jac_[k].body_b;
+      if (restart && (changed_[a] | changed_[b])) {
+        double dq[3];
+        BlockDot(bi, 3, change_[a].data(), change_[b].data(), dq);
+        for (int d = 0; d < 3; ++d) delta_[k + d] += dq[d];
+      }
+      double x[3];
+      for (int d = 0; d < 3; ++d) {
+        const uint32_t i = k + d;
+        if (restart) {
+          RestartRow(i, delta_[i], &rz, &equality);
+        } else {
+          p_[i] = active_[i] ? z_[i] + beta * p_[i] : 0.0;
+        }
+        x[d] = p_[i];
+      }
+      if (x[0] != 0.0 || x[1] != 0.0 || x[2] != 0.0) {
+        BlockSpread(bi, x, body_[a].data(), body_[b].data());
+      }
+    } else {
+      for (uint32_t i = k; i < k + c.dim; ++i) spread_row(i);
+    }
+    if (measure) {
+      for (uint32_t i = k; i < k + c.dim; ++i) {
+        if (!active_[i] && kind_[i] == RowKind::kNormal) rest = std::max(rest, -delta_[i]);
+      }
+      if (held_[bi]) {
+        double target[2];
+        bool sticks = false;
+        rest = std::max(rest, HeldFrictionTarget(bi, target, &sticks));
+      }
+    }
   }
   if (restart) {
     rz_ = rz;
     JoinChanges();
   }
+  if (measure) *residual = std::max(equality, rest);
   return ApplyCompliance(&body_);
 }
 
@@ -266,41 +331,11 @@ double TunableLcpSolver::RefreshAndRestart() {
     const RowJacobian& j = jac_[i];
     const double* da = body_f_[j.body_a].data();
     const double* db = body_f_[j.body_b].data();
-    double y = free_[i];
-    for (int k = 0; k < 6; ++k) y += j.a[k] * da[k] + j.b[k] * db[k];
+    const double y = free_[i] + RowDot(j, da, db);
     delta_[i] = y;
     RestartRow(i, y, &rz, &equality);
   }
   rz_ = rz;
-  return equality;
-}
-
-// After a set change: the pending displacement changes of the bodies a check moved
-// (change_) join body_f_, and only the rows on those bodies gather them into their
-// violation; then a fresh CG sequence as in RefreshAndRestart. The product with H thus
-// costs rows on changed bodies, not all rows.
-// *residual gets the residual (as Residual()) of the violations it leaves, measured in
-// the same pass.
-double TunableLcpSolver::ApplyChangesAndRestart(double* residual) {
-  double rz = 0.0;  // a local: a member could alias the rows' stores
-  double equality = 0.0;
-  double rest = 0.0;  // vanishing penetration and held friction's distance
-  for (size_t bi = 0; bi < block_.size(); ++bi) {
-    const BlockInfo& c = block_[bi];
-    for (uint32_t i = c.first_row; i < c.first_row + c.dim; ++i) {
-      const double y = GatherChange(i);
-      RestartRow(i, y, &rz, &equality);
-      if (!active_[i] && kind_[i] == RowKind::kNormal) rest = std::max(rest, -y);
-    }
-    if (held_[bi]) {
-      double target[2];
-      bool sticks = false;
-      rest = std::max(rest, HeldFrictionTarget(bi, target, &sticks));
-    }
-  }
-  JoinChanges();
-  rz_ = rz;
-  *residual = std::max(equality, rest);
   return equality;
 }
 
@@ -314,27 +349,42 @@ double TunableLcpSolver::Step(double pq, double* beta, double* vanishing) {
   double rz_next = 0.0;
   double equality = 0.0;
   double penetration = 0.0;
-  const size_t num_rows = jac_.size();
-  for (size_t i = 0; i < num_rows; ++i) {
-    // Every tracked row's violation moves (vanishing rows and held friction are checked on
-    // it); only active rows carry a direction.
-    if (!tracked_[i]) continue;
-    const RowJacobian& j = jac_[i];
-    const double* da = body_[j.body_a].data();
-    const double* db = body_[j.body_b].data();
-    double q = 0.0;
-    for (int k = 0; k < 6; ++k) q += j.a[k] * da[k] + j.b[k] * db[k];
+  // Row i's violation moved by q; an active row's force, residual and sums follow.
+  auto advance = [&](uint32_t i, double q) {
     const double d = delta_[i] + alpha * q;
     delta_[i] = d;
     if (!active_[i]) {
       if (kind_[i] == RowKind::kNormal) penetration = std::max(penetration, -d);
-      continue;
+      return;
     }
     f_[i] += alpha * p_[i];
     const double z = -precond_[i] * d;
     z_[i] = z;
     rz_next -= d * z;
     equality = std::max(equality, std::abs(d));
+  };
+  // Every tracked row's violation moves (vanishing rows and held friction are checked on
+  // it); only active rows carry a direction. Untracked rows are the tangents of a
+  // vanishing contact, after its normal.
+  auto advance_row = [&](uint32_t i) {
+    if (!tracked_[i]) return;
+    const RowJacobian& j = jac_[i];
+    advance(i, RowDot(j, body_[j.body_a].data(), body_[j.body_b].data()));
+  };
+  if (!has_points_) {
+    for (uint32_t i = 0; i < jac_.size(); ++i) advance_row(i);
+  }
+  for (size_t bi = 0; has_points_ && bi < block_.size(); ++bi) {
+    const BlockInfo& c = block_[bi];
+    const uint32_t k = c.first_row;
+    if (c.point) {
+      const int count = tracked_[k + 1] ? 3 : 1;
+      double q[3];
+      BlockDot(bi, count, body_[jac_[k].body_a].data(), body_[jac_[k].body_b].data(), q);
+      for (int r = 0; r < count; ++r) advance(k + r, q[r]);
+    } else {
+      for (uint32_t i = k; i < k + c.dim; ++i) advance_row(i);
+    }
   }
   *beta = rz_next / rz_;
   rz_ = rz_next;
@@ -347,9 +397,7 @@ double TunableLcpSolver::RowViolation(uint32_t i) const {
   const RowJacobian& j = jac_[i];
   const double* da = body_f_[j.body_a].data();
   const double* db = body_f_[j.body_b].data();
-  double y = free_[i];
-  for (int k = 0; k < 6; ++k) y += j.a[k] * da[k] + j.b[k] * db[k];
-  return y;
+  return free_[i] + RowDot(j, da, db);
 }
 
 // The tangent rows of vanishing contacts stop being tracked: nothing reads their violation
@@ -373,7 +421,7 @@ void TunableLcpSolver::JoinChanges() {
 }
 
 // Adds to the pending change of the bodies' displacements (change_, applied to body_f_ and
-// delta by ApplyChangesAndRestart) the displacements of a change `df` of block bi's forces.
+// delta by the next restart) the displacements of a change `df` of block bi's forces.
 void TunableLcpSolver::SpreadBlockChange(size_t bi, const double* df) {
   AddBlockDisplacement(bi, df, &change_, &changed_);
 }
@@ -579,15 +627,17 @@ double TunableLcpSolver::Finish(bool fresh, ConstraintRows& rows,
     ConstraintBlock& b = rows.blocks[bi];
     const BlockInfo& c = block_[bi];
     const uint32_t k = c.first_row;
+    const uint32_t ia = jac_[k].body_a;
+    const uint32_t ib = jac_[k].body_b;
+    if (!fresh && (changed_[ia] | changed_[ib])) {
+      double dq[3];
+      BlockDot(bi, c.dim, change_[ia].data(), change_[ib].data(), dq);
+      for (int d = 0; d < c.dim; ++d) delta_[k + d] += dq[d];
+    }
     for (int d = 0; d < c.dim; ++d) {
       const uint32_t i = k + d;
-      double y;
-      if (fresh) {
-        y = RowViolation(i);
-        delta_[i] = y;
-      } else {
-        y = GatherChange(i);
-      }
+      if (fresh) delta_[i] = RowViolation(i);
+      const double y = delta_[i];
       if (active_[i]) {
         residual = std::max(residual, std::abs(y));
       } else if (kind_[i] == RowKind::kNormal) {
@@ -669,21 +719,16 @@ SolveResult TunableLcpSolver::Solve(ConstraintRows& rows,
     return result;
   }
   // The residual decides the loop only with a positive tolerance; with none the loop runs
-  // to its cap or its budget and the residual is needed once, at the end. Without a
-  // convergence test a set change is not gathered at once: its restart rides on the next
-  // step's spread (SpreadDirection), which saves a pass over the rows.
+  // to its cap or its budget and the residual is needed once, at the end. A set change is
+  // not gathered at once: its restart rides on the next step's spread (SpreadDirection),
+  // which measures the residual in the same pass, and saves a pass over the rows.
   const bool converge_test = options.tolerance > 0.0;
-  bool restart_pending = false;
-  if (CheckInequalities(0.0, std::max(0.5 * options.tolerance, equality))) {
-    if (converge_test) {
-      double unused = 0.0;
-      equality = ApplyChangesAndRestart(&unused);
-    } else {
-      restart_pending = true;
-    }
-  }
+  bool restart_pending = CheckInequalities(0.0, std::max(0.5 * options.tolerance, equality));
   UntrackVanishingTangents();
-  result.residual = converge_test ? Residual() : 0.0;
+  // With a set change pending, the residual comes with the restart (SpreadDirection).
+  if (converge_test) {
+    result.residual = restart_pending ? std::numeric_limits<double>::infinity() : Residual();
+  }
 
   // One CG step on the active rows, then the inequality check; any change restarts CG from
   // the current forces. Stops on convergence, at the iteration cap or when the budget has
@@ -699,7 +744,10 @@ SolveResult TunableLcpSolver::Solve(ConstraintRows& rows,
       result.budget_exhausted = true;
       break;
     }
-    const double pq = SpreadDirection(restart_pending, beta);
+    const double pq =
+        SpreadDirection(restart_pending, beta, converge_test ? &result.residual : nullptr);
+    // A restart measured the residual of the changed forces: converged, no step is taken.
+    if (restart_pending && converge_test && result.residual < options.tolerance) break;
     restart_pending = false;
     const bool can_step = pq > 0.0 && rz_ > 0.0;
     beta = 0.0;
@@ -708,11 +756,10 @@ SolveResult TunableLcpSolver::Solve(ConstraintRows& rows,
     ++it;
     // Held friction is refreshed only when that matters more than what CG still has to do.
     const bool changed = CheckInequalities(switch_threshold, std::max(switch_threshold, equality));
-    if (changed && converge_test) {
-      equality = ApplyChangesAndRestart(&result.residual);
-      beta = 0.0;
-    } else if (changed) {
+    if (changed) {
+      // The changed forces' residual is measured by the restart they call for.
       restart_pending = true;
+      result.residual = std::numeric_limits<double>::infinity();
     } else if (converge_test && can_step) {
       // Residual() without its pass: the step measured the active rows and the vanishing
       // normals, the check the held friction, and nothing has moved since.
@@ -728,8 +775,7 @@ SolveResult TunableLcpSolver::Solve(ConstraintRows& rows,
   }
   result.iterations = it;
   // The violations of the final forces (a pending change gathered), and the forces out.
-  const double residual = Finish(/*fresh=*/false, rows, displacements);
-  if (!converge_test) result.residual = residual;
+  result.residual = Finish(/*fresh=*/false, rows, displacements);
   return result;
 }
 

@@ -82,6 +82,15 @@ class TunableLcpSolver final : public ConstraintSolver {
     double friction = 0.0;        // Coulomb coefficient
     double friction_scale = 0.0;  // W diagonal shared by the friction rows (m/N)
     double friction_scale_inv = 0.0;
+    bool point = false;           // three rows of one point (PointFrame)
+  };
+  // A three-row block whose rows all move one point of each body (ConstraintBlock::point):
+  // row d is [l_d, r_a x l_d] on body a and [-l_d, -(r_b x l_d)] on body b. Its products
+  // go through the point's relative motion, with about half the arithmetic of three rows.
+  struct PointFrame {
+    std::array<double, 9> l;  // l_d at 3d
+    std::array<double, 3> ra;
+    std::array<double, 3> rb;
   };
   // A body's compliance, compact: linear (m/N), then the angular 3x3 row-major.
   struct BodyBlock {
@@ -104,28 +113,81 @@ class TunableLcpSolver final : public ConstraintSolver {
   void InitialBlockSets(size_t bi, bool warm_start);
   // Turns accumulated generalized forces into displacements; returns their sum of g . C g.
   double ApplyCompliance(std::vector<Vec6>* out) const;
+  // The frame of a point block (ConstraintBlock::point): l_d are its rows' linear part on
+  // body a.
+  static void SetPointFrame(const ConstraintBlock& b, PointFrame* frame);
+  // q_d = H_d (da, db) for the first `count` rows of block bi, from its bodies'
+  // displacements da and db. A point block measures the relative motion of its point,
+  // (u_a + w_a x r_a) - (u_b + w_b x r_b), once and projects it on each l_d.
+  void BlockDot(size_t bi, int count, const double* da, const double* db, double* q) const {
+    const BlockInfo& c = block_[bi];
+    if (c.point) {
+      const PointFrame& f = frame_[bi];
+      const double r0 = (da[0] + da[4] * f.ra[2] - da[5] * f.ra[1]) -
+                        (db[0] + db[4] * f.rb[2] - db[5] * f.rb[1]);
+      const double r1 = (da[1] + da[5] * f.ra[0] - da[3] * f.ra[2]) -
+                        (db[1] + db[5] * f.rb[0] - db[3] * f.rb[2]);
+      const double r2 = (da[2] + da[3] * f.ra[1] - da[4] * f.ra[0]) -
+                        (db[2] + db[3] * f.rb[1] - db[4] * f.rb[0]);
+      for (int d = 0; d < count; ++d) {
+        q[d] = f.l[3 * d] * r0 + f.l[3 * d + 1] * r1 + f.l[3 * d + 2] * r2;
+      }
+      return;
+    }
+    for (int d = 0; d < count; ++d) q[d] = RowDot(jac_[c.first_row + d], da, db);
+  }
+  // ga, gb += H^T x for forces x on the rows of block bi. A point block's forces add up to
+  // one force F = sum_d x_d l_d at the point: F and its moment r_a x F on body a, their
+  // opposites on body b.
+  void BlockSpread(size_t bi, const double* x, double* ga, double* gb) const {
+    const BlockInfo& c = block_[bi];
+    if (c.point) {
+      const PointFrame& f = frame_[bi];
+      double force[3];
+      for (int k = 0; k < 3; ++k) {
+        force[k] = x[0] * f.l[k] + x[1] * f.l[3 + k] + x[2] * f.l[6 + k];
+      }
+      for (int k = 0; k < 3; ++k) {
+        ga[k] += force[k];
+        gb[k] -= force[k];
+      }
+      ga[3] += f.ra[1] * force[2] - f.ra[2] * force[1];
+      ga[4] += f.ra[2] * force[0] - f.ra[0] * force[2];
+      ga[5] += f.ra[0] * force[1] - f.ra[1] * force[0];
+      gb[3] -= f.rb[1] * force[2] - f.rb[2] * force[1];
+      gb[4] -= f.rb[2] * force[0] - f.rb[0] * force[2];
+      gb[5] -= f.rb[0] * force[1] - f.rb[1] * force[0];
+      return;
+    }
+    for (int d = 0; d < c.dim; ++d) {
+      const RowJacobian& j = jac_[c.first_row + d];
+      for (int k = 0; k < 6; ++k) ga[k] += j.a[k] * x[d];
+      for (int k = 0; k < 6; ++k) gb[k] += j.b[k] * x[d];
+    }
+  }
   // The next CG direction p (continued with beta, or restarted after a set change whose
   // pending displacements it gathers) spread into body_ in the same pass; returns p . W p.
-  double SpreadDirection(bool restart, double beta);
+  // A restart also measures the residual of the violations it leaves (as Residual()) into
+  // *residual, when given.
+  double SpreadDirection(bool restart, double beta, double* residual);
   // delta = delta_free + H body_f_, then a fresh CG sequence on the current active set from
   // the current forces (z = -P delta on active rows, p = z). Returns the largest |delta|
   // over active rows.
   double RefreshAndRestart();
-  // The same after a set change, gathering only the pending change of the bodies it moved;
-  // *residual gets the residual of the violations it leaves (as Residual()).
-  double ApplyChangesAndRestart(double* residual);
+  // j . (da, db): a row's Jacobian against its two bodies' displacements.
+  static double RowDot(const RowJacobian& j, const double* da, const double* db) {
+    double y = 0.0;
+    for (int k = 0; k < 6; ++k) y += j.a[k] * da[k] + j.b[k] * db[k];
+    return y;
+  }
   // Row i's violation with the pending displacement changes of its bodies (change_)
   // gathered in, when either moved; stored in delta_.
   double GatherChange(size_t i) {
     const RowJacobian& j = jac_[i];
-    double y = delta_[i];
     if (changed_[j.body_a] | changed_[j.body_b]) {
-      const double* da = change_[j.body_a].data();
-      const double* db = change_[j.body_b].data();
-      for (int k = 0; k < 6; ++k) y += j.a[k] * da[k] + j.b[k] * db[k];
-      delta_[i] = y;
+      delta_[i] += RowDot(j, change_[j.body_a].data(), change_[j.body_b].data());
     }
-    return y;
+    return delta_[i];
   }
   // Row i of a fresh CG sequence from its violation y: its residual and direction (zero on
   // inactive rows), adding to r.z and to the largest active violation.
@@ -179,6 +241,8 @@ class TunableLcpSolver final : public ConstraintSolver {
   std::vector<RowKind> kind_;     // per row
   std::vector<RowJacobian> jac_;  // per row
   std::vector<BlockInfo> block_;
+  std::vector<PointFrame> frame_;  // per block; in use where BlockInfo::point
+  bool has_points_ = false;        // some block is a point block
   std::vector<BodyBlock> body_c_;  // per body, plus the world slot (zero)
   std::vector<uint8_t> active_;   // per row
   // Per row: its violation is kept up to date by the steps (all but the tangent rows of
