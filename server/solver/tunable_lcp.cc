@@ -37,6 +37,23 @@ double Quadratic(const std::array<double, 6>& j, const std::array<double, 9>& an
 
 }  // namespace
 
+// W's diagonal on a point block's rows: each side's row d is [l_d, r x l_d] (up to sign).
+Vec3 TunableLcpSolver::PointDiagonal(const PointFrame& f, const BodyBlock& a,
+                                     const BodyBlock& b) {
+  Vec3 w;
+  for (int d = 0; d < 3; ++d) {
+    const std::array<double, 3> l = {f.l[3 * d], f.l[3 * d + 1], f.l[3 * d + 2]};
+    const std::array<double, 6> ja = {l[0], l[1], l[2], f.ra[1] * l[2] - f.ra[2] * l[1],
+                                      f.ra[2] * l[0] - f.ra[0] * l[2],
+                                      f.ra[0] * l[1] - f.ra[1] * l[0]};
+    const std::array<double, 6> jb = {l[0], l[1], l[2], f.rb[1] * l[2] - f.rb[2] * l[1],
+                                      f.rb[2] * l[0] - f.rb[0] * l[2],
+                                      f.rb[0] * l[1] - f.rb[1] * l[0]};
+    w[d] = Quadratic(ja, a.angular, a.linear) + Quadratic(jb, b.angular, b.linear);
+  }
+  return w;
+}
+
 // The frame of a point block: l_d are its rows' linear part on body a.
 void TunableLcpSolver::SetPointFrame(const ConstraintBlock& b, PointFrame* frame) {
   for (int d = 0; d < 3; ++d) {
@@ -122,9 +139,17 @@ TunableLcpSolver::Prepared TunableLcpSolver::Prepare(const ConstraintRows& rows,
     c.friction = b.friction;
     const uint32_t ia = b.body_a == kWorldBody ? world : b.body_a;
     const uint32_t ib = b.body_b == kWorldBody ? world : b.body_b;
+    c.body_a = ia;
+    c.body_b = ib;
+    c.point = b.point && b.dim == 3;
+    has_points_ |= c.point;
     // Only W's diagonal is needed (the Jacobi scales): w_d = H_d C H_d^T on each side.
     Vec3 w = Vec3::Zero();
-    for (int d = 0; d < b.dim; ++d) {
+    if (c.point) {
+      SetPointFrame(b, &frame_[bi]);
+      w = PointDiagonal(frame_[bi], body_c_[ia], body_c_[ib]);
+    }
+    for (int d = 0; !c.point && d < b.dim; ++d) {
       RowJacobian& j = jac_[next + d];
       j.body_a = ia;
       j.body_b = ib;
@@ -162,9 +187,6 @@ TunableLcpSolver::Prepared TunableLcpSolver::Prepare(const ConstraintRows& rows,
       f_[next + d] = b.force[d];  // the warm start, taken up by InitialBlockSets
       assert(std::isfinite(free_[next + d]));
     }
-    c.point = b.point && b.dim == 3;
-    if (c.point) SetPointFrame(b, &frame_[bi]);
-    has_points_ |= c.point;
     InitialBlockSets(bi, warm_start);
     // The starting forces' generalized forces H^T f.
     if (f_[next] != 0.0 || (b.dim > 1 && (f_[next + 1] != 0.0 || f_[next + 2] != 0.0))) {
@@ -276,8 +298,8 @@ double TunableLcpSolver::SpreadDirection(bool restart, double beta, double* resi
     const uint32_t k = c.first_row;
     if (c.point) {
       // A restart first gathers the pending change of the block's bodies, if they moved.
-      const uint32_t a = jac_[k].body_a;
-      const uint32_t b = jac_[k].body_b;
+      const uint32_t a = c.body_a;
+      const uint32_t b = c.body_b;
       if (restart && (changed_[a] | changed_[b])) {
         double dq[3];
         BlockDot(bi, 3, change_[a].data(), change_[b].data(), dq);
@@ -326,14 +348,14 @@ double TunableLcpSolver::SpreadDirection(bool restart, double beta, double* resi
 double TunableLcpSolver::RefreshAndRestart() {
   double rz = 0.0;  // a local: a member could alias the rows' stores
   double equality = 0.0;
-  const size_t num_rows = jac_.size();
-  for (size_t i = 0; i < num_rows; ++i) {
-    const RowJacobian& j = jac_[i];
-    const double* da = body_f_[j.body_a].data();
-    const double* db = body_f_[j.body_b].data();
-    const double y = free_[i] + RowDot(j, da, db);
-    delta_[i] = y;
-    RestartRow(i, y, &rz, &equality);
+  for (size_t bi = 0; bi < block_.size(); ++bi) {
+    const BlockInfo& c = block_[bi];
+    double y[3];
+    BlockViolation(bi, y);
+    for (int d = 0; d < c.dim; ++d) {
+      delta_[c.first_row + d] = y[d];
+      RestartRow(c.first_row + d, y[d], &rz, &equality);
+    }
   }
   rz_ = rz;
   return equality;
@@ -380,7 +402,7 @@ double TunableLcpSolver::Step(double pq, double* beta, double* vanishing) {
     if (c.point) {
       const int count = tracked_[k + 1] ? 3 : 1;
       double q[3];
-      BlockDot(bi, count, body_[jac_[k].body_a].data(), body_[jac_[k].body_b].data(), q);
+      BlockDot(bi, count, body_[c.body_a].data(), body_[c.body_b].data(), q);
       for (int r = 0; r < count; ++r) advance(k + r, q[r]);
     } else {
       for (uint32_t i = k; i < k + c.dim; ++i) advance_row(i);
@@ -392,16 +414,15 @@ double TunableLcpSolver::Step(double pq, double* beta, double* vanishing) {
   return equality;
 }
 
-// delta_free + H body_f_ for one row (pending changes are gathered by the restart).
-double TunableLcpSolver::RowViolation(uint32_t i) const {
-  const RowJacobian& j = jac_[i];
-  const double* da = body_f_[j.body_a].data();
-  const double* db = body_f_[j.body_b].data();
-  return free_[i] + RowDot(j, da, db);
+// delta_free + H body_f_ for a block's rows (pending changes are gathered by the restart).
+void TunableLcpSolver::BlockViolation(size_t bi, double* out) const {
+  const BlockInfo& c = block_[bi];
+  BlockDot(bi, c.dim, body_f_[c.body_a].data(), body_f_[c.body_b].data(), out);
+  for (int d = 0; d < c.dim; ++d) out[d] += free_[c.first_row + d];
 }
 
 // The tangent rows of vanishing contacts stop being tracked: nothing reads their violation
-// until their contact is clamped, which recomputes it (RowViolation). Steps skip them.
+// until their contact is clamped, which recomputes it (BlockViolation). Steps skip them.
 void TunableLcpSolver::UntrackVanishingTangents() {
   for (const BlockInfo& c : block_) {
     if (c.law != ConstraintLaw::kFrictionContact || active_[c.first_row]) continue;
@@ -431,21 +452,21 @@ void TunableLcpSolver::SpreadBlockChange(size_t bi, const double* df) {
 void TunableLcpSolver::AddBlockDisplacement(size_t bi, const double* df, std::vector<Vec6>* out,
                                             std::vector<uint8_t>* moved) {
   const BlockInfo& c = block_[bi];
-  for (int d = 0; d < c.dim; ++d) {
-    if (df[d] == 0.0) continue;
-    const RowJacobian& j = jac_[c.first_row + d];
-    for (const auto& [body, half] : {std::pair{j.body_a, &j.a}, std::pair{j.body_b, &j.b}}) {
-      if (body == num_bodies_) continue;
-      const BodyBlock& bc = body_c_[body];
-      const std::array<double, 6>& h = *half;
-      if (moved != nullptr) (*moved)[body] = 1;
-      Vec6& o = (*out)[body];
-      for (int k = 0; k < 3; ++k) o[k] += bc.linear * h[k] * df[d];
-      for (int r = 0; r < 3; ++r) {
-        o[3 + r] += (bc.angular[3 * r] * h[3] + bc.angular[3 * r + 1] * h[4] +
-                     bc.angular[3 * r + 2] * h[5]) *
-                    df[d];
-      }
+  if (df[0] == 0.0 && (c.dim == 1 || (df[1] == 0.0 && df[2] == 0.0))) return;
+  double g[2][6] = {};
+  BlockSpread(bi, df, g[0], g[1]);
+  const uint32_t bodies[2] = {c.body_a, c.body_b};
+  for (int side = 0; side < 2; ++side) {
+    const uint32_t body = bodies[side];
+    if (body == num_bodies_) continue;
+    const BodyBlock& bc = body_c_[body];
+    const double* h = g[side];
+    if (moved != nullptr) (*moved)[body] = 1;
+    Vec6& o = (*out)[body];
+    for (int k = 0; k < 3; ++k) o[k] += bc.linear * h[k];
+    for (int r = 0; r < 3; ++r) {
+      o[3 + r] += bc.angular[3 * r] * h[3] + bc.angular[3 * r + 1] * h[4] +
+                  bc.angular[3 * r + 2] * h[5];
     }
   }
 }
@@ -567,10 +588,13 @@ bool TunableLcpSolver::CheckInequalities(double switch_threshold, double hold_th
         continue;
       }
       if (!active_[k] && delta_[k] < -switch_threshold) {
+        // Untracked rows (a vanishing contact's tangents) get their violation back.
+        double y[3];
+        if (c.dim > 1 && !tracked_[k + 1]) BlockViolation(bi, y);
         for (int d = 0; d < c.dim; ++d) {
           active_[k + d] = kind_[k + d] != RowKind::kInert;
           if (!tracked_[k + d]) {
-            delta_[k + d] = RowViolation(k + d);
+            delta_[k + d] = y[d];
             tracked_[k + d] = 1;
           }
         }
@@ -627,16 +651,17 @@ double TunableLcpSolver::Finish(bool fresh, ConstraintRows& rows,
     ConstraintBlock& b = rows.blocks[bi];
     const BlockInfo& c = block_[bi];
     const uint32_t k = c.first_row;
-    const uint32_t ia = jac_[k].body_a;
-    const uint32_t ib = jac_[k].body_b;
-    if (!fresh && (changed_[ia] | changed_[ib])) {
+    if (fresh) {
+      double y[3];
+      BlockViolation(bi, y);
+      for (int d = 0; d < c.dim; ++d) delta_[k + d] = y[d];
+    } else if (changed_[c.body_a] | changed_[c.body_b]) {
       double dq[3];
-      BlockDot(bi, c.dim, change_[ia].data(), change_[ib].data(), dq);
+      BlockDot(bi, c.dim, change_[c.body_a].data(), change_[c.body_b].data(), dq);
       for (int d = 0; d < c.dim; ++d) delta_[k + d] += dq[d];
     }
     for (int d = 0; d < c.dim; ++d) {
       const uint32_t i = k + d;
-      if (fresh) delta_[i] = RowViolation(i);
       const double y = delta_[i];
       if (active_[i]) {
         residual = std::max(residual, std::abs(y));

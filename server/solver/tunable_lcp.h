@@ -76,13 +76,15 @@ class TunableLcpSolver final : public ConstraintSolver {
   // Per-block data constant during one solve.
   struct BlockInfo {
     uint32_t first_row = 0;       // index of the block's row 0 in the stacked rows
+    uint32_t body_a = 0;          // body slots (the world is the extra one)
+    uint32_t body_b = 0;
     uint8_t dim = 1;
     ConstraintLaw law = ConstraintLaw::kBilateral;
     bool has_friction = false;    // some row of the block is a (non-inert) friction row
     double friction = 0.0;        // Coulomb coefficient
     double friction_scale = 0.0;  // W diagonal shared by the friction rows (m/N)
     double friction_scale_inv = 0.0;
-    bool point = false;           // three rows of one point (PointFrame)
+    bool point = false;           // three rows of one point (PointFrame), not kept in jac_
   };
   // A three-row block whose rows all move one point of each body (ConstraintBlock::point):
   // row d is [l_d, r_a x l_d] on body a and [-l_d, -(r_b x l_d)] on body b. Its products
@@ -116,6 +118,8 @@ class TunableLcpSolver final : public ConstraintSolver {
   // The frame of a point block (ConstraintBlock::point): l_d are its rows' linear part on
   // body a.
   static void SetPointFrame(const ConstraintBlock& b, PointFrame* frame);
+  // W's diagonal on a point block's rows, from its frame and its bodies' compliance.
+  static Vec3 PointDiagonal(const PointFrame& f, const BodyBlock& a, const BodyBlock& b);
   // q_d = H_d (da, db) for the first `count` rows of block bi, from its bodies'
   // displacements da and db. A point block measures the relative motion of its point,
   // (u_a + w_a x r_a) - (u_b + w_b x r_b), once and projects it on each l_d.
@@ -205,8 +209,8 @@ class TunableLcpSolver final : public ConstraintSolver {
   // violations, body_f_ and z_ updated; *beta for the next direction. Returns the largest
   // |delta| over active rows; *vanishing gets the deepest penetration of a vanishing row.
   double Step(double pq, double* beta, double* vanishing);
-  // delta_free + H body_f_ for row i.
-  double RowViolation(uint32_t i) const;
+  // delta_free + H body_f_ for the rows of block bi, into out.
+  void BlockViolation(size_t bi, double* out) const;
   // Stops tracking the violations of the tangent rows of vanishing contacts.
   void UntrackVanishingTangents();
   // The pending changes join body_f_ (after their rows have gathered them).
@@ -239,7 +243,7 @@ class TunableLcpSolver final : public ConstraintSolver {
   double Finish(bool fresh, ConstraintRows& rows, std::vector<Vec6>* displacements);
 
   std::vector<RowKind> kind_;     // per row
-  std::vector<RowJacobian> jac_;  // per row
+  std::vector<RowJacobian> jac_;  // per row (but those of point blocks)
   std::vector<BlockInfo> block_;
   std::vector<PointFrame> frame_;  // per block; in use where BlockInfo::point
   bool has_points_ = false;        // some block is a point block
