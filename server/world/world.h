@@ -289,6 +289,7 @@ class World {
   // placed_start_[i + 1].
   std::vector<PlacedShape> placed_;
   std::vector<uint32_t> placed_start_;
+  std::vector<double> reach_;  // m, per body: how far it moves this tick (speculative only)
   std::vector<ProxyPair> pairs_;
   std::vector<ProxyPair> jointed_;  // body pairs joined by a constraint, sorted
   std::vector<Contact> contacts_;

@@ -126,18 +126,17 @@ void World::DetectCollisions() {
   const bool speculative = settings_.solver.kind == SolverKind::kGaussSeidel;
   const std::vector<Vec3>& positions = speculative ? bodies_.position : free_position_;
   const std::vector<Quat>& orientations = speculative ? bodies_.orientation : free_orientation_;
-  auto reach = [&](int i) {
-    return speculative ? h * bodies_.linear_velocity[i].norm() : 0.0;
-  };
   // Each shape placed once a tick, its bounds grown by half the margin and the body's
   // reach: two shapes whose bounds are apart are further apart than the pair's margin
   // (margin + both reaches).
   aabbs_.resize(n);
+  reach_.resize(n);
   placed_.clear();
   placed_start_.resize(n + 1);
   for (int i = 0; i < n; ++i) {
+    reach_[i] = speculative ? h * bodies_.linear_velocity[i].norm() : 0.0;
     const Transform pose{positions[i], orientations[i]};
-    const double grow = 0.5 * margin + reach(i);
+    const double grow = 0.5 * margin + reach_[i];
     const std::size_t first = placed_.size();
     placed_start_[i] = static_cast<uint32_t>(first);
     for (const ChildShape& child : bodies_.shapes[i]) {
@@ -167,7 +166,7 @@ void World::DetectCollisions() {
   for (const auto& [a, b] : pairs_) {
     if (!bodies_.IsDynamic(a) && !bodies_.IsDynamic(b)) continue;
     if (std::binary_search(jointed_.begin(), jointed_.end(), ProxyPair{a, b})) continue;
-    const double pair_margin = margin + reach(a) + reach(b);
+    const double pair_margin = margin + reach_[a] + reach_[b];
     const std::vector<ChildShape>& shapes_a = bodies_.shapes[a];
     const std::vector<ChildShape>& shapes_b = bodies_.shapes[b];
     const uint32_t first_a = placed_start_[a];

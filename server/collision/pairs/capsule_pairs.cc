@@ -44,11 +44,12 @@ double AddSpherePair(const Vec3& pa, double ra, const Vec3& pb, double rb,
                      const FallbackInputs& fallback, double margin, ContactManifold* out) {
   const Vec3 delta = pb - pa;
   const double centre_distance = delta.norm();
+  const double distance = centre_distance - ra - rb;
+  if (!(distance < margin)) return centre_distance;
   const Vec3 n = centre_distance > kGeometryEpsilon && std::isfinite(centre_distance)
                      ? Vec3(delta / centre_distance)
                      : FallbackNormal(fallback.da, fallback.db, fallback.ca, fallback.cb);
-  const double distance = centre_distance - ra - rb;
-  if (distance < margin) out->Add(MakeContact(pa + ra * n, pb - rb * n, n, distance));
+  out->Add(MakeContact(pa + ra * n, pb - rb * n, n, distance));
   return centre_distance;
 }
 

@@ -151,12 +151,6 @@ bool ClipSegmentToSlab(const Vec3& s0, const Vec3& s1, int axis, double half, do
   return *t0 <= *t1;
 }
 
-void CapsuleSegment(const Shape& capsule, const Transform& pose, Vec3* p0, Vec3* p1) {
-  const Vec3 half_axis = pose.Rotate(Vec3(0.0, capsule.half_length, 0.0));
-  *p0 = pose.position - half_axis;
-  *p1 = pose.position + half_axis;
-}
-
 std::array<Vec3, 8> BoxCorners(const Shape& box, const Transform& pose) {
   std::array<Vec3, 8> corners;
   for (int k = 0; k < 8; ++k) {

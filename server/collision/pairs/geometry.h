@@ -44,8 +44,13 @@ double ClosestParamSegmentToBox(const Vec3& s0, const Vec3& s1, const Vec3& half
 bool ClipSegmentToSlab(const Vec3& s0, const Vec3& s1, int axis, double half, double* t0,
                        double* t1);
 
-// World-space end points of a capsule's inner segment (local -Y end first).
-void CapsuleSegment(const Shape& capsule, const Transform& pose, Vec3* p0, Vec3* p1);
+// World-space end points of a capsule's inner segment (local -Y end first). Inline: every
+// pair function with a capsule calls it.
+inline void CapsuleSegment(const Shape& capsule, const Transform& pose, Vec3* p0, Vec3* p1) {
+  const Vec3 half_axis = pose.Rotate(Vec3(0.0, capsule.half_length, 0.0));
+  *p0 = pose.position - half_axis;
+  *p1 = pose.position + half_axis;
+}
 
 // World-space corners of a box; corner k has local sign (+/-) on axis i from bit i of k.
 std::array<Vec3, 8> BoxCorners(const Shape& box, const Transform& pose);
