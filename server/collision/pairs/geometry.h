@@ -44,10 +44,28 @@ double ClosestParamSegmentToBox(const Vec3& s0, const Vec3& s1, const Vec3& half
 bool ClipSegmentToSlab(const Vec3& s0, const Vec3& s1, int axis, double half, double* t0,
                        double* t1);
 
+// q * v as Eigen computes it (uv = 2 q.vec x v, then v + w uv + q.vec x uv), written out in
+// scalars: the same operations in the same order give the same bits, without the packed
+// temporaries the compiled Eigen code stores and reloads (a store-forwarding stall).
+inline Vec3 RotateVector(const Quat& q, const Vec3& v) {
+  const double x = q.x();
+  const double y = q.y();
+  const double z = q.z();
+  const double w = q.w();
+  double ux = y * v.z() - z * v.y();
+  double uy = z * v.x() - x * v.z();
+  double uz = x * v.y() - y * v.x();
+  ux += ux;
+  uy += uy;
+  uz += uz;
+  return Vec3(v.x() + w * ux + (y * uz - z * uy), v.y() + w * uy + (z * ux - x * uz),
+              v.z() + w * uz + (x * uy - y * ux));
+}
+
 // World-space end points of a capsule's inner segment (local -Y end first). Inline: every
 // pair function with a capsule calls it.
 inline void CapsuleSegment(const Shape& capsule, const Transform& pose, Vec3* p0, Vec3* p1) {
-  const Vec3 half_axis = pose.Rotate(Vec3(0.0, capsule.half_length, 0.0));
+  const Vec3 half_axis = RotateVector(pose.orientation, Vec3(0.0, capsule.half_length, 0.0));
   *p0 = pose.position - half_axis;
   *p1 = pose.position + half_axis;
 }

@@ -172,5 +172,26 @@ TEST(PairGeometryTest, MakeContactIsMidway) {
   EXPECT_EQ(p.distance, -0.2);
 }
 
+// RotateVector gives Eigen's q * v bit for bit, on random rotations and vectors with zero
+// components (a capsule's axis), and rotates lengths unchanged.
+TEST(PairGeometryTest, RotateVectorIsEigensRotationBitForBit) {
+  std::mt19937 rng(5);
+  std::normal_distribution<double> g(0.0, 1.0);
+  for (int trial = 0; trial < 2000; ++trial) {
+    Quat q(g(rng), g(rng), g(rng), g(rng));
+    q.normalize();
+    Vec3 v(g(rng), g(rng), g(rng));
+    if (trial % 2 == 0) v = Vec3(0.0, v.y(), 0.0);
+    const Vec3 expected = q * v;
+    const Vec3 got = RotateVector(q, v);
+    EXPECT_EQ(got.x(), expected.x()) << trial;
+    EXPECT_EQ(got.y(), expected.y()) << trial;
+    EXPECT_EQ(got.z(), expected.z()) << trial;
+    EXPECT_NEAR(got.norm(), v.norm(), 1e-12 * (1.0 + v.norm()));
+  }
+  EXPECT_EQ(RotateVector(AxisAngleDeg(Vec3::UnitZ(), 90), Vec3(0.0, 2.0, 0.0)).x(),
+            (AxisAngleDeg(Vec3::UnitZ(), 90) * Vec3(0.0, 2.0, 0.0)).x());
+}
+
 }  // namespace
 }  // namespace ligature
