@@ -3,6 +3,10 @@
 #include <algorithm>
 #include <cstdint>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace ligature {
 namespace {
 
@@ -77,8 +81,9 @@ void SweepAndPrune::FindPairs(std::span<const Aabb> boxes, std::vector<ProxyPair
     order_[m] = id;
   }
 
-  // The sorted boxes' extents side by side (min and max along the sweep axis, then the two
-  // others), so the sweep reads them in order rather than through the index list.
+  // The sorted boxes' extents side by side (min and max along the sweep axis, then the
+  // mins and the maxes along the two others), so the sweep reads them in order rather than
+  // through the index list.
   const std::size_t count = order_.size();
   extents_.resize(6 * count);
   for (std::size_t k = 0; k < count; ++k) {
@@ -87,22 +92,33 @@ void SweepAndPrune::FindPairs(std::span<const Aabb> boxes, std::vector<ProxyPair
     e[0] = box.min[ax];
     e[1] = box.max[ax];
     e[2] = box.min[ay];
-    e[3] = box.max[ay];
-    e[4] = box.min[az];
+    e[3] = box.min[az];
+    e[4] = box.max[ay];
     e[5] = box.max[az];
   }
 
   // Sweep along the axis: each box meets the ones starting before its max; test the other
   // two axes (all four comparisons at once: which of them fails is unpredictable, their
-  // conjunction rarely holds).
+  // conjunction rarely holds). Each comparison is "not greater", so boxes that touch
+  // overlap. With SSE2 the two axes go through each comparison together.
   for (std::size_t k = 0; k < count; ++k) {
     const double* a = &extents_[6 * k];
-    const uint32_t ia = order_[k];
+#if defined(__SSE2__)
+    const __m128d a_min = _mm_loadu_pd(a + 2);
+    const __m128d a_max = _mm_loadu_pd(a + 4);
+#endif
     for (std::size_t m = k + 1; m < count; ++m) {
       const double* b = &extents_[6 * m];
       if (b[0] > a[1]) break;
-      const bool overlap = !(a[2] > b[3]) & !(b[2] > a[3]) & !(a[4] > b[5]) & !(b[4] > a[5]);
+#if defined(__SSE2__)
+      const __m128d within = _mm_and_pd(_mm_cmpngt_pd(a_min, _mm_loadu_pd(b + 4)),
+                                           _mm_cmpngt_pd(_mm_loadu_pd(b + 2), a_max));
+      const bool overlap = _mm_movemask_pd(within) == 3;
+#else
+      const bool overlap = !(a[2] > b[4]) & !(a[3] > b[5]) & !(b[2] > a[4]) & !(b[3] > a[5]);
+#endif
       if (overlap) {
+        const uint32_t ia = order_[k];
         const uint32_t ib = order_[m];
         found_.emplace_back(std::min(ia, ib), std::max(ia, ib));
       }
