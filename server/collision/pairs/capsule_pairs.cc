@@ -66,6 +66,11 @@ int CollideCapsuleCapsule(const Shape& a, const Transform& pa, const Shape& b, c
   CapsuleSegment(b, pb, &q0, &q1);
   const Vec3 da = p1 - p0;
   const Vec3 db = q1 - q0;
+  // Most pairs that reach here are apart: a cheap bound tells most of them (the result is
+  // the same, nothing).
+  if (SegmentsSurelyApart(pa.position, da, pb.position, db, a.radius + b.radius + margin)) {
+    return 0;
+  }
   const FallbackInputs fallback{da, db, pa.position, pb.position};
   const SegmentClosestPoints closest = ClosestPointsBetweenSegments(p0, p1, q0, q1);
 

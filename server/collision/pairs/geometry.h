@@ -34,6 +34,17 @@ struct SegmentClosestPoints {
 SegmentClosestPoints ClosestPointsBetweenSegments(const Vec3& p0, const Vec3& p1, const Vec3& q0,
                                                   const Vec3& q1);
 
+// True when every point of segment A (centre ca, running from ca - da / 2 to ca + da / 2)
+// is further than `distance` (m) from every point of segment B (centre cb, direction db),
+// by more than a tolerance far above rounding (1e-9 of the sizes involved), so that no
+// computation of their closest points can come out below `distance`. Cheap (no square
+// root or division): it bounds the gap by the distance between the segments' lines (when
+// they are not nearly parallel) and by the gap between their projections on the line
+// through both centres. False when unsure, for non-finite input and for a negative
+// distance.
+bool SegmentsSurelyApart(const Vec3& ca, const Vec3& da, const Vec3& cb, const Vec3& db,
+                         double distance);
+
 // Parameter in [0, 1] of the point of segment [s0, s1] closest to the solid box with
 // half extents `half` centred at the origin (all in the box's frame). Exact: the squared
 // distance is piecewise quadratic between the points where the segment crosses a face plane.
