@@ -16,6 +16,7 @@
 #include "absl/status/statusor.h"
 #include "server/collision/broadphase.h"
 #include "server/collision/contact.h"
+#include "server/collision/placed_shape.h"
 #include "server/constraint/constraint_rows.h"
 #include "server/constraint/constraint_set.h"
 #include "server/constraint/contact_cache.h"
@@ -284,6 +285,11 @@ class World {
   std::vector<Quat> free_orientation_;
   SweepAndPrune broadphase_;
   std::vector<Aabb> aabbs_;
+  // Every body's child shapes placed for the tick, body i's from placed_start_[i] up to
+  // placed_start_[i + 1].
+  std::vector<PlacedShape> placed_;
+  std::vector<uint32_t> placed_start_;
+  std::vector<double> reach_;  // m, per body: how far it moves this tick (speculative only)
   std::vector<ProxyPair> pairs_;
   std::vector<ProxyPair> jointed_;  // body pairs joined by a constraint, sorted
   std::vector<Contact> contacts_;

@@ -115,9 +115,10 @@ void World::IntegrateFreeMotion() {
 }
 
 // Broadphase over each body's bounds (the union of its shapes'), then the narrowphase
-// table on every pair of shapes of the candidate pairs. Gauss-Seidel looks at the
-// start-of-tick poses with bounds grown by the step's motion (speculative contacts, so fast
-// bodies do not tunnel); the tunable pipeline looks at the free-motion poses.
+// table on the pairs of shapes of the candidate pairs whose own bounds meet. Gauss-Seidel
+// looks at the start-of-tick poses with bounds grown by the step's motion (speculative
+// contacts, so fast bodies do not tunnel); the tunable pipeline looks at the free-motion
+// poses.
 void World::DetectCollisions() {
   const int n = bodies_.size();
   const double h = settings_.dt();
@@ -125,21 +126,29 @@ void World::DetectCollisions() {
   const bool speculative = settings_.solver.kind == SolverKind::kGaussSeidel;
   const std::vector<Vec3>& positions = speculative ? bodies_.position : free_position_;
   const std::vector<Quat>& orientations = speculative ? bodies_.orientation : free_orientation_;
-  auto reach = [&](int i) {
-    return speculative ? h * bodies_.linear_velocity[i].norm() : 0.0;
-  };
+  // Each shape placed once a tick, its bounds grown by half the margin and the body's
+  // reach: two shapes whose bounds are apart are further apart than the pair's margin
+  // (margin + both reaches).
   aabbs_.resize(n);
+  reach_.resize(n);
+  placed_.clear();
+  placed_start_.resize(n + 1);
   for (int i = 0; i < n; ++i) {
+    reach_[i] = speculative ? h * bodies_.linear_velocity[i].norm() : 0.0;
     const Transform pose{positions[i], orientations[i]};
-    const double grow = 0.5 * margin + reach(i);
-    const std::vector<ChildShape>& shapes = bodies_.shapes[i];
-    aabbs_[i] = ComputeAabb(shapes[0].shape, pose * shapes[0].local, grow);
-    for (size_t k = 1; k < shapes.size(); ++k) {
-      const Aabb box = ComputeAabb(shapes[k].shape, pose * shapes[k].local, grow);
-      aabbs_[i].min = aabbs_[i].min.cwiseMin(box.min);
-      aabbs_[i].max = aabbs_[i].max.cwiseMax(box.max);
+    const double grow = 0.5 * margin + reach_[i];
+    const std::size_t first = placed_.size();
+    placed_start_[i] = static_cast<uint32_t>(first);
+    for (const ChildShape& child : bodies_.shapes[i]) {
+      placed_.push_back(PlaceShape(child, pose, grow));
+    }
+    aabbs_[i] = placed_[first].bounds;
+    for (std::size_t k = first + 1; k < placed_.size(); ++k) {
+      aabbs_[i].min = aabbs_[i].min.cwiseMin(placed_[k].bounds.min);
+      aabbs_[i].max = aabbs_[i].max.cwiseMax(placed_[k].bounds.max);
     }
   }
+  placed_start_[n] = static_cast<uint32_t>(placed_.size());
   broadphase_.FindPairs(aabbs_, &pairs_);
 
   // Bodies joined by a constraint do not collide with each other (a chain's links touch at
@@ -157,13 +166,19 @@ void World::DetectCollisions() {
   for (const auto& [a, b] : pairs_) {
     if (!bodies_.IsDynamic(a) && !bodies_.IsDynamic(b)) continue;
     if (std::binary_search(jointed_.begin(), jointed_.end(), ProxyPair{a, b})) continue;
-    const double pair_margin = margin + reach(a) + reach(b);
-    const Transform pa{positions[a], orientations[a]};
-    const Transform pb{positions[b], orientations[b]};
-    for (const ChildShape& ca : bodies_.shapes[a]) {
-      for (const ChildShape& cb : bodies_.shapes[b]) {
+    const double pair_margin = margin + reach_[a] + reach_[b];
+    const std::vector<ChildShape>& shapes_a = bodies_.shapes[a];
+    const std::vector<ChildShape>& shapes_b = bodies_.shapes[b];
+    const uint32_t first_a = placed_start_[a];
+    const uint32_t first_b = placed_start_[b];
+    for (std::size_t ka = 0; ka < shapes_a.size(); ++ka) {
+      const PlacedShape& sa = placed_[first_a + ka];
+      for (std::size_t kb = 0; kb < shapes_b.size(); ++kb) {
+        const PlacedShape& sb = placed_[first_b + kb];
+        if (BoundsApart(sa, sb)) continue;
         manifold.count = 0;
-        Collide(ca.shape, pa * ca.local, cb.shape, pb * cb.local, pair_margin, &manifold);
+        Collide(shapes_a[ka].shape, sa.pose, shapes_b[kb].shape, sb.pose, pair_margin,
+                &manifold);
         for (int k = 0; k < manifold.count; ++k) contacts_.push_back({a, b, manifold.points[k]});
       }
     }

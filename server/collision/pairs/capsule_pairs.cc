@@ -15,18 +15,6 @@ constexpr double kParallelSine = 1e-2;
 // Overlaps shorter than this (m) give a single point.
 constexpr double kMinOverlap = 1e-6;
 
-// Adds the contact between spheres of radius ra at pa and rb at pb; returns the centre
-// distance so callers can compare candidates.
-double AddSpherePair(const Vec3& pa, double ra, const Vec3& pb, double rb, const Vec3& fallback,
-                     double margin, ContactManifold* out) {
-  const Vec3 delta = pb - pa;
-  const double centre_distance = delta.norm();
-  const Vec3 n = NormalizedOr(delta, fallback);
-  const double distance = centre_distance - ra - rb;
-  if (distance < margin) out->Add(MakeContact(pa + ra * n, pb - rb * n, n, distance));
-  return centre_distance;
-}
-
 // Direction used when the segments touch: across both axes if they cross, otherwise
 // sideways from A's axis (or B's), oriented from A's centre to B's when possible.
 Vec3 FallbackNormal(const Vec3& da, const Vec3& db, const Vec3& ca, const Vec3& cb) {
@@ -38,6 +26,31 @@ Vec3 FallbackNormal(const Vec3& da, const Vec3& db, const Vec3& ca, const Vec3& 
   }
   if (n.dot(cb - ca) < 0.0) n = -n;
   return n;
+}
+
+// What FallbackNormal needs: the segments' directions and the capsules' centres. It is
+// worked out only when a contact's centres coincide, which is rare.
+struct FallbackInputs {
+  const Vec3& da;
+  const Vec3& db;
+  const Vec3& ca;
+  const Vec3& cb;
+};
+
+// Adds the contact between spheres of radius ra at pa and rb at pb; returns the centre
+// distance so callers can compare candidates. The normal is NormalizedOr(pb - pa, the
+// fallback normal).
+double AddSpherePair(const Vec3& pa, double ra, const Vec3& pb, double rb,
+                     const FallbackInputs& fallback, double margin, ContactManifold* out) {
+  const Vec3 delta = pb - pa;
+  const double centre_distance = delta.norm();
+  const double distance = centre_distance - ra - rb;
+  if (!(distance < margin)) return centre_distance;
+  const Vec3 n = centre_distance > kGeometryEpsilon && std::isfinite(centre_distance)
+                     ? Vec3(delta / centre_distance)
+                     : FallbackNormal(fallback.da, fallback.db, fallback.ca, fallback.cb);
+  out->Add(MakeContact(pa + ra * n, pb - rb * n, n, distance));
+  return centre_distance;
 }
 
 }  // namespace
@@ -53,7 +66,12 @@ int CollideCapsuleCapsule(const Shape& a, const Transform& pa, const Shape& b, c
   CapsuleSegment(b, pb, &q0, &q1);
   const Vec3 da = p1 - p0;
   const Vec3 db = q1 - q0;
-  const Vec3 fallback = FallbackNormal(da, db, pa.position, pb.position);
+  // Most pairs that reach here are apart: a cheap bound tells most of them (the result is
+  // the same, nothing).
+  if (SegmentsSurelyApart(pa.position, da, pb.position, db, a.radius + b.radius + margin)) {
+    return 0;
+  }
+  const FallbackInputs fallback{da, db, pa.position, pb.position};
   const SegmentClosestPoints closest = ClosestPointsBetweenSegments(p0, p1, q0, q1);
 
   // Parallel and overlapping: one point at each end of the overlap (measured along A),

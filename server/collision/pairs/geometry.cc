@@ -76,6 +76,38 @@ SegmentClosestPoints ClosestPointsBetweenSegments(const Vec3& p0, const Vec3& p1
 
 namespace {
 
+// Relative tolerance of SegmentsSurelyApart, and the least squared sine between the two
+// directions for the lines' distance to be used (below it the common normal's direction
+// is too uncertain).
+constexpr double kApartTolerance = 1e-9;
+constexpr double kMinLineSine2 = 1e-12;
+
+}  // namespace
+
+bool SegmentsSurelyApart(const Vec3& ca, const Vec3& da, const Vec3& cb, const Vec3& db,
+                         double distance) {
+  const Vec3 dc = cb - ca;
+  const double scale = dc.cwiseAbs().sum() + da.cwiseAbs().sum() + db.cwiseAbs().sum();
+  const double limit = distance + kApartTolerance * (1.0 + scale + std::abs(distance));
+  if (!(limit >= 0.0)) return false;
+  const double limit2 = limit * limit;
+  // The lines' distance |dc . n| / |n| along their common normal n = da x db (squared:
+  // both sides are non-negative).
+  const Vec3 n = da.cross(db);
+  const double n2 = n.squaredNorm();
+  if (n2 > kMinLineSine2 * da.squaredNorm() * db.squaredNorm()) {
+    const double along = dc.dot(n);
+    if (along * along > limit2 * n2) return true;
+  }
+  // Along u = dc / |dc| the segments cover ca . u +- |da . u| / 2 and cb . u +- |db . u| / 2:
+  // their gap, times |dc|, is |dc|^2 - (|da . dc| + |db . dc|) / 2.
+  const double l2 = dc.squaredNorm();
+  const double gap = l2 - 0.5 * (std::abs(da.dot(dc)) + std::abs(db.dot(dc)));
+  return gap > 0.0 && gap * gap > limit2 * l2;
+}
+
+namespace {
+
 // Squared distance from local point p to the solid box.
 double SquaredDistanceToBox(const Vec3& p, const Vec3& half) {
   const Vec3 clamped = p.cwiseMax(-half).cwiseMin(half);
@@ -149,12 +181,6 @@ bool ClipSegmentToSlab(const Vec3& s0, const Vec3& s1, int axis, double half, do
   *t0 = std::max(*t0, ta);
   *t1 = std::min(*t1, tb);
   return *t0 <= *t1;
-}
-
-void CapsuleSegment(const Shape& capsule, const Transform& pose, Vec3* p0, Vec3* p1) {
-  const Vec3 half_axis = pose.Rotate(Vec3(0.0, capsule.half_length, 0.0));
-  *p0 = pose.position - half_axis;
-  *p1 = pose.position + half_axis;
 }
 
 std::array<Vec3, 8> BoxCorners(const Shape& box, const Transform& pose) {

@@ -34,6 +34,17 @@ struct SegmentClosestPoints {
 SegmentClosestPoints ClosestPointsBetweenSegments(const Vec3& p0, const Vec3& p1, const Vec3& q0,
                                                   const Vec3& q1);
 
+// True when every point of segment A (centre ca, running from ca - da / 2 to ca + da / 2)
+// is further than `distance` (m) from every point of segment B (centre cb, direction db),
+// by more than a tolerance far above rounding (1e-9 of the sizes involved), so that no
+// computation of their closest points can come out below `distance`. Cheap (no square
+// root or division): it bounds the gap by the distance between the segments' lines (when
+// they are not nearly parallel) and by the gap between their projections on the line
+// through both centres. False when unsure, for non-finite input and for a negative
+// distance.
+bool SegmentsSurelyApart(const Vec3& ca, const Vec3& da, const Vec3& cb, const Vec3& db,
+                         double distance);
+
 // Parameter in [0, 1] of the point of segment [s0, s1] closest to the solid box with
 // half extents `half` centred at the origin (all in the box's frame). Exact: the squared
 // distance is piecewise quadratic between the points where the segment crosses a face plane.
@@ -44,8 +55,31 @@ double ClosestParamSegmentToBox(const Vec3& s0, const Vec3& s1, const Vec3& half
 bool ClipSegmentToSlab(const Vec3& s0, const Vec3& s1, int axis, double half, double* t0,
                        double* t1);
 
-// World-space end points of a capsule's inner segment (local -Y end first).
-void CapsuleSegment(const Shape& capsule, const Transform& pose, Vec3* p0, Vec3* p1);
+// q * v as Eigen computes it (uv = 2 q.vec x v, then v + w uv + q.vec x uv), written out in
+// scalars: the same operations in the same order give the same bits, without the packed
+// temporaries the compiled Eigen code stores and reloads (a store-forwarding stall).
+inline Vec3 RotateVector(const Quat& q, const Vec3& v) {
+  const double x = q.x();
+  const double y = q.y();
+  const double z = q.z();
+  const double w = q.w();
+  double ux = y * v.z() - z * v.y();
+  double uy = z * v.x() - x * v.z();
+  double uz = x * v.y() - y * v.x();
+  ux += ux;
+  uy += uy;
+  uz += uz;
+  return Vec3(v.x() + w * ux + (y * uz - z * uy), v.y() + w * uy + (z * ux - x * uz),
+              v.z() + w * uz + (x * uy - y * ux));
+}
+
+// World-space end points of a capsule's inner segment (local -Y end first). Inline: every
+// pair function with a capsule calls it.
+inline void CapsuleSegment(const Shape& capsule, const Transform& pose, Vec3* p0, Vec3* p1) {
+  const Vec3 half_axis = RotateVector(pose.orientation, Vec3(0.0, capsule.half_length, 0.0));
+  *p0 = pose.position - half_axis;
+  *p1 = pose.position + half_axis;
+}
 
 // World-space corners of a box; corner k has local sign (+/-) on axis i from bit i of k.
 std::array<Vec3, 8> BoxCorners(const Shape& box, const Transform& pose);

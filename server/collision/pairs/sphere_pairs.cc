@@ -8,15 +8,18 @@
 namespace ligature {
 namespace {
 
-// Two spheres (centres ca, cb; radii ra, rb) as one contact. `fallback` is the normal used
-// when the centres coincide; it must be unit.
-int SphereVsSphere(const Vec3& ca, double ra, const Vec3& cb, double rb, const Vec3& fallback,
+// Two spheres (centres ca, cb; radii ra, rb) as one contact. `fallback()` gives the normal
+// used when the centres coincide (it must be unit); it is called only then.
+template <typename Fallback>
+int SphereVsSphere(const Vec3& ca, double ra, const Vec3& cb, double rb, Fallback fallback,
                    double margin, ContactManifold* out) {
   const Vec3 delta = cb - ca;
   const double dist_centres = delta.norm();
-  const Vec3 n = NormalizedOr(delta, fallback);
   const double distance = dist_centres - ra - rb;
   if (!(distance < margin)) return out->count;
+  const Vec3 n = dist_centres > kGeometryEpsilon && std::isfinite(dist_centres)
+                     ? Vec3(delta / dist_centres)
+                     : fallback();
   out->Add(MakeContact(ca + ra * n, cb - rb * n, n, distance));
   return out->count;
 }
@@ -27,7 +30,9 @@ int SphereVsSphere(const Vec3& ca, double ra, const Vec3& cb, double rb, const V
 int CollideSphereSphere(const Shape& a, const Transform& pa, const Shape& b, const Transform& pb,
                         double margin, ContactManifold* out) {
   out->count = 0;
-  return SphereVsSphere(pa.position, a.radius, pb.position, b.radius, Vec3::UnitY(), margin, out);
+  return SphereVsSphere(
+      pa.position, a.radius, pb.position, b.radius, [] { return Vec3(Vec3::UnitY()); }, margin,
+      out);
 }
 
 // Sphere (A) against box (B), in the box frame. Centre outside: closest box point gives the
@@ -83,7 +88,7 @@ int CollideSphereCapsule(const Shape& a, const Transform& pa, const Shape& b, co
   CapsuleSegment(b, pb, &s0, &s1);
   const double t = ClosestParamOnSegment(pa.position, s0, s1);
   const Vec3 on_segment = s0 + t * (s1 - s0);
-  const Vec3 fallback = AnyPerpendicular(pb.Rotate(Vec3::UnitY()));
+  auto fallback = [&pb] { return AnyPerpendicular(pb.Rotate(Vec3::UnitY())); };
   return SphereVsSphere(pa.position, a.radius, on_segment, b.radius, fallback, margin, out);
 }
 

@@ -143,5 +143,71 @@ TEST(SweepAndPruneTest, ResultDoesNotDependOnHistory) {
   EXPECT_EQ(cold_pairs, BruteForce(boxes));
 }
 
+// Boxes spread along `long_axis` (20 m) and bunched across it (2 m), with unbounded
+// proxies at random indices (first and last included).
+std::vector<Aabb> StretchedBoxes(std::mt19937* rng, int count, int long_axis) {
+  std::uniform_real_distribution<double> along(0.0, 20.0);
+  std::uniform_real_distribution<double> across(0.0, 2.0);
+  std::uniform_real_distribution<double> size(0.1, 0.8);
+  std::vector<Aabb> boxes;
+  for (int i = 0; i < count; ++i) {
+    Vec3 min(across(*rng), across(*rng), across(*rng));
+    min[long_axis] = along(*rng);
+    boxes.push_back(MakeBox(min, min + Vec3(size(*rng), size(*rng), size(*rng))));
+  }
+  boxes.front() = Unbounded();
+  boxes.back() = Unbounded();
+  for (int k = 0; k < 3; ++k) {
+    boxes[std::uniform_int_distribution<int>(1, count - 2)(*rng)] = Unbounded();
+  }
+  return boxes;
+}
+
+// Whichever axis the scene spreads along (so whichever the sweep picks), the pairs are the
+// brute-force ones in (i, j) order.
+TEST(SweepAndPruneTest, MatchesBruteForceWhateverAxisTheSceneSpreadsAlong) {
+  std::mt19937 rng(31);
+  for (int axis = 0; axis < 3; ++axis) {
+    for (int trial = 0; trial < 5; ++trial) {
+      const std::vector<Aabb> boxes = StretchedBoxes(&rng, 300, axis);
+      SweepAndPrune sap;
+      std::vector<ProxyPair> pairs;
+      sap.FindPairs(boxes, &pairs);
+      const std::vector<ProxyPair> expected = BruteForce(boxes);
+      EXPECT_GT(expected.size(), 1000u);
+      ASSERT_EQ(pairs, expected) << "axis " << axis << " trial " << trial;
+    }
+  }
+}
+
+// One instance over frames whose spread turns from x to z to y (so the sweep changes axis
+// and re-sorts its kept order), with the proxy count changing: always brute force.
+TEST(SweepAndPruneTest, MatchesBruteForceWhenTheSweepAxisChanges) {
+  std::mt19937 rng(8);
+  SweepAndPrune sap;
+  std::vector<ProxyPair> pairs;
+  const int axes[] = {0, 0, 2, 2, 1, 0, 1, 2};
+  for (int frame = 0; frame < 8; ++frame) {
+    const std::vector<Aabb> boxes = StretchedBoxes(&rng, 200 + 20 * (frame % 3), axes[frame]);
+    sap.FindPairs(boxes, &pairs);
+    ASSERT_EQ(pairs, BruteForce(boxes)) << "frame " << frame;
+  }
+}
+
+// Boxes that touch exactly (equal bounds, shared faces) and duplicates of one box: every
+// pair found once.
+TEST(SweepAndPruneTest, IdenticalAndTouchingBoxesPairOnce) {
+  std::vector<Aabb> boxes;
+  for (int i = 0; i < 6; ++i) boxes.push_back(MakeBox(Vec3(0, 0, 0), Vec3(1, 1, 1)));
+  for (int i = 0; i < 6; ++i) {
+    boxes.push_back(MakeBox(Vec3(i + 1.0, 0, 0), Vec3(i + 2.0, 1, 1)));
+  }
+  boxes.insert(boxes.begin() + 3, Unbounded());
+  SweepAndPrune sap;
+  std::vector<ProxyPair> pairs;
+  sap.FindPairs(boxes, &pairs);
+  EXPECT_EQ(pairs, BruteForce(boxes));
+}
+
 }  // namespace
 }  // namespace ligature

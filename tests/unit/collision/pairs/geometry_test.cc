@@ -172,5 +172,63 @@ TEST(PairGeometryTest, MakeContactIsMidway) {
   EXPECT_EQ(p.distance, -0.2);
 }
 
+// RotateVector gives Eigen's q * v bit for bit, on random rotations and vectors with zero
+// components (a capsule's axis), and rotates lengths unchanged.
+TEST(PairGeometryTest, RotateVectorIsEigensRotationBitForBit) {
+  std::mt19937 rng(5);
+  std::normal_distribution<double> g(0.0, 1.0);
+  for (int trial = 0; trial < 2000; ++trial) {
+    Quat q(g(rng), g(rng), g(rng), g(rng));
+    q.normalize();
+    Vec3 v(g(rng), g(rng), g(rng));
+    if (trial % 2 == 0) v = Vec3(0.0, v.y(), 0.0);
+    const Vec3 expected = q * v;
+    const Vec3 got = RotateVector(q, v);
+    EXPECT_EQ(got.x(), expected.x()) << trial;
+    EXPECT_EQ(got.y(), expected.y()) << trial;
+    EXPECT_EQ(got.z(), expected.z()) << trial;
+    EXPECT_NEAR(got.norm(), v.norm(), 1e-12 * (1.0 + v.norm()));
+  }
+  EXPECT_EQ(RotateVector(AxisAngleDeg(Vec3::UnitZ(), 90), Vec3(0.0, 2.0, 0.0)).x(),
+            (AxisAngleDeg(Vec3::UnitZ(), 90) * Vec3(0.0, 2.0, 0.0)).x());
+}
+
+// SegmentsSurelyApart never claims a gap the segments do not have: at their closest
+// distance (less a hair) it is false, on random, crossing and nearly parallel segments; well
+// below it, it is mostly true.
+TEST(PairGeometryTest, SegmentsSurelyApartNeverOverstatesTheGap) {
+  std::mt19937 rng(12);
+  std::uniform_real_distribution<double> coord(-1.0, 1.0);
+  std::uniform_real_distribution<double> tilt(-1e-4, 1e-4);
+  int sure_when_far = 0;
+  int far_cases = 0;
+  for (int trial = 0; trial < 20000; ++trial) {
+    const Vec3 ca(coord(rng), coord(rng), coord(rng));
+    const Vec3 cb(coord(rng), coord(rng), coord(rng));
+    const Vec3 da(coord(rng), coord(rng), coord(rng));
+    Vec3 db(coord(rng), coord(rng), coord(rng));
+    if (trial % 4 == 1) db = -0.7 * da + Vec3(tilt(rng), tilt(rng), tilt(rng));  // near parallel
+    if (trial % 4 == 2) db = 1.3 * da;                                         // parallel
+    const SegmentClosestPoints c =
+        ClosestPointsBetweenSegments(ca - 0.5 * da, ca + 0.5 * da, cb - 0.5 * db, cb + 0.5 * db);
+    const double gap = (c.on_second - c.on_first).norm();
+    const double scale = 1.0 + (cb - ca).cwiseAbs().sum() + da.cwiseAbs().sum() + db.cwiseAbs().sum();
+    EXPECT_FALSE(SegmentsSurelyApart(ca, da, cb, db, gap)) << trial;
+    EXPECT_FALSE(SegmentsSurelyApart(ca, da, cb, db, gap - 1e-11 * scale)) << trial;
+    EXPECT_FALSE(SegmentsSurelyApart(cb, db, ca, da, gap - 1e-11 * scale)) << trial;
+    if (gap > 0.1) {
+      ++far_cases;
+      if (SegmentsSurelyApart(ca, da, cb, db, 0.5 * gap)) ++sure_when_far;
+    }
+  }
+  EXPECT_GT(far_cases, 2000);
+  EXPECT_GT(sure_when_far, far_cases / 2);
+  // Non-finite input is never apart; a negative distance neither.
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_FALSE(SegmentsSurelyApart(Vec3(nan, 0, 0), Vec3::UnitX(), Vec3(5, 0, 0), Vec3::UnitY(), 0.1));
+  EXPECT_FALSE(SegmentsSurelyApart(Vec3::Zero(), Vec3::UnitX(), Vec3(5, 0, 0), Vec3::UnitY(), -1.0));
+  EXPECT_TRUE(SegmentsSurelyApart(Vec3::Zero(), Vec3::UnitX(), Vec3(5, 0, 0), Vec3::UnitY(), 1.0));
+}
+
 }  // namespace
 }  // namespace ligature
