@@ -12,10 +12,16 @@ double ContactGap(double distance) {
 
 void TangentBasis(const Vec3& n, Vec3* t1, Vec3* t2) {
   // Cross with the world axis least aligned with n: well conditioned and deterministic.
-  const Vec3 helper = std::abs(n.x()) < 0.57735 ? Vec3::UnitX()
-                      : std::abs(n.y()) < 0.57735 ? Vec3::UnitY()
-                                                  : Vec3::UnitZ();
-  *t1 = n.cross(helper).normalized();
+  // The cross product with a unit axis is a signed permutation of n, written out.
+  Vec3 c;
+  if (std::abs(n.x()) < 0.57735) {
+    c = Vec3(0.0, n.z(), -n.y());
+  } else if (std::abs(n.y()) < 0.57735) {
+    c = Vec3(-n.z(), 0.0, n.x());
+  } else {
+    c = Vec3(n.y(), -n.x(), 0.0);
+  }
+  *t1 = c / std::sqrt(c.squaredNorm());
   *t2 = n.cross(*t1);
 }
 

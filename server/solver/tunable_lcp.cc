@@ -40,16 +40,32 @@ double Quadratic(const std::array<double, 6>& j, const std::array<double, 9>& an
 // W's diagonal on a point block's rows: each side's row d is [l_d, r x l_d] (up to sign).
 Vec3 TunableLcpSolver::PointDiagonal(const PointFrame& f, const BodyBlock& a,
                                      const BodyBlock& b) {
+  // The point's compliance K = (m_a + m_b) I + S_a + S_b, with S = [r]x^T A [r]x for each
+  // side's arm r and angular compliance A (symmetric), so that w_d = l_d^T K l_d.
+  double k[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};  // K00 K01 K02 K11 K12 K22
+  for (const auto& [r, c] : {std::pair{&f.ra, &a}, std::pair{&f.rb, &b}}) {
+    const std::array<double, 9>& m = c->angular;
+    const double r0 = (*r)[0], r1 = (*r)[1], r2 = (*r)[2];
+    // T = A [r]x, column by column.
+    double t[3][3];
+    for (int i = 0; i < 3; ++i) {
+      t[i][0] = m[3 * i + 1] * r2 - m[3 * i + 2] * r1;
+      t[i][1] = m[3 * i + 2] * r0 - m[3 * i] * r2;
+      t[i][2] = m[3 * i] * r1 - m[3 * i + 1] * r0;
+    }
+    // S = -[r]x T, upper triangle.
+    k[0] += r2 * t[1][0] - r1 * t[2][0] + c->linear;
+    k[1] += r2 * t[1][1] - r1 * t[2][1];
+    k[2] += r2 * t[1][2] - r1 * t[2][2];
+    k[3] += r0 * t[2][1] - r2 * t[0][1] + c->linear;
+    k[4] += r0 * t[2][2] - r2 * t[0][2];
+    k[5] += r1 * t[0][2] - r0 * t[1][2] + c->linear;
+  }
   Vec3 w;
   for (int d = 0; d < 3; ++d) {
-    const std::array<double, 3> l = {f.l[3 * d], f.l[3 * d + 1], f.l[3 * d + 2]};
-    const std::array<double, 6> ja = {l[0], l[1], l[2], f.ra[1] * l[2] - f.ra[2] * l[1],
-                                      f.ra[2] * l[0] - f.ra[0] * l[2],
-                                      f.ra[0] * l[1] - f.ra[1] * l[0]};
-    const std::array<double, 6> jb = {l[0], l[1], l[2], f.rb[1] * l[2] - f.rb[2] * l[1],
-                                      f.rb[2] * l[0] - f.rb[0] * l[2],
-                                      f.rb[0] * l[1] - f.rb[1] * l[0]};
-    w[d] = Quadratic(ja, a.angular, a.linear) + Quadratic(jb, b.angular, b.linear);
+    const double l0 = f.l[3 * d], l1 = f.l[3 * d + 1], l2 = f.l[3 * d + 2];
+    w[d] = k[0] * l0 * l0 + k[3] * l1 * l1 + k[5] * l2 * l2 +
+           2.0 * (k[1] * l0 * l1 + k[2] * l0 * l2 + k[4] * l1 * l2);
   }
   return w;
 }
@@ -163,25 +179,29 @@ TunableLcpSolver::Prepared TunableLcpSolver::Prepare(const ConstraintRows& rows,
     // The two tangent rows of a contact share one scale: the held friction law needs a
     // scalar w_t (its stick estimate f_t - delta_t / w_t then moves the force straight
     // against the slip, so its fixed point is Coulomb's), and CG scales both rows alike.
+    // (Divisions cost: each distinct scale is inverted once.)
     const double tangent_scale = std::max(w[1], w[2]);
+    const bool shared = b.law == ConstraintLaw::kFrictionContact;
+    auto invert = [](double x) { return x > 0.0 ? 1.0 / x : 0.0; };
+    const Vec3 inverse(invert(w[0]), invert(shared ? tangent_scale : w[1]),
+                       shared ? 0.0 : invert(w[2]));
     c.has_friction = false;
     for (int d = 0; d < b.dim; ++d) {
       RowKind& kind = kind_[next + d];
       kind = IsNormalRow(b.law, d)     ? RowKind::kNormal
              : IsFrictionRow(b.law, d) ? RowKind::kFriction
                                        : RowKind::kBilateral;
-      double scale = w[d];
-      if (kind == RowKind::kFriction && b.law == ConstraintLaw::kFrictionContact) {
-        scale = tangent_scale;
-      }
+      const bool tangent = kind == RowKind::kFriction && shared;
+      const double scale = tangent ? tangent_scale : w[d];
+      const double scale_inv = tangent ? inverse[1] : inverse[d];
       if (!(w[d] > 0.0) || (kind == RowKind::kFriction && !(b.friction > 0.0))) {
         kind = RowKind::kInert;
       }
-      precond_[next + d] = kind == RowKind::kInert ? 0.0 : 1.0 / scale;
+      precond_[next + d] = kind == RowKind::kInert ? 0.0 : scale_inv;
       if (kind == RowKind::kFriction) {
         c.has_friction = true;
         c.friction_scale = scale;
-        c.friction_scale_inv = 1.0 / scale;
+        c.friction_scale_inv = scale_inv;
       }
       free_[next + d] = b.violation_free[d];
       f_[next + d] = b.force[d];  // the warm start, taken up by InitialBlockSets
@@ -300,10 +320,13 @@ double TunableLcpSolver::SpreadDirection(bool restart, double beta, double* resi
       // A restart first gathers the pending change of the block's bodies, if they moved.
       const uint32_t a = c.body_a;
       const uint32_t b = c.body_b;
+      // (Untracked tangents of a vanishing contact are left: their violation is worked out
+      // afresh when the contact is clamped.)
       if (restart && (changed_[a] | changed_[b])) {
+        const int count = tracked_[k + 1] ? 3 : 1;
         double dq[3];
-        BlockDot(bi, 3, change_[a].data(), change_[b].data(), dq);
-        for (int d = 0; d < 3; ++d) delta_[k + d] += dq[d];
+        BlockDot(bi, count, change_[a].data(), change_[b].data(), dq);
+        for (int d = 0; d < count; ++d) delta_[k + d] += dq[d];
       }
       double x[3];
       for (int d = 0; d < 3; ++d) {
