@@ -747,8 +747,8 @@ SolveResult TunableLcpSolver::Solve(ConstraintRows& rows,
   // that already penetrate are clamped (without warm start: every row with delta_free < 0)
   // and warm friction is brought into the cone before the first step.
   // With a budget, a step is begun only while the end of the solve (Finish, one pass over
-  // the rows, judged by this refresh) still fits in what is left: a solve then ends at most
-  // one step after its budget (the step during which it ran out), its end included.
+  // the rows, judged by this refresh) still fits in what is left, its end included (and
+  // after a first step, one more like it: see no_room below).
   const bool budgeted = options.time_budget_us > 0.0;
   double mark_us = budgeted ? clock.ElapsedUs() : 0.0;
   double equality = RefreshAndRestart();
@@ -758,9 +758,12 @@ SolveResult TunableLcpSolver::Solve(ConstraintRows& rows,
     finish_us = now - mark_us;
     mark_us = now;
   }
+  double last_step_us = 0.0;
   auto no_room = [&](int steps, double now) {
-    return budgeted && steps >= min_iterations && now + finish_us >= options.time_budget_us;
+    return budgeted && steps >= min_iterations &&
+           now + last_step_us + finish_us >= options.time_budget_us;
   };
+  result.setup_us = clock.ElapsedUs();
   if (no_room(0, mark_us)) {
     result.budget_exhausted = options.max_iterations > 0;
     result.residual = Finish(/*fresh=*/false, rows, displacements);
@@ -788,7 +791,8 @@ SolveResult TunableLcpSolver::Solve(ConstraintRows& rows,
   double beta = 0.0;  // p is already z after a restart
   while ((!converge_test || result.residual >= options.tolerance) &&
          it < options.max_iterations) {
-    if (no_room(it, budgeted ? clock.ElapsedUs() : 0.0)) {
+    const double step_start_us = budgeted ? clock.ElapsedUs() : 0.0;
+    if (no_room(it, step_start_us)) {
       result.budget_exhausted = true;
       break;
     }
@@ -816,7 +820,9 @@ SolveResult TunableLcpSolver::Solve(ConstraintRows& rows,
     // Nothing left to do on the active rows and nothing changed: further steps are idle.
     if (!can_step && !changed) break;
     if (converge_test && result.residual < options.tolerance) break;
-    if (no_room(it, budgeted ? clock.ElapsedUs() : 0.0)) {
+    const double now = budgeted ? clock.ElapsedUs() : 0.0;
+    last_step_us = now - step_start_us;
+    if (no_room(it, now)) {
       result.budget_exhausted = it < options.max_iterations;
       break;
     }

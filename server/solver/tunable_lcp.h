@@ -29,9 +29,11 @@
 // needs no product at all. All scratch
 // storage is kept between solves, so a solve allocates only when the system grows.
 //
-// The time budget is checked during the preparation as well as between steps, and a step
-// is begun only while the end of the solve (one pass over the rows) still fits in it, so a
-// solve ends at most one step after its budget. A solve whose budget runs out before its
+// The time budget is checked during the preparation as well as between steps. A first step
+// is begun only while the end of the solve (one pass over the rows) still fits in it, and
+// a later one only while a step as long as the last one also fits, so a solve ends at most
+// one step after its budget, and after its first step only by how much a step outgrows
+// the one before. A solve whose budget runs out before its
 // first step returns its starting iterate (when min_iterations is 0; a cold one, or one
 // told not to keep its warm forces, stops in its preparation with zero forces) or takes
 // that one step; either way the forces it returns lie inside their cones, and the
