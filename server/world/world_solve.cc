@@ -198,11 +198,11 @@ void World::SolveTunable() {
   stats_.constraint_rows = rows_.Dimensions();
   options.warm_start = s.warm_start;
   options.keep_warm_when_late = true;
-  // Warm started, the pass's starting iterate is last tick's impulses (in their cones, no
-  // pull): when the budget is spent before the first step, that is what it returns. Cold,
-  // a single iteration still gives the contacts and joints their impulses (the tick
-  // overruns by at most that iteration).
-  options.min_iterations = s.warm_start ? 0 : 1;
+  // The pass always takes one step, even when the budget is spent: its starting iterate
+  // (last tick's impulses, or none) knows nothing of this tick's contacts, and a body
+  // landing on the ground would go through it. A spent budget thus overruns by the
+  // pass's preparation and one step.
+  options.min_iterations = 1;
   options.max_iterations = std::max(1, static_cast<int>(s.max_iterations * (1.0 - share)));
   // What is left of the budget.
   const double left = s.time_budget_us - spent_us();

@@ -87,5 +87,26 @@ TEST(ContactRest, TunableColumnOfSpheresKeepsItsHeight) {
   EXPECT_NEAR(top.y(), stacked, 2e-3);
 }
 
+// A tunable world whose budget is far too small for any solve: the position pass applies
+// its starting impulses' displacements alone, and the velocity pass takes its one step. A
+// ball dropped on the ground still lands and rests on it, at its radius less the slop.
+TEST(ContactRest, TunableBallLandsUnderASpentBudget) {
+  SceneDesc scene = GroundScene(100.0);
+  scene.settings.solver.kind = SolverKind::kTunableLcp;
+  scene.settings.solver.time_budget_us = 0.001;
+  constexpr double kRadius = 0.1;
+  scene.bodies.push_back(
+      testing::MakeBody("ball", Shape::Sphere(kRadius), Vec3(0.0, 0.5, 0.0)));
+  auto world = testing::MakeWorld(scene);
+  int exhausted = 0;  // over the last 100 ticks, with the ball on the ground
+  for (int t = 0; t < 300; ++t) {
+    world->Step();
+    if (t >= 200) exhausted += world->last_stats().budget_exhausted ? 1 : 0;
+  }
+  EXPECT_EQ(exhausted, 100);
+  EXPECT_NEAR(testing::PositionOf(*world, "ball").y(), kRadius, 2e-3);
+  EXPECT_LT(testing::VelocityOf(*world, "ball").norm(), 1e-2);
+}
+
 }  // namespace
 }  // namespace ligature
