@@ -31,7 +31,6 @@ struct SolveResult {
   int iterations = 0;
   double residual = 0.0;          // m, largest violation change in the last iteration
   bool budget_exhausted = false;  // stopped by the time budget, not by convergence or cap
-  double setup_us = 0.0;  // time before a first step could begin (the tunable solver), us
 };
 
 class ConstraintSolver {

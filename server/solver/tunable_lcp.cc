@@ -763,7 +763,6 @@ SolveResult TunableLcpSolver::Solve(ConstraintRows& rows,
     return budgeted && steps >= min_iterations &&
            now + last_step_us + finish_us >= options.time_budget_us;
   };
-  result.setup_us = clock.ElapsedUs();
   if (no_room(0, mark_us)) {
     result.budget_exhausted = options.max_iterations > 0;
     result.residual = Finish(/*fresh=*/false, rows, displacements);

@@ -265,7 +265,6 @@ class World {
 
   // The passes of the two solver pipelines (see world_step.cc).
   SolveResult RunSolver(ConstraintSolver& solver, const SolverOptions& options);
-  SolveResult StartingDisplacements();
   void SolveGaussSeidel();
   void SolveTunable();
   void UpdateCompliance(const std::vector<Quat>& orientations);
@@ -305,9 +304,6 @@ class World {
     Vec3 force = Vec3::Zero();
   };
   std::vector<ContactPass> contact_pass_;
-  // The tunable position pass's last preparation time per block (us): a budget share
-  // below it gets the pass's starting iterate alone (SolveTunable).
-  double position_setup_us_per_block_ = 0.0;
   // A soft body's vertex against a rigid body (A the vertex, as solver body
   // bodies_.size() + point, B the rigid body).
   struct SoftContact {

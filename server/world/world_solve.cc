@@ -145,16 +145,7 @@ void World::SolveTunable() {
         s.time_budget_us > 0.0
             ? std::max(1e-3, s.time_budget_us * share - spent_us())
             : 0.0;
-    // A share too small for the pass's preparation (as long as the last one, per block):
-    // its starting iterate alone, last tick's normal impulses' displacements, which undo a
-    // resting contact's approach (see above) without the cost of a solve.
-    const bool start_only = warm && s.time_budget_us > 0.0 &&
-                            position_setup_us_per_block_ * rows_.blocks.size() >=
-                                options.time_budget_us;
-    const SolveResult r = start_only ? StartingDisplacements() : RunSolver(tunable_, options);
-    if (!start_only && r.setup_us > 0.0) {
-      position_setup_us_per_block_ = r.setup_us / static_cast<double>(rows_.blocks.size());
-    }
+    const SolveResult r = RunSolver(tunable_, options);
     position.iterations += r.iterations;
     position.budget_exhausted |= r.budget_exhausted;
     for (int i = 0; i < n; ++i) {
@@ -214,25 +205,6 @@ void World::SolveTunable() {
   stats_.budget_exhausted = position.budget_exhausted || velocity.budget_exhausted;
   stats_.max_penetration = deepest;
   StoreWarmStart();
-}
-
-// The displacements of the rows' starting forces (their normal rows' pushes, joints and
-// pulls aside), timed as a solve that ran out of budget before its first step.
-SolveResult World::StartingDisplacements() {
-  const SolveClock clock(0.0);
-  std::vector<Vec6> push(compliance_.size(), Vec6::Zero());
-  for (const ConstraintBlock& b : rows_.blocks) {
-    const double f = b.law == ConstraintLaw::kUnilateral ? std::max(b.force.x(), 0.0) : 0.0;
-    if (f == 0.0) continue;
-    if (b.body_a != kWorldBody) push[b.body_a] += b.jacobian_a.row(0).transpose() * f;
-    if (b.body_b != kWorldBody) push[b.body_b] += b.jacobian_b.row(0).transpose() * f;
-  }
-  displacements_.resize(compliance_.size());
-  for (size_t i = 0; i < compliance_.size(); ++i) displacements_[i] = compliance_[i].Apply(push[i]);
-  stats_.solve_ms += clock.ElapsedUs() / 1000.0;
-  SolveResult result;
-  result.budget_exhausted = true;
-  return result;
 }
 
 // Post-stabilization of the joints (Gauss-Seidel pipeline): the solve linearized the joints

@@ -87,9 +87,9 @@ TEST(ContactRest, TunableColumnOfSpheresKeepsItsHeight) {
   EXPECT_NEAR(top.y(), stacked, 2e-3);
 }
 
-// A tunable world whose budget is far too small for any solve: the position pass applies
-// its starting impulses' displacements alone, and the velocity pass takes its one step. A
-// ball dropped on the ground still lands and rests on it, at its radius less the slop.
+// A tunable world whose budget is far too small for any solve: the velocity pass still
+// takes its one step. A ball dropped on the ground lands and rests on it, at its radius
+// (less the penetration slop).
 TEST(ContactRest, TunableBallLandsUnderASpentBudget) {
   SceneDesc scene = GroundScene(100.0);
   scene.settings.solver.kind = SolverKind::kTunableLcp;
