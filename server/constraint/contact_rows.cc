@@ -21,7 +21,7 @@ void TangentBasis(const Vec3& n, Vec3* t1, Vec3* t2) {
   } else {
     c = Vec3(n.y(), -n.x(), 0.0);
   }
-  *t1 = c / std::sqrt(c.squaredNorm());
+  *t1 = c * (1.0 / std::sqrt(c.squaredNorm()));
   *t2 = n.cross(*t1);
 }
 
@@ -43,8 +43,14 @@ ConstraintBlock MakeContactBlock(const ContactPoint& p, const ContactBody& a,
   block.law = friction > 0.0 ? ConstraintLaw::kFrictionContact : ConstraintLaw::kUnilateral;
   block.friction = friction;
   for (int d = 0; d < block.dim; ++d) {
-    block.jacobian_a.row(d) = -PointRow(dirs[d], ra);
-    block.jacobian_b.row(d) = PointRow(dirs[d], rb);
+    const Vec3 ca = ra.cross(dirs[d]);
+    const Vec3 cb = rb.cross(dirs[d]);
+    for (int k = 0; k < 3; ++k) {
+      block.jacobian_a(d, k) = -dirs[d][k];
+      block.jacobian_a(d, 3 + k) = -ca[k];
+      block.jacobian_b(d, k) = dirs[d][k];
+      block.jacobian_b(d, 3 + k) = cb[k];
+    }
     block.violation_free[d] = h * v_rel.dot(dirs[d]);
   }
   block.violation_free[0] += ContactGap(p.distance);

@@ -29,9 +29,9 @@ void World::BuildContactRows(const std::vector<Vec3>& positions,
         with_friction
             ? std::sqrt(bodies_.material[c.a].friction * bodies_.material[c.b].friction)
             : 0.0;
-    ConstraintBlock block =
+    ConstraintBlock& block = rows_.blocks.emplace_back(
         MakeContactBlock(c.point, RigidContactBody(c.a, positions[c.a]),
-                         RigidContactBody(c.b, positions[c.b]), mu, h);
+                         RigidContactBody(c.b, positions[c.b]), mu, h));
     if (warm) {
       const Vec3 local_a =
           Transform{positions[c.a], orientations[c.a]}.InverseApply(c.point.position);
@@ -39,7 +39,6 @@ void World::BuildContactRows(const std::vector<Vec3>& positions,
           contact_cache_.Lookup(bodies_.HandleAt(c.a), bodies_.HandleAt(c.b), local_a);
       contact_local_a_[k] = local_a;
     }
-    rows_.blocks.push_back(block);
   }
 }
 
