@@ -54,6 +54,22 @@ TEST(Stability, WallAndStoolsStandStillForTenSeconds) {
   }
 }
 
+// The same for the stools under the tunable solver (the paper's own), its 15 iterations
+// split between the position and velocity passes.
+TEST(Stability, StoolsStandStillForTenSecondsUnderTheTunableSolver) {
+  auto proto = LoadBuiltinScene("stools38");
+  ASSERT_TRUE(proto.ok()) << proto.status();
+  auto scene = SceneFromProto(*proto);
+  ASSERT_TRUE(scene.ok()) << scene.status();
+  scene->settings.rate_hz = 50.0;
+  scene->settings.solver.max_iterations = 15;
+  scene->settings.solver.kind = SolverKind::kTunableLcp;
+  auto world = testing::MakeWorld(*scene);
+  const Motion m = RunFor(*world, 500);
+  EXPECT_LT(m.displacement, 5e-3);
+  EXPECT_LT(m.speed, 0.05);
+}
+
 TEST(Stability, FiveIterationsStayBounded) {
   for (const char* name : {"wall75", "stools38"}) {
     auto world = LoadScene(name, 5);
