@@ -209,9 +209,9 @@ TunableLcpSolver::Prepared TunableLcpSolver::Prepare(const ConstraintRows& rows,
     }
     InitialBlockSets(bi, warm_start);
     // The starting forces' generalized forces H^T f.
-    if (f_[next] != 0.0 || (b.dim > 1 && (f_[next + 1] != 0.0 || f_[next + 2] != 0.0))) {
-      BlockSpread(bi, &f_[next], body_f_[ia].data(), body_f_[ib].data());
-    }
+    bool pushes = false;
+    for (int d = 0; d < b.dim; ++d) pushes |= f_[next + d] != 0.0;
+    if (pushes) BlockSpread(bi, &f_[next], body_f_[ia].data(), body_f_[ib].data());
     next += static_cast<uint32_t>(b.dim);
   }
   ApplyCompliance(&body_f_);  // body_f_ = C H^T f: the starting forces' displacements
@@ -475,7 +475,9 @@ void TunableLcpSolver::SpreadBlockChange(size_t bi, const double* df) {
 void TunableLcpSolver::AddBlockDisplacement(size_t bi, const double* df, std::vector<Vec6>* out,
                                             std::vector<uint8_t>* moved) {
   const BlockInfo& c = block_[bi];
-  if (df[0] == 0.0 && (c.dim == 1 || (df[1] == 0.0 && df[2] == 0.0))) return;
+  bool moves = false;
+  for (int d = 0; d < c.dim; ++d) moves |= df[d] != 0.0;
+  if (!moves) return;
   double g[2][6] = {};
   BlockSpread(bi, df, g[0], g[1]);
   const uint32_t bodies[2] = {c.body_a, c.body_b};
