@@ -20,14 +20,15 @@
 // Products with W are matrix free: H^T x is accumulated per body, each body's compliance
 // applied, then H, in time linear in rows plus bodies. The rows are copied once per solve
 // into a compact layout (each scalar row's two Jacobian halves and body slots side by side;
-// the immovable world is one extra body slot without compliance, so no row branches on it),
-// and each step makes two passes over them: the spread of the direction (which also gives
+// the immovable world is one extra body slot without compliance, so no row branches on it;
+// a contact's three rows as its point's frame and lever arms, PointFrame), and each step
+// makes two passes over them: the spread of the direction (which also gives
 // p . W p per body) and the gather fused with the update of forces, violations and the
 // preconditioned residual. The bodies' displacements under the current forces are kept up
 // to date step by step and change by change, so a set change costs a product with H on the
 // rows of the bodies it moved only (not with W), fused with the CG restart, and the result
-// needs no product at all. All scratch
-// storage is kept between solves, so a solve allocates only when the system grows.
+// needs no product at all. All scratch storage is kept between solves, so a solve allocates
+// only when the system grows.
 //
 // The time budget is checked during the preparation as well as between steps. A first step
 // is begun only while the end of the solve (one pass over the rows) still fits in it, and

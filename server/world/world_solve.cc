@@ -188,7 +188,6 @@ void World::SolveTunable() {
   BuildJointRows(free_position_, free_orientation_, JointLevel::kVelocity);
   stats_.constraint_rows = rows_.Dimensions();
   options.warm_start = s.warm_start;
-  options.keep_warm_when_late = true;
   // The pass always takes one step, even when the budget is spent: its starting iterate
   // (last tick's impulses, or none) knows nothing of this tick's contacts, and a body
   // landing on the ground would go through it. A spent budget thus overruns by the
