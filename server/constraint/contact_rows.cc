@@ -12,16 +12,10 @@ double ContactGap(double distance) {
 
 void TangentBasis(const Vec3& n, Vec3* t1, Vec3* t2) {
   // Cross with the world axis least aligned with n: well conditioned and deterministic.
-  // The cross product with a unit axis is a signed permutation of n, written out.
-  Vec3 c;
-  if (std::abs(n.x()) < 0.57735) {
-    c = Vec3(0.0, n.z(), -n.y());
-  } else if (std::abs(n.y()) < 0.57735) {
-    c = Vec3(-n.z(), 0.0, n.x());
-  } else {
-    c = Vec3(n.y(), -n.x(), 0.0);
-  }
-  *t1 = c * (1.0 / std::sqrt(c.squaredNorm()));
+  const Vec3 helper = std::abs(n.x()) < 0.57735 ? Vec3::UnitX()
+                      : std::abs(n.y()) < 0.57735 ? Vec3::UnitY()
+                                                  : Vec3::UnitZ();
+  *t1 = n.cross(helper).normalized();
   *t2 = n.cross(*t1);
 }
 
@@ -43,14 +37,8 @@ ConstraintBlock MakeContactBlock(const ContactPoint& p, const ContactBody& a,
   block.law = friction > 0.0 ? ConstraintLaw::kFrictionContact : ConstraintLaw::kUnilateral;
   block.friction = friction;
   for (int d = 0; d < block.dim; ++d) {
-    const Vec3 ca = ra.cross(dirs[d]);
-    const Vec3 cb = rb.cross(dirs[d]);
-    for (int k = 0; k < 3; ++k) {
-      block.jacobian_a(d, k) = -dirs[d][k];
-      block.jacobian_a(d, 3 + k) = -ca[k];
-      block.jacobian_b(d, k) = dirs[d][k];
-      block.jacobian_b(d, 3 + k) = cb[k];
-    }
+    block.jacobian_a.row(d) = -PointRow(dirs[d], ra);
+    block.jacobian_b.row(d) = PointRow(dirs[d], rb);
     block.violation_free[d] = h * v_rel.dot(dirs[d]);
   }
   block.violation_free[0] += ContactGap(p.distance);

@@ -164,17 +164,18 @@ TunableLcpSolver::Prepared TunableLcpSolver::Prepare(const ConstraintRows& rows,
     if (c.point) {
       SetPointFrame(b, &frame_[bi]);
       w = PointDiagonal(frame_[bi], body_c_[ia], body_c_[ib]);
-    }
-    for (int d = 0; !c.point && d < b.dim; ++d) {
-      RowJacobian& j = jac_[next + d];
-      j.body_a = ia;
-      j.body_b = ib;
-      for (int k = 0; k < 6; ++k) {
-        j.a[k] = b.jacobian_a(d, k);
-        j.b[k] = b.jacobian_b(d, k);
+    } else {
+      for (int d = 0; d < b.dim; ++d) {
+        RowJacobian& j = jac_[next + d];
+        j.body_a = ia;
+        j.body_b = ib;
+        for (int k = 0; k < 6; ++k) {
+          j.a[k] = b.jacobian_a(d, k);
+          j.b[k] = b.jacobian_b(d, k);
+        }
+        w[d] = Quadratic(j.a, body_c_[ia].angular, body_c_[ia].linear) +
+               Quadratic(j.b, body_c_[ib].angular, body_c_[ib].linear);
       }
-      w[d] = Quadratic(j.a, body_c_[ia].angular, body_c_[ia].linear) +
-             Quadratic(j.b, body_c_[ib].angular, body_c_[ib].linear);
     }
     // The two tangent rows of a contact share one scale: the held friction law needs a
     // scalar w_t (its stick estimate f_t - delta_t / w_t then moves the force straight

@@ -309,12 +309,12 @@ void World::BuildObstacles() {
 void World::AppendObstacles(uint32_t i, double reach, std::vector<RodObstacle>* out) const {
   const Transform pose{bodies_.position[i], bodies_.orientation[i]};
   for (const ChildShape& child : bodies_.shapes[i]) {
-    const Transform at = pose * child.local;
+    const PlacedShape placed = PlaceShape(child, pose, reach);
     RodObstacle& o = out->emplace_back();
     o.body = i;
     o.shape = child.shape;
-    o.pose = at;
-    o.bounds = ComputeAabb(child.shape, at, reach);
+    o.pose = placed.pose;
+    o.bounds = placed.bounds;
     o.reach = reach;
   }
 }
