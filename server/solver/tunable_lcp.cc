@@ -364,27 +364,6 @@ double TunableLcpSolver::SpreadDirection(bool restart, double beta, double* resi
   return ApplyCompliance(&body_);
 }
 
-// The violation the current forces leave, delta_free + H (C H^T f), from the per-body
-// displacements body_f_ (kept equal to C H^T f); and in the same pass a fresh CG sequence:
-// the residual of W_AA f_A = -delta_free_A is -delta_A (inactive rows carry no force), and
-// the first direction is the preconditioned residual. Returns the largest |delta| over
-// active rows.
-double TunableLcpSolver::RefreshAndRestart() {
-  double rz = 0.0;  // a local: a member could alias the rows' stores
-  double equality = 0.0;
-  for (size_t bi = 0; bi < block_.size(); ++bi) {
-    const BlockInfo& c = block_[bi];
-    double y[3];
-    BlockViolation(bi, y);
-    for (int d = 0; d < c.dim; ++d) {
-      delta_[c.first_row + d] = y[d];
-      RestartRow(c.first_row + d, y[d], &rz, &equality);
-    }
-  }
-  rz_ = rz;
-  return equality;
-}
-
 // The CG step itself. q = W p is gathered row by row from body_ (C H^T p) in the same pass
 // that moves the forces and violations and forms the new preconditioned residual; *beta,
 // from its r . z, makes the next direction (in SpreadDirection).
@@ -443,16 +422,6 @@ void TunableLcpSolver::BlockViolation(size_t bi, double* out) const {
   const BlockInfo& c = block_[bi];
   BlockDot(bi, c.dim, body_f_[c.body_a].data(), body_f_[c.body_b].data(), out);
   for (int d = 0; d < c.dim; ++d) out[d] += free_[c.first_row + d];
-}
-
-// The tangent rows of vanishing contacts stop being tracked: nothing reads their violation
-// until their contact is clamped, which recomputes it (BlockViolation). Steps skip them.
-void TunableLcpSolver::UntrackVanishingTangents() {
-  for (const BlockInfo& c : block_) {
-    if (c.law != ConstraintLaw::kFrictionContact || active_[c.first_row]) continue;
-    tracked_[c.first_row + 1] = 0;
-    tracked_[c.first_row + 2] = 0;
-  }
 }
 
 // The pending displacement changes join body_f_ and are cleared.
@@ -588,83 +557,121 @@ bool TunableLcpSolver::CheckFriction(size_t bi, double hold_threshold) {
   return true;
 }
 
-// The inequality check after a step. A clamped unilateral row that pulls is released (force
-// 0, its friction with it); a vanishing row penetrating by more than the threshold is
-// clamped (its friction rows join as sticking, from zero force). Then the friction of every
-// block in play is checked against its cone.
+// The friction of block bi, if in play, checked (CheckFriction); a change of its forces is
+// spread into the pending change. Returns whether anything changed.
+[[gnu::always_inline]] inline bool TunableLcpSolver::CheckBlockFriction(size_t bi,
+                                                                       double hold_threshold) {
+  const BlockInfo& c = block_[bi];
+  const uint32_t k = c.first_row;
+  double before[3] = {0.0, 0.0, 0.0};
+  for (int d = 0; d < c.dim; ++d) before[d] = f_[k + d];
+  if (!CheckFriction(bi, hold_threshold)) return false;
+  double df[3] = {0.0, 0.0, 0.0};
+  for (int d = 0; d < c.dim; ++d) df[d] = f_[k + d] - before[d];
+  SpreadBlockChange(bi, df);
+  return true;
+}
+
+// The inequalities of block bi. A clamped unilateral row that pulls is released (force 0,
+// its friction with it); a vanishing row penetrating by more than the threshold is clamped
+// (its friction rows join as sticking, from zero force). Then the friction of a block in
+// play is checked against its cone. Returns whether any force or set changed.
+[[gnu::always_inline]] inline bool TunableLcpSolver::CheckBlock(size_t bi,
+                                                               double switch_threshold,
+                                                               double hold_threshold) {
+  const BlockInfo& c = block_[bi];
+  const uint32_t k = c.first_row;
+  bool changed = false;
+  if (c.law == ConstraintLaw::kUnilateral || c.law == ConstraintLaw::kFrictionContact) {
+    if (kind_[k] != RowKind::kNormal) return false;
+    if (active_[k] && f_[k] < 0.0) {
+      double df[3] = {0.0, 0.0, 0.0};
+      for (int d = 0; d < c.dim; ++d) {
+        df[d] = -f_[k + d];
+        active_[k + d] = 0;
+        f_[k + d] = 0.0;
+        tracked_[k + d] = d == 0;  // a vanishing contact's tangents are not looked at
+      }
+      SpreadBlockChange(bi, df);
+      held_[bi] = 0;
+      return true;
+    }
+    if (!active_[k] && delta_[k] < -switch_threshold) {
+      // Untracked rows (a vanishing contact's tangents) get their violation back.
+      double y[3];
+      if (c.dim > 1 && !tracked_[k + 1]) BlockViolation(bi, y);
+      for (int d = 0; d < c.dim; ++d) {
+        active_[k + d] = kind_[k + d] != RowKind::kInert;
+        if (!tracked_[k + d]) {
+          delta_[k + d] = y[d];
+          tracked_[k + d] = 1;
+        }
+      }
+      held_[bi] = 0;
+      changed = true;
+    }
+    if (!active_[k]) return changed;
+  }
+  if (!c.has_friction) return changed;
+  return CheckBlockFriction(bi, hold_threshold) || changed;
+}
+
+// The inequality check after a step, block by block (CheckBlock).
 bool TunableLcpSolver::CheckInequalities(double switch_threshold, double hold_threshold) {
   bool changed = false;
   held_distance_ = 0.0;
   for (size_t bi = 0; bi < block_.size(); ++bi) {
-    const BlockInfo& c = block_[bi];
-    const uint32_t k = c.first_row;
-    if (c.law == ConstraintLaw::kUnilateral || c.law == ConstraintLaw::kFrictionContact) {
-      if (kind_[k] != RowKind::kNormal) continue;
-      if (active_[k] && f_[k] < 0.0) {
-        double df[3] = {0.0, 0.0, 0.0};
-        for (int d = 0; d < c.dim; ++d) {
-          df[d] = -f_[k + d];
-          active_[k + d] = 0;
-          f_[k + d] = 0.0;
-          tracked_[k + d] = d == 0;  // a vanishing contact's tangents are not looked at
-        }
-        SpreadBlockChange(bi, df);
-        held_[bi] = 0;
-        changed = true;
-        continue;
-      }
-      if (!active_[k] && delta_[k] < -switch_threshold) {
-        // Untracked rows (a vanishing contact's tangents) get their violation back.
-        double y[3];
-        if (c.dim > 1 && !tracked_[k + 1]) BlockViolation(bi, y);
-        for (int d = 0; d < c.dim; ++d) {
-          active_[k + d] = kind_[k + d] != RowKind::kInert;
-          if (!tracked_[k + d]) {
-            delta_[k + d] = y[d];
-            tracked_[k + d] = 1;
-          }
-        }
-        held_[bi] = 0;
-        changed = true;
-      }
-      if (!active_[k]) continue;
-    }
-    if (!c.has_friction) continue;
-    double before[3] = {0.0, 0.0, 0.0};
-    for (int d = 0; d < c.dim; ++d) before[d] = f_[k + d];
-    if (CheckFriction(bi, hold_threshold)) {
-      double df[3] = {0.0, 0.0, 0.0};
-      for (int d = 0; d < c.dim; ++d) df[d] = f_[k + d] - before[d];
-      SpreadBlockChange(bi, df);
-      changed = true;
-    }
+    changed |= CheckBlock(bi, switch_threshold, hold_threshold);
   }
   return changed;
 }
 
-// Largest violation in metres. Equality rows (bilateral, clamped normals, sticking
-// friction): |delta|. Vanishing normals: the penetration max(0, -delta). Held friction: the
-// displacement its Coulomb force would still change, w_t |target - f_t|.
-double TunableLcpSolver::Residual() const {
-  double residual = 0.0;
-  for (size_t i = 0; i < delta_.size(); ++i) {
-    if (active_[i]) {
-      residual = std::max(residual, std::abs(delta_[i]));
-    } else if (kind_[i] == RowKind::kNormal) {
-      residual = std::max(residual, -delta_[i]);
+// The start of a solve in one pass over the blocks. Each block's violation under the
+// current forces, delta_free + H (C H^T f) from body_f_; a fresh CG sequence on it (the
+// residual of W_AA f_A = -delta_free_A is -delta_A, inactive rows carry no force, and the
+// first direction is the preconditioned residual); then the block's inequalities checked
+// as after a step (CheckBlock, every penetrating vanishing row clamped), and the tangents of
+// a contact left vanishing untracked. Held friction is refreshed only when that moves it by
+// more than the active rows' violation (or half the tolerance), which is known at the end
+// of the pass: blocks still held are looked at again then. Returns whether any force or
+// set changed (a restart is then due); *equality gets the largest |delta| over active rows
+// and *residual, when nothing changed, the residual (as Finish measures it).
+bool TunableLcpSolver::StartSequence(double tolerance, double* equality, double* residual) {
+  double rz = 0.0;  // a local: a member could alias the rows' stores
+  double largest = 0.0;
+  double rest = 0.0;  // vanishing penetration
+  bool changed = false;
+  held_distance_ = 0.0;
+  held_later_.clear();
+  constexpr double kNever = std::numeric_limits<double>::infinity();
+  for (size_t bi = 0; bi < block_.size(); ++bi) {
+    const BlockInfo& c = block_[bi];
+    const uint32_t k = c.first_row;
+    double y[3];
+    BlockViolation(bi, y);
+    for (int d = 0; d < c.dim; ++d) {
+      delta_[k + d] = y[d];
+      RestartRow(k + d, y[d], &rz, &largest);
+    }
+    const bool was_held = held_[bi];
+    changed |= CheckBlock(bi, 0.0, kNever);
+    if (was_held && held_[bi]) held_later_.push_back(static_cast<uint32_t>(bi));
+    if (!active_[k]) {
+      if (kind_[k] == RowKind::kNormal) rest = std::max(rest, -delta_[k]);
+      if (c.law == ConstraintLaw::kFrictionContact) tracked_[k + 1] = tracked_[k + 2] = 0;
     }
   }
-  for (size_t bi = 0; bi < block_.size(); ++bi) {
-    if (!held_[bi]) continue;
-    double target[2];
-    bool sticks = false;
-    residual = std::max(residual, HeldFrictionTarget(bi, target, &sticks));
-  }
-  return residual;
+  rz_ = rz;
+  held_distance_ = 0.0;
+  const double hold_threshold = std::max(0.5 * tolerance, largest);
+  for (const uint32_t bi : held_later_) changed |= CheckBlockFriction(bi, hold_threshold);
+  *equality = largest;
+  *residual = changed ? kNever : std::max({largest, rest, held_distance_});
+  return changed;
 }
 
 // Forces out, and the displacements of exactly these forces, in one pass that also brings
-// every row's violation up to date and measures the residual from it (as Residual()). A
+// every row's violation up to date and measures the residual from it. A
 // held friction force may lag its normal force by less than the tolerance, and a warm
 // start cut short may not have been checked at all; friction is put back onto the cone so
 // that every output force lies inside its cone. Those last clamps move the bodies (body_,
@@ -746,15 +753,23 @@ SolveResult TunableLcpSolver::Solve(ConstraintRows& rows,
     return result;
   }
 
-  // The starting forces' violations (delta_free where they are zero). Then vanishing rows
-  // that already penetrate are clamped (without warm start: every row with delta_free < 0)
-  // and warm friction is brought into the cone before the first step.
+  // The starting forces' violations (delta_free where they are zero), with vanishing rows
+  // that already penetrate clamped (without warm start: every row with delta_free < 0) and
+  // warm friction brought into the cone before the first step (StartSequence).
   // With a budget, a step is begun only while the end of the solve (Finish, one pass over
-  // the rows, judged by this refresh) still fits in what is left, its end included (and
-  // after a first step, one more like it: see no_room below).
+  // the rows, judged by that start, which is a little longer) still fits in what is left,
+  // its end included (and after a first step, one more like it: see no_room below).
   const bool budgeted = options.time_budget_us > 0.0;
   double mark_us = budgeted ? clock.ElapsedUs() : 0.0;
-  double equality = RefreshAndRestart();
+  // The residual decides the loop only with a positive tolerance; with none the loop runs
+  // to its cap or its budget and the residual is needed once, at the end. A set change is
+  // not gathered at once: its restart rides on the next step's spread (SpreadDirection),
+  // which measures the residual in the same pass, and saves a pass over the rows.
+  const bool converge_test = options.tolerance > 0.0;
+  double equality = 0.0;
+  double residual = 0.0;
+  bool restart_pending = StartSequence(options.tolerance, &equality, &residual);
+  if (converge_test) result.residual = residual;
   double finish_us = 0.0;
   if (budgeted) {
     const double now = clock.ElapsedUs();
@@ -762,6 +777,7 @@ SolveResult TunableLcpSolver::Solve(ConstraintRows& rows,
     mark_us = now;
   }
   double last_step_us = 0.0;
+  double first_step_end_us = 0.0;  // for one_step_us
   auto no_room = [&](int steps, double now) {
     return budgeted && steps >= min_iterations &&
            now + last_step_us + finish_us >= options.time_budget_us;
@@ -770,17 +786,6 @@ SolveResult TunableLcpSolver::Solve(ConstraintRows& rows,
     result.budget_exhausted = options.max_iterations > 0;
     result.residual = Finish(/*fresh=*/false, rows, displacements);
     return result;
-  }
-  // The residual decides the loop only with a positive tolerance; with none the loop runs
-  // to its cap or its budget and the residual is needed once, at the end. A set change is
-  // not gathered at once: its restart rides on the next step's spread (SpreadDirection),
-  // which measures the residual in the same pass, and saves a pass over the rows.
-  const bool converge_test = options.tolerance > 0.0;
-  bool restart_pending = CheckInequalities(0.0, std::max(0.5 * options.tolerance, equality));
-  UntrackVanishingTangents();
-  // With a set change pending, the residual comes with the restart (SpreadDirection).
-  if (converge_test) {
-    result.residual = restart_pending ? std::numeric_limits<double>::infinity() : Residual();
   }
 
   // One CG step on the active rows, then the inequality check; any change restarts CG from
@@ -810,12 +815,13 @@ SolveResult TunableLcpSolver::Solve(ConstraintRows& rows,
     ++it;
     // Held friction is refreshed only when that matters more than what CG still has to do.
     const bool changed = CheckInequalities(switch_threshold, std::max(switch_threshold, equality));
+    if (budgeted && it == 1) first_step_end_us = clock.ElapsedUs();
     if (changed) {
       // The changed forces' residual is measured by the restart they call for.
       restart_pending = true;
       result.residual = std::numeric_limits<double>::infinity();
     } else if (converge_test && can_step) {
-      // Residual() without its pass: the step measured the active rows and the vanishing
+      // The residual without a pass: the step measured the active rows and the vanishing
       // normals, the check the held friction, and nothing has moved since.
       result.residual = std::max({equality, vanishing, held_distance_});
     }
@@ -831,7 +837,11 @@ SolveResult TunableLcpSolver::Solve(ConstraintRows& rows,
   }
   result.iterations = it;
   // The violations of the final forces (a pending change gathered), and the forces out.
+  const double finish_start_us = budgeted ? clock.ElapsedUs() : 0.0;
   result.residual = Finish(/*fresh=*/false, rows, displacements);
+  if (budgeted && it > 0) {
+    result.one_step_us = first_step_end_us + (clock.ElapsedUs() - finish_start_us);
+  }
   return result;
 }
 

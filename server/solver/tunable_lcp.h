@@ -174,13 +174,15 @@ class TunableLcpSolver final : public ConstraintSolver {
   }
   // The next CG direction p (continued with beta, or restarted after a set change whose
   // pending displacements it gathers) spread into body_ in the same pass; returns p . W p.
-  // A restart also measures the residual of the violations it leaves (as Residual()) into
+  // A restart also measures the residual of the violations it leaves (as Finish does) into
   // *residual, when given.
   double SpreadDirection(bool restart, double beta, double* residual);
-  // delta = delta_free + H body_f_, then a fresh CG sequence on the current active set from
-  // the current forces (z = -P delta on active rows, p = z). Returns the largest |delta|
-  // over active rows.
-  double RefreshAndRestart();
+  // The start of a solve, in one pass: delta = delta_free + H body_f_, a fresh CG sequence
+  // on the current active set from the current forces (z = -P delta on active rows,
+  // p = z), and the inequalities checked (CheckBlock). Returns whether anything changed;
+  // *equality gets the largest |delta| over active rows, *residual the residual (infinite
+  // when something changed: the restart measures it).
+  bool StartSequence(double tolerance, double* equality, double* residual);
   // j . (da, db): a row's Jacobian against its two bodies' displacements.
   static double RowDot(const RowJacobian& j, const double* da, const double* db) {
     double y = 0.0;
@@ -214,8 +216,6 @@ class TunableLcpSolver final : public ConstraintSolver {
   double Step(double pq, double* beta, double* vanishing);
   // delta_free + H body_f_ for the rows of block bi, into out.
   void BlockViolation(size_t bi, double* out) const;
-  // Stops tracking the violations of the tangent rows of vanishing contacts.
-  void UntrackVanishingTangents();
   // The pending changes join body_f_ (after their rows have gathered them).
   void JoinChanges();
   // change_ += C H^T df for a change df of block bi's forces (pending until applied).
@@ -225,9 +225,13 @@ class TunableLcpSolver final : public ConstraintSolver {
   void AddBlockDisplacement(size_t bi, const double* df, std::vector<Vec6>* out,
                             std::vector<uint8_t>* moved);
   // Moves unilateral rows between the clamped and vanishing sets, clamps sticking friction
-  // into its cone and refreshes held friction whose change would exceed hold_threshold (m).
-  // Returns whether any force or set changed.
+  // into its cone and refreshes held friction whose change would exceed hold_threshold (m),
+  // for block bi (CheckBlock) or all of them (CheckInequalities); a change of forces joins
+  // the pending change. Returns whether any force or set changed.
+  bool CheckBlock(size_t bi, double switch_threshold, double hold_threshold);
   bool CheckInequalities(double switch_threshold, double hold_threshold);
+  // CheckFriction of block bi, with a change of its forces spread into the pending change.
+  bool CheckBlockFriction(size_t bi, double hold_threshold);
   // The force the local Coulomb law gives a held friction block, and its distance (m, as
   // the displacement the change would cause) from the current one. Sets *sticks when the
   // stick estimate lies inside the cone.
@@ -235,14 +239,13 @@ class TunableLcpSolver final : public ConstraintSolver {
   // Scales the friction force of a block back onto its cone if it lies outside; returns
   // whether it did.
   bool ClampToCone(size_t bi);
-  // The friction part of CheckInequalities for one block whose friction is in play.
+  // The friction part of CheckBlock for one block whose friction is in play.
   bool CheckFriction(size_t bi, double hold_threshold);
-  // Largest violation (m): active equality rows, unilateral complementarity, friction law.
-  double Residual() const;
   // The end of a solve in one pass over the blocks: each row's violation brought up to date
-  // (gathering pending changes, or from body_f_ whole when `fresh`), the residual (as
-  // Residual()) from them, and the forces back into the rows (friction clamped onto its
-  // cone); then the displacements out. Returns the residual.
+  // (gathering pending changes, or from body_f_ whole when `fresh`), the residual from them
+  // (largest violation, m: active equality rows, unilateral complementarity, friction law),
+  // and the forces back into the rows (friction clamped onto its cone); then the
+  // displacements out. Returns the residual.
   double Finish(bool fresh, ConstraintRows& rows, std::vector<Vec6>* displacements);
 
   std::vector<RowKind> kind_;     // per row
@@ -256,6 +259,7 @@ class TunableLcpSolver final : public ConstraintSolver {
   // vanishing contacts, whose violation is recomputed when their contact is clamped).
   std::vector<uint8_t> tracked_;
   std::vector<uint8_t> held_;     // per block: friction held on the cone (sliding)
+  std::vector<uint32_t> held_later_;  // StartSequence's scratch: blocks it looks at again
   std::vector<double> free_;      // delta_free per row
   std::vector<double> precond_;   // inverse Jacobi scale per row (0 for inert rows)
   std::vector<double> f_;         // forces

@@ -401,6 +401,12 @@ class World {
   std::vector<uint32_t> released_;  // joints released this step (indices into joints())
   GaussSeidelSolver gauss_seidel_;
   TunableLcpSolver tunable_;
+  // The tunable velocity pass's cost with one step, per scalar row (us), as last measured
+  // under a budget: whether the budget leaves room for a position pass (SolveTunable).
+  double velocity_step_us_per_row_ = 0.0;
+  // This tick's tunable solve had no room for its position pass: its velocity pass then
+  // moves the poses as well (ApplyCorrectionMotion).
+  bool starved_ = false;
   StepStats stats_;
 };
 

@@ -100,9 +100,18 @@ void World::SolveTunable() {
   // resting pile this start is already near the answer (from zero forces, a few CG steps
   // reach a few bodies deep into the pile only, and its lower layers sink tick by tick).
   // Nothing to correct (no joints, no contact deeper than the slop): no position pass.
+  // A budget whose velocity share cannot hold the velocity pass with one step (as last
+  // measured) has no room for it either: the velocity pass then takes the whole budget and
+  // removes penetration itself, a fraction a tick, and its displacements move the poses
+  // too, as a Gauss-Seidel solve's do (a world with joints keeps the pass, since their
+  // drift has no other correction).
   bool penetrating = false;
   for (const Contact& c : contacts_) penetrating |= c.point.distance < -kPenetrationSlop;
-  const int rounds = constraints_.size() > 0 ? kMaxPositionRounds : (penetrating ? 1 : 0);
+  starved_ = s.time_budget_us > 0.0 && constraints_.size() == 0 &&
+             velocity_step_us_per_row_ * rows_.Dimensions() > (1.0 - share) * s.time_budget_us;
+  const bool starved = starved_;
+  const int rounds = constraints_.size() > 0 ? kMaxPositionRounds
+                                             : (penetrating && !starved ? 1 : 0);
   SolveResult position;
   double deepest = 0.0;
   for (const Contact& c : contacts_) deepest = std::max(deepest, -c.point.distance);
@@ -164,7 +173,10 @@ void World::SolveTunable() {
 
   // Velocity pass: rows on velocities, warm-started, with the rest of the budget. The
   // contact blocks get back their law, tangential violations and impulses; row 0 keeps
-  // h v_n and allows closing a real gap, or bounces.
+  // h v_n and allows closing a real gap, or bounces. Without a position pass (starved),
+  // the displacements also move the poses, as a Gauss-Seidel solve's do: row 0 is then
+  // the gap before this tick's motion, penetration beyond the slop recovered in part
+  // (ContactGap), plus that motion.
   for (size_t k = 0; k < num_contacts; ++k) {
     ConstraintBlock& b = rows_.blocks[k];
     const ContactPass& c = contact_pass_[k];
@@ -181,7 +193,7 @@ void World::SolveTunable() {
     if (gap <= kPenetrationSlop && hvn < -bounce_speed * h) {
       b.violation_free.x() = (1.0 + epsilon) * hvn;  // leave with -epsilon v_n
     } else {
-      b.violation_free.x() = std::max(gap, 0.0) + hvn;
+      b.violation_free.x() = (starved ? ContactGap(gap - hvn) : std::max(gap, 0.0)) + hvn;
     }
   }
   rows_.blocks.resize(num_contacts);
@@ -199,9 +211,21 @@ void World::SolveTunable() {
   options.time_budget_us = s.time_budget_us > 0.0 ? std::max(1e-3, left) : 0.0;
   if (s.time_budget_us > 0.0 && left <= 0.0) options.max_iterations = 1;
   const SolveResult velocity = RunSolver(tunable_, options);
+  if (velocity.one_step_us > 0.0) {
+    velocity_step_us_per_row_ = velocity.one_step_us / std::max(1, stats_.constraint_rows);
+  }
   stats_.iterations = position.iterations + velocity.iterations;
   stats_.residual = velocity.residual;
-  stats_.budget_exhausted = position.budget_exhausted || velocity.budget_exhausted;
+  stats_.budget_exhausted = starved || position.budget_exhausted || velocity.budget_exhausted;
+  // Starved, the velocity pass moved the poses: what overlap it left, to first order.
+  if (starved) {
+    deepest = 0.0;
+    for (size_t k = 0; k < num_contacts; ++k) {
+      const double after =
+          contacts_[k].point.distance + NormalRowChange(rows_.blocks[k], displacements_);
+      deepest = std::max(deepest, -after);
+    }
+  }
   stats_.max_penetration = deepest;
   StoreWarmStart();
 }

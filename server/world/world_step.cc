@@ -226,7 +226,8 @@ void World::SolveConstraints() {
 
 // Correction motion. Gauss-Seidel: the free poses plus the constraint displacements dq,
 // velocities made consistent (v = v_free + dq / h). Tunable: the poses are the
-// position-corrected free poses and the velocity pass's dq changes the velocities.
+// position-corrected free poses and the velocity pass's dq changes the velocities; when
+// the budget left no room for the position pass (starved_), dq moves the poses as well.
 // Orientations are renormalized by Rotated(). A body whose new state is not finite (a
 // numerical failure) is held where it was, at rest, and counted, so that one bad body never
 // poisons the world.
@@ -234,13 +235,15 @@ void World::ApplyCorrectionMotion() {
   const int n = bodies_.size();
   const double h = settings_.dt();
   const bool tunable = settings_.solver.kind == SolverKind::kTunableLcp;
+  const bool corrected_poses = tunable && !starved_;
   stats_.recovered_bodies = 0;
   for (int i = 0; i < n; ++i) {
     if (bodies_.kind[i] == BodyKind::kStatic) continue;
     const Vec6& dq = displacements_[i];
-    const Vec3 position = tunable ? free_position_[i] : free_position_[i] + dq.head<3>();
+    const Vec3 position =
+        corrected_poses ? free_position_[i] : free_position_[i] + dq.head<3>();
     const Quat orientation =
-        tunable ? free_orientation_[i] : Rotated(free_orientation_[i], dq.tail<3>());
+        corrected_poses ? free_orientation_[i] : Rotated(free_orientation_[i], dq.tail<3>());
     const Vec3 v = bodies_.linear_velocity[i] + dq.head<3>() / h;
     const Vec3 w = bodies_.angular_velocity[i] + dq.tail<3>() / h;
     if (!position.allFinite() || !orientation.coeffs().allFinite() || !v.allFinite() ||

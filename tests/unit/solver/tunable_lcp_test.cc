@@ -459,6 +459,12 @@ TEST(TunableLcpTest, TinyTimeBudgetStopsEarly) {
   }
   ASSERT_EQ(dq.size(), s.bodies.size());
   for (const Vec6& d : dq) EXPECT_TRUE(d.allFinite());
+  // It measured what one step costs with its preparation and end; without a budget no
+  // clock is read and nothing is reported.
+  EXPECT_GT(result.one_step_us, 0.0);
+  options.time_budget_us = 0.0;
+  options.max_iterations = 2;
+  EXPECT_EQ(solver.Solve(s.rows, s.bodies, options, &dq).one_step_us, 0.0);
 }
 
 // A solve allowed to end before its first step (min_iterations 0) whose budget is already
