@@ -41,11 +41,26 @@ double Quadratic(const std::array<double, 6>& j, const std::array<double, 9>& an
 Vec3 TunableLcpSolver::PointDiagonal(const PointFrame& f, const BodyBlock& a,
                                      const BodyBlock& b) {
   // The point's compliance K = (m_a + m_b) I + S_a + S_b, with S = [r]x^T A [r]x for each
-  // side's arm r and angular compliance A (symmetric), so that w_d = l_d^T K l_d.
+  // side's arm r and angular compliance A (symmetric), so that w_d = l_d^T K l_d. An
+  // isotropic side (A = a I) adds m |l_d|^2 + a |r x l_d|^2 to w_d directly; the others add
+  // up in K.
+  Vec3 w = Vec3::Zero();
+  bool general = false;
   double k[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};  // K00 K01 K02 K11 K12 K22
   for (const auto& [r, c] : {std::pair{&f.ra, &a}, std::pair{&f.rb, &b}}) {
     const std::array<double, 9>& m = c->angular;
     const double r0 = (*r)[0], r1 = (*r)[1], r2 = (*r)[2];
+    if (c->isotropic) {
+      const double rr = r0 * r0 + r1 * r1 + r2 * r2;
+      for (int d = 0; d < 3; ++d) {
+        const double l0 = f.l[3 * d], l1 = f.l[3 * d + 1], l2 = f.l[3 * d + 2];
+        const double ll = l0 * l0 + l1 * l1 + l2 * l2;
+        const double rl = r0 * l0 + r1 * l1 + r2 * l2;
+        w[d] += c->linear * ll + m[0] * (rr * ll - rl * rl);
+      }
+      continue;
+    }
+    general = true;
     // T = A [r]x, column by column.
     double t[3][3];
     for (int i = 0; i < 3; ++i) {
@@ -61,11 +76,10 @@ Vec3 TunableLcpSolver::PointDiagonal(const PointFrame& f, const BodyBlock& a,
     k[4] += r0 * t[2][2] - r2 * t[0][2];
     k[5] += r1 * t[0][2] - r0 * t[1][2] + c->linear;
   }
-  Vec3 w;
-  for (int d = 0; d < 3; ++d) {
+  for (int d = 0; general && d < 3; ++d) {
     const double l0 = f.l[3 * d], l1 = f.l[3 * d + 1], l2 = f.l[3 * d + 2];
-    w[d] = k[0] * l0 * l0 + k[3] * l1 * l1 + k[5] * l2 * l2 +
-           2.0 * (k[1] * l0 * l1 + k[2] * l0 * l2 + k[4] * l1 * l2);
+    w[d] += k[0] * l0 * l0 + k[3] * l1 * l1 + k[5] * l2 * l2 +
+            2.0 * (k[1] * l0 * l1 + k[2] * l0 * l2 + k[4] * l1 * l2);
   }
   return w;
 }
@@ -104,10 +118,17 @@ TunableLcpSolver::Prepared TunableLcpSolver::Prepare(const ConstraintRows& rows,
   const uint32_t world = static_cast<uint32_t>(num_bodies_);
   body_c_.resize(num_bodies_ + 1);
   for (size_t j = 0; j < num_bodies_; ++j) {
-    body_c_[j].linear = compliance[j].linear;
+    BodyBlock& block = body_c_[j];
+    block.linear = compliance[j].linear;
     for (int r = 0; r < 3; ++r) {
-      for (int c = 0; c < 3; ++c) body_c_[j].angular[3 * r + c] = compliance[j].angular(r, c);
+      for (int c = 0; c < 3; ++c) block.angular[3 * r + c] = compliance[j].angular(r, c);
     }
+    // Isotropic to round-off: off-diagonals and the diagonal's spread within 1e-12 of it.
+    const std::array<double, 9>& m = block.angular;
+    const double tiny = 1e-12 * std::abs(m[0]);
+    block.isotropic = std::abs(m[1]) <= tiny && std::abs(m[2]) <= tiny &&
+                      std::abs(m[5]) <= tiny && std::abs(m[4] - m[0]) <= tiny &&
+                      std::abs(m[8] - m[0]) <= tiny;
   }
   body_c_[world] = BodyBlock{};
 

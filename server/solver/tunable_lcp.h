@@ -97,10 +97,13 @@ class TunableLcpSolver final : public ConstraintSolver {
     std::array<double, 3> ra;
     std::array<double, 3> rb;
   };
-  // A body's compliance, compact: linear (m/N), then the angular 3x3 row-major.
+  // A body's compliance, compact: linear (m/N), then the angular 3x3 row-major; `isotropic`
+  // when that is a multiple of the identity (a sphere's, a cube's; to round-off), as
+  // angular[0].
   struct BodyBlock {
     double linear = 0.0;
     std::array<double, 9> angular{};
+    bool isotropic = true;
   };
 
   // How a preparation ended: in time; late (the clock expired during it, and it went on
