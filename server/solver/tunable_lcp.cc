@@ -21,6 +21,12 @@ bool IsFrictionRow(ConstraintLaw law, int d) {
 // care for extreme exponents costs more than the rest of a friction check).
 double Norm2(double x, double y) { return std::sqrt(x * x + y * y); }
 
+// Makes v at least n long, keeping what it holds.
+template <class T>
+void Grow(size_t n, std::vector<T>* v) {
+  if (v->size() < n) v->resize(n);
+}
+
 // Blocks prepared between two looks at the clock: a look costs about as much as a few
 // blocks, and this many take a few microseconds.
 constexpr size_t kBlocksPerClockCheck = 128;
@@ -137,17 +143,16 @@ TunableLcpSolver::Prepared TunableLcpSolver::Prepare(const ConstraintRows& rows,
   block_.resize(rows.blocks.size());
   frame_.resize(rows.blocks.size());
   has_points_ = false;
-  held_.assign(rows.blocks.size(), 0);
-  kind_.resize(num_rows);
-  jac_.resize(num_rows);
-  active_.assign(num_rows, 0);
-  tracked_.assign(num_rows, 1);
-  free_.resize(num_rows);
-  precond_.resize(num_rows);
-  f_.resize(num_rows);
-  delta_.resize(num_rows);
-  z_.assign(num_rows, 0.0);
-  p_.assign(num_rows, 0.0);
+  // Per-row and per-block state is written block by block below (sets, tracking) or by
+  // StartSequence (z_, p_) before anything reads it. The per-row arrays only grow (the
+  // passes of a tick alternate between fewer and more rows, and growing again would clear
+  // what they gained); num_rows_ is their extent.
+  held_.resize(rows.blocks.size());
+  num_rows_ = num_rows;
+  for (auto* v : {&free_, &precond_, &f_, &delta_, &z_, &p_}) Grow(num_rows, v);
+  for (auto* v : {&active_, &tracked_}) Grow(num_rows, v);
+  Grow(num_rows, &kind_);
+  Grow(num_rows, &jac_);
   body_.resize(num_bodies_ + 1);
   body_f_.assign(num_bodies_ + 1, Vec6::Zero());
   // Zero except on bodies a check moved (changed_), between a check and its restart.
@@ -227,6 +232,7 @@ TunableLcpSolver::Prepared TunableLcpSolver::Prepare(const ConstraintRows& rows,
       }
       free_[next + d] = b.violation_free[d];
       f_[next + d] = b.force[d];  // the warm start, taken up by InitialBlockSets
+      tracked_[next + d] = 1;
       assert(std::isfinite(free_[next + d]));
     }
     InitialBlockSets(bi, warm_start);
@@ -248,6 +254,7 @@ void TunableLcpSolver::InitialBlockSets(size_t bi, bool warm_start) {
   {
     const BlockInfo& c = block_[bi];
     const uint32_t k = c.first_row;
+    held_[bi] = 0;
     for (int d = 0; d < c.dim; ++d) {
       const uint32_t i = k + d;
       const double warm = warm_start ? f_[i] : 0.0;
@@ -333,7 +340,7 @@ double TunableLcpSolver::SpreadDirection(bool restart, double beta, double* resi
   };
   // Without point blocks or a residual to measure, the blocks' bounds are not needed.
   if (!has_points_ && !measure) {
-    for (uint32_t i = 0; i < jac_.size(); ++i) spread_row(i);
+    for (uint32_t i = 0; i < num_rows_; ++i) spread_row(i);
   }
   for (size_t bi = 0; (has_points_ || measure) && bi < block_.size(); ++bi) {
     const BlockInfo& c = block_[bi];
@@ -418,7 +425,7 @@ double TunableLcpSolver::Step(double pq, double* beta, double* vanishing) {
     advance(i, RowDot(j, body_[j.body_a].data(), body_[j.body_b].data()));
   };
   if (!has_points_) {
-    for (uint32_t i = 0; i < jac_.size(); ++i) advance_row(i);
+    for (uint32_t i = 0; i < num_rows_; ++i) advance_row(i);
   }
   for (size_t bi = 0; has_points_ && bi < block_.size(); ++bi) {
     const BlockInfo& c = block_[bi];

@@ -274,6 +274,7 @@ class TunableLcpSolver final : public ConstraintSolver {
   std::vector<Vec6> change_;      // per body: displacement change of checks, not yet applied
   std::vector<uint8_t> changed_;  // per body (and the world slot, always 0): change_ in use
   size_t num_bodies_ = 0;         // without the world slot
+  uint32_t num_rows_ = 0;         // rows of this solve (the per-row arrays may be longer)
   double rz_ = 0.0;               // r . z of the current CG sequence
   // Largest distance of held friction from its Coulomb force seen by the last check
   // (blocks it left held and unchanged).
