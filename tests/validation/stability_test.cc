@@ -70,6 +70,22 @@ TEST(Stability, StoolsStandStillForTenSecondsUnderTheTunableSolver) {
   EXPECT_LT(m.speed, 0.05);
 }
 
+// The wall under the tunable solver, as the stools: 75 bricks in five staggered courses,
+// started from rest with no impulses to warm start from, its end bricks on one brick each.
+TEST(Stability, WallStandsStillForTenSecondsUnderTheTunableSolver) {
+  auto proto = LoadBuiltinScene("wall75");
+  ASSERT_TRUE(proto.ok()) << proto.status();
+  auto scene = SceneFromProto(*proto);
+  ASSERT_TRUE(scene.ok()) << scene.status();
+  scene->settings.rate_hz = 50.0;
+  scene->settings.solver.max_iterations = 15;
+  scene->settings.solver.kind = SolverKind::kTunableLcp;
+  auto world = testing::MakeWorld(*scene);
+  const Motion m = RunFor(*world, 500);
+  EXPECT_LT(m.displacement, 5e-3);
+  EXPECT_LT(m.speed, 0.05);
+}
+
 TEST(Stability, FiveIterationsStayBounded) {
   for (const char* name : {"wall75", "stools38"}) {
     auto world = LoadScene(name, 5);
