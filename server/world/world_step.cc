@@ -7,10 +7,11 @@
 //    sets x = x_free + dq, v = v_free + dq / h, and the joints are then re-projected on
 //    positions alone (StabilizeJoints).
 //  - Tunable LCP (post-stabilized, after the tunable-LCP paper): contacts are found at the
-//    free-motion poses; a position pass removes penetration and joint drift by
-//    displacements alone; a velocity pass solves contact and joint rows on velocities
-//    (delta = h J v) with Coulomb friction and Poisson restitution; the time budget is
-//    split between the passes.
+//    free-motion poses; a joint pass removes joint drift by displacements alone; a velocity
+//    pass solves contact and joint rows on velocities (delta = h J v) with Coulomb friction
+//    and Poisson restitution; a contact pass then moves the poses by the displacements of
+//    those impulses and removes the penetration left; the time budget is split between
+//    the passes.
 
 #include <algorithm>
 #include <chrono>
