@@ -377,11 +377,7 @@ double TunableLcpSolver::SpreadDirection(bool restart, double beta, double* resi
       for (uint32_t i = k; i < k + c.dim; ++i) {
         if (!active_[i] && kind_[i] == RowKind::kNormal) rest = std::max(rest, -delta_[i]);
       }
-      if (held_[bi]) {
-        double target[2];
-        bool sticks = false;
-        rest = std::max(rest, HeldFrictionTarget(bi, target, &sticks));
-      }
+      rest = std::max(rest, FrictionLawDistance(bi));
     }
   }
   if (restart) {
@@ -548,18 +544,57 @@ bool TunableLcpSolver::ClampToCone(size_t bi) {
   return true;
 }
 
+// How far block bi's friction force lies outside its cone, as the displacement w_t
+// (|f_t| - bound) that scaling it back onto the cone would cause; 0 inside (no root then).
+double TunableLcpSolver::ConeExcess(size_t bi) const {
+  const BlockInfo& c = block_[bi];
+  const uint32_t k = c.first_row;
+  double bound = 0.0;
+  double squared = 0.0;
+  if (c.law == ConstraintLaw::kFrictionContact) {
+    bound = c.friction * f_[k];
+    squared = f_[k + 1] * f_[k + 1] + f_[k + 2] * f_[k + 2];
+  } else {
+    bound = c.friction * Norm2(f_[k], f_[k + 1]);
+    squared = f_[k + 2] * f_[k + 2];
+  }
+  bound = std::max(bound, 0.0);
+  if (!(squared > bound * bound)) return 0.0;
+  return c.friction_scale * (std::sqrt(squared) - bound);
+}
+
+// The friction law's violation of block bi (m): a held block's distance from its Coulomb
+// force, a sticking block's excess over its cone.
+double TunableLcpSolver::FrictionLawDistance(size_t bi) const {
+  if (!held_[bi]) return block_[bi].has_friction ? ConeExcess(bi) : 0.0;
+  double target[2];
+  bool sticks = false;
+  return HeldFrictionTarget(bi, target, &sticks);
+}
+
 // Friction of one block in play (a clamped contact, or a bilateral-friction block). While
-// it sticks, its rows are equality rows; a force outside the cone is scaled back onto it
-// and the block becomes held. A held block returns to sticking when its stick estimate lies
-// inside the cone, and takes its Coulomb force when that differs from the current one by
-// more than hold_threshold.
+// it sticks, its rows are equality rows; a force that left the cone by more than
+// hold_threshold (as the displacement its clamp would cause) is scaled back onto it and the
+// block becomes held. A held block returns to sticking when its stick estimate lies inside
+// the cone, and takes its Coulomb force when that differs from the current one by more
+// than hold_threshold.
+// A smaller excess waits, as a held block's refresh does: while CG still has more than that
+// to do, the normal forces the cone is measured by are still moving (from a cold start
+// they grow from zero), and clamping onto a cone that is still too narrow would let the
+// contact slide and restart CG for nothing. The wait is counted in the residual, and
+// Finish puts every force it returns into its cone.
 bool TunableLcpSolver::CheckFriction(size_t bi, double hold_threshold) {
   const BlockInfo& c = block_[bi];
   const uint32_t k = c.first_row;
   const bool contact = c.law == ConstraintLaw::kFrictionContact;
   const int first = contact ? 1 : 2;
   if (!held_[bi]) {
-    if (!ClampToCone(bi)) return false;
+    const double excess = ConeExcess(bi);
+    if (!(excess > hold_threshold)) {
+      friction_distance_ = std::max(friction_distance_, excess);
+      return false;
+    }
+    ClampToCone(bi);
     held_[bi] = 1;
     for (int d = first; d < 3; ++d) active_[k + d] = 0;
     return true;
@@ -573,7 +608,7 @@ bool TunableLcpSolver::CheckFriction(size_t bi, double hold_threshold) {
     return true;
   }
   if (!(distance > hold_threshold)) {
-    held_distance_ = std::max(held_distance_, distance);
+    friction_distance_ = std::max(friction_distance_, distance);
     return false;
   }
   if (contact) {
@@ -647,7 +682,7 @@ bool TunableLcpSolver::CheckFriction(size_t bi, double hold_threshold) {
 // The inequality check after a step, block by block (CheckBlock).
 bool TunableLcpSolver::CheckInequalities(double switch_threshold, double hold_threshold) {
   bool changed = false;
-  held_distance_ = 0.0;
+  friction_distance_ = 0.0;
   for (size_t bi = 0; bi < block_.size(); ++bi) {
     changed |= CheckBlock(bi, switch_threshold, hold_threshold);
   }
@@ -659,17 +694,17 @@ bool TunableLcpSolver::CheckInequalities(double switch_threshold, double hold_th
 // residual of W_AA f_A = -delta_free_A is -delta_A, inactive rows carry no force, and the
 // first direction is the preconditioned residual); then the block's inequalities checked
 // as after a step (CheckBlock, every penetrating vanishing row clamped), and the tangents of
-// a contact left vanishing untracked. Held friction is refreshed only when that moves it by
-// more than the active rows' violation (or half the tolerance), which is known at the end
-// of the pass: blocks still held are looked at again then. Returns whether any force or
-// set changed (a restart is then due); *equality gets the largest |delta| over active rows
-// and *residual, when nothing changed, the residual (as Finish measures it).
+// a contact left vanishing untracked. Friction leaves the cone or is refreshed only when
+// that moves it by more than the active rows' violation (or half the tolerance), which is
+// known at the end of the pass: the blocks whose friction is in play are looked at again
+// then. Returns whether any force or set changed (a restart is then due); *equality gets
+// the largest |delta| over active rows and *residual, when nothing changed, the residual
+// (as Finish measures it).
 bool TunableLcpSolver::StartSequence(double tolerance, double* equality, double* residual) {
   double rz = 0.0;  // a local: a member could alias the rows' stores
   double largest = 0.0;
   double rest = 0.0;  // vanishing penetration
   bool changed = false;
-  held_distance_ = 0.0;
   held_later_.clear();
   constexpr double kNever = std::numeric_limits<double>::infinity();
   for (size_t bi = 0; bi < block_.size(); ++bi) {
@@ -681,20 +716,20 @@ bool TunableLcpSolver::StartSequence(double tolerance, double* equality, double*
       delta_[k + d] = y[d];
       RestartRow(k + d, y[d], &rz, &largest);
     }
-    const bool was_held = held_[bi];
     changed |= CheckBlock(bi, 0.0, kNever);
-    if (was_held && held_[bi]) held_later_.push_back(static_cast<uint32_t>(bi));
+    const bool in_play = c.law == ConstraintLaw::kBilateralFriction || active_[k];
+    if (c.has_friction && in_play) held_later_.push_back(static_cast<uint32_t>(bi));
     if (!active_[k]) {
       if (kind_[k] == RowKind::kNormal) rest = std::max(rest, -delta_[k]);
       if (c.law == ConstraintLaw::kFrictionContact) tracked_[k + 1] = tracked_[k + 2] = 0;
     }
   }
   rz_ = rz;
-  held_distance_ = 0.0;
+  friction_distance_ = 0.0;
   const double hold_threshold = std::max(0.5 * tolerance, largest);
   for (const uint32_t bi : held_later_) changed |= CheckBlockFriction(bi, hold_threshold);
   *equality = largest;
-  *residual = changed ? kNever : std::max({largest, rest, held_distance_});
+  *residual = changed ? kNever : std::max({largest, rest, friction_distance_});
   return changed;
 }
 
@@ -730,11 +765,7 @@ double TunableLcpSolver::Finish(bool fresh, ConstraintRows& rows,
         residual = std::max(residual, -y);
       }
     }
-    if (held_[bi]) {
-      double target[2];
-      bool sticks = false;
-      residual = std::max(residual, HeldFrictionTarget(bi, target, &sticks));
-    }
+    residual = std::max(residual, FrictionLawDistance(bi));
     if (c.has_friction) {
       double before[3] = {0.0, 0.0, 0.0};
       for (int d = 0; d < c.dim; ++d) before[d] = f_[k + d];
@@ -851,7 +882,7 @@ SolveResult TunableLcpSolver::Solve(ConstraintRows& rows,
     } else if (converge_test && can_step) {
       // The residual without a pass: the step measured the active rows and the vanishing
       // normals, the check the held friction, and nothing has moved since.
-      result.residual = std::max({equality, vanishing, held_distance_});
+      result.residual = std::max({equality, vanishing, friction_distance_});
     }
     // Nothing left to do on the active rows and nothing changed: further steps are idle.
     if (!can_step && !changed) break;

@@ -11,8 +11,11 @@
 // Friction rows are equality rows (stick) until a step takes them out of the cone. Their
 // contact is then held on the cone: out of the CG system, its force set by the local Coulomb
 // law (the stick estimate f_t - delta_t / w_t projected onto the cone, or back to sticking
-// when that estimate lies inside). Held forces are refreshed only once the CG residual has
-// dropped below the refresh, so CG keeps its momentum between refreshes. As the paper says,
+// when that estimate lies inside). Held forces are refreshed, and sticking forces taken
+// onto the cone, only once the change matters more than what CG still has to do (its
+// largest violation on the active rows), so CG keeps its momentum between such changes and
+// a solve whose normal forces are still growing does not let its contacts slide on cones
+// that are still too narrow. As the paper says,
 // friction is not guaranteed to converge: with much relative sliding, or tall frictional
 // stacks, the sets can keep changing and the residual stall; the result is then the
 // current iterate (finite, forces inside their cones, no pulling contact).
@@ -228,9 +231,9 @@ class TunableLcpSolver final : public ConstraintSolver {
   void AddBlockDisplacement(size_t bi, const double* df, std::vector<Vec6>* out,
                             std::vector<uint8_t>* moved);
   // Moves unilateral rows between the clamped and vanishing sets, clamps sticking friction
-  // into its cone and refreshes held friction whose change would exceed hold_threshold (m),
-  // for block bi (CheckBlock) or all of them (CheckInequalities); a change of forces joins
-  // the pending change. Returns whether any force or set changed.
+  // into its cone and refreshes held friction, each when its change would exceed
+  // hold_threshold (m), for block bi (CheckBlock) or all of them (CheckInequalities); a
+  // change of forces joins the pending change. Returns whether any force or set changed.
   bool CheckBlock(size_t bi, double switch_threshold, double hold_threshold);
   bool CheckInequalities(double switch_threshold, double hold_threshold);
   // CheckFriction of block bi, with a change of its forces spread into the pending change.
@@ -242,6 +245,12 @@ class TunableLcpSolver final : public ConstraintSolver {
   // Scales the friction force of a block back onto its cone if it lies outside; returns
   // whether it did.
   bool ClampToCone(size_t bi);
+  // How far a block's friction force lies outside its cone, as the displacement its clamp
+  // would cause (m); 0 inside.
+  double ConeExcess(size_t bi) const;
+  // The friction law's violation of a block (m): held, the distance from its Coulomb force;
+  // sticking, its excess over the cone.
+  double FrictionLawDistance(size_t bi) const;
   // The friction part of CheckBlock for one block whose friction is in play.
   bool CheckFriction(size_t bi, double hold_threshold);
   // The end of a solve in one pass over the blocks: each row's violation brought up to date
@@ -276,9 +285,9 @@ class TunableLcpSolver final : public ConstraintSolver {
   size_t num_bodies_ = 0;         // without the world slot
   uint32_t num_rows_ = 0;         // rows of this solve (the per-row arrays may be longer)
   double rz_ = 0.0;               // r . z of the current CG sequence
-  // Largest distance of held friction from its Coulomb force seen by the last check
-  // (blocks it left held and unchanged).
-  double held_distance_ = 0.0;
+  // Largest friction-law violation the last check left in place: held friction's distance
+  // from its Coulomb force, sticking friction's excess over its cone (CheckFriction).
+  double friction_distance_ = 0.0;
 };
 
 }  // namespace ligature

@@ -26,9 +26,10 @@ struct SolverSettings {
   double tolerance = 1e-7;  // m
   bool warm_start = true;
   double time_budget_us = 0.0;  // per tick for all passes; 0: none
-  // Tunable solver: share of the budget (and of max_iterations) given to the position
-  // pass (penetration and joint drift removed by displacements); the rest goes to the
-  // velocity pass (constraint impulses, friction and restitution).
+  // Tunable solver: share of the budget given to the position passes (joint drift, then
+  // penetration, removed by displacements) and of max_iterations given to each of their
+  // rounds; the rest goes to the velocity pass (constraint impulses, friction and
+  // restitution).
   double position_share = 0.3;
 };
 

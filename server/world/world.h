@@ -267,6 +267,10 @@ class World {
   SolveResult RunSolver(ConstraintSolver& solver, const SolverOptions& options);
   void SolveGaussSeidel();
   void SolveTunable();
+  double TunablePositionRounds(size_t contacts, int iterations, double budget_end_us,
+                               const std::vector<Vec6>* fixed, SolveResult* result);
+  double SpentSolveUs() const;
+  void MoveFreePoses(const std::vector<Vec6>& dq);
   void UpdateCompliance(const std::vector<Quat>& orientations);
   void BuildContactRows(const std::vector<Vec3>& positions,
                         const std::vector<Quat>& orientations, bool with_friction, bool warm);
@@ -296,14 +300,17 @@ class World {
   // Per contact: its point in body A's frame at the poses its row was built at (the key of
   // its warm start, looked up and stored under the same key).
   std::vector<Vec3> contact_local_a_;
-  // Per contact, the tunable velocity pass's part of its block, kept aside while the
-  // position pass uses the block (SolveTunable): h v along the normal and tangents, and the
-  // warm-start impulse.
+  // Per contact, its block as the tunable velocity pass solved it, kept aside while the
+  // contact pass uses the block (SolveTunable): its violations and impulse.
   struct ContactPass {
     Vec3 violation = Vec3::Zero();
     Vec3 force = Vec3::Zero();
   };
   std::vector<ContactPass> contact_pass_;
+  // The tunable pipeline's velocity-pass displacements, kept aside during the contact
+  // pass, and the displacements of its friction impulses (SolveTunable).
+  std::vector<Vec6> velocity_displacements_;
+  std::vector<Vec6> friction_displacements_;
   // A soft body's vertex against a rigid body (A the vertex, as solver body
   // bodies_.size() + point, B the rigid body).
   struct SoftContact {
@@ -404,9 +411,6 @@ class World {
   // The tunable velocity pass's cost with one step, per scalar row (us), as last measured
   // under a budget: whether the budget leaves room for a position pass (SolveTunable).
   double velocity_step_us_per_row_ = 0.0;
-  // This tick's tunable solve had no room for its position pass: its velocity pass then
-  // moves the poses as well (ApplyCorrectionMotion).
-  bool starved_ = false;
   StepStats stats_;
 };
 

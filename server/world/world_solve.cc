@@ -19,6 +19,17 @@ double NormalRowChange(const ConstraintBlock& b, const std::vector<Vec6>& dq) {
   return change;
 }
 
+// How much the displacements dq (per body, about the centres `origins`; zero for bodies
+// that do not move) change the gap of a contact point between bodies a and b, to first
+// order: the relative motion of the point along its normal (from A to B).
+double ContactGapChange(const ContactPoint& p, uint32_t a, uint32_t b,
+                        const std::vector<Vec3>& origins, const std::vector<Vec6>& dq) {
+  auto motion = [&](uint32_t i) {
+    return Vec3(dq[i].head<3>() + dq[i].tail<3>().cross(p.position - origins[i]));
+  };
+  return p.normal.dot(motion(b) - motion(a));
+}
+
 }  // namespace
 
 // One solver call, timed: stats_.solve_ms sums the calls of a tick, which is what the
@@ -54,87 +65,215 @@ void World::SolveGaussSeidel() {
   StoreWarmStart();
 }
 
-// Post-stabilized passes of the tunable pipeline. Position pass: contact normals and joint
-// rows at the free-motion poses, solved for displacements that are applied to the poses
-// alone. Velocity pass: the same constraints on velocities (delta = h J v), with friction
-// and restitution; its displacements become velocity changes in the correction motion.
+// Post-stabilized passes of the tunable pipeline, in three steps:
+//  1. joint pass (when there are joints): joint rows at the free-motion poses, solved for
+//     displacements that move the poses alone, so that the velocity pass is linearized on
+//     the joints' manifold;
+//  2. velocity pass: contact and joint rows on velocities (delta = h J v), with friction and
+//     restitution; its displacements become velocity changes in the correction motion;
+//  3. contact pass (when a contact is deeper than the slop): the contacts' normal rows, with
+//     the joint rows, for displacements that move the poses alone. It starts from this
+//     tick's impulses, so the poses take what the velocity pass did as well as what is
+//     left of the penetration.
+// The contact rows are built once, after the joint pass (lever arms, tangents, h v and last
+// tick's impulses); the passes differ only in each block's law, violation and force.
 //
-// The contact rows of both passes are built once, at the free-motion poses where the
-// contacts were found (lever arms, tangents, h v and last tick's impulses); the passes
-// differ only in each block's law, violation and starting force.
+// Why the contact pass comes last and starts from this tick's impulses: the free motion
+// sinks every resting body by g h^2 each tick, and the position correction that undoes it
+// is the displacement of the impulses that hold the bodies, friction included. Started
+// from anything else (last tick's normal impulses alone leave the friction's moments out,
+// and a wall's bricks then start each pass millimetres from balance), its few CG steps
+// cannot bring a tall pile back, and what they leave moves the bodies without friction:
+// they creep and fall. The friction impulses are not rows of the pass (positions have no
+// Coulomb law): their displacement is fixed, as in the velocity change, so the poses move
+// as x + h v would with the solved velocity.
 void World::SolveTunable() {
-  constexpr int kMaxPositionRounds = 4;
   const SolverSettings& s = settings_.solver;
-  const double h = settings_.dt();
   const int n = bodies_.size();
   const size_t num_contacts = contacts_.size();
   UpdateCompliance(free_orientation_);
-  SolverOptions options;
-  options.tolerance = s.tolerance;
   const double share = std::clamp(s.position_share, 0.0, 1.0);
-  // Solver time spent so far this tick (us): the passes share the budget by it.
-  auto spent_us = [this] { return stats_.solve_ms * 1000.0; };
+  const bool budgeted = s.time_budget_us > 0.0;
+  // The iterations: each round of a position pass gets the share of them, the velocity
+  // pass what is left (at least one each).
+  const int position_iterations = std::max(1, static_cast<int>(s.max_iterations * share));
+  const int velocity_iterations = std::max(1, s.max_iterations - position_iterations);
 
-  // The contact rows as the velocity pass wants them; what the position pass changes in
-  // them is kept aside: each contact's h v_n (its row 0 less the gap term), its tangential
-  // violations and its warm-start impulse.
+  // 1. Joint pass, within the position passes' share of the budget.
+  SolveResult position;
   rows_.Clear();
-  BuildContactRows(free_position_, free_orientation_, true, true);
-  contact_pass_.resize(num_contacts);
-  for (size_t k = 0; k < num_contacts; ++k) {
-    const ConstraintBlock& b = rows_.blocks[k];
-    ContactPass& c = contact_pass_[k];
-    c.violation = b.violation_free;
-    c.violation.x() -= ContactGap(contacts_[k].point.distance);
-    c.force = b.force;
+  if (constraints_.size() > 0) {
+    TunablePositionRounds(/*contacts=*/0, position_iterations,
+                          budgeted ? s.time_budget_us * share : 0.0, nullptr, &position);
   }
 
-  // Position pass: remove penetration beyond the slop and joint drift. The rows are linear
-  // in the displacements while the joints are not, so with joints the pass repeats,
-  // re-linearized at the corrected poses (Newton steps), until the joints' error is within
-  // the tolerance, for at most kMaxPositionRounds rounds; each round may use the pass's
-  // share of the iterations, and together they keep to its share of the budget.
-  // Its first round starts from the contacts' normal impulses of last tick's velocity pass
-  // (with warm starts on): a resting contact's position correction undoes the approach its
-  // free motion made over the tick, which is what last tick's impulse cancelled, so in a
-  // resting pile this start is already near the answer (from zero forces, a few CG steps
-  // reach a few bodies deep into the pile only, and its lower layers sink tick by tick).
-  // Nothing to correct (no joints, no contact deeper than the slop): no position pass.
-  // A budget whose velocity share cannot hold the velocity pass with one step (as last
-  // measured) has no room for it either: the velocity pass then takes the whole budget and
-  // removes penetration itself, a fraction a tick, and its displacements move the poses
-  // too, as a Gauss-Seidel solve's do (a world with joints keeps the pass, since their
-  // drift has no other correction).
+  // 2. Velocity pass: rows on velocities, warm-started from last tick's impulses. Row 0 of
+  // a contact keeps h v_n and allows closing a real gap, or bounces. It leaves the
+  // position passes what they have not spent of their share of the budget, and always
+  // takes one step, even when the budget is spent: its starting iterate (last tick's
+  // impulses, or none) knows nothing of this tick's contacts, and a body landing on the
+  // ground would go through it. A spent budget thus overruns by the pass's preparation and
+  // one step.
+  // A budget whose velocity share cannot hold even that (as last measured) leaves no room
+  // for a contact pass either (starved): the velocity pass then takes the whole budget,
+  // its displacements move the poses as the contact pass would have started them, and its
+  // contact rows recover penetration beyond the slop in part themselves (ContactGap, of
+  // the gap before this tick's motion). A world with joints is never starved: their drift
+  // has no other correction.
+  rows_.Clear();
+  BuildContactRows(free_position_, free_orientation_, true, true);
+  const bool starved = budgeted && constraints_.size() == 0 &&
+                       velocity_step_us_per_row_ * rows_.Dimensions() >
+                           (1.0 - share) * s.time_budget_us;
+  const double h = settings_.dt();
+  const double bounce_speed = std::max(kBounceThreshold, 2.0 * settings_.gravity.norm() * h);
+  for (size_t k = 0; k < num_contacts; ++k) {
+    ConstraintBlock& b = rows_.blocks[k];
+    const double gap = contacts_[k].point.distance;
+    const double hvn = b.violation_free.x() - ContactGap(gap);
+    const double epsilon = std::max(bodies_.material[contacts_[k].a].restitution,
+                                    bodies_.material[contacts_[k].b].restitution);
+    if (gap <= kPenetrationSlop && hvn < -bounce_speed * h) {
+      b.violation_free.x() = (1.0 + epsilon) * hvn;  // leave with -epsilon v_n
+    } else {
+      b.violation_free.x() = (starved ? ContactGap(gap - hvn) : std::max(gap, 0.0)) + hvn;
+    }
+  }
+  BuildJointRows(free_position_, free_orientation_, JointLevel::kVelocity);
+  stats_.constraint_rows = rows_.Dimensions();
+  SolverOptions options;
+  options.tolerance = s.tolerance;
+  options.warm_start = s.warm_start;
+  options.min_iterations = 1;
+  options.max_iterations = velocity_iterations;
+  const double reserve = starved ? 0.0 : std::max(0.0, s.time_budget_us * share - SpentSolveUs());
+  const double left = s.time_budget_us - SpentSolveUs() - reserve;
+  options.time_budget_us = budgeted ? std::max(1e-3, left) : 0.0;
+  if (budgeted && left <= 0.0) options.max_iterations = 1;
+  const SolveResult velocity = RunSolver(tunable_, options);
+  if (velocity.one_step_us > 0.0) {
+    velocity_step_us_per_row_ = velocity.one_step_us / std::max(1, stats_.constraint_rows);
+  }
+  StoreWarmStart();
+  // The contact blocks as solved, for the contact reports once the contact pass has used
+  // them; the velocity changes, for the correction motion.
+  contact_pass_.resize(num_contacts);
+  for (size_t k = 0; k < num_contacts; ++k) {
+    contact_pass_[k].violation = rows_.blocks[k].violation_free;
+    contact_pass_[k].force = rows_.blocks[k].force;
+  }
+  velocity_displacements_.swap(displacements_);
+
+  // 3. Contact pass, with the rest of the budget. Nothing deeper than the slop: no pass.
   bool penetrating = false;
-  for (const Contact& c : contacts_) penetrating |= c.point.distance < -kPenetrationSlop;
-  starved_ = s.time_budget_us > 0.0 && constraints_.size() == 0 &&
-             velocity_step_us_per_row_ * rows_.Dimensions() > (1.0 - share) * s.time_budget_us;
-  const bool starved = starved_;
-  const int rounds = constraints_.size() > 0 ? kMaxPositionRounds
-                                             : (penetrating && !starved ? 1 : 0);
-  SolveResult position;
   double deepest = 0.0;
-  for (const Contact& c : contacts_) deepest = std::max(deepest, -c.point.distance);
+  for (const Contact& c : contacts_) {
+    penetrating |= c.point.distance < -kPenetrationSlop;
+    deepest = std::max(deepest, -c.point.distance);
+  }
+  if (starved) {
+    MoveFreePoses(velocity_displacements_);
+    deepest = 0.0;
+    for (const Contact& c : contacts_) deepest = std::max(deepest, -c.point.distance);
+  } else if (penetrating) {
+    // The friction impulses' displacement, fixed: per body C H^T f over the tangent rows.
+    friction_displacements_.assign(n, Vec6::Zero());
+    for (size_t k = 0; k < num_contacts; ++k) {
+      const ConstraintBlock& b = rows_.blocks[k];
+      if (b.dim < 3) continue;
+      const Vec3& f = b.force;
+      if (b.body_a != kWorldBody) {
+        friction_displacements_[b.body_a] += compliance_[b.body_a].Apply(
+            b.jacobian_a.row(1).transpose() * f.y() + b.jacobian_a.row(2).transpose() * f.z());
+      }
+      if (b.body_b != kWorldBody) {
+        friction_displacements_[b.body_b] += compliance_[b.body_b].Apply(
+            b.jacobian_b.row(1).transpose() * f.y() + b.jacobian_b.row(2).transpose() * f.z());
+      }
+    }
+    deepest = TunablePositionRounds(num_contacts, position_iterations,
+                                    budgeted ? s.time_budget_us : 0.0,
+                                    &friction_displacements_, &position);
+  }
+  // The contact blocks back as the velocity pass solved them.
+  for (size_t k = 0; k < num_contacts; ++k) {
+    ConstraintBlock& b = rows_.blocks[k];
+    const bool friction = b.friction > 0.0;
+    b.law = friction ? ConstraintLaw::kFrictionContact : ConstraintLaw::kUnilateral;
+    b.dim = friction ? 3 : 1;
+    b.violation_free = contact_pass_[k].violation;
+    b.force = contact_pass_[k].force;
+  }
+  rows_.blocks.resize(num_contacts);
+  displacements_.swap(velocity_displacements_);
+  stats_.iterations = position.iterations + velocity.iterations;
+  stats_.residual = velocity.residual;
+  stats_.budget_exhausted = starved || position.budget_exhausted || velocity.budget_exhausted;
+  stats_.max_penetration = deepest;
+}
+
+// The free-motion poses moved by displacements dq; contacts' distances move with them (to
+// first order), so that a next round, the velocity pass and the reported penetration see
+// what is left.
+void World::MoveFreePoses(const std::vector<Vec6>& dq) {
+  for (Contact& c : contacts_) {
+    c.point.distance += ContactGapChange(c.point, c.a, c.b, free_position_, dq);
+  }
+  const int n = bodies_.size();
+  for (int i = 0; i < n; ++i) {
+    if (bodies_.kind[i] != BodyKind::kDynamic) continue;
+    free_position_[i] += dq[i].head<3>();
+    free_orientation_[i] = Rotated(free_orientation_[i], dq[i].tail<3>());
+  }
+}
+
+// Solver time spent so far this tick (us): the passes share the budget by it.
+double World::SpentSolveUs() const { return stats_.solve_ms * 1000.0; }
+
+// A position pass of the tunable pipeline: the first `contacts` blocks of rows_ (contact
+// blocks, built by the velocity pass, 0 for none) by their normal row alone, and the joint
+// rows, at the free-motion poses; the displacements move these poses alone. The rows are
+// linear in the displacements while the joints are not, so with joints the pass repeats,
+// re-linearized at the corrected poses (Newton steps), until the joints' error is within
+// the tolerance, for at most kMaxPositionRounds rounds of `iterations` each, until the
+// solver time spent this tick reaches `budget_end_us` (0: no budget).
+// With `fixed` (per body), the first round starts from the contact blocks' forces (this
+// tick's impulses): their normal parts as starting forces, their friction parts as the
+// fixed displacements `fixed`, which the poses take along. Joint rows start from zero.
+// Returns the deepest penetration left; adds its iterations and budget to *result.
+double World::TunablePositionRounds(size_t contacts, int iterations, double budget_end_us,
+                                    const std::vector<Vec6>* fixed, SolveResult* result) {
+  constexpr int kMaxPositionRounds = 4;
+  const SolverSettings& s = settings_.solver;
+  const int n = bodies_.size();
+  const bool budgeted = budget_end_us > 0.0;
+  const int rounds = constraints_.size() > 0 ? kMaxPositionRounds : 1;
+  SolverOptions options;
+  options.tolerance = s.tolerance;
+  options.min_iterations = 0;
+  options.max_iterations = iterations;
   for (int round = 0; round < rounds; ++round) {
-    // Another round only when the pass's share of the budget is not spent.
-    if (round > 0 && s.time_budget_us > 0.0 && spent_us() >= s.time_budget_us * share) {
-      position.budget_exhausted = true;
+    // Another round only when the budget is not spent.
+    if (round > 0 && budgeted && SpentSolveUs() >= budget_end_us) {
+      result->budget_exhausted = true;
       break;
     }
-    // Contacts take part by their normal row alone (no friction at this level).
-    const bool warm = round == 0 && s.warm_start;
-    for (size_t k = 0; k < num_contacts; ++k) {
+    const bool start = round == 0 && fixed != nullptr;
+    for (size_t k = 0; k < contacts; ++k) {
       ConstraintBlock& b = rows_.blocks[k];
+      const double normal = start ? std::max(b.force.x(), 0.0) : 0.0;
       b.law = ConstraintLaw::kUnilateral;
       b.dim = 1;
       b.violation_free = Vec3(contacts_[k].point.distance + kPenetrationSlop, 0.0, 0.0);
-      b.force = Vec3(warm ? std::max(contact_pass_[k].force.x(), 0.0) : 0.0, 0.0, 0.0);
+      if (start) b.violation_free.x() += NormalRowChange(b, *fixed);
+      b.force = Vec3(normal, 0.0, 0.0);
     }
-    rows_.blocks.resize(num_contacts);
+    rows_.blocks.resize(contacts);
     BuildJointRows(free_position_, free_orientation_, JointLevel::kPosition);
+    if (rows_.blocks.empty()) break;
     if (round > 0) {
       double error = 0.0;
-      for (size_t k = num_contacts; k < rows_.blocks.size(); ++k) {
+      for (size_t k = contacts; k < rows_.blocks.size(); ++k) {
         const ConstraintBlock& b = rows_.blocks[k];
         for (int d = 0; d < b.dim; ++d) {
           const double v = b.violation_free[d];
@@ -143,91 +282,24 @@ void World::SolveTunable() {
       }
       if (error <= s.tolerance) break;
     }
-    for (size_t k = num_contacts; k < rows_.blocks.size(); ++k) rows_.blocks[k].force.setZero();
-    options.warm_start = warm;
-    // The pass keeps to its share strictly: once that is spent during its preparation it
-    // returns no correction; spent after it, what it has (at least its starting forces).
-    options.min_iterations = 0;
-    options.keep_warm_when_late = false;
-    options.max_iterations = std::max(1, static_cast<int>(s.max_iterations * share));
-    options.time_budget_us =
-        s.time_budget_us > 0.0
-            ? std::max(1e-3, s.time_budget_us * share - spent_us())
-            : 0.0;
+    for (size_t k = contacts; k < rows_.blocks.size(); ++k) rows_.blocks[k].force.setZero();
+    options.warm_start = start;
+    // Started from the impulses, a pass whose budget is spent during its preparation still
+    // returns them (the poses then move as the solved velocities would move them);
+    // otherwise it keeps to its budget strictly and returns no correction.
+    options.keep_warm_when_late = start;
+    options.time_budget_us = budgeted ? std::max(1e-3, budget_end_us - SpentSolveUs()) : 0.0;
     const SolveResult r = RunSolver(tunable_, options);
-    position.iterations += r.iterations;
-    position.budget_exhausted |= r.budget_exhausted;
-    for (int i = 0; i < n; ++i) {
-      if (bodies_.kind[i] != BodyKind::kDynamic) continue;
-      free_position_[i] += displacements_[i].head<3>();
-      free_orientation_[i] = Rotated(free_orientation_[i], displacements_[i].tail<3>());
+    result->iterations += r.iterations;
+    result->budget_exhausted |= r.budget_exhausted;
+    if (start) {
+      for (int i = 0; i < n; ++i) displacements_[i] += (*fixed)[i];
     }
-    // Contacts' distances move with the bodies (to first order): the next round and the
-    // reported penetration see what is left.
-    deepest = 0.0;
-    for (size_t k = 0; k < num_contacts; ++k) {
-      contacts_[k].point.distance += NormalRowChange(rows_.blocks[k], displacements_);
-      deepest = std::max(deepest, -contacts_[k].point.distance);
-    }
+    MoveFreePoses(displacements_);
   }
-
-  // Velocity pass: rows on velocities, warm-started, with the rest of the budget. The
-  // contact blocks get back their law, tangential violations and impulses; row 0 keeps
-  // h v_n and allows closing a real gap, or bounces. Without a position pass (starved),
-  // the displacements also move the poses, as a Gauss-Seidel solve's do: row 0 is then
-  // the gap before this tick's motion, penetration beyond the slop recovered in part
-  // (ContactGap), plus that motion.
-  for (size_t k = 0; k < num_contacts; ++k) {
-    ConstraintBlock& b = rows_.blocks[k];
-    const ContactPass& c = contact_pass_[k];
-    const bool friction = b.friction > 0.0;
-    b.law = friction ? ConstraintLaw::kFrictionContact : ConstraintLaw::kUnilateral;
-    b.dim = friction ? 3 : 1;
-    b.violation_free = c.violation;
-    b.force = c.force;
-    const double gap = contacts_[k].point.distance;
-    const double hvn = c.violation.x();
-    const double epsilon = std::max(bodies_.material[contacts_[k].a].restitution,
-                                    bodies_.material[contacts_[k].b].restitution);
-    const double bounce_speed = std::max(kBounceThreshold, 2.0 * settings_.gravity.norm() * h);
-    if (gap <= kPenetrationSlop && hvn < -bounce_speed * h) {
-      b.violation_free.x() = (1.0 + epsilon) * hvn;  // leave with -epsilon v_n
-    } else {
-      b.violation_free.x() = (starved ? ContactGap(gap - hvn) : std::max(gap, 0.0)) + hvn;
-    }
-  }
-  rows_.blocks.resize(num_contacts);
-  BuildJointRows(free_position_, free_orientation_, JointLevel::kVelocity);
-  stats_.constraint_rows = rows_.Dimensions();
-  options.warm_start = s.warm_start;
-  // The pass always takes one step, even when the budget is spent: its starting iterate
-  // (last tick's impulses, or none) knows nothing of this tick's contacts, and a body
-  // landing on the ground would go through it. A spent budget thus overruns by the
-  // pass's preparation and one step.
-  options.min_iterations = 1;
-  options.max_iterations = std::max(1, static_cast<int>(s.max_iterations * (1.0 - share)));
-  // What is left of the budget.
-  const double left = s.time_budget_us - spent_us();
-  options.time_budget_us = s.time_budget_us > 0.0 ? std::max(1e-3, left) : 0.0;
-  if (s.time_budget_us > 0.0 && left <= 0.0) options.max_iterations = 1;
-  const SolveResult velocity = RunSolver(tunable_, options);
-  if (velocity.one_step_us > 0.0) {
-    velocity_step_us_per_row_ = velocity.one_step_us / std::max(1, stats_.constraint_rows);
-  }
-  stats_.iterations = position.iterations + velocity.iterations;
-  stats_.residual = velocity.residual;
-  stats_.budget_exhausted = starved || position.budget_exhausted || velocity.budget_exhausted;
-  // Starved, the velocity pass moved the poses: what overlap it left, to first order.
-  if (starved) {
-    deepest = 0.0;
-    for (size_t k = 0; k < num_contacts; ++k) {
-      const double after =
-          contacts_[k].point.distance + NormalRowChange(rows_.blocks[k], displacements_);
-      deepest = std::max(deepest, -after);
-    }
-  }
-  stats_.max_penetration = deepest;
-  StoreWarmStart();
+  double deepest = 0.0;
+  for (const Contact& c : contacts_) deepest = std::max(deepest, -c.point.distance);
+  return deepest;
 }
 
 // Post-stabilization of the joints (Gauss-Seidel pipeline): the solve linearized the joints

@@ -7,10 +7,11 @@
 //    sets x = x_free + dq, v = v_free + dq / h, and the joints are then re-projected on
 //    positions alone (StabilizeJoints).
 //  - Tunable LCP (post-stabilized, after the tunable-LCP paper): contacts are found at the
-//    free-motion poses; a position pass removes penetration and joint drift by
-//    displacements alone; a velocity pass solves contact and joint rows on velocities
-//    (delta = h J v) with Coulomb friction and Poisson restitution; the time budget is
-//    split between the passes.
+//    free-motion poses; a joint pass removes joint drift by displacements alone; a velocity
+//    pass solves contact and joint rows on velocities (delta = h J v) with Coulomb friction
+//    and Poisson restitution; a contact pass then moves the poses by the displacements of
+//    those impulses and removes the penetration left; the time budget is split between
+//    the passes.
 
 #include <algorithm>
 #include <chrono>
@@ -226,8 +227,7 @@ void World::SolveConstraints() {
 
 // Correction motion. Gauss-Seidel: the free poses plus the constraint displacements dq,
 // velocities made consistent (v = v_free + dq / h). Tunable: the poses are the
-// position-corrected free poses and the velocity pass's dq changes the velocities; when
-// the budget left no room for the position pass (starved_), dq moves the poses as well.
+// position-corrected free poses and the velocity pass's dq changes the velocities.
 // Orientations are renormalized by Rotated(). A body whose new state is not finite (a
 // numerical failure) is held where it was, at rest, and counted, so that one bad body never
 // poisons the world.
@@ -235,15 +235,13 @@ void World::ApplyCorrectionMotion() {
   const int n = bodies_.size();
   const double h = settings_.dt();
   const bool tunable = settings_.solver.kind == SolverKind::kTunableLcp;
-  const bool corrected_poses = tunable && !starved_;
   stats_.recovered_bodies = 0;
   for (int i = 0; i < n; ++i) {
     if (bodies_.kind[i] == BodyKind::kStatic) continue;
     const Vec6& dq = displacements_[i];
-    const Vec3 position =
-        corrected_poses ? free_position_[i] : free_position_[i] + dq.head<3>();
+    const Vec3 position = tunable ? free_position_[i] : free_position_[i] + dq.head<3>();
     const Quat orientation =
-        corrected_poses ? free_orientation_[i] : Rotated(free_orientation_[i], dq.tail<3>());
+        tunable ? free_orientation_[i] : Rotated(free_orientation_[i], dq.tail<3>());
     const Vec3 v = bodies_.linear_velocity[i] + dq.head<3>() / h;
     const Vec3 w = bodies_.angular_velocity[i] + dq.tail<3>() / h;
     if (!position.allFinite() || !orientation.coeffs().allFinite() || !v.allFinite() ||

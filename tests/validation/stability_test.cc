@@ -70,8 +70,24 @@ TEST(Stability, StoolsStandStillForTenSecondsUnderTheTunableSolver) {
   EXPECT_LT(m.speed, 0.05);
 }
 
+// The wall under the tunable solver, as the stools: 75 bricks in five staggered courses,
+// started from rest with no impulses to warm start from, its end bricks on one brick each.
+TEST(Stability, WallStandsStillForTenSecondsUnderTheTunableSolver) {
+  auto proto = LoadBuiltinScene("wall75");
+  ASSERT_TRUE(proto.ok()) << proto.status();
+  auto scene = SceneFromProto(*proto);
+  ASSERT_TRUE(scene.ok()) << scene.status();
+  scene->settings.rate_hz = 50.0;
+  scene->settings.solver.max_iterations = 15;
+  scene->settings.solver.kind = SolverKind::kTunableLcp;
+  auto world = testing::MakeWorld(*scene);
+  const Motion m = RunFor(*world, 500);
+  EXPECT_LT(m.displacement, 5e-3);
+  EXPECT_LT(m.speed, 0.05);
+}
+
 // The 375-sphere pile under a tunable budget far too small for its solve (one step a tick):
-// the velocity share cannot hold the velocity pass, so the position pass gives way and the
+// the velocity share cannot hold the velocity pass, so the contact pass gives way and the
 // velocity pass moves the poses itself, recovering penetration. Once settled (3 s), the
 // pile keeps its contacts shallow and its spheres slow, if less still than with a full
 // solve. (Were the lone velocity step to leave each tick's sinking in place, the pile
