@@ -734,11 +734,12 @@ bool TunableLcpSolver::StartSequence(double tolerance, double* equality, double*
 }
 
 // Forces out, and the displacements of exactly these forces, in one pass that also brings
-// every row's violation up to date and measures the residual from it. A
-// held friction force may lag its normal force by less than the tolerance, and a warm
-// start cut short may not have been checked at all; friction is put back onto the cone so
-// that every output force lies inside its cone. Those last clamps move the bodies (body_,
-// joined at the end) but not the residual, which is the solve's.
+// every row's violation up to date and measures the residual from it. A held friction
+// force may lag its normal force by less than the tolerance, a warm start cut short may
+// not have been checked at all, and the last step is not checked: a pulling contact is
+// released and friction put back onto the cone, so that every output force lies within its
+// bounds. Those last clamps move the bodies (body_, joined at the end) but not the
+// residual, which is the solve's.
 double TunableLcpSolver::Finish(bool fresh, ConstraintRows& rows,
                                 std::vector<Vec6>* displacements) {
   std::fill(body_.begin(), body_.end(), Vec6::Zero());
@@ -766,6 +767,15 @@ double TunableLcpSolver::Finish(bool fresh, ConstraintRows& rows,
       }
     }
     residual = std::max(residual, FrictionLawDistance(bi));
+    if (kind_[k] == RowKind::kNormal && f_[k] < 0.0) {
+      // A pulling contact (left by an unchecked last step) lets go, its friction with it.
+      double df[3] = {0.0, 0.0, 0.0};
+      for (int d = 0; d < c.dim; ++d) {
+        df[d] = -f_[k + d];
+        f_[k + d] = 0.0;
+      }
+      AddBlockDisplacement(bi, df, &body_, nullptr);
+    }
     if (c.has_friction) {
       double before[3] = {0.0, 0.0, 0.0};
       for (int d = 0; d < c.dim; ++d) before[d] = f_[k + d];
@@ -872,9 +882,19 @@ SolveResult TunableLcpSolver::Solve(ConstraintRows& rows,
     double vanishing = 0.0;
     if (can_step) equality = Step(pq, &beta, &vanishing);
     ++it;
+    // The last step (at the cap, or when even a step without its check would not fit) is
+    // not checked: no step follows to use the changed sets, and Finish puts the forces
+    // into their bounds all the same.
+    const double stepped_us = budgeted ? clock.ElapsedUs() : 0.0;
+    if (it == 1) first_step_end_us = stepped_us;
+    if (it == options.max_iterations ||
+        (budgeted && it >= min_iterations &&
+         2.0 * stepped_us - step_start_us + finish_us >= options.time_budget_us)) {
+      result.budget_exhausted = it < options.max_iterations;
+      break;
+    }
     // Held friction is refreshed only when that matters more than what CG still has to do.
     const bool changed = CheckInequalities(switch_threshold, std::max(switch_threshold, equality));
-    if (budgeted && it == 1) first_step_end_us = clock.ElapsedUs();
     if (changed) {
       // The changed forces' residual is measured by the restart they call for.
       restart_pending = true;

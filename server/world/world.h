@@ -408,9 +408,11 @@ class World {
   std::vector<uint32_t> released_;  // joints released this step (indices into joints())
   GaussSeidelSolver gauss_seidel_;
   TunableLcpSolver tunable_;
-  // The tunable velocity pass's cost with one step, per scalar row (us), as last measured
-  // under a budget: whether the budget leaves room for a position pass (SolveTunable).
+  // The tunable velocity pass's cost with one step, per scalar row, and the contact pass's
+  // with at most one step, per contact (us), as last measured under a budget: whether the
+  // budget leaves room for a contact pass (SolveTunable).
   double velocity_step_us_per_row_ = 0.0;
+  double contact_pass_us_per_contact_ = 0.0;
   StepStats stats_;
 };
 

@@ -114,17 +114,20 @@ void World::SolveTunable() {
   // impulses, or none) knows nothing of this tick's contacts, and a body landing on the
   // ground would go through it. A spent budget thus overruns by the pass's preparation and
   // one step.
-  // A budget whose velocity share cannot hold even that (as last measured) leaves no room
-  // for a contact pass either (starved): the velocity pass then takes the whole budget,
+  // A budget whose velocity share cannot hold even that, or that cannot hold it and the
+  // contact pass with at most one step (as last measured, per row), leaves no room for a
+  // contact pass (starved): the velocity pass then takes the whole budget,
   // its displacements move the poses as the contact pass would have started them, and its
   // contact rows recover penetration beyond the slop in part themselves (ContactGap, of
   // the gap before this tick's motion). A world with joints is never starved: their drift
   // has no other correction.
   rows_.Clear();
   BuildContactRows(free_position_, free_orientation_, true, true);
-  const bool starved = budgeted && constraints_.size() == 0 &&
-                       velocity_step_us_per_row_ * rows_.Dimensions() >
-                           (1.0 - share) * s.time_budget_us;
+  const double velocity_floor_us = velocity_step_us_per_row_ * rows_.Dimensions();
+  const bool starved =
+      budgeted && constraints_.size() == 0 &&
+      (velocity_floor_us > (1.0 - share) * s.time_budget_us ||
+       velocity_floor_us + contact_pass_us_per_contact_ * num_contacts > s.time_budget_us);
   const double h = settings_.dt();
   const double bounce_speed = std::max(kBounceThreshold, 2.0 * settings_.gravity.norm() * h);
   for (size_t k = 0; k < num_contacts; ++k) {
@@ -191,9 +194,14 @@ void World::SolveTunable() {
             b.jacobian_b.row(1).transpose() * f.y() + b.jacobian_b.row(2).transpose() * f.z());
       }
     }
+    const double start_us = SpentSolveUs();
     deepest = TunablePositionRounds(num_contacts, position_iterations,
                                     budgeted ? s.time_budget_us : 0.0,
                                     &friction_displacements_, &position);
+    // Alone (no joints) and with at most one step, its time is about its least.
+    if (budgeted && constraints_.size() == 0 && position.iterations <= 1) {
+      contact_pass_us_per_contact_ = (SpentSolveUs() - start_us) / num_contacts;
+    }
   }
   // The contact blocks back as the velocity pass solved them.
   for (size_t k = 0; k < num_contacts; ++k) {
