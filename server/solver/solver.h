@@ -32,7 +32,8 @@ struct SolveResult {
   double residual = 0.0;          // m, largest violation change in the last iteration
   bool budget_exhausted = false;  // stopped by the time budget, not by convergence or cap
   // With a time budget (tunable solver): how long this solve would have taken with one
-  // step, i.e. its preparation and end plus its first step (us); 0 when it took none.
+  // step, i.e. its preparation, start and end plus its first step without its check (us);
+  // 0 when it took none.
   double one_step_us = 0.0;
 };
 

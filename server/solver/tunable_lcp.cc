@@ -705,7 +705,7 @@ bool TunableLcpSolver::StartSequence(double tolerance, double* equality, double*
   double largest = 0.0;
   double rest = 0.0;  // vanishing penetration
   bool changed = false;
-  held_later_.clear();
+  friction_later_.clear();
   constexpr double kNever = std::numeric_limits<double>::infinity();
   for (size_t bi = 0; bi < block_.size(); ++bi) {
     const BlockInfo& c = block_[bi];
@@ -718,7 +718,7 @@ bool TunableLcpSolver::StartSequence(double tolerance, double* equality, double*
     }
     changed |= CheckBlock(bi, 0.0, kNever);
     const bool in_play = c.law == ConstraintLaw::kBilateralFriction || active_[k];
-    if (c.has_friction && in_play) held_later_.push_back(static_cast<uint32_t>(bi));
+    if (c.has_friction && in_play) friction_later_.push_back(static_cast<uint32_t>(bi));
     if (!active_[k]) {
       if (kind_[k] == RowKind::kNormal) rest = std::max(rest, -delta_[k]);
       if (c.law == ConstraintLaw::kFrictionContact) tracked_[k + 1] = tracked_[k + 2] = 0;
@@ -727,7 +727,7 @@ bool TunableLcpSolver::StartSequence(double tolerance, double* equality, double*
   rz_ = rz;
   friction_distance_ = 0.0;
   const double hold_threshold = std::max(0.5 * tolerance, largest);
-  for (const uint32_t bi : held_later_) changed |= CheckBlockFriction(bi, hold_threshold);
+  for (const uint32_t bi : friction_later_) changed |= CheckBlockFriction(bi, hold_threshold);
   *equality = largest;
   *residual = changed ? kNever : std::max({largest, rest, friction_distance_});
   return changed;

@@ -37,15 +37,16 @@
 // is begun only while the end of the solve (one pass over the rows) still fits in it, and
 // a later one only while a step as long as the last one also fits, so a solve ends at most
 // one step after its budget, and after its first step only by how much a step outgrows
-// the one before. A solve whose budget runs out before its
-// first step returns its starting iterate (when min_iterations is 0; a cold one, or one
-// told not to keep its warm forces, stops in its preparation with zero forces) or takes
-// that one step; either way the forces it returns lie inside their cones, and the
-// displacements are those of exactly these forces.
+// the one before. A solve whose budget runs out before its first step returns its
+// starting iterate (when min_iterations is 0; a cold one, or one told not to keep its warm
+// forces, stops in its preparation with zero forces) or takes that one step; either way
+// the forces it returns lie inside their bounds (no pulling contact, friction inside its
+// cone), and the displacements are those of exactly these forces.
 //
 // One pass over the blocks prepares everything (rows, kinds, scales, starting sets and
-// the starting forces' displacements), and one pass ends the solve (violations brought up
-// to date, residual, forces out).
+// the starting forces' displacements), one starts the CG sequence (violations, restart,
+// inequality check), and one ends the solve (violations brought up to date, residual,
+// forces out and into their bounds: the last step, which no step follows, is not checked).
 
 #include <algorithm>
 #include <array>
@@ -271,7 +272,7 @@ class TunableLcpSolver final : public ConstraintSolver {
   // vanishing contacts, whose violation is recomputed when their contact is clamped).
   std::vector<uint8_t> tracked_;
   std::vector<uint8_t> held_;     // per block: friction held on the cone (sliding)
-  std::vector<uint32_t> held_later_;  // StartSequence's scratch: blocks it looks at again
+  std::vector<uint32_t> friction_later_;  // StartSequence's scratch: blocks it looks at again
   std::vector<double> free_;      // delta_free per row
   std::vector<double> precond_;   // inverse Jacobi scale per row (0 for inert rows)
   std::vector<double> f_;         // forces

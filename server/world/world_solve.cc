@@ -116,8 +116,8 @@ void World::SolveTunable() {
   // one step.
   // A budget whose velocity share cannot hold even that, or that cannot hold it and the
   // contact pass with at most one step (as last measured, per row), leaves no room for a
-  // contact pass (starved): the velocity pass then takes the whole budget,
-  // its displacements move the poses as the contact pass would have started them, and its
+  // contact pass (starved): the velocity pass then takes the whole budget, its
+  // displacements move the poses as the contact pass would have started them, and its
   // contact rows recover penetration beyond the slop in part themselves (ContactGap, of
   // the gap before this tick's motion). A world with joints is never starved: their drift
   // has no other correction.
@@ -149,7 +149,8 @@ void World::SolveTunable() {
   options.warm_start = s.warm_start;
   options.min_iterations = 1;
   options.max_iterations = velocity_iterations;
-  const double reserve = starved ? 0.0 : std::max(0.0, s.time_budget_us * share - SpentSolveUs());
+  const double reserve =
+      starved ? 0.0 : std::max(0.0, s.time_budget_us * share - SpentSolveUs());
   const double left = s.time_budget_us - SpentSolveUs() - reserve;
   options.time_budget_us = budgeted ? std::max(1e-3, left) : 0.0;
   if (budgeted && left <= 0.0) options.max_iterations = 1;
