@@ -100,7 +100,9 @@ class MetricsTest(unittest.TestCase):
         # Steps count exactly, StepWorld's included, and the histogram sees every one.
         for ticks, total in ((10, 10), (5, 15)):
             self.client.step_world("stepped", ticks)
-            samples, _ = self.scrape()
+            samples = self.wait_for(
+                lambda s: s[("ligature_world_ticks_total", (("world", "stepped"),))] >= total,
+                f"{total} ticks counted")
             self.assertEqual(
                 self.value(samples, "ligature_world_ticks_total", world="stepped"), total)
             self.assertEqual(self.value(
@@ -129,8 +131,11 @@ class MetricsTest(unittest.TestCase):
                     break
             samples, _ = self.scrape()
             self.assertEqual(self.value(samples, "ligature_sessions", kind="watch"), 1)
-        self.assertGreaterEqual(self.value(samples, "ligature_frames_sent_total", kind="watch"),
-                                sent0 + 3)
+            # A frame is counted once its write completes, which may come after the client
+            # has read it: the third one shows up shortly.
+            samples = self.wait_for(
+                lambda s: s[("ligature_frames_sent_total", (("kind", "watch"),))] >= sent0 + 3,
+                "three watch frames counted")
         self.assertGreater(self.value(samples, "ligature_frames_conflated_total", kind="watch"),
                            0)
         self.wait_for(lambda s: s[("ligature_sessions", (("kind", "watch"),))] == 0,
