@@ -635,16 +635,17 @@ bool TunableLcpSolver::CheckFriction(size_t bi, double hold_threshold) {
   return true;
 }
 
-// The inequalities of block bi. A clamped unilateral row that pulls is released (force 0,
-// its friction with it); a vanishing row penetrating by more than the threshold is clamped
-// (its friction rows join as sticking, from zero force). Then the friction of a block in
-// play is checked against its cone. Returns whether any force or set changed.
-[[gnu::always_inline]] inline bool TunableLcpSolver::CheckBlock(size_t bi,
-                                                               double switch_threshold,
-                                                               double hold_threshold) {
+// The normal of block bi. A clamped unilateral row that pulls is released (force 0, its
+// friction with it); a vanishing row penetrating by more than the threshold is clamped (its
+// friction rows join as sticking, from zero force). Returns whether anything changed;
+// *friction_in_play whether the block's friction is then to be checked.
+[[gnu::always_inline]] inline bool TunableLcpSolver::CheckNormal(size_t bi,
+                                                                double switch_threshold,
+                                                                bool* friction_in_play) {
   const BlockInfo& c = block_[bi];
   const uint32_t k = c.first_row;
   bool changed = false;
+  *friction_in_play = false;
   if (c.law == ConstraintLaw::kUnilateral || c.law == ConstraintLaw::kFrictionContact) {
     if (kind_[k] != RowKind::kNormal) return false;
     if (active_[k] && f_[k] < 0.0) {
@@ -675,7 +676,18 @@ bool TunableLcpSolver::CheckFriction(size_t bi, double hold_threshold) {
     }
     if (!active_[k]) return changed;
   }
-  if (!c.has_friction) return changed;
+  *friction_in_play = c.has_friction;
+  return changed;
+}
+
+// The inequalities of block bi: its normal (CheckNormal), then its friction against its
+// cone, when in play. Returns whether any force or set changed.
+[[gnu::always_inline]] inline bool TunableLcpSolver::CheckBlock(size_t bi,
+                                                               double switch_threshold,
+                                                               double hold_threshold) {
+  bool friction_in_play = false;
+  const bool changed = CheckNormal(bi, switch_threshold, &friction_in_play);
+  if (!friction_in_play) return changed;
   return CheckBlockFriction(bi, hold_threshold) || changed;
 }
 
@@ -693,11 +705,11 @@ bool TunableLcpSolver::CheckInequalities(double switch_threshold, double hold_th
 // current forces, delta_free + H (C H^T f) from body_f_; a fresh CG sequence on it (the
 // residual of W_AA f_A = -delta_free_A is -delta_A, inactive rows carry no force, and the
 // first direction is the preconditioned residual); then the block's inequalities checked
-// as after a step (CheckBlock, every penetrating vanishing row clamped), and the tangents of
-// a contact left vanishing untracked. Friction leaves the cone or is refreshed only when
-// that moves it by more than the active rows' violation (or half the tolerance), which is
-// known at the end of the pass: the blocks whose friction is in play are looked at again
-// then. Returns whether any force or set changed (a restart is then due); *equality gets
+// as after a step, normals first (CheckNormal, every penetrating vanishing row clamped), and
+// the tangents of a contact left vanishing untracked. Friction leaves the cone or is
+// refreshed only when that moves it by more than the active rows' violation (or half the
+// tolerance), which is known at the end of the pass: the blocks whose friction is in play
+// are checked then. Returns whether any force or set changed (a restart is then due); *equality gets
 // the largest |delta| over active rows and *residual, when nothing changed, the residual
 // (as Finish measures it).
 bool TunableLcpSolver::StartSequence(double tolerance, double* equality, double* residual) {
@@ -706,7 +718,6 @@ bool TunableLcpSolver::StartSequence(double tolerance, double* equality, double*
   double rest = 0.0;  // vanishing penetration
   bool changed = false;
   friction_later_.clear();
-  constexpr double kNever = std::numeric_limits<double>::infinity();
   for (size_t bi = 0; bi < block_.size(); ++bi) {
     const BlockInfo& c = block_[bi];
     const uint32_t k = c.first_row;
@@ -716,9 +727,9 @@ bool TunableLcpSolver::StartSequence(double tolerance, double* equality, double*
       delta_[k + d] = y[d];
       RestartRow(k + d, y[d], &rz, &largest);
     }
-    changed |= CheckBlock(bi, 0.0, kNever);
-    const bool in_play = c.law == ConstraintLaw::kBilateralFriction || active_[k];
-    if (c.has_friction && in_play) friction_later_.push_back(static_cast<uint32_t>(bi));
+    bool friction_in_play = false;
+    changed |= CheckNormal(bi, 0.0, &friction_in_play);
+    if (friction_in_play) friction_later_.push_back(static_cast<uint32_t>(bi));
     if (!active_[k]) {
       if (kind_[k] == RowKind::kNormal) rest = std::max(rest, -delta_[k]);
       if (c.law == ConstraintLaw::kFrictionContact) tracked_[k + 1] = tracked_[k + 2] = 0;
@@ -729,7 +740,8 @@ bool TunableLcpSolver::StartSequence(double tolerance, double* equality, double*
   const double hold_threshold = std::max(0.5 * tolerance, largest);
   for (const uint32_t bi : friction_later_) changed |= CheckBlockFriction(bi, hold_threshold);
   *equality = largest;
-  *residual = changed ? kNever : std::max({largest, rest, friction_distance_});
+  *residual = changed ? std::numeric_limits<double>::infinity()
+                      : std::max({largest, rest, friction_distance_});
   return changed;
 }
 

@@ -186,9 +186,9 @@ class TunableLcpSolver final : public ConstraintSolver {
   double SpreadDirection(bool restart, double beta, double* residual);
   // The start of a solve, in one pass: delta = delta_free + H body_f_, a fresh CG sequence
   // on the current active set from the current forces (z = -P delta on active rows,
-  // p = z), and the inequalities checked (CheckBlock). Returns whether anything changed;
-  // *equality gets the largest |delta| over active rows, *residual the residual (infinite
-  // when something changed: the restart measures it).
+  // p = z), and the inequalities checked (CheckNormal, CheckBlockFriction). Returns whether
+  // anything changed; *equality gets the largest |delta| over active rows, *residual the
+  // residual (infinite when something changed: the restart measures it).
   bool StartSequence(double tolerance, double* equality, double* residual);
   // j . (da, db): a row's Jacobian against its two bodies' displacements.
   static double RowDot(const RowJacobian& j, const double* da, const double* db) {
@@ -236,6 +236,8 @@ class TunableLcpSolver final : public ConstraintSolver {
   // hold_threshold (m), for block bi (CheckBlock) or all of them (CheckInequalities); a
   // change of forces joins the pending change. Returns whether any force or set changed.
   bool CheckBlock(size_t bi, double switch_threshold, double hold_threshold);
+  // The normal part of CheckBlock; *friction_in_play tells whether the friction part is due.
+  bool CheckNormal(size_t bi, double switch_threshold, bool* friction_in_play);
   bool CheckInequalities(double switch_threshold, double hold_threshold);
   // CheckFriction of block bi, with a change of its forces spread into the pending change.
   bool CheckBlockFriction(size_t bi, double hold_threshold);
