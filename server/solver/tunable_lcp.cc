@@ -779,24 +779,19 @@ double TunableLcpSolver::Finish(bool fresh, ConstraintRows& rows,
       }
     }
     residual = std::max(residual, FrictionLawDistance(bi));
+    // The forces into their bounds: a pulling contact (left by an unchecked last step) lets
+    // go, its friction with it; friction goes back onto its cone. The change moves the
+    // bodies.
+    double before[3] = {0.0, 0.0, 0.0};
+    for (int d = 0; d < c.dim; ++d) before[d] = f_[k + d];
     if (kind_[k] == RowKind::kNormal && f_[k] < 0.0) {
-      // A pulling contact (left by an unchecked last step) lets go, its friction with it.
-      double df[3] = {0.0, 0.0, 0.0};
-      for (int d = 0; d < c.dim; ++d) {
-        df[d] = -f_[k + d];
-        f_[k + d] = 0.0;
-      }
-      AddBlockDisplacement(bi, df, &body_, nullptr);
+      for (int d = 0; d < c.dim; ++d) f_[k + d] = 0.0;
+    } else if (c.has_friction) {
+      ClampToCone(bi);
     }
-    if (c.has_friction) {
-      double before[3] = {0.0, 0.0, 0.0};
-      for (int d = 0; d < c.dim; ++d) before[d] = f_[k + d];
-      if (ClampToCone(bi)) {
-        double df[3] = {0.0, 0.0, 0.0};
-        for (int d = 0; d < c.dim; ++d) df[d] = f_[k + d] - before[d];
-        AddBlockDisplacement(bi, df, &body_, nullptr);
-      }
-    }
+    double df[3] = {0.0, 0.0, 0.0};
+    for (int d = 0; d < c.dim; ++d) df[d] = f_[k + d] - before[d];
+    AddBlockDisplacement(bi, df, &body_, nullptr);
     b.force.setZero();
     for (int d = 0; d < c.dim; ++d) b.force[d] = f_[k + d];
     assert(b.force.allFinite());

@@ -271,6 +271,7 @@ class World {
                                const std::vector<Vec6>* fixed, SolveResult* result);
   double SpentSolveUs() const;
   void MoveFreePoses(const std::vector<Vec6>& dq);
+  double DeepestContact() const;
   void UpdateCompliance(const std::vector<Quat>& orientations);
   void BuildContactRows(const std::vector<Vec3>& positions,
                         const std::vector<Quat>& orientations, bool with_friction, bool warm);

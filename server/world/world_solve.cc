@@ -169,17 +169,11 @@ void World::SolveTunable() {
   velocity_displacements_.swap(displacements_);
 
   // 3. Contact pass, with the rest of the budget. Nothing deeper than the slop: no pass.
-  bool penetrating = false;
-  double deepest = 0.0;
-  for (const Contact& c : contacts_) {
-    penetrating |= c.point.distance < -kPenetrationSlop;
-    deepest = std::max(deepest, -c.point.distance);
-  }
+  double deepest = DeepestContact();
   if (starved) {
     MoveFreePoses(velocity_displacements_);
-    deepest = 0.0;
-    for (const Contact& c : contacts_) deepest = std::max(deepest, -c.point.distance);
-  } else if (penetrating) {
+    deepest = DeepestContact();
+  } else if (deepest > kPenetrationSlop) {
     // The friction impulses' displacement, fixed: per body C H^T f over the tangent rows.
     friction_displacements_.assign(n, Vec6::Zero());
     for (size_t k = 0; k < num_contacts; ++k) {
@@ -234,6 +228,13 @@ void World::MoveFreePoses(const std::vector<Vec6>& dq) {
     free_position_[i] += dq[i].head<3>();
     free_orientation_[i] = Rotated(free_orientation_[i], dq[i].tail<3>());
   }
+}
+
+// The deepest overlap of the rigid contacts at their current distances (m, 0 for none).
+double World::DeepestContact() const {
+  double deepest = 0.0;
+  for (const Contact& c : contacts_) deepest = std::max(deepest, -c.point.distance);
+  return deepest;
 }
 
 // Solver time spent so far this tick (us): the passes share the budget by it.
@@ -306,9 +307,7 @@ double World::TunablePositionRounds(size_t contacts, int iterations, double budg
     }
     MoveFreePoses(displacements_);
   }
-  double deepest = 0.0;
-  for (const Contact& c : contacts_) deepest = std::max(deepest, -c.point.distance);
-  return deepest;
+  return DeepestContact();
 }
 
 // Post-stabilization of the joints (Gauss-Seidel pipeline): the solve linearized the joints
