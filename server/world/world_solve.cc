@@ -88,6 +88,7 @@ void World::SolveGaussSeidel() {
 // Coulomb law): their displacement is fixed, as in the velocity change, so the poses move
 // as x + h v would with the solved velocity.
 void World::SolveTunable() {
+  constexpr int kMinContactPassIterations = 2;
   const SolverSettings& s = settings_.solver;
   const int n = bodies_.size();
   const size_t num_contacts = contacts_.size();
@@ -116,18 +117,23 @@ void World::SolveTunable() {
   // one step.
   // A budget whose velocity share cannot hold even that, or that cannot hold it and the
   // contact pass with at most one step (as last measured, per row), leaves no room for a
-  // contact pass (starved): the velocity pass then takes the whole budget, its
-  // displacements move the poses as the contact pass would have started them, and its
-  // contact rows recover penetration beyond the slop in part themselves (ContactGap, of
-  // the gap before this tick's motion). A world with joints is never starved: their drift
-  // has no other correction.
+  // contact pass (starved). So does an iteration cap whose share leaves the contact pass a
+  // single step: started from impulses that an unconverged velocity pass left off by
+  // centimetres (a falling wall at 5 iterations), one CG step cannot take the error out,
+  // and the bricks sank 0.3 m into each other. A starved velocity pass takes the whole
+  // budget and every iteration, its displacements move the poses as the contact pass would
+  // have started them, and its contact rows recover penetration beyond the slop in part
+  // themselves (ContactGap, of the gap before this tick's motion). A world with joints is
+  // never starved: their drift has no other correction.
   rows_.Clear();
   BuildContactRows(free_position_, free_orientation_, true, true);
   const double velocity_floor_us = velocity_step_us_per_row_ * rows_.Dimensions();
-  const bool starved =
-      budgeted && constraints_.size() == 0 &&
+  const bool out_of_time =
+      budgeted &&
       (velocity_floor_us > (1.0 - share) * s.time_budget_us ||
        velocity_floor_us + contact_pass_us_per_contact_ * num_contacts > s.time_budget_us);
+  const bool starved = constraints_.size() == 0 &&
+                       (out_of_time || position_iterations < kMinContactPassIterations);
   const double h = settings_.dt();
   const double bounce_speed = std::max(kBounceThreshold, 2.0 * settings_.gravity.norm() * h);
   for (size_t k = 0; k < num_contacts; ++k) {
@@ -148,7 +154,7 @@ void World::SolveTunable() {
   options.tolerance = s.tolerance;
   options.warm_start = s.warm_start;
   options.min_iterations = 1;
-  options.max_iterations = velocity_iterations;
+  options.max_iterations = starved ? s.max_iterations : velocity_iterations;
   const double reserve =
       starved ? 0.0 : std::max(0.0, s.time_budget_us * share - SpentSolveUs());
   const double left = s.time_budget_us - SpentSolveUs() - reserve;
@@ -211,7 +217,8 @@ void World::SolveTunable() {
   displacements_.swap(velocity_displacements_);
   stats_.iterations = position.iterations + velocity.iterations;
   stats_.residual = velocity.residual;
-  stats_.budget_exhausted = starved || position.budget_exhausted || velocity.budget_exhausted;
+  stats_.budget_exhausted = (starved && out_of_time) || position.budget_exhausted ||
+                            velocity.budget_exhausted;
   stats_.max_penetration = deepest;
 }
 

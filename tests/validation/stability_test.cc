@@ -102,9 +102,10 @@ TEST(Stability, SpherePileHoldsUnderASpentTunableBudget) {
   EXPECT_LT(fastest, 2.0);   // m/s (measured: 1.1; 0.56 without a budget)
 }
 
-// The tunable solver's wall at five iterations (one for the contact pass) falls as well,
-// and its bricks sink up to 0.4 m into each other on the way: only its speeds and the
-// stools' depth are held to the bound here.
+// At five iterations the wall falls under both solvers (the tunable one gives them all to
+// its velocity pass, the contact pass's share being a single step). Measured deepest
+// overlap on the wall: Gauss-Seidel 22 mm, tunable 38 mm (0.31 m with a one-step contact
+// pass).
 TEST(Stability, FiveIterationsStayBounded) {
   for (const SolverKind kind : {SolverKind::kGaussSeidel, SolverKind::kTunableLcp}) {
     for (const std::string name : {"wall75", "stools38"}) {
@@ -114,9 +115,7 @@ TEST(Stability, FiveIterationsStayBounded) {
       // the top of the 1 m wall, sqrt(2 g h) = 4.4 m/s, and contacts stay shallow.
       const std::string where = absl::StrCat(name, ", solver ", static_cast<int>(kind));
       EXPECT_LT(m.speed, 4.5) << where;
-      if (kind == SolverKind::kGaussSeidel || name != "wall75") {
-        EXPECT_LT(m.penetration, 0.05) << where;  // m
-      }
+      EXPECT_LT(m.penetration, 0.05) << where;  // m
       EXPECT_EQ(world->last_stats().recovered_bodies, 0) << where;
     }
   }
