@@ -42,4 +42,12 @@ void TangentBasis(const Vec3& n, Vec3* t1, Vec3* t2);
 ConstraintBlock MakeContactBlock(const ContactPoint& p, const ContactBody& a,
                                  const ContactBody& b, double friction, double h);
 
+// Starts a block from the forces a warm-start map kept for its key last tick, if any.
+template <typename Map>
+void WarmStartBlock(const Map& warm, const typename Map::key_type& key,
+                    ConstraintBlock* block) {
+  const auto it = warm.find(key);
+  if (it != warm.end()) block->force.head(block->dim) = it->second.head(block->dim);
+}
+
 }  // namespace ligature

@@ -199,8 +199,7 @@ void World::BuildRodContactRows() {
     const double mu =
         std::sqrt(rods_.rods()[c.rod].desc.friction * bodies_.material[c.rigid].friction);
     ConstraintBlock block = MakeContactBlock(c.contact, a, b, mu, h);
-    auto warm = rod_warm_.find({c.rod, c.sample, c.rigid});
-    if (warm != rod_warm_.end()) block.force.head(block.dim) = warm->second.head(block.dim);
+    WarmStartBlock(rod_warm_, {c.rod, c.sample, c.rigid}, &block);
     rows_.blocks.push_back(block);
   }
   BuildRodSoftRows();

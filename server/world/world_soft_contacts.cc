@@ -154,8 +154,7 @@ void World::BuildSoftContactRows() {
     const ContactBody b = RigidContactBody(c.rigid, bodies_.position[c.rigid]);
     const double mu = std::sqrt(body.desc.friction * bodies_.material[c.rigid].friction);
     ConstraintBlock block = MakeContactBlock(c.contact, a, b, mu, h);
-    auto warm = soft_warm_.find({c.soft, c.vertex, c.rigid});
-    if (warm != soft_warm_.end()) block.force.head(block.dim) = warm->second.head(block.dim);
+    WarmStartBlock(soft_warm_, {c.soft, c.vertex, c.rigid}, &block);
     rows_.blocks.push_back(block);
   }
   BuildSoftPairRows();

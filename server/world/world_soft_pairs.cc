@@ -119,8 +119,7 @@ void World::BuildSoftPairRows() {
     const ContactBody b =
         PointBody(n + c.point_b, at, soft_.PointMotion(c.soft_b, soft_points_[c.point_b].at) / h);
     ConstraintBlock block = MakeContactBlock(c.contact, a, b, c.friction, h);
-    auto warm = soft_pair_warm_.find({c.soft_a, c.vertex, c.soft_b});
-    if (warm != soft_pair_warm_.end()) block.force.head(block.dim) = warm->second.head(block.dim);
+    WarmStartBlock(soft_pair_warm_, {c.soft_a, c.vertex, c.soft_b}, &block);
     rows_.blocks.push_back(block);
   }
 }
