@@ -26,6 +26,7 @@ const Registrar kJacks(MakeSceneBench({
     .paper_source = std::string(kPaper) + "jacks, 105 solids, 400 contacts, 0.1 s",
     .setup = "105 jacks of 3 capsules r 0.03 in a 2 m box on a plane",
     .settle_steps = 300,
+    .every_iteration = true,
 }));
 
 // 38 stools (a box seat on four capsule legs) standing on a plane.

@@ -64,6 +64,13 @@ StepBench MakeSceneBench(const SceneBenchSpec& spec) {
                             s.solver.kind = kind;
                           })});
   }
+  if (spec.every_iteration) {
+    bench.ours.push_back({"tunable, every iteration",
+                          LigatureFactory(spec.scene, [](WorldSettings& s) {
+                            s.solver.kind = SolverKind::kTunableLcp;
+                            s.solver.tolerance = 0.0;
+                          })});
+  }
 
   // The peers, each built from the same scene file.
   bench.peers.push_back({BulletPeerName(), PeerFactory(spec.scene, [](const SceneDesc& scene) {

@@ -29,6 +29,9 @@ struct SceneBenchSpec {
   int timed_steps = 1000;
   int quick_timed_steps = 150;
   int chunk_steps = 50;
+  // Also time the tunable solver with tolerance 0, so that it runs every iteration of the
+  // cap as the peers do (a scene's own tolerance may stop it sooner).
+  bool every_iteration = false;
 };
 
 // The benchmark "rigid/<scene>": ours with the tunable LCP and with Gauss-Seidel (each
