@@ -582,7 +582,8 @@ struct Session {
         case kSettings: Settings(); break;
         case kStep: {
           const int ticks = 1 + in.Byte() % 4;
-          for (int i = 0; i < ticks && Tick(); ++i) {
+          for (int i = 0; i < ticks; ++i) {
+            if (!Tick()) break;
           }
           break;
         }
