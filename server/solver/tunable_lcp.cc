@@ -709,9 +709,9 @@ bool TunableLcpSolver::CheckInequalities(double switch_threshold, double hold_th
 // the tangents of a contact left vanishing untracked. Friction leaves the cone or is
 // refreshed only when that moves it by more than the active rows' violation (or half the
 // tolerance), which is known at the end of the pass: the blocks whose friction is in play
-// are checked then. Returns whether any force or set changed (a restart is then due); *equality gets
-// the largest |delta| over active rows and *residual, when nothing changed, the residual
-// (as Finish measures it).
+// are checked then. Returns whether any force or set changed (a restart is then due);
+// *equality gets the largest |delta| over active rows and *residual, when nothing changed,
+// the residual (as Finish measures it).
 bool TunableLcpSolver::StartSequence(double tolerance, double* equality, double* residual) {
   double rz = 0.0;  // a local: a member could alias the rows' stores
   double largest = 0.0;

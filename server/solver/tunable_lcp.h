@@ -15,10 +15,10 @@
 // onto the cone, only once the change matters more than what CG still has to do (its
 // largest violation on the active rows), so CG keeps its momentum between such changes and
 // a solve whose normal forces are still growing does not let its contacts slide on cones
-// that are still too narrow. As the paper says,
-// friction is not guaranteed to converge: with much relative sliding, or tall frictional
-// stacks, the sets can keep changing and the residual stall; the result is then the
-// current iterate (finite, forces inside their cones, no pulling contact).
+// that are still too narrow. As the paper says, friction is not guaranteed to converge:
+// with much relative sliding, or tall frictional stacks, the sets can keep changing and the
+// residual stall; the result is then the current iterate (finite, forces inside their
+// cones, no pulling contact).
 //
 // Products with W are matrix free: H^T x is accumulated per body, each body's compliance
 // applied, then H, in time linear in rows plus bodies. The rows are copied once per solve

@@ -270,6 +270,7 @@ class World {
   double TunablePositionRounds(size_t contacts, int iterations, double budget_end_us,
                                const std::vector<Vec6>* fixed, SolveResult* result);
   double SpentSolveUs() const;
+  void StoreFrictionDisplacements(size_t contacts);
   void MoveFreePoses(const std::vector<Vec6>& dq);
   double DeepestContact() const;
   void UpdateCompliance(const std::vector<Quat>& orientations);

@@ -90,7 +90,6 @@ void World::SolveGaussSeidel() {
 void World::SolveTunable() {
   constexpr int kMinContactPassIterations = 2;
   const SolverSettings& s = settings_.solver;
-  const int n = bodies_.size();
   const size_t num_contacts = contacts_.size();
   UpdateCompliance(free_orientation_);
   const double share = std::clamp(s.position_share, 0.0, 1.0);
@@ -180,21 +179,7 @@ void World::SolveTunable() {
     MoveFreePoses(velocity_displacements_);
     deepest = DeepestContact();
   } else if (deepest > kPenetrationSlop) {
-    // The friction impulses' displacement, fixed: per body C H^T f over the tangent rows.
-    friction_displacements_.assign(n, Vec6::Zero());
-    for (size_t k = 0; k < num_contacts; ++k) {
-      const ConstraintBlock& b = rows_.blocks[k];
-      if (b.dim < 3) continue;
-      const Vec3& f = b.force;
-      if (b.body_a != kWorldBody) {
-        friction_displacements_[b.body_a] += compliance_[b.body_a].Apply(
-            b.jacobian_a.row(1).transpose() * f.y() + b.jacobian_a.row(2).transpose() * f.z());
-      }
-      if (b.body_b != kWorldBody) {
-        friction_displacements_[b.body_b] += compliance_[b.body_b].Apply(
-            b.jacobian_b.row(1).transpose() * f.y() + b.jacobian_b.row(2).transpose() * f.z());
-      }
-    }
+    StoreFrictionDisplacements(num_contacts);
     const double start_us = SpentSolveUs();
     deepest = TunablePositionRounds(num_contacts, position_iterations,
                                     budgeted ? s.time_budget_us : 0.0,
@@ -220,6 +205,23 @@ void World::SolveTunable() {
   stats_.budget_exhausted = (starved && out_of_time) || position.budget_exhausted ||
                             velocity.budget_exhausted;
   stats_.max_penetration = deepest;
+}
+
+// The displacements of the first `contacts` blocks' friction impulses (per body, C H^T f
+// over the tangent rows) into friction_displacements_: what the contact pass holds fixed.
+void World::StoreFrictionDisplacements(size_t contacts) {
+  friction_displacements_.assign(bodies_.size(), Vec6::Zero());
+  for (size_t k = 0; k < contacts; ++k) {
+    const ConstraintBlock& b = rows_.blocks[k];
+    if (b.dim < 3) continue;
+    const auto add = [&](uint32_t body, const auto& jacobian) {
+      if (body == kWorldBody) return;
+      friction_displacements_[body] += compliance_[body].Apply(
+          jacobian.row(1).transpose() * b.force.y() + jacobian.row(2).transpose() * b.force.z());
+    };
+    add(b.body_a, b.jacobian_a);
+    add(b.body_b, b.jacobian_b);
+  }
 }
 
 // The free-motion poses moved by displacements dq; contacts' distances move with them (to

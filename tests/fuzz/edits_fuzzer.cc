@@ -322,7 +322,8 @@ struct Session {
   void ToggleConstraint() {
     const std::string id = PickConstraint();
     const bool on = in.Byte() % 2;
-    Trace(absl::StrCat(id, on ? " on: " : " off: ", world->SetConstraintEnabled(id, on).ToString()));
+    const absl::Status status = world->SetConstraintEnabled(id, on);
+    Trace(absl::StrCat(id, on ? " on: " : " off: ", status.ToString()));
   }
 
   // A blade like the ligament's scalpel, made when the world has none.
