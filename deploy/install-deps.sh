@@ -19,6 +19,7 @@ else
     libbullet-dev libode-dev liblapack-dev grpc-proto
     python3 python3-grpcio python3-protobuf python3-yaml prometheus-cpp-dev nginx openssl
     nodejs chromium python3-matplotlib
+    python3-venv python3-setuptools python3-wheel python3-pip
   )
   # npm comes with Debian's nodejs as its own package (a Node built elsewhere may bundle it).
   command -v npm > /dev/null || packages+=(npm)

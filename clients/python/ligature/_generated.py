@@ -7,9 +7,9 @@ try:
         world_service_pb2_grpc)
 except ImportError as error:  # pragma: no cover - depends on the environment
     raise ImportError(
-        "ligature: the generated ligature.v1 stubs were not found; build the CMake target "
-        "ligature_python_stubs and put <build>/clients/python/gen on PYTHONPATH "
-        f"({error})") from error
+        "ligature: the generated ligature.v1 stubs were not found; install the package "
+        "(pip install ./clients/python), or build the CMake target ligature_python_stubs "
+        f"and put <build>/clients/python/gen on PYTHONPATH ({error})") from error
 
 __all__ = [
     "frame_pb2", "geometry_pb2", "scene_pb2", "scene_service_pb2", "scene_service_pb2_grpc",
