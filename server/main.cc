@@ -14,8 +14,8 @@
 #include "server/metrics/metrics_exporter.h"
 #include "server/rpc/agones_sdk.h"
 #include "server/rpc/server.h"
-#include "server/world/scene_library.h"
-#include "server/world/scene_proto.h"
+#include "server/scene/scene_library.h"
+#include "server/scene/scene_proto.h"
 #include "server/world/snapshot_files.h"
 #include "server/world/snapshot_writer.h"
 

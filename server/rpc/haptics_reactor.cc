@@ -8,7 +8,7 @@
 #include "server/rpc/haptics_proto.h"
 #include "server/rpc/names.h"
 #include "server/rpc/status.h"
-#include "server/world/scene_proto.h"
+#include "server/scene/scene_proto.h"
 
 namespace ligature {
 namespace {

@@ -6,8 +6,8 @@
 #include "server/rpc/names.h"
 #include "server/rpc/status.h"
 #include "server/world/divergence_check.h"
-#include "server/world/scene_library.h"
-#include "server/world/scene_proto.h"
+#include "server/scene/scene_library.h"
+#include "server/scene/scene_proto.h"
 #include "server/world/world_snapshot.h"
 
 namespace ligature {

@@ -9,7 +9,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "server/world/scene_proto.h"
+#include "server/scene/scene_proto.h"
 
 namespace ligature {
 namespace {

@@ -6,7 +6,7 @@
 
 #include "server/world/divergence_check.h"
 #include "server/world/world_snapshot.h"
-#include "server/world/scene_proto.h"
+#include "server/scene/scene_proto.h"
 
 namespace ligature::fuzz {
 

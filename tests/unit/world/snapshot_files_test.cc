@@ -9,8 +9,8 @@
 #include <fstream>
 #include <string>
 
-#include "server/world/scene_library.h"
-#include "server/world/scene_proto.h"
+#include "server/scene/scene_library.h"
+#include "server/scene/scene_proto.h"
 #include "server/world/world_manager.h"
 #include "server/world/world_snapshot.h"
 

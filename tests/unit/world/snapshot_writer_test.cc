@@ -8,8 +8,8 @@
 #include <filesystem>
 #include <string>
 
-#include "server/world/scene_library.h"
-#include "server/world/scene_proto.h"
+#include "server/scene/scene_library.h"
+#include "server/scene/scene_proto.h"
 #include "server/world/snapshot_files.h"
 #include "server/world/world_snapshot.h"
 

@@ -12,8 +12,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
-#include "server/world/scene_library.h"
-#include "server/world/scene_proto.h"
+#include "server/scene/scene_library.h"
+#include "server/scene/scene_proto.h"
 
 namespace ligature {
 namespace {

@@ -6,8 +6,8 @@
 #include <cmath>
 #include <vector>
 
-#include "server/world/scene_proto.h"
-#include "server/world/strand_proto.h"
+#include "server/scene/scene_proto.h"
+#include "server/scene/strand_proto.h"
 
 namespace ligature {
 namespace {

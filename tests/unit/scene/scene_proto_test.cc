@@ -1,4 +1,4 @@
-#include "server/world/scene_proto.h"
+#include "server/scene/scene_proto.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -1,10 +1,10 @@
-#include "server/world/rod_proto.h"
+#include "server/scene/rod_proto.h"
 
 #include <cmath>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "server/world/scene_proto.h"
+#include "server/scene/scene_proto.h"
 
 namespace ligature {
 namespace {

@@ -6,7 +6,7 @@
 
 #include "absl/status/statusor.h"
 #include "ligature/v1/scene.pb.h"
-#include "server/world/constraint_proto.h"
+#include "server/scene/constraint_proto.h"
 #include "server/world/scene_desc.h"
 
 namespace ligature {

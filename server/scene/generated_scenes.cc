@@ -1,4 +1,4 @@
-#include "server/world/generated_scenes.h"
+#include "server/scene/generated_scenes.h"
 
 #include <algorithm>
 #include <array>

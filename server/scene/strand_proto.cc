@@ -1,10 +1,10 @@
-#include "server/world/strand_proto.h"
+#include "server/scene/strand_proto.h"
 
 #include <cmath>
 #include <numbers>
 
 #include "absl/strings/str_cat.h"
-#include "server/world/scene_proto.h"
+#include "server/scene/scene_proto.h"
 
 namespace ligature {
 namespace {

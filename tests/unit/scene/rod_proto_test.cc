@@ -2,7 +2,7 @@
 // back unchanged, and a rod re-created from the export has the same rest shape; bad rest
 // values are INVALID_ARGUMENT naming their field.
 
-#include "server/world/rod_proto.h"
+#include "server/scene/rod_proto.h"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 #include <limits>
 
 #include "absl/strings/match.h"
-#include "server/world/scene_proto.h"
+#include "server/scene/scene_proto.h"
 
 namespace ligature {
 namespace {

@@ -1,4 +1,4 @@
-#include "server/world/constraint_proto.h"
+#include "server/scene/constraint_proto.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

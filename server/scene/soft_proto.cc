@@ -1,4 +1,4 @@
-#include "server/world/soft_proto.h"
+#include "server/scene/soft_proto.h"
 
 #include <algorithm>
 #include <array>
@@ -6,7 +6,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
-#include "server/world/scene_proto.h"
+#include "server/scene/scene_proto.h"
 
 namespace ligature {
 namespace {

@@ -1,13 +1,13 @@
-#include "server/world/scene_proto.h"
+#include "server/scene/scene_proto.h"
 
 #include <cmath>
 #include <regex>
 
 #include "absl/strings/str_cat.h"
 #include "server/math/unit_quat.h"
-#include "server/world/rod_proto.h"
-#include "server/world/soft_proto.h"
-#include "server/world/strand_proto.h"
+#include "server/scene/rod_proto.h"
+#include "server/scene/soft_proto.h"
+#include "server/scene/strand_proto.h"
 
 namespace ligature {
 namespace {

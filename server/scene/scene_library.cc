@@ -1,4 +1,4 @@
-#include "server/world/scene_library.h"
+#include "server/scene/scene_library.h"
 
 #include <algorithm>
 #include <fstream>
@@ -10,7 +10,7 @@
 #include "google/protobuf/io/tokenizer.h"
 #include "google/protobuf/text_format.h"
 #include "google/protobuf/util/json_util.h"
-#include "server/world/generated_scenes.h"
+#include "server/scene/generated_scenes.h"
 
 namespace ligature {
 namespace {

@@ -1,4 +1,4 @@
-#include "server/world/scene_library.h"
+#include "server/scene/scene_library.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -8,8 +8,8 @@
 #include <fstream>
 #include <string>
 
-#include "server/world/generated_scenes.h"
-#include "server/world/scene_proto.h"
+#include "server/scene/generated_scenes.h"
+#include "server/scene/scene_proto.h"
 #include "server/world/world.h"
 
 namespace ligature {

@@ -1,11 +1,11 @@
 // Generated scenes: Gissler's cubes at both sizes have the paper's tet and nail counts, one
 // link per stacked corner pair, and are valid scenes a world accepts.
 
-#include "server/world/generated_scenes.h"
+#include "server/scene/generated_scenes.h"
 
 #include <gtest/gtest.h>
 
-#include "server/world/scene_proto.h"
+#include "server/scene/scene_proto.h"
 #include "server/world/world.h"
 
 namespace ligature {
