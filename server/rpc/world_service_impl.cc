@@ -8,7 +8,7 @@
 #include "server/world/divergence_check.h"
 #include "server/scene/scene_library.h"
 #include "server/scene/scene_proto.h"
-#include "server/world/world_snapshot.h"
+#include "server/snapshot/world_snapshot.h"
 
 namespace ligature {
 namespace {

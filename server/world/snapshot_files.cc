@@ -18,7 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "server/world/world_manager.h"
-#include "server/world/world_snapshot.h"
+#include "server/snapshot/world_snapshot.h"
 
 namespace ligature {
 namespace {

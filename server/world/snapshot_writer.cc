@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "server/world/snapshot_files.h"
-#include "server/world/world_snapshot.h"
+#include "server/snapshot/world_snapshot.h"
 
 namespace ligature {
 

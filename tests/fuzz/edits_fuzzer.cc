@@ -28,7 +28,7 @@
 #include "server/world/divergence_guard.h"
 #include "server/scene/scene_library.h"
 #include "server/scene/scene_proto.h"
-#include "server/world/world_snapshot.h"
+#include "server/snapshot/world_snapshot.h"
 #include "tests/fuzz/edit_ops.h"
 #include "tests/fuzz/fuzz_input.h"
 #include "tests/fuzz/world_checks.h"

@@ -5,7 +5,7 @@
 #include <set>
 
 #include "server/world/divergence_check.h"
-#include "server/world/world_snapshot.h"
+#include "server/snapshot/world_snapshot.h"
 #include "server/scene/scene_proto.h"
 
 namespace ligature::fuzz {

@@ -12,7 +12,7 @@
 #include "server/scene/scene_library.h"
 #include "server/scene/scene_proto.h"
 #include "server/world/world_manager.h"
-#include "server/world/world_snapshot.h"
+#include "server/snapshot/world_snapshot.h"
 
 namespace ligature {
 namespace {

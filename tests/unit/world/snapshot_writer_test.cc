@@ -11,7 +11,7 @@
 #include "server/scene/scene_library.h"
 #include "server/scene/scene_proto.h"
 #include "server/world/snapshot_files.h"
-#include "server/world/world_snapshot.h"
+#include "server/snapshot/world_snapshot.h"
 
 namespace ligature {
 namespace {

@@ -1,4 +1,4 @@
-#include "server/world/world_snapshot.h"
+#include "server/snapshot/world_snapshot.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -1,6 +1,6 @@
 // World snapshots: capture of the changing state, and a checked rebuild from one.
 
-#include "server/world/world_snapshot.h"
+#include "server/snapshot/world_snapshot.h"
 
 #include <algorithm>
 #include <climits>
