@@ -16,8 +16,8 @@
 #include "server/rpc/server.h"
 #include "server/scene/scene_library.h"
 #include "server/scene/scene_proto.h"
-#include "server/world/snapshot_files.h"
-#include "server/world/snapshot_writer.h"
+#include "server/host/snapshot_files.h"
+#include "server/host/snapshot_writer.h"
 
 ABSL_FLAG(std::string, listen, "127.0.0.1:50051", "Address to serve on, host:port.");
 ABSL_FLAG(std::string, scene, "default",

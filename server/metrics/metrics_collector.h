@@ -10,7 +10,7 @@
 #include "prometheus/metric_family.h"
 #include "server/rpc/haptics_reactor.h"
 #include "server/rpc/session_counters.h"
-#include "server/world/world_manager.h"
+#include "server/host/world_manager.h"
 
 namespace ligature {
 

@@ -29,7 +29,7 @@
 #include "server/haptics/haptic_core.h"
 #include "server/haptics/latency_histogram.h"
 #include "server/haptics/tool_channel.h"
-#include "server/world/world_manager.h"
+#include "server/host/world_manager.h"
 
 namespace ligature {
 

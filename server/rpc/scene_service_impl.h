@@ -9,7 +9,7 @@
 #include "server/rpc/auth.h"
 #include "server/rpc/edit_rate_limiter.h"
 #include "server/rpc/edits.h"
-#include "server/world/world_manager.h"
+#include "server/host/world_manager.h"
 
 namespace ligature {
 

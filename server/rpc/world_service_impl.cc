@@ -5,7 +5,7 @@
 #include "server/rpc/frame_proto.h"
 #include "server/rpc/names.h"
 #include "server/rpc/status.h"
-#include "server/world/divergence_check.h"
+#include "server/host/divergence_check.h"
 #include "server/scene/scene_library.h"
 #include "server/scene/scene_proto.h"
 #include "server/snapshot/world_snapshot.h"

@@ -3,7 +3,7 @@
 
 #include "ligature/v1/world_service.grpc.pb.h"
 #include "server/rpc/auth.h"
-#include "server/world/world_manager.h"
+#include "server/host/world_manager.h"
 
 namespace ligature {
 

@@ -12,7 +12,7 @@
 
 #include "server/scene/scene_library.h"
 #include "server/scene/scene_proto.h"
-#include "server/world/world_host.h"
+#include "server/host/world_host.h"
 #include "tests/fuzz/world_checks.h"
 
 namespace ligature::fuzz {

@@ -4,7 +4,7 @@
 #include <cstdlib>
 #include <set>
 
-#include "server/world/divergence_check.h"
+#include "server/host/divergence_check.h"
 #include "server/snapshot/world_snapshot.h"
 #include "server/scene/scene_proto.h"
 

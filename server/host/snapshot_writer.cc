@@ -1,10 +1,10 @@
-#include "server/world/snapshot_writer.h"
+#include "server/host/snapshot_writer.h"
 
 #include <cstdio>
 #include <memory>
 #include <vector>
 
-#include "server/world/snapshot_files.h"
+#include "server/host/snapshot_files.h"
 #include "server/snapshot/world_snapshot.h"
 
 namespace ligature {

@@ -1,4 +1,4 @@
-#include "server/world/world_manager.h"
+#include "server/host/world_manager.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -17,7 +17,7 @@
 
 #include "absl/status/status.h"
 #include "absl/time/time.h"
-#include "server/world/world_manager.h"
+#include "server/host/world_manager.h"
 
 namespace ligature {
 

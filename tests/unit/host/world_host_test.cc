@@ -1,4 +1,4 @@
-#include "server/world/world_host.h"
+#include "server/host/world_host.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "server/world/snapshot_writer.h"
+#include "server/host/snapshot_writer.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -10,7 +10,7 @@
 
 #include "server/scene/scene_library.h"
 #include "server/scene/scene_proto.h"
-#include "server/world/snapshot_files.h"
+#include "server/host/snapshot_files.h"
 #include "server/snapshot/world_snapshot.h"
 
 namespace ligature {

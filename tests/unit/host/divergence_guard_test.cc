@@ -1,11 +1,11 @@
-#include "server/world/divergence_guard.h"
+#include "server/host/divergence_guard.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
 
-#include "server/world/world_host.h"
+#include "server/host/world_host.h"
 
 namespace ligature {
 namespace {

@@ -15,7 +15,7 @@
 #include <thread>
 #include <vector>
 
-#include "server/world/world_host.h"
+#include "server/host/world_host.h"
 
 namespace ligature {
 

@@ -1,6 +1,6 @@
 // Snapshot files: atomic writes, listing, and loading the newest valid one per world.
 
-#include "server/world/snapshot_files.h"
+#include "server/host/snapshot_files.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -17,7 +17,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "server/world/world_manager.h"
+#include "server/host/world_manager.h"
 #include "server/snapshot/world_snapshot.h"
 
 namespace ligature {

@@ -1,4 +1,4 @@
-#include "server/world/snapshot_files.h"
+#include "server/host/snapshot_files.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -11,7 +11,7 @@
 
 #include "server/scene/scene_library.h"
 #include "server/scene/scene_proto.h"
-#include "server/world/world_manager.h"
+#include "server/host/world_manager.h"
 #include "server/snapshot/world_snapshot.h"
 
 namespace ligature {

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "server/world/scheduler.h"
-#include "server/world/world_host.h"
+#include "server/host/scheduler.h"
+#include "server/host/world_host.h"
 
 namespace ligature {
 

@@ -1,4 +1,4 @@
-#include "server/world/divergence_guard.h"
+#include "server/host/divergence_guard.h"
 
 namespace ligature {
 

@@ -1,4 +1,4 @@
-#include "server/world/divergence_check.h"
+#include "server/host/divergence_check.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "server/world/scheduler.h"
+#include "server/host/scheduler.h"
 
 #include <gtest/gtest.h>
 

@@ -15,7 +15,7 @@
 #include <memory>
 #include <optional>
 
-#include "server/world/divergence_check.h"
+#include "server/host/divergence_check.h"
 #include "server/world/world.h"
 
 namespace ligature {

@@ -22,7 +22,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "server/world/divergence_guard.h"
+#include "server/host/divergence_guard.h"
 #include "server/world/frame.h"
 #include "server/world/step_counters.h"
 #include "server/world/world.h"

@@ -1,4 +1,4 @@
-#include "server/world/world_manager.h"
+#include "server/host/world_manager.h"
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
