@@ -16,7 +16,7 @@
 #include <cmath>
 
 #include "absl/container/flat_hash_map.h"
-#include "server/world/rod_world.h"
+#include "server/world/rod/rod_world.h"
 
 namespace ligature {
 

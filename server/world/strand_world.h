@@ -22,7 +22,7 @@
 #include "server/constraint/strand/strand_simulation.h"
 #include "server/model/strand/art_direction.h"
 #include "server/model/strand/strand_body_desc.h"
-#include "server/world/rod_world.h"
+#include "server/world/rod/rod_world.h"
 
 namespace ligature {
 

@@ -26,7 +26,7 @@
 #include "server/solver/gauss_seidel.h"
 #include "server/solver/tunable_lcp.h"
 #include "server/world/frame.h"
-#include "server/world/rod_world.h"
+#include "server/world/rod/rod_world.h"
 #include "server/world/soft_world.h"
 #include "server/world/strand_world.h"
 #include "server/world/scene_desc.h"

@@ -3,7 +3,7 @@
 // reports, with the rods' constraints held; contacts with obstacles are found within the
 // obstacles' reach.
 
-#include "server/world/rod_world.h"
+#include "server/world/rod/rod_world.h"
 
 #include <gtest/gtest.h>
 

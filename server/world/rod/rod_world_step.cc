@@ -5,7 +5,7 @@
 #include <cmath>
 #include <limits>
 
-#include "server/world/rod_world.h"
+#include "server/world/rod/rod_world.h"
 
 namespace ligature {
 namespace {

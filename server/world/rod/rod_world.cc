@@ -1,7 +1,7 @@
 // Rods, constraints and pearls of a world: adding (with validation), removing, looking up.
 // The rod stage of a step is in rod_world_step.cc.
 
-#include "server/world/rod_world.h"
+#include "server/world/rod/rod_world.h"
 
 #include <algorithm>
 #include <cmath>

@@ -2,7 +2,7 @@
 // nothing added on failure), RemoveRod with the constraints and pearls on the rod and the
 // re-mapping of the others' rod indices, held rods, and steps with nothing to move.
 
-#include "server/world/rod_world.h"
+#include "server/world/rod/rod_world.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
