@@ -19,7 +19,7 @@
 #include "absl/status/status.h"
 #include "server/collision/rod_contacts.h"
 #include "server/constraint/strand/strand_constraint_desc.h"
-#include "server/constraint/strand/strand_simulation.h"
+#include "server/world/strand/strand_simulation.h"
 #include "server/model/strand/art_direction.h"
 #include "server/model/strand/strand_body_desc.h"
 #include "server/world/rod/rod_world.h"

@@ -21,7 +21,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "server/constraint/strand/sor_lcp.h"
+#include "server/solver/sor_lcp.h"
 #include "server/constraint/strand/strand_constraints.h"
 #include "server/constraint/strand/strand_rows.h"
 #include "server/model/strand/implicit_step.h"

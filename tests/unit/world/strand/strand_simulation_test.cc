@@ -3,7 +3,7 @@
 // whose implicit solve does not converge is taken as two halves on the base as it was at
 // the half step, and that keeps a soft chain released far from rest bounded.
 
-#include "server/constraint/strand/strand_simulation.h"
+#include "server/world/strand/strand_simulation.h"
 
 #include <gtest/gtest.h>
 

@@ -10,6 +10,8 @@
 
 #include <Eigen/Core>
 
+#include "server/constraint/strand/strand_rows.h"
+
 namespace ligature {
 
 struct SorLcpOptions {
@@ -18,18 +20,13 @@ struct SorLcpOptions {
   int iterations = 60;      // fixed number of sweeps
 };
 
-struct LcpBound {
-  enum class Kind { kBilateral, kUnilateral, kFriction };
-  Kind kind = Kind::kUnilateral;
-  int normal = -1;  // kFriction: the row of its normal force
-  double mu = 0.0;  // kFriction: x <= mu * x[normal]
-  // kFriction with a partner (the second tangent of the same contact): the pair is kept in
-  // the disk |(x, x[partner])| <= mu * x[normal] instead, each of sign free.
-  int partner = -1;
-};
-
 // Solves for x (resized, started at zero as in Algorithm 2).
 void SorLcp(const Eigen::MatrixXd& a, const Eigen::VectorXd& b, const std::vector<LcpBound>& bounds,
             const SorLcpOptions& options, Eigen::VectorXd* x);
+
+// Solves K f + a^0 - a^d (>=) 0 for the rows of `system` and adds the response sum
+// f_j dalpha_j to alpha. Returns f.
+Eigen::VectorXd SolveStrandRows(const StrandRowSystem& system, const Eigen::VectorXd& a0,
+                                const SorLcpOptions& options, std::vector<Vec3>* alpha);
 
 }  // namespace ligature

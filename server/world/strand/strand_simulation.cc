@@ -1,4 +1,4 @@
-#include "server/constraint/strand/strand_simulation.h"
+#include "server/world/strand/strand_simulation.h"
 
 #include <algorithm>
 #include <cmath>
@@ -165,7 +165,7 @@ void StrandSimulation::Impacts(const StrandBase& base, const std::vector<StrandO
   rows_.Build(model_, kin, impulse_solver_, rows);
   // The "free" velocity change is zero: b = desired.
   std::vector<Vec3> dw = zero;
-  rows_.SolveAndApply(Eigen::VectorXd::Zero(rows.size()), options_.lcp, &dw);
+  SolveStrandRows(rows_, Eigen::VectorXd::Zero(rows.size()), options_.lcp, &dw);
   for (int i = 0; i < model_.segments(); ++i) state_.w[i] += dw[i];
 }
 
@@ -218,7 +218,7 @@ void StrandSimulation::Constraints(const StrandBase& base, const StrandStepInput
     // contacts already change.
     rows_.Build(model_, kin, stepper_.solver(), rows);
     std::vector<Vec3> alpha = alpha_;
-    rows_.SolveAndApply(rows_.Measure(model_, kin, stepper_.w_iterate(), base_a, alpha_),
+    SolveStrandRows(rows_, rows_.Measure(model_, kin, stepper_.w_iterate(), base_a, alpha_),
                         options_.lcp, &alpha);
     std::vector<Vec6> a_link;
     ComputeAccelerations(model_, kin, stepper_.w_iterate(), base_a, alpha, &a_link);
@@ -268,7 +268,7 @@ void StrandSimulation::SolveDamped(const Eigen::VectorXd& a0, double h) {
   const std::vector<Vec3> free = alpha_;
   SorLcpOptions lcp = options_.lcp;
   for (int attempt = 0;; ++attempt) {
-    stats_.forces = rows_.SolveAndApply(a0, lcp, &alpha_);
+    stats_.forces = SolveStrandRows(rows_, a0, lcp, &alpha_);
     double change = 0.0;
     for (size_t i = 0; i < alpha_.size(); ++i) {
       change = std::max(change, h * (alpha_[i] - free[i]).norm());

@@ -1,7 +1,7 @@
 // Algorithm 2 with bounds: a plain SPD system (bilateral), complementarity of unilateral
 // rows, the friction bound, and a finite answer on a singular matrix.
 
-#include "server/constraint/strand/sor_lcp.h"
+#include "server/solver/sor_lcp.h"
 
 #include <gtest/gtest.h>
 

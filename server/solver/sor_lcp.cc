@@ -1,4 +1,4 @@
-#include "server/constraint/strand/sor_lcp.h"
+#include "server/solver/sor_lcp.h"
 
 #include <algorithm>
 #include <cassert>
@@ -45,6 +45,22 @@ void SorLcp(const Eigen::MatrixXd& a, const Eigen::VectorXd& b, const std::vecto
       (*x)[i] = xi;
     }
   }
+}
+
+Eigen::VectorXd SolveStrandRows(const StrandRowSystem& system, const Eigen::VectorXd& a0,
+                                const SorLcpOptions& options, std::vector<Vec3>* alpha) {
+  const std::vector<StrandRow>& rows = system.rows();
+  const int m = static_cast<int>(rows.size());
+  Eigen::VectorXd b(m);
+  std::vector<LcpBound> bounds(m);
+  for (int i = 0; i < m; ++i) {
+    b[i] = rows[i].desired - a0[i];
+    bounds[i] = rows[i].bound;
+  }
+  Eigen::VectorXd f;
+  SorLcp(system.K(), b, bounds, options, &f);
+  system.AddResponse(f, alpha);
+  return f;
 }
 
 }  // namespace ligature
