@@ -8,7 +8,6 @@
 
 #include "prometheus/collectable.h"
 #include "prometheus/metric_family.h"
-#include "server/rpc/haptics_reactor.h"
 #include "server/rpc/session_counters.h"
 #include "server/host/world_manager.h"
 
