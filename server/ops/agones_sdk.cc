@@ -1,4 +1,4 @@
-#include "server/rpc/agones_sdk.h"
+#include "server/ops/agones_sdk.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>

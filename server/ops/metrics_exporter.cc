@@ -1,4 +1,4 @@
-#include "server/metrics/metrics_exporter.h"
+#include "server/ops/metrics_exporter.h"
 
 #include <exception>
 

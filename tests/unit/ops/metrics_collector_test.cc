@@ -1,4 +1,4 @@
-#include "server/metrics/metrics_collector.h"
+#include "server/ops/metrics_collector.h"
 
 #include <gtest/gtest.h>
 

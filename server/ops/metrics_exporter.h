@@ -7,7 +7,7 @@
 
 #include "absl/status/statusor.h"
 #include "prometheus/exposer.h"
-#include "server/metrics/metrics_collector.h"
+#include "server/ops/metrics_collector.h"
 
 namespace ligature {
 
