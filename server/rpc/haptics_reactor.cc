@@ -5,7 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "server/haptics/clock.h"
-#include "server/rpc/haptics_proto.h"
+#include "server/haptics/wire/haptics_proto.h"
 #include "server/rpc/names.h"
 #include "server/rpc/status.h"
 #include "server/scene/scene_proto.h"

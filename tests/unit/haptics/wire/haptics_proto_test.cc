@@ -1,7 +1,7 @@
 // The haptics messages' conversions: every field survives a round trip, and a local model
 // that could not have come from a world is refused naming its field.
 
-#include "server/rpc/haptics_proto.h"
+#include "server/haptics/wire/haptics_proto.h"
 
 #include <gtest/gtest.h>
 

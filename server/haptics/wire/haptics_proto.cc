@@ -1,4 +1,4 @@
-#include "server/rpc/haptics_proto.h"
+#include "server/haptics/wire/haptics_proto.h"
 
 #include <cmath>
 
