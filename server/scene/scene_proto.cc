@@ -4,6 +4,7 @@
 #include <regex>
 
 #include "absl/strings/str_cat.h"
+#include "server/base/status_macros.h"
 #include "server/math/unit_quat.h"
 #include "server/scene/rod_proto.h"
 #include "server/scene/soft_proto.h"
@@ -41,28 +42,22 @@ absl::Status CheckLength(double v, const std::string& field) {
   return absl::OkStatus();
 }
 
-#define RETURN_IF_ERROR(expr)           \
-  do {                                  \
-    absl::Status _s = (expr);           \
-    if (!_s.ok()) return _s;            \
-  } while (0)
-
 absl::StatusOr<Shape> ShapeFromProto(const v1::Shape& s, const std::string& field) {
   switch (s.kind_case()) {
     case v1::Shape::kSphere:
-      RETURN_IF_ERROR(CheckLength(s.sphere().radius(), field + ".sphere.radius"));
+      LIGATURE_RETURN_IF_ERROR(CheckLength(s.sphere().radius(), field + ".sphere.radius"));
       return Shape::Sphere(s.sphere().radius());
     case v1::Shape::kBox: {
       auto h = Vec3FromProto(s.box().half_extents(), field + ".box.half_extents");
       if (!h.ok()) return h.status();
       for (int i = 0; i < 3; ++i) {
-        RETURN_IF_ERROR(CheckLength((*h)[i], field + ".box.half_extents." + "xyz"[i]));
+        LIGATURE_RETURN_IF_ERROR(CheckLength((*h)[i], field + ".box.half_extents." + "xyz"[i]));
       }
       return Shape::Box(*h);
     }
     case v1::Shape::kCapsule:
-      RETURN_IF_ERROR(CheckLength(s.capsule().radius(), field + ".capsule.radius"));
-      RETURN_IF_ERROR(CheckLength(s.capsule().half_length(), field + ".capsule.half_length"));
+      LIGATURE_RETURN_IF_ERROR(CheckLength(s.capsule().radius(), field + ".capsule.radius"));
+      LIGATURE_RETURN_IF_ERROR(CheckLength(s.capsule().half_length(), field + ".capsule.half_length"));
       return Shape::Capsule(s.capsule().radius(), s.capsule().half_length());
     case v1::Shape::kPlane:
       return Shape::Plane();
@@ -107,9 +102,9 @@ absl::Status ValidateId(const std::string& id, const std::string& field) {
 }
 
 absl::StatusOr<Vec3> Vec3FromProto(const v1::Vec3& v, const std::string& field) {
-  RETURN_IF_ERROR(CheckFinite(v.x(), field + ".x"));
-  RETURN_IF_ERROR(CheckFinite(v.y(), field + ".y"));
-  RETURN_IF_ERROR(CheckFinite(v.z(), field + ".z"));
+  LIGATURE_RETURN_IF_ERROR(CheckFinite(v.x(), field + ".x"));
+  LIGATURE_RETURN_IF_ERROR(CheckFinite(v.y(), field + ".y"));
+  LIGATURE_RETURN_IF_ERROR(CheckFinite(v.z(), field + ".z"));
   return Vec3(v.x(), v.y(), v.z());
 }
 
@@ -123,7 +118,7 @@ absl::StatusOr<Vec3> VelocityFromProto(const v1::Vec3& v, const std::string& fie
 }
 
 absl::StatusOr<Quat> QuatFromProto(const v1::Quaternion& q, const std::string& field) {
-  for (double c : {q.x(), q.y(), q.z(), q.w()}) RETURN_IF_ERROR(CheckFinite(c, field));
+  for (double c : {q.x(), q.y(), q.z(), q.w()}) LIGATURE_RETURN_IF_ERROR(CheckFinite(c, field));
   // The proto default (all zero) is the identity.
   if (q.x() == 0.0 && q.y() == 0.0 && q.z() == 0.0 && q.w() == 0.0) return Quat::Identity();
   const Quat out(q.w(), q.x(), q.y(), q.z());
@@ -153,7 +148,7 @@ absl::StatusOr<Transform> PoseFromProto(const v1::Pose& p, const std::string& fi
 absl::StatusOr<Material> MaterialFromProto(const v1::Material& m, const std::string& field) {
   Material out;
   if (m.has_density()) {
-    RETURN_IF_ERROR(CheckPositive(m.density(), field + ".density"));
+    LIGATURE_RETURN_IF_ERROR(CheckPositive(m.density(), field + ".density"));
     if (m.density() > kMaxDensity) {
       return Invalid(field + ".density", absl::StrCat("must be at most ", kMaxDensity, " kg/m^3"));
     }
@@ -178,7 +173,7 @@ absl::StatusOr<Material> MaterialFromProto(const v1::Material& m, const std::str
 
 absl::StatusOr<BodyDesc> BodyFromProto(const v1::Body& b, const std::string& field) {
   BodyDesc out;
-  if (!b.id().empty()) RETURN_IF_ERROR(ValidateId(b.id(), field + ".id"));
+  if (!b.id().empty()) LIGATURE_RETURN_IF_ERROR(ValidateId(b.id(), field + ".id"));
   out.id = b.id();
   switch (b.kind()) {
     case v1::BODY_KIND_UNSPECIFIED:

@@ -1,5 +1,5 @@
 #pragma once
-// Early-return helpers for absl::Status and absl::StatusOr in command code.
+// Early-return helpers for absl::Status and absl::StatusOr, for the server and its clients.
 
 #include <utility>
 
