@@ -7,7 +7,7 @@
 
 #include "absl/status/statusor.h"
 #include "ligature/v1/scene.pb.h"
-#include "server/world/soft_world.h"
+#include "server/world/soft/soft_world.h"
 
 namespace ligature {
 

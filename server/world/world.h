@@ -27,8 +27,8 @@
 #include "server/solver/tunable_lcp.h"
 #include "server/world/frame.h"
 #include "server/world/rod/rod_world.h"
-#include "server/world/soft_world.h"
-#include "server/world/strand_world.h"
+#include "server/world/soft/soft_world.h"
+#include "server/world/strand/strand_world.h"
 #include "server/world/scene_desc.h"
 #include "server/world/step_counters.h"
 

@@ -25,7 +25,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "server/world/strand/strand_simulation.h"
-#include "server/world/strand_world.h"
+#include "server/world/strand/strand_world.h"
 #include "tests/bench/registry.h"
 
 namespace ligature::bench {

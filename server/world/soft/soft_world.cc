@@ -1,4 +1,4 @@
-#include "server/world/soft_world.h"
+#include "server/world/soft/soft_world.h"
 
 #include <algorithm>
 #include <cmath>

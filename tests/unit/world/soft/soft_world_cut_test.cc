@@ -8,7 +8,7 @@
 
 #include <numeric>
 
-#include "server/world/soft_world.h"
+#include "server/world/soft/soft_world.h"
 #include "tests/unit/model/soft/surface_checks.h"
 
 namespace ligature {

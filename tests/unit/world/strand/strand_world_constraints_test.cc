@@ -9,7 +9,7 @@
 
 #include <cmath>
 
-#include "server/world/strand_world.h"
+#include "server/world/strand/strand_world.h"
 
 namespace ligature {
 namespace {

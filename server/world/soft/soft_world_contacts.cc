@@ -15,7 +15,7 @@
 #include <algorithm>
 #include <cassert>
 
-#include "server/world/soft_world.h"
+#include "server/world/soft/soft_world.h"
 
 namespace ligature {
 

@@ -1,4 +1,4 @@
-#include "server/world/strand_world.h"
+#include "server/world/strand/strand_world.h"
 
 #include <algorithm>
 #include <atomic>

@@ -22,7 +22,7 @@
 
 #include "server/model/soft/cutting.h"
 #include "server/model/soft/mass_point_stress.h"
-#include "server/world/soft_world.h"
+#include "server/world/soft/soft_world.h"
 
 namespace ligature {
 namespace {

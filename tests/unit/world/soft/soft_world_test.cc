@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "server/world/soft_world.h"
+#include "server/world/soft/soft_world.h"
 
 namespace ligature {
 namespace {

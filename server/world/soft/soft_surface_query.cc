@@ -1,4 +1,4 @@
-#include "server/world/soft_surface_query.h"
+#include "server/world/soft/soft_surface_query.h"
 
 #include <algorithm>
 #include <limits>

@@ -7,7 +7,7 @@
 
 #include "server/collision/aabb.h"
 #include "server/collision/triangle_grid.h"
-#include "server/world/soft_world.h"
+#include "server/world/soft/soft_world.h"
 
 namespace ligature {
 
