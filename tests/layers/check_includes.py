@@ -90,12 +90,10 @@ def target_of(include, root, deps):
 
 
 def allowed(unit, path, reach, deps):
-    if unit_of(path, deps) == unit:
-        return True
-    for entry in reach:
-        if path == entry or path.startswith(entry + "/"):
-            return True
-    return False
+    """An include of `path` from `unit`: its own files, a folder it may include (a subfolder
+    with a line of its own is a folder of its own), or a single header it may include."""
+    target = unit_of(path, deps)
+    return target == unit or target in reach or path in reach
 
 
 def main():

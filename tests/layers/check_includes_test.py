@@ -71,6 +71,15 @@ class CheckIncludesTest(unittest.TestCase):
         self.assertEqual(code, 1)
         self.assertIn("clients/cpp may not include server/world", out)
 
+    def test_subfolder_with_its_own_line_is_not_part_of_its_parent(self):
+        deps = DEPS + "server/model/wire: server/model proto\n"
+        root = self.tree({"server/model/wire/wire.h": "",
+                          "server/world/world.h": '#include "server/model/wire/wire.h"\n'},
+                         deps=deps)
+        code, out = self.check(root)
+        self.assertEqual(code, 1)
+        self.assertIn("server/world may not include server/model/wire", out)
+
     def test_folder_without_a_line_fails(self):
         root = self.tree({"server/extra/thing.h": ""})
         code, out = self.check(root)
