@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 #include "absl/strings/str_cat.h"
 
@@ -230,6 +231,36 @@ bool RodWorld::HasPearl(const std::string& id) const {
 const RodWorld::Rod* RodWorld::FindRod(const std::string& id) const {
   auto it = rod_index_.find(id);
   return it == rod_index_.end() ? nullptr : &rods_[it->second];
+}
+
+RodWorld::SavedState RodWorld::Save() const {
+  SavedState out;
+  for (const Rod& rod : rods_) out.rods.push_back(rod.state);
+  for (const RodConstraint& c : constraints_) {
+    out.constraints.push_back({c.active, c.released, c.relative, c.reference_tangent});
+  }
+  out.positions_ordering = kkt_.ordering();
+  out.twist_ordering = twist_kkt_.ordering();
+  return out;
+}
+
+absl::Status RodWorld::Restore(SavedState state) {
+  for (size_t k = 0; k < rods_.size(); ++k) rods_[k].state = std::move(state.rods[k]);
+  for (size_t k = 0; k < constraints_.size(); ++k) {
+    RodConstraint& c = constraints_[k];
+    c.active = state.constraints[k].active;
+    c.released = state.constraints[k].released;
+    c.relative = state.constraints[k].relative;
+    c.reference_tangent = state.constraints[k].reference_tangent;
+  }
+  for (auto& [field, ordering, kkt] :
+       {std::tuple{"positions_ordering", &state.positions_ordering, &kkt_},
+        std::tuple{"twist_ordering", &state.twist_ordering, &twist_kkt_}}) {
+    if (absl::Status s = kkt->SetOrdering(std::move(*ordering)); !s.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(field, ".", s.message()));
+    }
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace ligature

@@ -43,7 +43,6 @@ using BodyPoseLookup = std::function<std::optional<FollowedBody>(const std::stri
 
 class RodWorld {
  public:
-  friend class WorldSnapshotAccess;  // snapshots read and set the rods' state
   // Contacts are looked for this far (m) beyond a rod's surface, plus its step's motion.
   static constexpr double kContactMargin = 0.005;
   // Stored rods: constant model, changing state.
@@ -57,6 +56,26 @@ class RodWorld {
   };
 
   absl::Status AddRod(const RodDesc& desc);
+
+  // Snapshots: the rods' and their constraints' changing state (sliding positions are in
+  // the scene) and the solvers' orderings.
+  struct SavedConstraint {
+    bool active = true;
+    bool released = false;
+    Mat3 relative = Mat3::Identity();
+    Vec3 reference_tangent = Vec3::UnitX();
+  };
+  struct SavedState {
+    std::vector<RodState> rods;                 // rods() order
+    std::vector<SavedConstraint> constraints;   // constraints() order
+    RodKkt::Ordering positions_ordering;
+    RodKkt::Ordering twist_ordering;
+  };
+  SavedState Save() const;
+  // Takes `state`, whose sizes the caller checked against rods() and constraints().
+  // INVALID_ARGUMENT naming the field ("positions_ordering.node_order[2]: ...") for an
+  // ordering that is not a permutation.
+  absl::Status Restore(SavedState state);
   // Removes a rod with the constraints and pearls on it; returns their ids.
   std::vector<std::string> RemoveRod(const std::string& id);
   // Validates references and values (INVALID_ARGUMENT naming the field, NOT_FOUND for an

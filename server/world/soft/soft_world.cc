@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "server/collision/narrowphase.h"
@@ -370,6 +371,62 @@ void SoftWorld::ResolveContacts(Body& body, double h, std::span<const RodObstacl
       body.mass_point_state.x_prev[i] = x[i] - h * v[i];
     }
   }
+}
+
+SoftWorld::SavedState SoftWorld::Save() const {
+  SavedState out;
+  for (const Body& body : bodies_) {
+    SavedBody& saved = out.bodies.emplace_back();
+    if (body.mass_point) {
+      saved.x = body.mass_point_state.x;
+      saved.v = body.mass_point_state.v;
+      saved.x_prev = body.mass_point_state.x_prev;
+    } else {
+      saved.x = body.fem_state.x;
+      saved.v = body.fem_state.v;
+    }
+    saved.topology_version = body.topology_version;
+    saved.damage = body.damage;
+  }
+  // Sorted, so that equal worlds give equal bytes (the map's order is a hash map's).
+  for (const auto& [key, point] : stroke_anchor_) out.anchors.push_back({key.first, key.second, point});
+  std::sort(out.anchors.begin(), out.anchors.end(), [](const SavedAnchor& a, const SavedAnchor& b) {
+    return std::pair(a.soft_body, a.tool) < std::pair(b.soft_body, b.tool);
+  });
+  for (const SoftConstraintDesc& desc : constraints_) {
+    const auto& [body_id, local] = constraint_ids_.at(desc.id);
+    out.constraints.push_back(bodies_[index_.at(body_id)].constraints.SaveSwitches(local));
+  }
+  return out;
+}
+
+void SoftWorld::Restore(SavedState state) {
+  for (size_t k = 0; k < bodies_.size(); ++k) {
+    Body& body = bodies_[k];
+    SavedBody& saved = state.bodies[k];
+    if (body.mass_point) {
+      body.mass_point_state.x = std::move(saved.x);
+      body.mass_point_state.v = std::move(saved.v);
+      body.mass_point_state.x_prev = std::move(saved.x_prev);
+    } else {
+      body.fem_state.x = std::move(saved.x);
+      body.fem_state.v = std::move(saved.v);
+    }
+    if (!saved.damage.empty()) body.damage = std::move(saved.damage);
+    body.topology_version = saved.topology_version;
+  }
+  for (SavedAnchor& a : state.anchors) {
+    stroke_anchor_[{std::move(a.soft_body), std::move(a.tool)}] = a.point;
+  }
+  for (size_t k = 0; k < constraints_.size(); ++k) {
+    const auto& [body_id, local] = constraint_ids_.at(constraints_[k].id);
+    bodies_[index_.at(body_id)].constraints.RestoreSwitches(local, state.constraints[k]);
+  }
+}
+
+LocalConstraintType SoftWorld::ConstraintType(int k) const {
+  const auto& [body_id, local] = constraint_ids_.at(constraints_[k].id);
+  return bodies_[index_.at(body_id)].constraints.type(local);
 }
 
 }  // namespace ligature

@@ -43,7 +43,6 @@ struct SoftTool {
 
 class SoftWorld {
  public:
-  friend class WorldSnapshotAccess;  // snapshots read and set the bodies' state
   struct Body {
     SoftBodyDesc desc;
     SurfaceMesh surface;
@@ -99,6 +98,32 @@ class SoftWorld {
 
   // INVALID_ARGUMENT naming the field for a bad mesh, material or held vertex.
   absl::Status AddBody(const SoftBodyDesc& desc);
+
+  // Snapshots: the bodies' changing state (their meshes, as cut, are in the scene), the
+  // strokes' anchors and the constraints' switches.
+  struct SavedBody {
+    std::vector<Vec3> x;       // m, vertex positions
+    std::vector<Vec3> v;       // m/s
+    std::vector<Vec3> x_prev;  // m, mass-point bodies only (may be empty)
+    uint32_t topology_version = 0;
+    std::vector<double> damage;  // per tet; empty before the first cut
+  };
+  struct SavedAnchor {
+    std::string soft_body;
+    std::string tool;
+    Vec3 point = Vec3::Zero();  // m
+  };
+  struct SavedState {
+    std::vector<SavedBody> bodies;    // bodies() order
+    std::vector<SavedAnchor> anchors;  // sorted by (soft body, tool)
+    std::vector<LocalConstraintSet::Switches> constraints;  // the order they were added in
+  };
+  SavedState Save() const;
+  // Takes `state`, checked by the caller against bodies() and the constraints (an FEM
+  // body has no x_prev; damage, when given, is one per tet of a body that can be cut).
+  void Restore(SavedState state);
+  // The kind of the k-th constraint in the order they were added (k < constraint_count()).
+  LocalConstraintType ConstraintType(int k) const;
   // Removes a body and its constraints; returns the constraints' ids.
   std::vector<std::string> RemoveBody(const std::string& id);
   // NOT_FOUND for an unknown body; FAILED_PRECONDITION on an FEM body (the local

@@ -397,4 +397,39 @@ void StrandWorld::StepStrand(Strand& s, double time_end, double h, const Vec3& g
   if (base_finite) s.base_pose = base.pose;
 }
 
+std::vector<StrandWorld::SavedStrand> StrandWorld::Save() const {
+  std::vector<SavedStrand> out;
+  for (const Strand& s : strands_) {
+    SavedStrand& saved = out.emplace_back();
+    saved.q = s.sim.state().q;
+    saved.w = s.sim.state().w;
+    saved.base_history = s.base_history.samples();
+    saved.reference_history = s.reference_history.samples();
+    saved.points = s.points;
+    saved.base_pose = s.base_pose;
+    saved.last_motion = s.last_motion;
+    saved.base_speed = s.base_speed;
+    for (const Constraint& c : s.constraints) saved.constraint_targets.push_back(c.last_target);
+  }
+  return out;
+}
+
+void StrandWorld::Restore(std::vector<SavedStrand> strands) {
+  for (size_t k = 0; k < strands_.size(); ++k) {
+    Strand& s = strands_[k];
+    SavedStrand& saved = strands[k];
+    s.sim.mutable_state().q = std::move(saved.q);
+    s.sim.mutable_state().w = std::move(saved.w);
+    s.base_history.Restore(std::move(saved.base_history));
+    s.reference_history.Restore(std::move(saved.reference_history));
+    s.points = std::move(saved.points);
+    s.base_pose = saved.base_pose;
+    s.last_motion = saved.last_motion;
+    s.base_speed = saved.base_speed;
+    for (size_t c = 0; c < s.constraints.size(); ++c) {
+      s.constraints[c].last_target = saved.constraint_targets[c];
+    }
+  }
+}
+
 }  // namespace ligature

@@ -9,6 +9,7 @@
 // number of threads.
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <optional>
 #include <span>
@@ -48,7 +49,6 @@ struct StrandWorldStats {
 
 class StrandWorld {
  public:
-  friend class WorldSnapshotAccess;  // snapshots read and set the strands' state
   // A constraint on a strand and the target it had last step (for its velocity).
   struct Constraint {
     StrandConstraintDesc desc;
@@ -81,6 +81,23 @@ class StrandWorld {
   // A followed body is being deleted: strands that follow it stay where they are, held;
   // constraints whose target rides on it are removed, and their ids returned.
   std::vector<std::string> Unfollow(const std::string& body_id);
+
+  // Snapshots: a strand's changing state (its model is in the scene) and the pose
+  // histories its base velocities come from.
+  struct SavedStrand {
+    std::vector<Quat> q;  // joint quaternions, per segment
+    std::vector<Vec3> w;  // rad/s, per segment
+    std::deque<BasePoseHistory::Sample> base_history;
+    std::deque<BasePoseHistory::Sample> reference_history;
+    std::vector<Vec3> points;  // m
+    Transform base_pose;
+    double last_motion = 0.0;  // m
+    double base_speed = 0.0;   // m/s
+    std::vector<std::optional<Vec3>> constraint_targets;  // per constraint
+  };
+  std::vector<SavedStrand> Save() const;
+  // Takes `strands`, checked by the caller against strands() (one per strand, its sizes).
+  void Restore(std::vector<SavedStrand> strands);
 
   // NOT_FOUND for an unknown strand, INVALID_ARGUMENT for a segment it does not have.
   // Whether follow_body exists is the caller's to check.
