@@ -5,19 +5,21 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <optional>
+#include <string_view>
 #include <thread>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/str_cat.h"
-#include "server/metrics/metrics_exporter.h"
-#include "server/rpc/agones_sdk.h"
+#include "server/ops/metrics_exporter.h"
+#include "server/ops/agones_sdk.h"
 #include "server/rpc/server.h"
-#include "server/world/scene_library.h"
-#include "server/world/scene_proto.h"
-#include "server/world/snapshot_files.h"
-#include "server/world/snapshot_writer.h"
+#include "server/scene/scene_library.h"
+#include "server/scene/scene_proto.h"
+#include "server/host/snapshot_files.h"
+#include "server/host/snapshot_writer.h"
 
 ABSL_FLAG(std::string, listen, "127.0.0.1:50051", "Address to serve on, host:port.");
 ABSL_FLAG(std::string, scene, "default",
@@ -96,7 +98,19 @@ absl::StatusOr<ligature::v1::Scene> LoadStartupScene(const std::string& scene) {
   return ligature::LoadBuiltinScene(scene);
 }
 
-int Run() {
+// Prints "ligatured: <message>".
+void Report(std::string_view message) {
+  std::fprintf(stderr, "ligatured: %.*s\n", static_cast<int>(message.size()), message.data());
+}
+
+// Reports `message` and returns `code`, the process's exit code.
+int Fail(int code, std::string_view message) {
+  Report(message);
+  return code;
+}
+
+// The server's options from the flags, or why they do not make a server.
+absl::StatusOr<ligature::ServerOptions> OptionsFromFlags() {
   ligature::ServerOptions options;
   options.listen_address = absl::GetFlag(FLAGS_listen);
   options.worlds.max_worlds = absl::GetFlag(FLAGS_max_worlds);
@@ -117,24 +131,106 @@ int Run() {
   guard.bounds.max_angular_speed = absl::GetFlag(FLAGS_diverge_max_angular_speed);
   if (guard.checkpoint_interval < 0 || !(guard.bounds.max_position > 0.0) ||
       !(guard.bounds.max_speed > 0.0) || !(guard.bounds.max_angular_speed > 0.0)) {
-    std::fprintf(stderr, "ligatured: --checkpoint_interval must be >= 0 and the divergence "
-                         "bounds positive\n");
-    return 2;
+    return absl::InvalidArgumentError(
+        "--checkpoint_interval must be >= 0 and the divergence bounds positive");
   }
   if (options.worlds.max_worlds < 1 || options.worlds.worker_threads < 1 ||
       options.worlds.world_limits.max_bodies < 1 || options.max_message_bytes < (1 << 20)) {
-    std::fprintf(stderr, "ligatured: limits and thread counts must be positive\n");
-    return 2;
+    return absl::InvalidArgumentError("limits and thread counts must be positive");
   }
+  return options;
+}
 
+// With --data_dir: the snapshot writer, after every world in the directory is back. Without:
+// null.
+absl::StatusOr<std::unique_ptr<ligature::SnapshotWriter>> RestoreFromDataDir(
+    ligature::Server* server) {
+  const std::string data_dir = absl::GetFlag(FLAGS_data_dir);
+  if (data_dir.empty()) return nullptr;
+  const double snapshot_interval = absl::GetFlag(FLAGS_snapshot_interval_s);
+  std::error_code ec;
+  std::filesystem::create_directories(data_dir, ec);
+  if (ec || !std::filesystem::is_directory(data_dir) || !(snapshot_interval > 0.0) ||
+      !std::isfinite(snapshot_interval)) {
+    return absl::InvalidArgumentError(
+        "--data_dir must be a usable directory and --snapshot_interval_s > 0");
+  }
+  ligature::SnapshotWriterOptions snapshot_options;
+  snapshot_options.dir = data_dir;
+  snapshot_options.interval = absl::Seconds(snapshot_interval);
+  auto snapshots = std::make_unique<ligature::SnapshotWriter>(&server->worlds(), snapshot_options);
+  RestoreWorlds(data_dir, server, snapshots.get());
+  return snapshots;
+}
+
+// The --scene world, unless a snapshot brought a world of that id back.
+absl::Status CreateStartupWorld(ligature::Server* server) {
+  const std::string scene_flag = absl::GetFlag(FLAGS_scene);
+  const std::string world_id = absl::GetFlag(FLAGS_world_id);
+  const bool restored = !absl::GetFlag(FLAGS_data_dir).empty() && server->worlds().Get(world_id).ok();
+  if (scene_flag.empty() || restored) return absl::OkStatus();
+  auto proto = LoadStartupScene(scene_flag);
+  absl::StatusOr<ligature::SceneDesc> scene =
+      proto.ok() ? ligature::SceneFromProto(*proto) : proto.status();
+  if (!scene.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--scene=", scene_flag, ": ", scene.status().message()));
+  }
+  auto host = server->worlds().Create(world_id, *scene);
+  if (!host.ok()) return host.status();
+  std::fprintf(stderr, "ligatured: world %s from scene %s (%d bodies, %.0f Hz)\n",
+               (*host)->name().c_str(), scene_flag.c_str(), (*host)->Info().body_count,
+               (*host)->Info().settings.rate_hz);
+  return absl::OkStatus();
+}
+
+// With --metrics_address: the exporter, serving. Without: null.
+absl::StatusOr<std::unique_ptr<ligature::MetricsExporter>> StartMetrics(ligature::Server* server) {
+  const std::string address = absl::GetFlag(FLAGS_metrics_address);
+  if (address.empty()) return nullptr;
+  auto exporter = ligature::MetricsExporter::Start(address, &server->worlds(),
+                                                   &server->sessions(), &server->haptics());
+  if (!exporter.ok()) return exporter.status();
+  std::fprintf(stderr, "ligatured: metrics on http://%s/metrics (port %d)\n", address.c_str(),
+               (*exporter)->port());
+  return exporter;
+}
+
+// Under Agones: ready once serving, then health pings until exit. A sidecar that cannot be
+// reached is reported; Agones itself then acts on the missing ready or health.
+std::unique_ptr<ligature::AgonesSdk> StartAgones(std::optional<int> port) {
+  if (!port.has_value()) return nullptr;
+  auto agones = std::make_unique<ligature::AgonesSdk>(*port);
+  if (absl::Status s = agones->Ready(); !s.ok()) {
+    Report(s.message());
+  } else {
+    std::fprintf(stderr, "ligatured: Agones SDK on port %d: ready\n", agones->port());
+  }
+  agones->StartHealth();
+  return agones;
+}
+
+// Serves until SIGINT or SIGTERM; SIGHUP reloads the token file.
+void ServeUntilStopped(const sigset_t& signals, ligature::Server* server) {
+  int signal_number = 0;
+  while (sigwait(&signals, &signal_number) == 0 && signal_number == SIGHUP) {
+    const absl::Status reloaded = server->ReloadTokens();
+    std::fprintf(stderr, "ligatured: SIGHUP: %s\n",
+                 reloaded.ok() ? "token file reloaded"
+                               : std::string(reloaded.message()).c_str());
+  }
+  std::fprintf(stderr, "ligatured: %s, shutting down\n",
+               signal_number == SIGINT ? "SIGINT" : "SIGTERM");
+}
+
+int Run() {
+  absl::StatusOr<ligature::ServerOptions> options = OptionsFromFlags();
+  if (!options.ok()) return Fail(2, options.status().message());
   // Under Agones the sidecar's port is in the environment; a malformed one is a bad flag.
   auto agones_port = ligature::AgonesSdk::PortFromEnv();
-  if (!agones_port.ok()) {
-    std::fprintf(stderr, "ligatured: %s\n", std::string(agones_port.status().message()).c_str());
-    return 2;
-  }
+  if (!agones_port.ok()) return Fail(2, agones_port.status().message());
 
-  // Signals are taken by a dedicated thread, so block them everywhere first.
+  // Signals are taken by this thread in ServeUntilStopped, so block them everywhere first.
   sigset_t signals;
   sigemptyset(&signals);
   sigaddset(&signals, SIGINT);
@@ -142,104 +238,34 @@ int Run() {
   sigaddset(&signals, SIGHUP);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
-  ligature::Server server(options);
+  ligature::Server server(*options);
   // Snapshots: worlds come back from the data directory before the start-up scene.
-  const std::string data_dir = absl::GetFlag(FLAGS_data_dir);
-  const double snapshot_interval = absl::GetFlag(FLAGS_snapshot_interval_s);
-  std::unique_ptr<ligature::SnapshotWriter> snapshots;
-  if (!data_dir.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(data_dir, ec);
-    if (ec || !std::filesystem::is_directory(data_dir) || !(snapshot_interval > 0.0) ||
-        !std::isfinite(snapshot_interval)) {
-      std::fprintf(stderr, "ligatured: --data_dir must be a usable directory and "
-                           "--snapshot_interval_s > 0\n");
-      return 2;
-    }
-    ligature::SnapshotWriterOptions snapshot_options;
-    snapshot_options.dir = data_dir;
-    snapshot_options.interval = absl::Seconds(snapshot_interval);
-    snapshots = std::make_unique<ligature::SnapshotWriter>(&server.worlds(), snapshot_options);
-    RestoreWorlds(data_dir, &server, snapshots.get());
-  }
-  const std::string scene_flag = absl::GetFlag(FLAGS_scene);
-  const bool restored_startup_world =
-      !data_dir.empty() && server.worlds().Get(absl::GetFlag(FLAGS_world_id)).ok();
-  if (!scene_flag.empty() && !restored_startup_world) {
-    auto proto = LoadStartupScene(scene_flag);
-    absl::StatusOr<ligature::SceneDesc> scene =
-        proto.ok() ? ligature::SceneFromProto(*proto) : proto.status();
-    if (!scene.ok()) {
-      std::fprintf(stderr, "ligatured: --scene=%s: %s\n", scene_flag.c_str(),
-                   std::string(scene.status().message()).c_str());
-      return 2;
-    }
-    auto host = server.worlds().Create(absl::GetFlag(FLAGS_world_id), *scene);
-    if (!host.ok()) {
-      std::fprintf(stderr, "ligatured: %s\n", std::string(host.status().message()).c_str());
-      return 2;
-    }
-    std::fprintf(stderr, "ligatured: world %s from scene %s (%d bodies, %.0f Hz)\n",
-                 (*host)->name().c_str(), scene_flag.c_str(), (*host)->Info().body_count,
-                 (*host)->Info().settings.rate_hz);
-  }
-  if (absl::Status s = server.Start(); !s.ok()) {
-    std::fprintf(stderr, "ligatured: %s\n", std::string(s.message()).c_str());
-    return 1;
-  }
-  if (snapshots != nullptr) snapshots->Start();
+  auto snapshots = RestoreFromDataDir(&server);
+  if (!snapshots.ok()) return Fail(2, snapshots.status().message());
+  if (absl::Status s = CreateStartupWorld(&server); !s.ok()) return Fail(2, s.message());
+  if (absl::Status s = server.Start(); !s.ok()) return Fail(1, s.message());
+  if (*snapshots != nullptr) (*snapshots)->Start();
   // The bound port is printed too: with port 0 the system picks it (tests rely on this).
-  std::fprintf(stderr, "ligatured: serving on %s (port %d)\n", options.listen_address.c_str(),
+  std::fprintf(stderr, "ligatured: serving on %s (port %d)\n", options->listen_address.c_str(),
                server.port());
 
   // Metrics, when asked for: a failure to bind stops the server like a bad --listen.
-  std::unique_ptr<ligature::MetricsExporter> metrics;
-  if (const std::string address = absl::GetFlag(FLAGS_metrics_address); !address.empty()) {
-    auto exporter = ligature::MetricsExporter::Start(address, &server.worlds(),
-                                                     &server.sessions(), &server.haptics());
-    if (!exporter.ok()) {
-      std::fprintf(stderr, "ligatured: %s\n", std::string(exporter.status().message()).c_str());
-      server.Shutdown();
-      server.Wait();
-      return 1;
-    }
-    metrics = std::move(*exporter);
-    std::fprintf(stderr, "ligatured: metrics on http://%s/metrics (port %d)\n",
-                 address.c_str(), metrics->port());
+  auto metrics = StartMetrics(&server);
+  if (!metrics.ok()) {
+    server.Shutdown();
+    server.Wait();
+    return Fail(1, metrics.status().message());
   }
+  std::unique_ptr<ligature::AgonesSdk> agones = StartAgones(*agones_port);
 
-  // Agones: ready once serving, then health pings until exit. A sidecar that cannot be
-  // reached is reported; Agones itself then acts on the missing ready or health.
-  std::unique_ptr<ligature::AgonesSdk> agones;
-  if (agones_port->has_value()) {
-    agones = std::make_unique<ligature::AgonesSdk>(**agones_port);
-    if (absl::Status s = agones->Ready(); !s.ok()) {
-      std::fprintf(stderr, "ligatured: %s\n", std::string(s.message()).c_str());
-    } else {
-      std::fprintf(stderr, "ligatured: Agones SDK on port %d: ready\n", agones->port());
-    }
-    agones->StartHealth();
-  }
-
-  // SIGHUP reloads the token file; SIGINT and SIGTERM stop.
-  int signal_number = 0;
-  while (sigwait(&signals, &signal_number) == 0 && signal_number == SIGHUP) {
-    const absl::Status reloaded = server.ReloadTokens();
-    std::fprintf(stderr, "ligatured: SIGHUP: %s\n",
-                 reloaded.ok() ? "token file reloaded"
-                               : std::string(reloaded.message()).c_str());
-  }
-  std::fprintf(stderr, "ligatured: %s, shutting down\n",
-               signal_number == SIGINT ? "SIGINT" : "SIGTERM");
+  ServeUntilStopped(signals, &server);
   if (agones != nullptr) {
-    if (absl::Status s = agones->Shutdown(); !s.ok()) {
-      std::fprintf(stderr, "ligatured: %s\n", std::string(s.message()).c_str());
-    }
+    if (absl::Status s = agones->Shutdown(); !s.ok()) Report(s.message());
   }
   // A last snapshot of every world before they close.
-  if (snapshots != nullptr) {
-    snapshots->Stop();
-    snapshots->WriteAll();
+  if (*snapshots != nullptr) {
+    (*snapshots)->Stop();
+    (*snapshots)->WriteAll();
   }
   server.Shutdown();
   server.Wait();

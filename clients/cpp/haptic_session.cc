@@ -3,7 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "clients/cpp/status_util.h"
 #include "server/haptics/clock.h"
-#include "server/rpc/haptics_proto.h"
+#include "server/haptics/wire/haptics_proto.h"
 
 namespace ligature::client {
 

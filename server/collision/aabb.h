@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "server/collision/shape.h"
+#include "server/geometry/shape.h"
 #include "server/math/transform.h"
 
 namespace ligature {

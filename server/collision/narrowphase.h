@@ -2,7 +2,7 @@
 // Narrowphase: a table of pair functions, one per (shape type, shape type) combination.
 
 #include "server/collision/contact.h"
-#include "server/collision/shape.h"
+#include "server/geometry/shape.h"
 #include "server/math/transform.h"
 
 namespace ligature {

@@ -4,7 +4,7 @@
 // apart skip the narrowphase.
 
 #include "server/collision/aabb.h"
-#include "server/collision/shape.h"
+#include "server/geometry/shape.h"
 #include "server/math/transform.h"
 
 namespace ligature {

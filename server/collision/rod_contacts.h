@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "server/collision/aabb.h"
-#include "server/collision/shape.h"
+#include "server/geometry/shape.h"
 #include "server/math/transform.h"
 #include "server/model/rod/rod_model.h"
 

@@ -1,5 +1,9 @@
 #include "server/constraint/contact_cache.h"
 
+#include <algorithm>
+#include <tuple>
+#include <utility>
+
 namespace ligature {
 namespace {
 // Two contacts closer than this in body A's frame are the same contact (m).
@@ -53,6 +57,32 @@ void ContactCache::Store(BodyHandle a, BodyHandle b, const Vec3& local_a, const 
   }
   current_entries_.push_back({local_a, force});
   ++p.count;
+}
+
+std::vector<ContactCache::Saved> ContactCache::Save(const RigidBodies& bodies) const {
+  std::vector<std::tuple<uint32_t, uint32_t, const PairEntries*>> pairs;
+  for (const auto& [key, pair] : current_) {
+    const BodyHandle a{static_cast<uint32_t>(key >> 32), pair.generation_a};
+    const BodyHandle b{static_cast<uint32_t>(key & 0xffffffffu), pair.generation_b};
+    if (!bodies.IsValid(a) || !bodies.IsValid(b)) continue;
+    pairs.emplace_back(bodies.Index(a), bodies.Index(b), &pair);
+  }
+  std::sort(pairs.begin(), pairs.end(), [](const auto& x, const auto& y) {
+    return std::pair(std::get<0>(x), std::get<1>(x)) < std::pair(std::get<0>(y), std::get<1>(y));
+  });
+  std::vector<Saved> out;
+  for (const auto& [a, b, pair] : pairs) {
+    for (uint32_t k = pair->first; k < pair->first + pair->count; ++k) {
+      out.push_back({a, b, current_entries_[k].local_a, current_entries_[k].force});
+    }
+  }
+  return out;
+}
+
+void ContactCache::Restore(const RigidBodies& bodies, const std::vector<Saved>& saved) {
+  for (const Saved& c : saved) {
+    Store(bodies.HandleAt(c.body_a), bodies.HandleAt(c.body_b), c.local_a, c.force);
+  }
 }
 
 }  // namespace ligature

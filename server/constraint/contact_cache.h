@@ -13,12 +13,25 @@ namespace ligature {
 
 class ContactCache {
  public:
-  friend class WorldSnapshotAccess;  // snapshots carry the stored forces
   // Starts a tick: what was stored becomes what can be looked up.
   void BeginTick();
   // Force stored last tick for a contact of (a, b) at local_a, or zero.
   Vec3 Lookup(BodyHandle a, BodyHandle b, const Vec3& local_a) const;
   void Store(BodyHandle a, BodyHandle b, const Vec3& local_a, const Vec3& force);
+
+  // A stored contact with its bodies as dense indices: what snapshots carry.
+  struct Saved {
+    uint32_t body_a = 0;
+    uint32_t body_b = 0;
+    Vec3 local_a = Vec3::Zero();  // m, in A's centre-of-mass frame
+    Vec3 force = Vec3::Zero();    // N
+  };
+  // What this tick stored (what the next one looks up): pairs sorted by their bodies'
+  // dense indices (the map's own order is a hash map's), each pair's contacts in stored
+  // order. Pairs with a body that no longer exists are left out: they never match again.
+  std::vector<Saved> Save(const RigidBodies& bodies) const;
+  // Stores `saved` (dense indices into `bodies`, checked by the caller) as this tick's.
+  void Restore(const RigidBodies& bodies, const std::vector<Saved>& saved);
 
  private:
   // At most this many contacts of one pair are remembered (a clipped box-box manifold).

@@ -18,7 +18,7 @@
 
 #include <Eigen/Dense>
 
-#include "server/collision/shape.h"
+#include "server/geometry/shape.h"
 #include "server/math/transform.h"
 
 namespace ligature::haptics {

@@ -5,7 +5,7 @@
 
 #include <span>
 
-#include "server/collision/shape.h"
+#include "server/geometry/shape.h"
 #include "server/math/transform.h"
 
 namespace ligature::haptics {

@@ -2,8 +2,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "server/rpc/names.h"
-#include "server/world/scene_proto.h"
-#include "server/world/world_manager.h"
+#include "server/scene/scene_proto.h"
+#include "server/host/world_manager.h"
 
 namespace ligature {
 namespace {

@@ -1,6 +1,6 @@
 #include "server/rpc/frame_proto.h"
 
-#include "server/world/scene_proto.h"
+#include "server/scene/scene_proto.h"
 
 namespace ligature {
 

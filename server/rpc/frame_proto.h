@@ -5,7 +5,7 @@
 #include "ligature/v1/frame.pb.h"
 #include "ligature/v1/world_service.pb.h"
 #include "server/world/frame.h"
-#include "server/world/world_host.h"
+#include "server/host/world_host.h"
 
 namespace ligature {
 

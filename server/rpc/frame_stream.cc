@@ -6,7 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "server/rpc/frame_proto.h"
-#include "server/world/scene_proto.h"
+#include "server/scene/scene_proto.h"
 
 namespace ligature {
 

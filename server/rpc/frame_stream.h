@@ -15,7 +15,7 @@
 #include "ligature/v1/session_service.pb.h"
 #include "server/rpc/frame_filter.h"
 #include "server/rpc/session_counters.h"
-#include "server/world/world_host.h"
+#include "server/host/world_host.h"
 
 namespace ligature {
 

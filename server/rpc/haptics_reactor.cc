@@ -5,10 +5,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "server/haptics/clock.h"
-#include "server/rpc/haptics_proto.h"
+#include "server/haptics/wire/haptics_proto.h"
 #include "server/rpc/names.h"
 #include "server/rpc/status.h"
-#include "server/world/scene_proto.h"
+#include "server/scene/scene_proto.h"
 
 namespace ligature {
 namespace {

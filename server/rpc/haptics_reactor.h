@@ -22,6 +22,7 @@
 #include <thread>
 
 #include "server/rpc/auth.h"
+#include "server/rpc/session_counters.h"
 #include "absl/status/status.h"
 #include "grpcpp/support/server_callback.h"
 #include "ligature/v1/haptics_service.pb.h"
@@ -29,26 +30,9 @@
 #include "server/haptics/haptic_core.h"
 #include "server/haptics/latency_histogram.h"
 #include "server/haptics/tool_channel.h"
-#include "server/world/world_manager.h"
+#include "server/host/world_manager.h"
 
 namespace ligature {
-
-// Timing of the haptic streams of one kind (server or remote mode): round trip from a
-// pose's arrival to the start of its reply's write, and the poses' inter-arrival jitter.
-struct HapticTiming {
-  haptics::LatencyHistogram round_trip;
-  haptics::LatencyHistogram jitter;
-};
-
-// Counters of the haptic streams, for monitoring.
-struct HapticCounters {
-  std::atomic<int64_t> open{0};
-  std::atomic<uint64_t> poses{0};
-  std::atomic<uint64_t> rejected{0};
-  std::atomic<uint64_t> watchdog_trips{0};
-  HapticTiming server_mode;
-  HapticTiming remote_mode;
-};
 
 class HapticsReactor final
     : public grpc::ServerBidiReactor<v1::HapticsRequest, v1::HapticsResponse> {

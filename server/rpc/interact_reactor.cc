@@ -3,7 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "server/rpc/names.h"
 #include "server/rpc/status.h"
-#include "server/world/scene_proto.h"
+#include "server/scene/scene_proto.h"
 
 namespace ligature {
 

@@ -15,7 +15,7 @@
 #include "server/rpc/auth.h"
 #include "server/rpc/frame_stream.h"
 #include "server/rpc/session_counters.h"
-#include "server/world/world_manager.h"
+#include "server/host/world_manager.h"
 
 namespace ligature {
 

@@ -5,7 +5,7 @@
 #include "server/rpc/edits.h"
 #include "server/rpc/names.h"
 #include "server/rpc/status.h"
-#include "server/world/scene_proto.h"
+#include "server/scene/scene_proto.h"
 
 namespace ligature {
 namespace {
@@ -38,50 +38,24 @@ absl::StatusOr<std::vector<std::string>> ApplyAll(WorldHost& host, std::vector<S
       kApplyTimeout);
 }
 
-// Finds the world named by `name` (field `field`).
-absl::StatusOr<std::shared_ptr<WorldHost>> HostFor(WorldManager* manager,
-                                                   const std::string& name,
-                                                   const std::string& field) {
-  auto id = ParseWorldName(name, field);
-  if (!id.ok()) return id.status();
-  return manager->Get(*id);
-}
-
-absl::StatusOr<std::shared_ptr<WorldHost>> HostForChild(WorldManager* manager,
-                                                        const std::string& name,
-                                                        const std::string& collection,
-                                                        const std::string& field,
-                                                        std::string* child) {
-  auto parsed = ParseChildName(name, collection, field);
-  if (!parsed.ok()) return parsed.status();
-  *child = parsed->child;
-  return manager->Get(parsed->world);
+// The world part of a child's name, or why the name does not parse.
+absl::StatusOr<std::string> WorldOf(const absl::StatusOr<ChildName>& name) {
+  if (!name.ok()) return name.status();
+  return name->world;
 }
 
 }  // namespace
 
-// The calling client (the peer's host, without its port) spends `edits` of its edits per
-// second.
-absl::Status SceneServiceImpl::TakeEdits(grpc::ServerContext* ctx, int edits) {
-  if (limiter_ == nullptr) return absl::OkStatus();
-  return limiter_->Take(ClientOfPeer(ctx->peer()), edits);
-}
-
 grpc::Status SceneServiceImpl::CreateBody(grpc::ServerContext* ctx,
                                           const v1::CreateBodyRequest* req,
                                           v1::Body* resp) {
-  auto caller = CallerGrants(tokens_, *ctx);
-  if (!caller.ok()) return ToGrpcStatus(caller.status());
-  if (auto s = TakeEdits(ctx, 1); !s.ok()) return ToGrpcStatus(s);
-  auto host = HostFor(manager_, req->parent(), "parent");
-  if (!host.ok()) return ToGrpcStatus(host.status());
-  if (auto s = caller->Require(WorldIdFromName((*host)->name()), Role::kEditor); !s.ok()) {
-    return ToGrpcStatus(s);
-  }
+  auto call = OpenWorldCall(checks_, *ctx, ParseWorldName(req->parent(), "parent"),
+                            Role::kEditor, 1);
+  if (!call.ok()) return ToGrpcStatus(call.status());
   auto body = BodyFromProto(req->body(), "body");
   if (!body.ok()) return ToGrpcStatus(body.status());
-  const std::string world_id = WorldIdFromName((*host)->name());
-  auto created = (*host)->Call<BodyDesc>(
+  const std::string& world_id = call->world_id;
+  auto created = call->host->Call<BodyDesc>(
       [desc = std::move(*body)](World& w) -> absl::StatusOr<BodyDesc> {
         auto id = w.AddBody(desc);
         if (!id.ok()) return id.status();
@@ -97,19 +71,14 @@ grpc::Status SceneServiceImpl::CreateBody(grpc::ServerContext* ctx,
 grpc::Status SceneServiceImpl::UpdateBody(grpc::ServerContext* ctx,
                                           const v1::UpdateBodyRequest* req,
                                           v1::Body* resp) {
-  auto caller = CallerGrants(tokens_, *ctx);
-  if (!caller.ok()) return ToGrpcStatus(caller.status());
-  if (auto s = TakeEdits(ctx, 1); !s.ok()) return ToGrpcStatus(s);
-  std::string body_id;
-  auto host = HostForChild(manager_, req->body().name(), "bodies", "body.name", &body_id);
-  if (!host.ok()) return ToGrpcStatus(host.status());
-  if (auto s = caller->Require(WorldIdFromName((*host)->name()), Role::kEditor); !s.ok()) {
-    return ToGrpcStatus(s);
-  }
-  const std::string world_id = WorldIdFromName((*host)->name());
+  auto call = OpenWorldCall(checks_, *ctx,
+                            WorldOf(ParseChildName(req->body().name(), "bodies", "body.name")),
+                            Role::kEditor, 1);
+  if (!call.ok()) return ToGrpcStatus(call.status());
+  const std::string& world_id = call->world_id;
   auto edit = UpdateBodyFromProto(*req, world_id, "");
   if (!edit.ok()) return ToGrpcStatus(edit.status());
-  auto updated = (*host)->Call<BodyDesc>(
+  auto updated = call->host->Call<BodyDesc>(
       [edit = std::move(*edit)](World& w) -> absl::StatusOr<BodyDesc> {
         if (auto s = w.UpdateBody(edit.body_id, edit.update); !s.ok()) return s;
         return w.GetBody(edit.body_id);
@@ -125,16 +94,10 @@ grpc::Status SceneServiceImpl::EditChild(grpc::ServerContext* ctx, const std::st
                                          const std::string& collection,
                                          const std::string& field,
                                          const std::function<SceneEdit(std::string)>& edit) {
-  auto caller = CallerGrants(tokens_, *ctx);
-  if (!caller.ok()) return ToGrpcStatus(caller.status());
-  if (auto s = TakeEdits(ctx, 1); !s.ok()) return ToGrpcStatus(s);
-  std::string id;
-  auto host = HostForChild(manager_, name, collection, field, &id);
-  if (!host.ok()) return ToGrpcStatus(host.status());
-  if (auto s = caller->Require(WorldIdFromName((*host)->name()), Role::kEditor); !s.ok()) {
-    return ToGrpcStatus(s);
-  }
-  return ToGrpcStatus(ApplyAll(**host, {edit(std::move(id))}, false).status());
+  absl::StatusOr<ChildName> child = ParseChildName(name, collection, field);
+  auto call = OpenWorldCall(checks_, *ctx, WorldOf(child), Role::kEditor, 1);
+  if (!call.ok()) return ToGrpcStatus(call.status());
+  return ToGrpcStatus(ApplyAll(*call->host, {edit(std::move(child->child))}, false).status());
 }
 
 grpc::Status SceneServiceImpl::DeleteBody(grpc::ServerContext* ctx,
@@ -147,17 +110,12 @@ grpc::Status SceneServiceImpl::DeleteBody(grpc::ServerContext* ctx,
 grpc::Status SceneServiceImpl::CreateConstraint(grpc::ServerContext* ctx,
                                                 const v1::CreateConstraintRequest* req,
                                                 v1::Constraint* resp) {
-  auto caller = CallerGrants(tokens_, *ctx);
-  if (!caller.ok()) return ToGrpcStatus(caller.status());
-  if (auto s = TakeEdits(ctx, 1); !s.ok()) return ToGrpcStatus(s);
-  auto host = HostFor(manager_, req->parent(), "parent");
-  if (!host.ok()) return ToGrpcStatus(host.status());
-  if (auto s = caller->Require(WorldIdFromName((*host)->name()), Role::kEditor); !s.ok()) {
-    return ToGrpcStatus(s);
-  }
+  auto call = OpenWorldCall(checks_, *ctx, ParseWorldName(req->parent(), "parent"),
+                            Role::kEditor, 1);
+  if (!call.ok()) return ToGrpcStatus(call.status());
   auto desc = ConstraintFromProto(req->constraint(), "constraint");
   if (!desc.ok()) return ToGrpcStatus(desc.status());
-  auto created = ApplyAll(**host, {CreateConstraintEdit{*desc}}, false);
+  auto created = ApplyAll(*call->host, {CreateConstraintEdit{*desc}}, false);
   if (!created.ok()) return ToGrpcStatus(created.status());
   *resp = req->constraint();
   resp->set_name(created->front());
@@ -183,20 +141,15 @@ grpc::Status SceneServiceImpl::SetConstraintEnabled(grpc::ServerContext* ctx,
 
 grpc::Status SceneServiceImpl::BatchEdit(grpc::ServerContext* ctx, const v1::BatchEditRequest* req,
                                          v1::BatchEditResponse* resp) {
-  auto caller = CallerGrants(tokens_, *ctx);
-  if (!caller.ok()) return ToGrpcStatus(caller.status());
-  if (auto s = TakeEdits(ctx, req->edits_size()); !s.ok()) return ToGrpcStatus(s);
-  auto host = HostFor(manager_, req->parent(), "parent");
-  if (!host.ok()) return ToGrpcStatus(host.status());
-  if (auto s = caller->Require(WorldIdFromName((*host)->name()), Role::kEditor); !s.ok()) {
-    return ToGrpcStatus(s);
-  }
+  auto call = OpenWorldCall(checks_, *ctx, ParseWorldName(req->parent(), "parent"),
+                            Role::kEditor, req->edits_size());
+  if (!call.ok()) return ToGrpcStatus(call.status());
   if (req->edits_size() > kMaxBatchEdits) {
     return ToGrpcStatus(absl::InvalidArgumentError(
         absl::StrCat("edits: at most ", kMaxBatchEdits, " edits per batch")));
   }
   // Every edit is validated before any is applied.
-  const std::string world_id = WorldIdFromName((*host)->name());
+  const std::string& world_id = call->world_id;
   std::vector<SceneEdit> edits;
   edits.reserve(req->edits_size());
   for (int i = 0; i < req->edits_size(); ++i) {
@@ -204,7 +157,7 @@ grpc::Status SceneServiceImpl::BatchEdit(grpc::ServerContext* ctx, const v1::Bat
     if (!edit.ok()) return ToGrpcStatus(edit.status());
     edits.push_back(std::move(*edit));
   }
-  auto created = ApplyAll(**host, std::move(edits), true);
+  auto created = ApplyAll(*call->host, std::move(edits), true);
   if (!created.ok()) return ToGrpcStatus(created.status());
   for (std::string& name : *created) resp->add_created(std::move(name));
   return grpc::Status::OK;
@@ -212,14 +165,10 @@ grpc::Status SceneServiceImpl::BatchEdit(grpc::ServerContext* ctx, const v1::Bat
 
 grpc::Status SceneServiceImpl::ExportScene(grpc::ServerContext* ctx,
                                            const v1::ExportSceneRequest* req, v1::Scene* resp) {
-  auto caller = CallerGrants(tokens_, *ctx);
-  if (!caller.ok()) return ToGrpcStatus(caller.status());
-  auto host = HostFor(manager_, req->parent(), "parent");
-  if (!host.ok()) return ToGrpcStatus(host.status());
-  if (auto s = caller->Require(WorldIdFromName((*host)->name()), Role::kViewer); !s.ok()) {
-    return ToGrpcStatus(s);
-  }
-  auto scene = (*host)->Call<SceneDesc>(
+  auto call = OpenWorldCall(checks_, *ctx, ParseWorldName(req->parent(), "parent"),
+                            Role::kViewer);
+  if (!call.ok()) return ToGrpcStatus(call.status());
+  auto scene = call->host->Call<SceneDesc>(
       [](World& w) -> absl::StatusOr<SceneDesc> { return w.Export(); }, kApplyTimeout);
   if (!scene.ok()) return ToGrpcStatus(scene.status());
   *resp = SceneToProto(*scene);

@@ -6,10 +6,9 @@
 #include <string>
 
 #include "ligature/v1/scene_service.grpc.pb.h"
-#include "server/rpc/auth.h"
-#include "server/rpc/edit_rate_limiter.h"
+#include "server/rpc/caller.h"
 #include "server/rpc/edits.h"
-#include "server/world/world_manager.h"
+#include "server/host/world_manager.h"
 
 namespace ligature {
 
@@ -19,7 +18,7 @@ class SceneServiceImpl final : public v1::SceneService::Service {
   // no authentication) decides who may do what.
   explicit SceneServiceImpl(WorldManager* manager, EditRateLimiter* limiter = nullptr,
                             const TokenStore* tokens = nullptr)
-      : manager_(manager), limiter_(limiter), tokens_(tokens) {}
+      : checks_{tokens, limiter, manager} {}
 
   grpc::Status CreateBody(grpc::ServerContext* ctx, const v1::CreateBodyRequest* req,
                           v1::Body* resp) override;
@@ -42,7 +41,6 @@ class SceneServiceImpl final : public v1::SceneService::Service {
                            v1::Scene* resp) override;
 
  private:
-  absl::Status TakeEdits(grpc::ServerContext* ctx, int edits);
   // One edit of the body or constraint `name` names (`collection` "bodies" or
   // "constraints", `field` the request's field holding it), made by `edit` from the
   // child's id and applied at its world's next tick; the caller must edit that world.
@@ -50,9 +48,7 @@ class SceneServiceImpl final : public v1::SceneService::Service {
                          const std::string& collection, const std::string& field,
                          const std::function<SceneEdit(std::string)>& edit);
 
-  WorldManager* manager_;
-  EditRateLimiter* limiter_;
-  const TokenStore* tokens_;
+  CallChecks checks_;
 };
 
 }  // namespace ligature

@@ -14,7 +14,7 @@
 #include "server/rpc/session_counters.h"
 #include "server/rpc/session_service_impl.h"
 #include "server/rpc/world_service_impl.h"
-#include "server/world/world_manager.h"
+#include "server/host/world_manager.h"
 
 namespace ligature {
 

@@ -1,10 +1,12 @@
 #pragma once
-// Counters of the frame streams (Watch and Interact), for monitoring. Plain atomics: the
-// streams update them, the metrics module reads them; nothing here knows how they are
-// published.
+// Counters of the frame streams (Watch and Interact) and the haptic streams, for
+// monitoring. Plain atomics: the streams update them, the operations folder's metrics read
+// them; nothing here knows how they are published.
 
 #include <atomic>
 #include <cstdint>
+
+#include "server/haptics/latency_histogram.h"
 
 namespace ligature {
 
@@ -20,6 +22,23 @@ struct SessionCounters {
   StreamCounters watch;
   StreamCounters interact;
   std::atomic<uint64_t> device_poses{0};  // poses received on Interact streams
+};
+
+// Timing of the haptic streams of one kind (server or remote mode): round trip from a
+// pose's arrival to the start of its reply's write, and the poses' inter-arrival jitter.
+struct HapticTiming {
+  haptics::LatencyHistogram round_trip;
+  haptics::LatencyHistogram jitter;
+};
+
+// Counters of the haptic streams, for monitoring.
+struct HapticCounters {
+  std::atomic<int64_t> open{0};
+  std::atomic<uint64_t> poses{0};
+  std::atomic<uint64_t> rejected{0};
+  std::atomic<uint64_t> watchdog_trips{0};
+  HapticTiming server_mode;
+  HapticTiming remote_mode;
 };
 
 }  // namespace ligature

@@ -11,18 +11,15 @@ namespace ligature {
 
 grpc::Status SessionServiceImpl::Watch(grpc::ServerContext* ctx, const v1::WatchRequest* req,
                                        grpc::ServerWriter<v1::Frame>* writer) {
-  auto caller = CallerGrants(tokens_, *ctx);
-  if (!caller.ok()) return ToGrpcStatus(caller.status());
-  auto id = ParseWorldName(req->world(), "world");
-  if (!id.ok()) return ToGrpcStatus(id.status());
-  if (auto s = caller->Require(*id, Role::kViewer); !s.ok()) return ToGrpcStatus(s);
-  auto host = manager_->Get(*id);
-  if (!host.ok()) return ToGrpcStatus(host.status());
-  auto options = MakeFrameStreamOptions(**host, req->max_rate_hz(), req->body_ids());
+  auto call = OpenWorldCall({tokens_, nullptr, manager_}, *ctx,
+                            ParseWorldName(req->world(), "world"), Role::kViewer);
+  if (!call.ok()) return ToGrpcStatus(call.status());
+  WorldHost& host = *call->host;
+  auto options = MakeFrameStreamOptions(host, req->max_rate_hz(), req->body_ids());
   if (!options.ok()) return ToGrpcStatus(options.status());
   if (auto s = AddWatchFilter(*req, &*options); !s.ok()) return ToGrpcStatus(s);
   return ToGrpcStatus(StreamFrames(
-      **host, *options, [&](const v1::Frame& f) { return writer->Write(f); },
+      host, *options, [&](const v1::Frame& f) { return writer->Write(f); },
       [&] {
         return ctx->IsCancelled() ? absl::CancelledError("cancelled by the client")
                                   : absl::OkStatus();

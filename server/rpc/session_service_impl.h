@@ -6,7 +6,7 @@
 #include "ligature/v1/session_service.grpc.pb.h"
 #include "server/rpc/auth.h"
 #include "server/rpc/session_counters.h"
-#include "server/world/world_manager.h"
+#include "server/host/world_manager.h"
 
 namespace ligature {
 

@@ -5,10 +5,10 @@
 #include "server/rpc/frame_proto.h"
 #include "server/rpc/names.h"
 #include "server/rpc/status.h"
-#include "server/world/divergence_check.h"
-#include "server/world/scene_library.h"
-#include "server/world/scene_proto.h"
-#include "server/world/world_snapshot.h"
+#include "server/host/divergence_check.h"
+#include "server/scene/scene_library.h"
+#include "server/scene/scene_proto.h"
+#include "server/snapshot/world_snapshot.h"
 
 namespace ligature {
 namespace {
@@ -82,7 +82,7 @@ absl::Status MergeSettings(const v1::WorldSettings& from,
 grpc::Status WorldServiceImpl::CreateWorld(grpc::ServerContext* ctx,
                                            const v1::CreateWorldRequest* req,
                                            v1::World* resp) {
-  auto caller = CallerGrants(tokens_, *ctx);
+  auto caller = CallerGrants(checks_.tokens, *ctx);
   if (!caller.ok()) return ToGrpcStatus(caller.status());
   if (!req->world_id().empty()) {
     if (auto s = ValidateId(req->world_id(), "world_id"); !s.ok()) return ToGrpcStatus(s);
@@ -115,7 +115,7 @@ grpc::Status WorldServiceImpl::CreateWorld(grpc::ServerContext* ctx,
         req->source_case() == v1::CreateWorldRequest::kScene ? "scene." : "scene_name: ",
         scene.status().message())));
   }
-  auto host = manager_->Create(req->world_id(), *scene);
+  auto host = checks_.manager->Create(req->world_id(), *scene);
   if (!host.ok()) return ToGrpcStatus(host.status());
   *resp = WorldInfoToProto((*host)->Info());
   return grpc::Status::OK;
@@ -123,21 +123,17 @@ grpc::Status WorldServiceImpl::CreateWorld(grpc::ServerContext* ctx,
 
 grpc::Status WorldServiceImpl::GetWorld(grpc::ServerContext* ctx,
                                         const v1::GetWorldRequest* req, v1::World* resp) {
-  auto caller = CallerGrants(tokens_, *ctx);
-  if (!caller.ok()) return ToGrpcStatus(caller.status());
-  auto id = ParseWorldName(req->name(), "name");
-  if (!id.ok()) return ToGrpcStatus(id.status());
-  if (auto s = caller->Require(*id, Role::kViewer); !s.ok()) return ToGrpcStatus(s);
-  auto host = manager_->Get(*id);
-  if (!host.ok()) return ToGrpcStatus(host.status());
-  *resp = WorldInfoToProto((*host)->Info());
+  auto call = OpenWorldCall(checks_, *ctx, ParseWorldName(req->name(), "name"),
+                            Role::kViewer);
+  if (!call.ok()) return ToGrpcStatus(call.status());
+  *resp = WorldInfoToProto(call->host->Info());
   return grpc::Status::OK;
 }
 
 grpc::Status WorldServiceImpl::ListWorlds(grpc::ServerContext* ctx,
                                           const v1::ListWorldsRequest* req,
                                           v1::ListWorldsResponse* resp) {
-  auto caller = CallerGrants(tokens_, *ctx);
+  auto caller = CallerGrants(checks_.tokens, *ctx);
   if (!caller.ok()) return ToGrpcStatus(caller.status());
   if (req->page_size() < 0 || req->page_size() > 1000) {
     return ToGrpcStatus(absl::InvalidArgumentError("page_size: must be in [0, 1000]"));
@@ -146,7 +142,7 @@ grpc::Status WorldServiceImpl::ListWorlds(grpc::ServerContext* ctx,
     if (auto s = ValidateId(req->page_token(), "page_token"); !s.ok()) return ToGrpcStatus(s);
   }
   const WorldPage page =
-      manager_->List(req->page_size() == 0 ? 100 : req->page_size(), req->page_token());
+      checks_.manager->List(req->page_size() == 0 ? 100 : req->page_size(), req->page_token());
   // Only the worlds the caller may view (a page may then hold fewer than page_size).
   for (const WorldInfo& info : page.worlds) {
     if (!caller->Allows(WorldIdFromName(info.name), Role::kViewer)) continue;
@@ -159,26 +155,22 @@ grpc::Status WorldServiceImpl::ListWorlds(grpc::ServerContext* ctx,
 grpc::Status WorldServiceImpl::UpdateWorld(grpc::ServerContext* ctx,
                                            const v1::UpdateWorldRequest* req,
                                            v1::World* resp) {
-  auto caller = CallerGrants(tokens_, *ctx);
-  if (!caller.ok()) return ToGrpcStatus(caller.status());
-  auto id = ParseWorldName(req->world().name(), "world.name");
-  if (!id.ok()) return ToGrpcStatus(id.status());
-  if (auto s = caller->Require(*id, Role::kOwner); !s.ok()) return ToGrpcStatus(s);
-  auto host = manager_->Get(*id);
-  if (!host.ok()) return ToGrpcStatus(host.status());
+  auto call = OpenWorldCall(checks_, *ctx, ParseWorldName(req->world().name(), "world.name"),
+                            Role::kOwner);
+  if (!call.ok()) return ToGrpcStatus(call.status());
   // Check the mask and the values against the current settings here, for a prompt error;
   // then merge again on the world's thread, onto the settings as they are when the edit
   // applies, so concurrent updates of different fields compose.
   const v1::World request_world = req->world();
   const google::protobuf::FieldMask mask = req->update_mask();
-  v1::WorldSettings merged = SettingsToProto((*host)->Info().settings);
+  v1::WorldSettings merged = SettingsToProto(call->host->Info().settings);
   if (auto s = MergeSettings(request_world.settings(), mask, &merged); !s.ok()) {
     return ToGrpcStatus(s);
   }
   if (auto s = SettingsFromProto(merged, "world.settings"); !s.ok()) {
     return ToGrpcStatus(s.status());
   }
-  auto applied = (*host)->Call<WorldSettings>(
+  auto applied = call->host->Call<WorldSettings>(
       [request_world, mask](World& w) -> absl::StatusOr<WorldSettings> {
         v1::WorldSettings current = SettingsToProto(w.settings());
         if (auto s = MergeSettings(request_world.settings(), mask, &current); !s.ok()) return s;
@@ -189,7 +181,7 @@ grpc::Status WorldServiceImpl::UpdateWorld(grpc::ServerContext* ctx,
       },
       kApplyTimeout);
   if (!applied.ok()) return ToGrpcStatus(applied.status());
-  *resp = WorldInfoToProto((*host)->Info());
+  *resp = WorldInfoToProto(call->host->Info());
   *resp->mutable_settings() = SettingsToProto(*applied);
   return grpc::Status::OK;
 }
@@ -197,30 +189,26 @@ grpc::Status WorldServiceImpl::UpdateWorld(grpc::ServerContext* ctx,
 grpc::Status WorldServiceImpl::DeleteWorld(grpc::ServerContext* ctx,
                                            const v1::DeleteWorldRequest* req,
                                            v1::DeleteWorldResponse*) {
-  auto caller = CallerGrants(tokens_, *ctx);
+  auto caller = CallerGrants(checks_.tokens, *ctx);
   if (!caller.ok()) return ToGrpcStatus(caller.status());
   auto id = ParseWorldName(req->name(), "name");
   if (!id.ok()) return ToGrpcStatus(id.status());
   if (auto s = caller->Require(*id, Role::kOwner); !s.ok()) return ToGrpcStatus(s);
-  return ToGrpcStatus(manager_->Delete(*id));
+  return ToGrpcStatus(checks_.manager->Delete(*id));
 }
 
 grpc::Status WorldServiceImpl::StepWorld(grpc::ServerContext* ctx,
                                          const v1::StepWorldRequest* req, v1::Frame* resp) {
-  auto caller = CallerGrants(tokens_, *ctx);
-  if (!caller.ok()) return ToGrpcStatus(caller.status());
-  auto id = ParseWorldName(req->name(), "name");
-  if (!id.ok()) return ToGrpcStatus(id.status());
-  if (auto s = caller->Require(*id, Role::kEditor); !s.ok()) return ToGrpcStatus(s);
+  auto call = OpenWorldCall(checks_, *ctx, ParseWorldName(req->name(), "name"),
+                            Role::kEditor);
+  if (!call.ok()) return ToGrpcStatus(call.status());
   if (req->ticks() < 1 || req->ticks() > 100000) {
     return ToGrpcStatus(absl::InvalidArgumentError("ticks: must be in [1, 100000]"));
   }
-  auto host = manager_->Get(*id);
-  if (!host.ok()) return ToGrpcStatus(host.status());
   const int ticks = req->ticks();
   // Steps stop at a divergence: the frame then reports the rollback.
-  WorldHost* stepped = host->get();
-  auto frame = (*host)->Call<Frame>(
+  WorldHost* stepped = call->host.get();
+  auto frame = call->host->Call<Frame>(
       [ticks, stepped](World& w) -> absl::StatusOr<Frame> {
         if (!w.settings().paused) {
           return absl::FailedPreconditionError(
@@ -245,14 +233,10 @@ grpc::Status WorldServiceImpl::StepWorld(grpc::ServerContext* ctx,
 grpc::Status WorldServiceImpl::SaveSnapshot(grpc::ServerContext* ctx,
                                             const v1::SaveSnapshotRequest* req,
                                             v1::SaveSnapshotResponse* resp) {
-  auto caller = CallerGrants(tokens_, *ctx);
-  if (!caller.ok()) return ToGrpcStatus(caller.status());
-  auto id = ParseWorldName(req->name(), "name");
-  if (!id.ok()) return ToGrpcStatus(id.status());
-  if (auto s = caller->Require(*id, Role::kEditor); !s.ok()) return ToGrpcStatus(s);
-  auto host = manager_->Get(*id);
-  if (!host.ok()) return ToGrpcStatus(host.status());
-  auto copy = (*host)->Call<std::shared_ptr<const World>>(
+  auto call = OpenWorldCall(checks_, *ctx, ParseWorldName(req->name(), "name"),
+                            Role::kEditor);
+  if (!call.ok()) return ToGrpcStatus(call.status());
+  auto copy = call->host->Call<std::shared_ptr<const World>>(
       [](World& w) -> absl::StatusOr<std::shared_ptr<const World>> {
         return std::make_shared<const World>(w);
       },
@@ -268,17 +252,17 @@ grpc::Status WorldServiceImpl::SaveSnapshot(grpc::ServerContext* ctx,
 grpc::Status WorldServiceImpl::RestoreSnapshot(grpc::ServerContext* ctx,
                                                const v1::RestoreSnapshotRequest* req,
                                                v1::World* resp) {
-  auto caller = CallerGrants(tokens_, *ctx);
+  auto caller = CallerGrants(checks_.tokens, *ctx);
   if (!caller.ok()) return ToGrpcStatus(caller.status());
   auto id = ParseWorldName(req->name(), "name");
   if (!id.ok()) return ToGrpcStatus(id.status());
   if (auto s = caller->Require(*id, Role::kOwner); !s.ok()) return ToGrpcStatus(s);
   auto restored = WorldFromSnapshotBytes(req->snapshot(), WorldName(*id),
-                                         manager_->options().world_limits);
+                                         checks_.manager->options().world_limits);
   if (!restored.ok()) return ToGrpcStatus(restored.status());
-  auto host = manager_->Get(*id);
+  auto host = checks_.manager->Get(*id);
   if (!host.ok()) {
-    auto created = manager_->Adopt(*id, std::move(*restored));
+    auto created = checks_.manager->Adopt(*id, std::move(*restored));
     if (!created.ok()) return ToGrpcStatus(created.status());
     *resp = WorldInfoToProto((*created)->Info());
     return grpc::Status::OK;

@@ -2,8 +2,8 @@
 // WorldService: thin handlers that validate, convert and forward to the WorldManager.
 
 #include "ligature/v1/world_service.grpc.pb.h"
-#include "server/rpc/auth.h"
-#include "server/world/world_manager.h"
+#include "server/rpc/caller.h"
+#include "server/host/world_manager.h"
 
 namespace ligature {
 
@@ -11,7 +11,7 @@ class WorldServiceImpl final : public v1::WorldService::Service {
  public:
   // `tokens` (may be null: no authentication) decides who may do what.
   explicit WorldServiceImpl(WorldManager* manager, const TokenStore* tokens = nullptr)
-      : manager_(manager), tokens_(tokens) {}
+      : checks_{tokens, nullptr, manager} {}
 
   grpc::Status CreateWorld(grpc::ServerContext* ctx, const v1::CreateWorldRequest* req,
                            v1::World* resp) override;
@@ -31,8 +31,7 @@ class WorldServiceImpl final : public v1::WorldService::Service {
                                v1::World* resp) override;
 
  private:
-  WorldManager* manager_;
-  const TokenStore* tokens_;
+  CallChecks checks_;
 };
 
 }  // namespace ligature

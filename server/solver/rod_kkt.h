@@ -25,32 +25,10 @@
 #include "absl/status/statusor.h"
 #include "server/math/band_matrix.h"
 #include "server/math/banded_ldlt.h"
+#include "server/constraint/rod/kkt_rows.h"
 #include "server/model/rod/rod_dynamics.h"
 
 namespace ligature {
-
-// One scalar constraint row.
-struct KktRow {
-  std::vector<std::pair<int, double>> terms;  // (rod unknown index, coefficient)
-  double slide_coeff = 0.0;                   // on the group's slide unknown, if any
-  double rhs = 0.0;                           // E
-  bool active = true;                         // an inactive row carries no force
-  // m/N: a compliant row gives way by compliance * force. Contacts use some, so that many
-  // nearly redundant contact rows share their load evenly; exact constraints use none (the
-  // solver's own regularization, far below the rods' compliance, only keeps redundant
-  // constraints solvable).
-  double compliance = 0.0;
-};
-
-// The rows of one constraint, and where it acts.
-struct KktGroup {
-  std::vector<KktRow> rows;
-  bool has_slide = false;
-  double slide_diagonal = 0.0;  // Cs (friction), >= 0
-  // Global control-point indices it acts on: one (absolute) or two (relative).
-  int anchor_a = -1;
-  int anchor_b = -1;
-};
 
 struct KktProblem {
   // Which of a control point's four degrees of freedom (x, y, z, twist) are unknowns here:

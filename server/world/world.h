@@ -26,11 +26,12 @@
 #include "server/solver/gauss_seidel.h"
 #include "server/solver/tunable_lcp.h"
 #include "server/world/frame.h"
-#include "server/world/rod_world.h"
-#include "server/world/soft_world.h"
-#include "server/world/strand_world.h"
+#include "server/world/rod/rod_world.h"
+#include "server/world/soft/soft_world.h"
+#include "server/world/strand/strand_world.h"
 #include "server/world/scene_desc.h"
 #include "server/world/step_counters.h"
+#include "server/world/world_saved_state.h"
 
 namespace ligature {
 
@@ -51,8 +52,6 @@ struct BodyUpdate {
 
 class World {
  public:
-  // Snapshots (world_snapshot.cc) read and set the changing state.
-  friend class WorldSnapshotAccess;
   World(std::string name, const WorldSettings& settings, const WorldLimits& limits);
 
   // Builds a world from a validated scene; fails (and builds nothing) on a bad reference.
@@ -116,10 +115,21 @@ class World {
   // ReportDivergence, which also counts it.
   void RestoreState(const World& good);
   void ReportDivergence(const DivergenceEvent& event);
+
+  // Snapshots (world_saved_state.cc): the changing state the scene export leaves out.
+  WorldSavedState SaveState() const;
+  // On a world just built from the snapshot's scene: takes `state`, which the caller
+  // checked against this world (its sizes, indices and numbers). INVALID_ARGUMENT naming
+  // the rods' field for a solver ordering that does not fit (see RodWorld::Restore).
+  absl::Status RestoreSavedState(WorldSavedState state);
+  // Takes the whole state and settings of `restored` (a world rebuilt from a snapshot) but
+  // keeps this world's name, monitoring totals and attached haptic sessions.
+  void ReplaceWith(World restored);
   Frame MakeFrame() const;
 
   const std::string& name() const { return name_; }
   const WorldSettings& settings() const { return settings_; }
+  const WorldLimits& limits() const { return limits_; }
   uint64_t tick() const { return tick_; }
   double sim_time() const { return sim_time_; }
   const StepStats& last_stats() const { return stats_; }
@@ -151,6 +161,9 @@ class World {
   const RodWorld& rods() const { return rods_; }
   const SoftWorld& soft_bodies() const { return soft_; }
   const StrandWorld& strands() const { return strands_; }
+  int joint_count() const { return static_cast<int>(constraints_.joints().size()); }
+  // Whether rigid body `id` is a cutting tool.
+  bool IsScalpel(const std::string& id) const { return scalpels_.contains(id); }
 
  private:
   // The step pipeline, one function per stage, in order.

@@ -17,7 +17,7 @@
 
 #include "server/collision/rod_contacts.h"
 #include "server/constraint/contact_rows.h"
-#include "server/world/soft_surface_query.h"
+#include "server/world/soft/soft_surface_query.h"
 #include "server/world/world.h"
 
 namespace ligature {

@@ -1,4 +1,5 @@
-// Divergence recovery: a world takes back an earlier good state of itself.
+// A world takes the state of another copy: an earlier good state of itself (divergence
+// recovery), or a world rebuilt from a snapshot.
 
 #include "server/world/world.h"
 
@@ -16,6 +17,20 @@ void World::RestoreState(const World& good) {
   settings_ = settings;
   counters_ = counters;
   haptic_tools_ = std::move(tools);
+}
+
+// The restore is one more edit of the world it replaces, so whatever keys on the edit count
+// (the divergence guard's checkpoint, the host's haptic tools) sees it.
+void World::ReplaceWith(World restored) {
+  std::string name = std::move(name_);
+  StepCounters counters = counters_;
+  auto tools = std::move(haptic_tools_);
+  const uint64_t edits = edits_ + 1;
+  *this = std::move(restored);
+  name_ = std::move(name);
+  counters_ = counters;
+  haptic_tools_ = std::move(tools);
+  edits_ = edits;
 }
 
 void World::ReportDivergence(const DivergenceEvent& event) {

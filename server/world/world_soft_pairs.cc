@@ -18,7 +18,7 @@
 #include <numeric>
 
 #include "server/constraint/contact_rows.h"
-#include "server/world/soft_surface_query.h"
+#include "server/world/soft/soft_surface_query.h"
 #include "server/world/world.h"
 
 namespace ligature {

@@ -18,7 +18,7 @@ except ImportError:  # the check needs python3-yaml; say so instead of passing s
 DEPLOY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "deploy")
 K8S = os.path.join(DEPLOY, "k8s")
 FLEET = os.path.join(DEPLOY, "agones", "fleet.yaml")
-# How often ligatured pings the Agones sidecar's /health (server/rpc/agones_sdk.h).
+# How often ligatured pings the Agones sidecar's /health (server/ops/agones_sdk.h).
 AGONES_HEALTH_PING_SECONDS = 2
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
 

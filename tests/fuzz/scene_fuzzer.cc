@@ -10,9 +10,9 @@
 #include <optional>
 #include <string>
 
-#include "server/world/scene_library.h"
-#include "server/world/scene_proto.h"
-#include "server/world/world_host.h"
+#include "server/scene/scene_library.h"
+#include "server/scene/scene_proto.h"
+#include "server/host/world_host.h"
 #include "tests/fuzz/world_checks.h"
 
 namespace ligature::fuzz {

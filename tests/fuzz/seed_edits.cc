@@ -12,7 +12,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "ligature/v1/scene_service.pb.h"
-#include "server/world/scene_library.h"
+#include "server/scene/scene_library.h"
 #include "tests/fuzz/edit_ops.h"
 #include "tests/fuzz/fuzz_input.h"
 

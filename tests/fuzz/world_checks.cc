@@ -4,9 +4,9 @@
 #include <cstdlib>
 #include <set>
 
-#include "server/world/divergence_check.h"
-#include "server/world/world_snapshot.h"
-#include "server/world/scene_proto.h"
+#include "server/host/divergence_check.h"
+#include "server/snapshot/world_snapshot.h"
+#include "server/scene/scene_proto.h"
 
 namespace ligature::fuzz {
 

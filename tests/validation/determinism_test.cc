@@ -4,8 +4,8 @@
 
 #include <cstring>
 
-#include "server/world/scene_library.h"
-#include "server/world/scene_proto.h"
+#include "server/scene/scene_library.h"
+#include "server/scene/scene_proto.h"
 #include "tests/validation/test_scenes.h"
 
 namespace ligature {

@@ -5,8 +5,8 @@
 
 #include <gtest/gtest.h>
 
-#include "server/world/generated_scenes.h"
-#include "server/world/scene_proto.h"
+#include "server/scene/generated_scenes.h"
+#include "server/scene/scene_proto.h"
 #include "tests/validation/test_scenes.h"
 
 namespace ligature {

@@ -7,8 +7,8 @@
 #include <iostream>
 #include <string>
 
-#include "server/world/scene_library.h"
-#include "server/world/scene_proto.h"
+#include "server/scene/scene_library.h"
+#include "server/scene/scene_proto.h"
 #include "server/world/world.h"
 
 namespace ligature {

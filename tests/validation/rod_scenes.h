@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "server/world/rod_world.h"
+#include "server/world/rod/rod_world.h"
 
 namespace ligature::testing {
 

@@ -8,7 +8,7 @@
 #include <numbers>
 #include <vector>
 
-#include "server/constraint/strand/strand_simulation.h"
+#include "server/world/strand/strand_simulation.h"
 #include "server/model/strand/art_direction.h"
 #include "server/model/strand/energy.h"
 #include "server/model/strand/stiffness.h"

@@ -9,8 +9,8 @@
 
 #include <cmath>
 
-#include "server/world/scene_library.h"
-#include "server/world/scene_proto.h"
+#include "server/scene/scene_library.h"
+#include "server/scene/scene_proto.h"
 #include "tests/validation/strand_answers.h"
 #include "tests/validation/test_scenes.h"
 

@@ -5,7 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "clients/cpp/cli/command.h"
-#include "clients/cpp/cli/status_macros.h"
+#include "server/base/status_macros.h"
 #include "clients/cpp/client.h"
 #include "google/protobuf/text_format.h"
 #include "google/protobuf/util/json_util.h"

@@ -7,7 +7,7 @@
 #include "absl/time/time.h"
 #include "clients/cpp/cli/command.h"
 #include "clients/cpp/cli/interrupt.h"
-#include "clients/cpp/cli/status_macros.h"
+#include "server/base/status_macros.h"
 #include "clients/cpp/cli/value_parse.h"
 #include "clients/cpp/client.h"
 #include "clients/cpp/frame_format.h"

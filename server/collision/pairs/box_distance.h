@@ -1,7 +1,7 @@
 #pragma once
 // Exact closest points of two boxes that do not overlap.
 
-#include "server/collision/shape.h"
+#include "server/geometry/shape.h"
 #include "server/math/transform.h"
 
 namespace ligature {

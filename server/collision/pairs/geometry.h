@@ -5,7 +5,7 @@
 #include <array>
 
 #include "server/collision/contact.h"
-#include "server/collision/shape.h"
+#include "server/geometry/shape.h"
 #include "server/math/transform.h"
 
 namespace ligature {

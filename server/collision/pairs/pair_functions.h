@@ -4,7 +4,7 @@
 // pointing from `a` to `b`, and returns how many it wrote.
 
 #include "server/collision/contact.h"
-#include "server/collision/shape.h"
+#include "server/geometry/shape.h"
 #include "server/math/transform.h"
 
 namespace ligature {

@@ -10,10 +10,10 @@
 
 #include "server/collision/rod_contacts.h"
 #include "server/collision/rod_pair_contacts.h"
+#include "server/constraint/rod/kkt_rows.h"
 #include "server/constraint/rod/rod_constraint.h"
 #include "server/math/transform.h"
 #include "server/model/rod/rod_model.h"
-#include "server/solver/rod_kkt.h"
 
 namespace ligature {
 

@@ -187,6 +187,19 @@ absl::StatusOr<int> LocalConstraintSet::AddPointToSurface(int point, SurfaceMesh
   return Add(std::move(c));
 }
 
+LocalConstraintSet::Switches LocalConstraintSet::SaveSwitches(int id) const {
+  const Constraint& c = constraints_[id];
+  return {c.enabled, c.ramp_steps, c.ramp_count, c.goal};
+}
+
+void LocalConstraintSet::RestoreSwitches(int id, const Switches& s) {
+  Constraint& c = constraints_[id];
+  c.enabled = s.enabled;
+  c.ramp_steps = s.ramp_steps;
+  c.ramp_count = s.ramp_count;
+  if (c.type == LocalConstraintType::kNail) c.goal = s.goal;
+}
+
 absl::Status LocalConstraintSet::SetEnabled(int id, bool enabled) {
   if (id < 0 || id >= size()) return absl::InvalidArgumentError(absl::StrCat("id ", id));
   Constraint& c = constraints_[id];

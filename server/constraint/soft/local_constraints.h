@@ -73,7 +73,6 @@ SurfacePoint ClosestSurfacePoint(const SurfaceMesh& surface, std::span<const Vec
 
 class LocalConstraintSet {
  public:
-  friend class WorldSnapshotAccess;  // snapshots carry the switches, ramps and nail goals
   explicit LocalConstraintSet(int num_points) : num_points_(num_points) {}
 
   // Each Add returns the constraint's id; fails on bad or repeated indices.
@@ -100,6 +99,19 @@ class LocalConstraintSet {
   int size() const { return static_cast<int>(constraints_.size()); }
   bool enabled(int id) const { return constraints_[id].enabled; }
   const LocalConstraintReport& report(int id) const { return constraints_[id].report; }
+  LocalConstraintType type(int id) const { return constraints_[id].type; }
+
+  // What changes of a constraint once it is added (snapshots): its switch, its
+  // self-assembly ramp and, for a nail, its goal.
+  struct Switches {
+    bool enabled = true;
+    int ramp_steps = 0;        // >= 0
+    int ramp_count = 0;        // in [0, ramp_steps]
+    Vec3 goal = Vec3::Zero();  // m, nails only
+  };
+  Switches SaveSwitches(int id) const;
+  // Takes `s`, checked by the caller (a goal is taken by a nail only).
+  void RestoreSwitches(int id, const Switches& s);
 
   // The constraint forces for the step from `time` to time + h (one per point, zero for
   // points in no constraint). `external` are the other non-model forces of that step (or

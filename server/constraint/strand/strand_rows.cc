@@ -78,23 +78,11 @@ Eigen::VectorXd StrandRowSystem::MeanAccelerations(
   });
 }
 
-Eigen::VectorXd StrandRowSystem::SolveAndApply(const Eigen::VectorXd& a0,
-                                               const SorLcpOptions& options,
-                                               std::vector<Vec3>* alpha) const {
-  const int m = static_cast<int>(rows_.size());
-  Eigen::VectorXd b(m);
-  std::vector<LcpBound> bounds(m);
-  for (int i = 0; i < m; ++i) {
-    b[i] = rows_[i].desired - a0[i];
-    bounds[i] = rows_[i].bound;
-  }
-  Eigen::VectorXd f;
-  SorLcp(k_, b, bounds, options, &f);
-  for (int j = 0; j < m; ++j) {
+void StrandRowSystem::AddResponse(const Eigen::VectorXd& f, std::vector<Vec3>* alpha) const {
+  for (int j = 0; j < f.size(); ++j) {
     if (f[j] == 0.0) continue;
     for (size_t i = 0; i < alpha->size(); ++i) (*alpha)[i] += f[j] * dalpha_[j][i];
   }
-  return f;
 }
 
 }  // namespace ligature

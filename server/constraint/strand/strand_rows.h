@@ -13,12 +13,22 @@
 
 #include <Eigen/Core>
 
-#include "server/constraint/strand/sor_lcp.h"
 #include "server/model/strand/articulated.h"
 #include "server/model/strand/kinematics.h"
 #include "server/model/strand/strand_model.h"
 
 namespace ligature {
+
+// The bounds of one row's force in the strand LCP (eq. 17).
+struct LcpBound {
+  enum class Kind { kBilateral, kUnilateral, kFriction };
+  Kind kind = Kind::kUnilateral;
+  int normal = -1;  // kFriction: the row of its normal force
+  double mu = 0.0;  // kFriction: x <= mu * x[normal]
+  // kFriction with a partner (the second tangent of the same contact): the pair is kept in
+  // the disk |(x, x[partner])| <= mu * x[normal] instead, each of sign free.
+  int partner = -1;
+};
 
 struct StrandRow {
   enum class Kind { kPoint, kJoint };
@@ -54,10 +64,8 @@ class StrandRowSystem {
                                     const std::vector<Quat>& q, const std::vector<Vec3>& w_start,
                                     double h, const std::vector<Vec3>& alpha) const;
 
-  // Solves K f + a^0 - a^d (>=) 0 for f and adds the response sum f_j dalpha_j to alpha.
-  // Returns f.
-  Eigen::VectorXd SolveAndApply(const Eigen::VectorXd& a0, const SorLcpOptions& options,
-                                std::vector<Vec3>* alpha) const;
+  // Adds the response sum f_j dalpha_j of row forces f to alpha.
+  void AddResponse(const Eigen::VectorXd& f, std::vector<Vec3>* alpha) const;
 
   const Eigen::MatrixXd& K() const { return k_; }
   const std::vector<StrandRow>& rows() const { return rows_; }

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "server/collision/shape.h"
+#include "server/geometry/shape.h"
 #include "server/math/transform.h"
 #include "server/model/rod/rod_model.h"
 #include "server/model/soft/scalpel_desc.h"

@@ -3,7 +3,7 @@
 
 #include <vector>
 
-#include "server/collision/shape.h"
+#include "server/geometry/shape.h"
 #include "server/model/rigid/body_desc.h"
 
 namespace ligature {

@@ -15,6 +15,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "server/base/status_macros.h"
 
 namespace ligature {
 namespace {
@@ -226,17 +227,6 @@ class SectionReader {
   std::string section_;
 };
 
-// Evaluates an expression producing absl::StatusOr<T> into `lhs`, returning its status on
-// failure.
-#define ASSIGN_OR_RETURN_(lhs, expr)            \
-  do {                                          \
-    auto assign_or_return_value = (expr);       \
-    if (!assign_or_return_value.ok()) {         \
-      return assign_or_return_value.status();   \
-    }                                           \
-    lhs = *assign_or_return_value;              \
-  } while (false)
-
 // $MeshFormat: "version file-type data-size"; only 4.1 ASCII (file-type 0) is read.
 absl::Status ReadMeshFormat(SectionReader& r) {
   absl::StatusOr<Token> version = r.Next("version");
@@ -246,12 +236,12 @@ absl::Status ReadMeshFormat(SectionReader& r) {
                                 " (only 4.1 is read)"));
   }
   int64_t file_type = 0;
-  ASSIGN_OR_RETURN_(file_type, r.Int("file type"));
+  LIGATURE_ASSIGN_OR_RETURN(file_type, r.Int("file type"));
   if (file_type != 0) {
     return r.Error("binary files are not supported (file type must be 0, ASCII)");
   }
   int64_t data_size = 0;
-  ASSIGN_OR_RETURN_(data_size, r.Int("data size"));
+  LIGATURE_ASSIGN_OR_RETURN(data_size, r.Int("data size"));
   (void)data_size;
   return r.End();
 }
@@ -260,8 +250,8 @@ absl::Status ReadMeshFormat(SectionReader& r) {
 // range is not needed: tags are mapped as they come).
 absl::Status ReadSectionHeader(SectionReader& r, const std::string& what, int64_t* blocks,
                                int64_t* total) {
-  ASSIGN_OR_RETURN_(*blocks, r.Count("entity block count"));
-  ASSIGN_OR_RETURN_(*total, r.Count(absl::StrCat(what, " count")));
+  LIGATURE_ASSIGN_OR_RETURN(*blocks, r.Count("entity block count"));
+  LIGATURE_ASSIGN_OR_RETURN(*total, r.Count(absl::StrCat(what, " count")));
   for (const char* bound : {"minimum ", "maximum "}) {
     if (auto tag = r.Int(absl::StrCat(bound, what, " tag")); !tag.ok()) return tag.status();
   }
@@ -279,16 +269,16 @@ absl::Status ReadNodes(SectionReader& r, std::vector<Vec3>& nodes,
   std::vector<int64_t> tags;
   for (int64_t b = 0; b < blocks; ++b) {
     int64_t dim = 0, entity = 0, parametric = 0, count = 0;
-    ASSIGN_OR_RETURN_(dim, r.Int("entity dimension"));
-    ASSIGN_OR_RETURN_(entity, r.Int("entity tag"));
-    ASSIGN_OR_RETURN_(parametric, r.Int("parametric flag"));
-    ASSIGN_OR_RETURN_(count, r.Count("nodes in block"));
+    LIGATURE_ASSIGN_OR_RETURN(dim, r.Int("entity dimension"));
+    LIGATURE_ASSIGN_OR_RETURN(entity, r.Int("entity tag"));
+    LIGATURE_ASSIGN_OR_RETURN(parametric, r.Int("parametric flag"));
+    LIGATURE_ASSIGN_OR_RETURN(count, r.Count("nodes in block"));
     (void)entity;
     if (dim < 0 || dim > 3) return r.Error(absl::StrCat("bad entity dimension ", dim));
     tags.clear();
     for (int64_t n = 0; n < count; ++n) {
       int64_t tag = 0;
-      ASSIGN_OR_RETURN_(tag, r.Int("node tag"));
+      LIGATURE_ASSIGN_OR_RETURN(tag, r.Int("node tag"));
       if (!tag_to_node.emplace(tag, static_cast<int>(nodes.size() + tags.size())).second) {
         return r.Error(absl::StrCat("duplicate node tag ", tag));
       }
@@ -298,11 +288,11 @@ absl::Status ReadNodes(SectionReader& r, std::vector<Vec3>& nodes,
     for (int64_t n = 0; n < count; ++n) {
       Vec3 x;
       for (int c = 0; c < 3; ++c) {
-        ASSIGN_OR_RETURN_(x[c], r.Double("coordinate"));
+        LIGATURE_ASSIGN_OR_RETURN(x[c], r.Double("coordinate"));
       }
       for (int64_t c = 0; c < extra; ++c) {
         double u = 0.0;
-        ASSIGN_OR_RETURN_(u, r.Double("parametric coordinate"));
+        LIGATURE_ASSIGN_OR_RETURN(u, r.Double("parametric coordinate"));
         (void)u;
       }
       nodes.push_back(x);
@@ -325,10 +315,10 @@ absl::Status ReadElements(SectionReader& r, std::vector<std::array<int64_t, 5>>&
   int64_t seen = 0;
   for (int64_t b = 0; b < blocks; ++b) {
     int64_t dim = 0, entity = 0, type = 0, count = 0;
-    ASSIGN_OR_RETURN_(dim, r.Int("entity dimension"));
-    ASSIGN_OR_RETURN_(entity, r.Int("entity tag"));
-    ASSIGN_OR_RETURN_(type, r.Int("element type"));
-    ASSIGN_OR_RETURN_(count, r.Count("elements in block"));
+    LIGATURE_ASSIGN_OR_RETURN(dim, r.Int("entity dimension"));
+    LIGATURE_ASSIGN_OR_RETURN(entity, r.Int("entity tag"));
+    LIGATURE_ASSIGN_OR_RETURN(type, r.Int("element type"));
+    LIGATURE_ASSIGN_OR_RETURN(count, r.Count("elements in block"));
     (void)dim;
     (void)entity;
     for (int64_t e = 0; e < count; ++e) {
@@ -343,7 +333,7 @@ absl::Status ReadElements(SectionReader& r, std::vector<std::array<int64_t, 5>>&
       int nodes = 0;
       while (r.MoreOnLine(tag_token->line)) {
         int64_t node = 0;
-        ASSIGN_OR_RETURN_(node, r.Int("element node tag"));
+        LIGATURE_ASSIGN_OR_RETURN(node, r.Int("element node tag"));
         if (type == 4 && nodes < 4) tet[1 + nodes] = node;
         ++nodes;
       }

@@ -137,7 +137,7 @@ absl::Status BasePoseHistory::Push(double time, const Transform& pose) {
   Transform p = pose;
   p.orientation.normalize();
   samples_.emplace_back(time, p);
-  while (samples_.size() > 4) samples_.pop_front();
+  while (samples_.size() > kMaxSamples) samples_.pop_front();
   return absl::OkStatus();
 }
 

@@ -42,7 +42,6 @@ absl::Status ApplyZeroGravityRestShape(StrandModel* model, const Transform& base
 // Park-Kang construction), then differentiates.
 class BasePoseHistory {
  public:
-  friend class WorldSnapshotAccess;  // snapshots carry the samples exactly
   // Times must increase; older samples beyond four are dropped.
   absl::Status Push(double time, const Transform& pose);
   // The base at time t (interpolating, or extrapolating a little past the last sample).
@@ -50,9 +49,16 @@ class BasePoseHistory {
   // line or a parabola.
   absl::StatusOr<StrandBase> At(double time) const;
 
+  // A (time in s, pose) sample, and how many are kept.
+  using Sample = std::pair<double, Transform>;
+  static constexpr size_t kMaxSamples = 4;
+  const std::deque<Sample>& samples() const { return samples_; }
+  // Takes `samples` bit for bit (snapshots): at most kMaxSamples, times increasing.
+  void Restore(std::deque<Sample> samples) { samples_ = std::move(samples); }
+
  private:
   Transform PoseAt(double time) const;
-  std::deque<std::pair<double, Transform>> samples_;
+  std::deque<Sample> samples_;
 };
 
 }  // namespace ligature

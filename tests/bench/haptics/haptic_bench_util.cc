@@ -5,7 +5,7 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
-#include "server/world/scene_proto.h"
+#include "server/scene/scene_proto.h"
 #include "tests/bench/stats.h"
 
 namespace ligature::bench {

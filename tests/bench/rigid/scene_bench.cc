@@ -5,8 +5,8 @@
 #include <string>
 #include <utility>
 
-#include "server/world/scene_library.h"
-#include "server/world/scene_proto.h"
+#include "server/scene/scene_library.h"
+#include "server/scene/scene_proto.h"
 #include "tests/bench/peers/bullet_scene.h"
 #include "tests/bench/peers/ode_scene.h"
 #include "tests/bench/rigid/ligature_scene.h"

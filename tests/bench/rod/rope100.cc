@@ -20,7 +20,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
-#include "server/world/rod_world.h"
+#include "server/world/rod/rod_world.h"
 #include "tests/bench/json_line.h"
 #include "tests/bench/peers/bullet_rope.h"
 #include "tests/bench/peers/bullet_scene.h"

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "server/world/rod_world.h"
+#include "server/world/rod/rod_world.h"
 #include "tests/bench/json_line.h"
 #include "tests/bench/registry.h"
 #include "tests/bench/stats.h"

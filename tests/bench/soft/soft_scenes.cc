@@ -23,8 +23,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "server/world/generated_scenes.h"
-#include "server/world/scene_proto.h"
+#include "server/scene/generated_scenes.h"
+#include "server/scene/scene_proto.h"
 #include "server/world/world.h"
 #include "tests/bench/json_line.h"
 #include "tests/bench/peers/bullet_soft_cube.h"

@@ -11,7 +11,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "server/world/strand_world.h"
+#include "server/world/strand/strand_world.h"
 #include "tests/bench/registry.h"
 
 namespace ligature::bench {

@@ -24,8 +24,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "server/constraint/strand/strand_simulation.h"
-#include "server/world/strand_world.h"
+#include "server/world/strand/strand_simulation.h"
+#include "server/world/strand/strand_world.h"
 #include "tests/bench/registry.h"
 
 namespace ligature::bench {

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "server/world/divergence_guard.h"
+#include "server/host/divergence_guard.h"
 #include "server/world/world.h"
 #include "tests/bench/registry.h"
 #include "tests/bench/rigid/scene_bench.h"

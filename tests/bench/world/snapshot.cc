@@ -12,7 +12,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "server/world/world.h"
-#include "server/world/world_snapshot.h"
+#include "server/snapshot/world_snapshot.h"
 #include "tests/bench/json_line.h"
 #include "tests/bench/registry.h"
 #include "tests/bench/rigid/scene_bench.h"

@@ -9,6 +9,7 @@
 #include <Eigen/Dense>
 
 #include "server/model/strand/inverse_dynamics.h"
+#include "server/solver/sor_lcp.h"
 #include "tests/unit/model/strand/test_strands.h"
 
 namespace ligature {
@@ -78,7 +79,7 @@ TEST(StrandRowSystemTest, UnitForceJacobianMatchesDenseAndMeetsTargets) {
   SorLcpOptions options;
   options.iterations = 500;
   options.epsilon = 0.0;
-  system.SolveAndApply(a0, options, &alpha);
+  SolveStrandRows(system, a0, options, &alpha);
   const Eigen::VectorXd a = system.Measure(*model, kin, state.w, Vec6::Zero(), alpha);
   for (int r = 0; r < 4; ++r) EXPECT_NEAR(a[r], rows[r].desired, 1e-6) << r;
 }

@@ -1,0 +1,206 @@
+#include "server/host/world_host.h"
+
+#include "absl/strings/str_cat.h"
+
+namespace ligature {
+
+WorldHost::WorldHost(std::unique_ptr<World> world, const DivergenceGuardOptions& guard)
+    : name_(world->name()), world_(std::move(world)), guard_(guard) {
+  Publish();
+}
+
+WorldHost::~WorldHost() { Close(); }
+
+bool WorldHost::Enqueue(WorldCommand command) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (closed_) return false;
+    queue_.push_back(std::move(command));
+  }
+  if (wake_) wake_();
+  return true;
+}
+
+std::shared_ptr<const Frame> WorldHost::LatestFrame() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return frame_;
+}
+
+std::shared_ptr<const Frame> WorldHost::WaitForFrame(uint64_t seen_version,
+                                                     absl::Duration timeout,
+                                                     uint64_t* version, bool* open) const {
+  std::unique_lock<std::mutex> lock(mu_);
+  frame_cv_.wait_for(lock, absl::ToChronoNanoseconds(timeout),
+                     [&] { return closed_ || frame_version_ != seen_version; });
+  *version = frame_version_;
+  *open = !closed_;
+  return frame_;
+}
+
+WorldInfo WorldHost::Info() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  WorldInfo info = info_;
+  for (const auto& [body, owner] : owners_) info.owners.emplace_back(body, owner.client);
+  return info;
+}
+
+absl::Status WorldHost::ClaimBody(const std::string& body, uint64_t session,
+                                  const std::string& client) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto [it, added] = owners_.try_emplace(body, Owner{session, client});
+  if (!added && it->second.session != session) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "body ", body, " is driven by another Interact session (", it->second.client,
+        ") until its stream ends"));
+  }
+  return absl::OkStatus();
+}
+
+void WorldHost::ReleaseBodies(uint64_t session) {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::erase_if(owners_, [&](const auto& entry) { return entry.second.session == session; });
+}
+
+absl::StatusOr<World::HapticToolFacts> WorldHost::HapticTool(const std::string& body) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = tool_facts_.find(body);
+  if (it != tool_facts_.end()) return it->second;
+  for (const BodyState& b : frame_->bodies) {
+    if (b.id == body) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("tool_body_id: ", body, " must be a dynamic rigid body"));
+    }
+  }
+  return absl::NotFoundError(absl::StrCat("tool_body_id: no body ", body, " in ", name_));
+}
+
+absl::Status WorldHost::ClaimHapticTool(const std::string& body, const std::string& session) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto [it, added] = haptic_claims_.try_emplace(body, session);
+  if (!added && it->second != session) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("tool_body_id: ", body, " is held by haptic session ", it->second));
+  }
+  return absl::OkStatus();
+}
+
+void WorldHost::ReleaseHapticTool(const std::string& body, const std::string& session) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = haptic_claims_.find(body);
+  if (it != haptic_claims_.end() && it->second == session) haptic_claims_.erase(it);
+}
+
+void WorldHost::RunTick() {
+  std::vector<WorldCommand> commands;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (closed_) return;
+    commands.swap(queue_);
+  }
+  // Edits first, in arrival order; then the step unless the world is paused.
+  for (WorldCommand& c : commands) c(world_.get());
+  const bool advance = !world_->settings().paused;
+  if (advance) GuardedStep(*world_);
+  // A paused world's tools see its edits at once.
+  if (!advance && !commands.empty()) world_->PublishHapticModels();
+  if (advance || !commands.empty()) Publish();
+}
+
+std::optional<DivergenceEvent> WorldHost::GuardedStep(World& world) {
+  return guard_.Step(&world);
+}
+
+// Publishes the World's current state as a new immutable frame and refreshes the summary.
+// A frame holding a non-finite number is never published (the guard should have rolled
+// the world back; this is the last line): the previous frame stays and it is counted.
+void WorldHost::Publish() {
+  auto frame = std::make_shared<const Frame>(world_->MakeFrame());
+  const bool finite = !FindNonFinite(*frame).has_value();
+  // The haptic tool candidates change only with edits (a restored snapshot counts as one).
+  const bool refresh_tools = world_->edits() != tool_facts_edits_;
+  absl::flat_hash_map<std::string, World::HapticToolFacts> tools;
+  if (refresh_tools) {
+    for (auto& [id, facts] : world_->HapticToolCandidates()) tools.emplace(std::move(id), facts);
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  if (refresh_tools) {
+    tool_facts_ = std::move(tools);
+    tool_facts_edits_ = world_->edits();
+  }
+  if (!finite) ++withheld_frames_;
+  if (finite) {
+    frame_ = std::move(frame);
+    ++frame_version_;
+  } else if (frame_ == nullptr) {
+    // There must be a frame: the first one goes out without its numbers.
+    auto bare = std::make_shared<Frame>();
+    bare->world = frame->world;
+    bare->tick = frame->tick;
+    frame_ = std::move(bare);
+    ++frame_version_;
+  }
+  const uint64_t missed = info_.missed_ticks;
+  uint64_t overruns = info_.overruns;
+  const StepStats& stats = world_->last_stats();
+  if (world_->tick() != info_.tick && stats.step_ms > 1000.0 / world_->settings().rate_hz) {
+    ++overruns;
+  }
+  info_ = {name_,
+           world_->settings(),
+           world_->tick(),
+           world_->sim_time(),
+           world_->body_count(),
+           world_->constraint_count(),
+           missed,
+           overruns,
+           stats.step_ms,
+           world_->counters(),
+           {}};
+  info_.counters.withheld_frames += withheld_frames_;
+  frame_cv_.notify_all();
+}
+
+void WorldHost::RefreshCounts(const World& world) {
+  std::lock_guard<std::mutex> lock(mu_);
+  info_.body_count = world.body_count();
+  info_.constraint_count = world.constraint_count();
+}
+
+bool WorldHost::paused() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return info_.settings.paused;
+}
+
+double WorldHost::rate_hz() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return info_.settings.rate_hz;
+}
+
+bool WorldHost::HasPendingCommands() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return !queue_.empty();
+}
+
+void WorldHost::AddMissedTicks(uint64_t n) {
+  std::lock_guard<std::mutex> lock(mu_);
+  info_.missed_ticks += n;
+}
+
+void WorldHost::Close() {
+  std::vector<WorldCommand> commands;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (closed_) return;
+    closed_ = true;
+    commands.swap(queue_);
+    frame_cv_.notify_all();
+  }
+  for (WorldCommand& c : commands) c(nullptr);
+}
+
+bool WorldHost::closed() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return closed_;
+}
+
+}  // namespace ligature

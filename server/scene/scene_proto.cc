@@ -1,0 +1,451 @@
+#include "server/scene/scene_proto.h"
+
+#include <cmath>
+#include <regex>
+
+#include "absl/strings/str_cat.h"
+#include "server/base/status_macros.h"
+#include "server/math/unit_quat.h"
+#include "server/scene/rod_proto.h"
+#include "server/scene/soft_proto.h"
+#include "server/scene/strand_proto.h"
+
+namespace ligature {
+namespace {
+
+absl::Status Invalid(const std::string& field, absl::string_view why) {
+  return absl::InvalidArgumentError(absl::StrCat(field, ": ", why));
+}
+
+absl::Status CheckFinite(double v, const std::string& field) {
+  if (!std::isfinite(v)) return Invalid(field, "must be finite");
+  return absl::OkStatus();
+}
+
+absl::Status CheckPositive(double v, const std::string& field) {
+  if (!std::isfinite(v) || v <= 0.0) return Invalid(field, "must be finite and > 0");
+  return absl::OkStatus();
+}
+
+// Ranges that keep every derived quantity (mass, inertia, bounds, a tick's motion) finite
+// and well conditioned.
+constexpr double kMinLength = 1e-4;    // m
+constexpr double kMaxLength = 1e6;     // m
+constexpr double kMaxSpeed = 1e5;      // m/s and rad/s
+constexpr double kMaxDensity = 1e6;    // kg/m^3
+constexpr double kMaxMass = 1e9;       // kg
+
+absl::Status CheckLength(double v, const std::string& field) {
+  if (!std::isfinite(v) || v < kMinLength || v > kMaxLength) {
+    return Invalid(field, absl::StrCat("must be in [", kMinLength, ", ", kMaxLength, "] m"));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Shape> ShapeFromProto(const v1::Shape& s, const std::string& field) {
+  switch (s.kind_case()) {
+    case v1::Shape::kSphere:
+      LIGATURE_RETURN_IF_ERROR(CheckLength(s.sphere().radius(), field + ".sphere.radius"));
+      return Shape::Sphere(s.sphere().radius());
+    case v1::Shape::kBox: {
+      auto h = Vec3FromProto(s.box().half_extents(), field + ".box.half_extents");
+      if (!h.ok()) return h.status();
+      for (int i = 0; i < 3; ++i) {
+        LIGATURE_RETURN_IF_ERROR(CheckLength((*h)[i], field + ".box.half_extents." + "xyz"[i]));
+      }
+      return Shape::Box(*h);
+    }
+    case v1::Shape::kCapsule:
+      LIGATURE_RETURN_IF_ERROR(CheckLength(s.capsule().radius(), field + ".capsule.radius"));
+      LIGATURE_RETURN_IF_ERROR(CheckLength(s.capsule().half_length(), field + ".capsule.half_length"));
+      return Shape::Capsule(s.capsule().radius(), s.capsule().half_length());
+    case v1::Shape::kPlane:
+      return Shape::Plane();
+    case v1::Shape::kCompound:
+      return Invalid(field + ".compound", "a compound cannot be nested or hold a plane");
+    case v1::Shape::KIND_NOT_SET:
+      break;
+  }
+  return Invalid(field, "a shape (sphere, box, capsule or plane) is required");
+}
+
+// The children of a compound: 1 to 64 primitive shapes (no planes) with their poses.
+absl::StatusOr<std::vector<ChildShape>> CompoundFromProto(const v1::Compound& c,
+                                                          const std::string& field) {
+  constexpr int kMaxChildren = 64;
+  if (c.children_size() < 1 || c.children_size() > kMaxChildren) {
+    return Invalid(field + ".children", absl::StrCat("must hold 1 to ", kMaxChildren, " shapes"));
+  }
+  std::vector<ChildShape> out;
+  for (int i = 0; i < c.children_size(); ++i) {
+    const std::string child = absl::StrCat(field, ".children[", i, "]");
+    if (c.children(i).shape().has_plane()) {
+      return Invalid(child + ".shape.plane", "a compound cannot hold a plane");
+    }
+    auto shape = ShapeFromProto(c.children(i).shape(), child + ".shape");
+    if (!shape.ok()) return shape.status();
+    auto pose = PoseFromProto(c.children(i).pose(), child + ".pose");
+    if (!pose.ok()) return pose.status();
+    out.push_back({*shape, *pose});
+  }
+  return out;
+}
+
+}  // namespace
+
+absl::Status ValidateId(const std::string& id, const std::string& field) {
+  static const std::regex kId("[a-z0-9][a-z0-9_-]{0,62}");
+  if (!std::regex_match(id, kId)) {
+    return Invalid(field, "must match [a-z0-9][a-z0-9_-]{0,62}");
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Vec3> Vec3FromProto(const v1::Vec3& v, const std::string& field) {
+  LIGATURE_RETURN_IF_ERROR(CheckFinite(v.x(), field + ".x"));
+  LIGATURE_RETURN_IF_ERROR(CheckFinite(v.y(), field + ".y"));
+  LIGATURE_RETURN_IF_ERROR(CheckFinite(v.z(), field + ".z"));
+  return Vec3(v.x(), v.y(), v.z());
+}
+
+// A linear or angular velocity: finite components and a magnitude of at most kMaxSpeed.
+absl::StatusOr<Vec3> VelocityFromProto(const v1::Vec3& v, const std::string& field) {
+  auto out = Vec3FromProto(v, field);
+  if (out.ok() && out->norm() > kMaxSpeed) {
+    return Invalid(field, absl::StrCat("magnitude must be at most ", kMaxSpeed));
+  }
+  return out;
+}
+
+absl::StatusOr<Quat> QuatFromProto(const v1::Quaternion& q, const std::string& field) {
+  for (double c : {q.x(), q.y(), q.z(), q.w()}) LIGATURE_RETURN_IF_ERROR(CheckFinite(c, field));
+  // The proto default (all zero) is the identity.
+  if (q.x() == 0.0 && q.y() == 0.0 && q.z() == 0.0 && q.w() == 0.0) return Quat::Identity();
+  const Quat out(q.w(), q.x(), q.y(), q.z());
+  if (std::abs(out.norm() - 1.0) > 1e-6) {
+    return Invalid(field, absl::StrCat("must be a unit quaternion (x, y, z, w); norm is ",
+                                       out.norm()));
+  }
+  return UnitQuat(out);
+}
+
+absl::StatusOr<Vec3> PositionFromProto(const v1::Vec3& p, const std::string& field) {
+  auto position = Vec3FromProto(p, field);
+  if (position.ok() && position->cwiseAbs().maxCoeff() > kMaxLength) {
+    return Invalid(field, absl::StrCat("must be within ", kMaxLength, " m"));
+  }
+  return position;
+}
+
+absl::StatusOr<Transform> PoseFromProto(const v1::Pose& p, const std::string& field) {
+  auto position = PositionFromProto(p.position(), field + ".position");
+  if (!position.ok()) return position.status();
+  auto orientation = QuatFromProto(p.orientation(), field + ".orientation");
+  if (!orientation.ok()) return orientation.status();
+  return Transform{*position, *orientation};
+}
+
+absl::StatusOr<Material> MaterialFromProto(const v1::Material& m, const std::string& field) {
+  Material out;
+  if (m.has_density()) {
+    LIGATURE_RETURN_IF_ERROR(CheckPositive(m.density(), field + ".density"));
+    if (m.density() > kMaxDensity) {
+      return Invalid(field + ".density", absl::StrCat("must be at most ", kMaxDensity, " kg/m^3"));
+    }
+    out.density = m.density();
+  }
+  if (!std::isfinite(m.mass()) || m.mass() < 0.0 || m.mass() > kMaxMass) {
+    return Invalid(field + ".mass", absl::StrCat("must be in [0, ", kMaxMass, "] kg"));
+  }
+  out.mass = m.mass();
+  if (m.has_friction()) {
+    if (!std::isfinite(m.friction()) || m.friction() < 0.0) {
+      return Invalid(field + ".friction", "must be finite and >= 0");
+    }
+    out.friction = m.friction();
+  }
+  if (!std::isfinite(m.restitution()) || m.restitution() < 0.0 || m.restitution() > 1.0) {
+    return Invalid(field + ".restitution", "must be in [0, 1]");
+  }
+  out.restitution = m.restitution();
+  return out;
+}
+
+absl::StatusOr<BodyDesc> BodyFromProto(const v1::Body& b, const std::string& field) {
+  BodyDesc out;
+  if (!b.id().empty()) LIGATURE_RETURN_IF_ERROR(ValidateId(b.id(), field + ".id"));
+  out.id = b.id();
+  switch (b.kind()) {
+    case v1::BODY_KIND_UNSPECIFIED:
+    case v1::BODY_KIND_DYNAMIC:
+      out.kind = BodyKind::kDynamic;
+      break;
+    case v1::BODY_KIND_KINEMATIC:
+      out.kind = BodyKind::kKinematic;
+      break;
+    case v1::BODY_KIND_STATIC:
+      out.kind = BodyKind::kStatic;
+      break;
+    default:
+      return Invalid(field + ".kind", "unknown body kind");
+  }
+  if (b.has_scalpel() && (b.has_rod() || b.has_soft() || b.has_strand())) {
+    return Invalid(field + ".scalpel", "only a rigid body can be a scalpel");
+  }
+  // A rod: its own shape and material; the rigid fields are not read.
+  if (b.has_rod()) {
+    auto rod = RodFromProto(b.rod(), field + ".rod");
+    if (!rod.ok()) return rod.status();
+    out.rod = *std::move(rod);
+    return out;
+  }
+  // A soft body: its mesh placed at the body's pose.
+  if (b.has_soft()) {
+    auto pose = PoseFromProto(b.pose(), field + ".pose");
+    if (!pose.ok()) return pose.status();
+    auto soft = SoftBodyFromProto(b.soft(), *pose, field + ".soft");
+    if (!soft.ok()) return soft.status();
+    out.soft = *std::move(soft);
+    return out;
+  }
+  // A strand: its base frame is the body's pose.
+  if (b.has_strand()) {
+    auto pose = PoseFromProto(b.pose(), field + ".pose");
+    if (!pose.ok()) return pose.status();
+    auto strand = StrandFromProto(b.strand(), *pose, field + ".strand");
+    if (!strand.ok()) return strand.status();
+    out.strand = *std::move(strand);
+    return out;
+  }
+  if (b.shape().has_compound()) {
+    auto children = CompoundFromProto(b.shape().compound(), field + ".shape.compound");
+    if (!children.ok()) return children.status();
+    out.children = std::move(*children);
+  } else {
+    auto shape = ShapeFromProto(b.shape(), field + ".shape");
+    if (!shape.ok()) return shape.status();
+    out.shape = *shape;
+  }
+  if (out.children.empty() && out.shape.type == ShapeType::kPlane && out.kind != BodyKind::kStatic) {
+    return Invalid(field + ".kind", "a plane must be BODY_KIND_STATIC");
+  }
+  auto material = MaterialFromProto(b.material(), field + ".material");
+  if (!material.ok()) return material.status();
+  out.material = *material;
+  auto pose = PoseFromProto(b.pose(), field + ".pose");
+  if (!pose.ok()) return pose.status();
+  out.pose = *pose;
+  auto v = VelocityFromProto(b.linear_velocity(), field + ".linear_velocity");
+  if (!v.ok()) return v.status();
+  out.linear_velocity = *v;
+  auto w = VelocityFromProto(b.angular_velocity(), field + ".angular_velocity");
+  if (!w.ok()) return w.status();
+  out.angular_velocity = *w;
+  if (b.has_scalpel()) {
+    auto scalpel = ScalpelFromProto(b.scalpel(), field + ".scalpel");
+    if (!scalpel.ok()) return scalpel.status();
+    out.scalpel = *scalpel;
+  }
+  return out;
+}
+
+absl::StatusOr<SolverSettings> SolverFromProto(const v1::SolverSettings& s,
+                                               const std::string& field) {
+  SolverSettings out;
+  switch (s.kind()) {
+    case v1::SOLVER_KIND_UNSPECIFIED:
+    case v1::SOLVER_KIND_GAUSS_SEIDEL:
+      out.kind = SolverKind::kGaussSeidel;
+      break;
+    case v1::SOLVER_KIND_TUNABLE_LCP:
+      out.kind = SolverKind::kTunableLcp;
+      break;
+    default:
+      return Invalid(field + ".kind", "unknown solver kind");
+  }
+  if (s.max_iterations() != 0) {
+    if (s.max_iterations() < 1 || s.max_iterations() > 10000) {
+      return Invalid(field + ".max_iterations", "must be in [1, 10000]");
+    }
+    out.max_iterations = s.max_iterations();
+  }
+  if (s.has_tolerance()) {
+    if (!std::isfinite(s.tolerance()) || s.tolerance() < 0.0) {
+      return Invalid(field + ".tolerance", "must be finite and >= 0");
+    }
+    out.tolerance = s.tolerance();
+  }
+  if (s.has_warm_start()) out.warm_start = s.warm_start();
+  if (!std::isfinite(s.time_budget_us()) || s.time_budget_us() < 0.0 ||
+      s.time_budget_us() > 1e6) {
+    return Invalid(field + ".time_budget_us", "must be in [0, 1e6] us");
+  }
+  out.time_budget_us = s.time_budget_us();
+  if (s.has_position_share()) {
+    if (!std::isfinite(s.position_share()) || s.position_share() < 0.0 ||
+        s.position_share() > 1.0) {
+      return Invalid(field + ".position_share", "must be in [0, 1]");
+    }
+    out.position_share = s.position_share();
+  }
+  return out;
+}
+
+absl::StatusOr<WorldSettings> SettingsFromProto(const v1::WorldSettings& s,
+                                                const std::string& field) {
+  WorldSettings out;
+  if (s.rate_hz() != 0.0) {
+    if (!std::isfinite(s.rate_hz()) || s.rate_hz() < 1.0 || s.rate_hz() > 1000.0) {
+      return Invalid(field + ".rate_hz", "must be in [1, 1000] Hz");
+    }
+    out.rate_hz = s.rate_hz();
+  }
+  if (s.has_gravity()) {
+    auto g = Vec3FromProto(s.gravity(), field + ".gravity");
+    if (!g.ok()) return g.status();
+    if (g->norm() > 1e4) return Invalid(field + ".gravity", "must be at most 1e4 m/s^2");
+    out.gravity = *g;
+  }
+  out.paused = s.paused();
+  auto solver = SolverFromProto(s.solver(), field + ".solver");
+  if (!solver.ok()) return solver.status();
+  out.solver = *solver;
+  if (s.has_contact_margin()) {
+    if (!std::isfinite(s.contact_margin()) || s.contact_margin() < 0.0 ||
+        s.contact_margin() > 10.0) {
+      return Invalid(field + ".contact_margin", "must be in [0, 10] m");
+    }
+    out.contact_margin = s.contact_margin();
+  }
+  return out;
+}
+
+absl::StatusOr<SceneDesc> SceneFromProto(const v1::Scene& scene) {
+  SceneDesc out;
+  auto settings = SettingsFromProto(scene.settings(), "settings");
+  if (!settings.ok()) return settings.status();
+  out.settings = *settings;
+  for (int i = 0; i < scene.bodies_size(); ++i) {
+    auto body = BodyFromProto(scene.bodies(i), absl::StrCat("bodies[", i, "]"));
+    if (!body.ok()) return body.status();
+    out.bodies.push_back(std::move(*body));
+  }
+  for (int i = 0; i < scene.constraints_size(); ++i) {
+    auto c = ConstraintFromProto(scene.constraints(i), absl::StrCat("constraints[", i, "]"));
+    if (!c.ok()) return c.status();
+    out.constraints.push_back(std::move(*c));
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------
+// Engine -> proto.
+
+void Vec3ToProto(const Vec3& v, v1::Vec3* out) {
+  out->set_x(v.x());
+  out->set_y(v.y());
+  out->set_z(v.z());
+}
+
+void PoseToProto(const Transform& t, v1::Pose* out) {
+  Vec3ToProto(t.position, out->mutable_position());
+  v1::Quaternion* q = out->mutable_orientation();
+  q->set_x(t.orientation.x());
+  q->set_y(t.orientation.y());
+  q->set_z(t.orientation.z());
+  q->set_w(t.orientation.w());
+}
+
+v1::WorldSettings SettingsToProto(const WorldSettings& s) {
+  v1::WorldSettings out;
+  out.set_rate_hz(s.rate_hz);
+  Vec3ToProto(s.gravity, out.mutable_gravity());
+  out.set_paused(s.paused);
+  out.mutable_solver()->set_kind(s.solver.kind == SolverKind::kTunableLcp
+                                     ? v1::SOLVER_KIND_TUNABLE_LCP
+                                     : v1::SOLVER_KIND_GAUSS_SEIDEL);
+  out.mutable_solver()->set_time_budget_us(s.solver.time_budget_us);
+  out.mutable_solver()->set_position_share(s.solver.position_share);
+  out.mutable_solver()->set_max_iterations(s.solver.max_iterations);
+  out.mutable_solver()->set_tolerance(s.solver.tolerance);
+  out.mutable_solver()->set_warm_start(s.solver.warm_start);
+  out.set_contact_margin(s.contact_margin);
+  return out;
+}
+
+void ShapeToProto(const Shape& s, v1::Shape* shape) {
+  switch (s.type) {
+    case ShapeType::kSphere:
+      shape->mutable_sphere()->set_radius(s.radius);
+      break;
+    case ShapeType::kBox:
+      Vec3ToProto(s.half_extents, shape->mutable_box()->mutable_half_extents());
+      break;
+    case ShapeType::kCapsule:
+      shape->mutable_capsule()->set_radius(s.radius);
+      shape->mutable_capsule()->set_half_length(s.half_length);
+      break;
+    case ShapeType::kPlane:
+      shape->mutable_plane();
+      break;
+  }
+}
+
+v1::Body BodyToProto(const BodyDesc& b) {
+  v1::Body out;
+  out.set_id(b.id);
+  switch (b.kind) {
+    case BodyKind::kDynamic:
+      out.set_kind(v1::BODY_KIND_DYNAMIC);
+      break;
+    case BodyKind::kKinematic:
+      out.set_kind(v1::BODY_KIND_KINEMATIC);
+      break;
+    case BodyKind::kStatic:
+      out.set_kind(v1::BODY_KIND_STATIC);
+      break;
+  }
+  if (b.rod) {
+    RodToProto(*b.rod, out.mutable_rod());
+    return out;
+  }
+  if (b.soft) {
+    SoftBodyToProto(*b.soft, out.mutable_soft());
+    return out;
+  }
+  if (b.strand) {
+    StrandToProto(*b.strand, out.mutable_strand());
+    PoseToProto(b.strand->pose, out.mutable_pose());
+    return out;
+  }
+  if (b.children.empty()) {
+    ShapeToProto(b.shape, out.mutable_shape());
+  } else {
+    v1::Compound* compound = out.mutable_shape()->mutable_compound();
+    for (const ChildShape& c : b.children) {
+      v1::CompoundChild* child = compound->add_children();
+      ShapeToProto(c.shape, child->mutable_shape());
+      PoseToProto(c.local, child->mutable_pose());
+    }
+  }
+  v1::Material* m = out.mutable_material();
+  m->set_density(b.material.density);
+  m->set_mass(b.material.mass);
+  m->set_friction(b.material.friction);
+  m->set_restitution(b.material.restitution);
+  PoseToProto(b.pose, out.mutable_pose());
+  Vec3ToProto(b.linear_velocity, out.mutable_linear_velocity());
+  Vec3ToProto(b.angular_velocity, out.mutable_angular_velocity());
+  if (b.scalpel) ScalpelToProto(*b.scalpel, out.mutable_scalpel());
+  return out;
+}
+
+v1::Scene SceneToProto(const SceneDesc& scene) {
+  v1::Scene out;
+  *out.mutable_settings() = SettingsToProto(scene.settings);
+  for (const BodyDesc& b : scene.bodies) *out.add_bodies() = BodyToProto(b);
+  for (const ConstraintDesc& c : scene.constraints) *out.add_constraints() = ConstraintToProto(c);
+  return out;
+}
+
+}  // namespace ligature

@@ -1,0 +1,120 @@
+// The soft bodies' side of their contacts through the world's constraint solver: the
+// compliance of the contacted vertices over the step, and the solved forces applied.
+//
+// A corotational body's step solves A dv = rhs (see fem_corotational.h). Constant forces F
+// on its vertices over the step add h F to the right-hand side, so they move the vertices
+// by h^2 A^-1 F at the end of the step and change their velocities by h A^-1 F: the
+// compliance between contacted vertices is h^2 A^-1, restricted to them (guebert's
+// constraint space for a deformable body). Its columns cost one solve with the step's
+// factorization each, three per vertex, so a corotational body couples at most
+// MaxCoupledPoints points (past that the world projects it instead). The explicit
+// StVK bodies take each vertex alone with its lumped mass, h^2 / m, and the forces move
+// that vertex alone (the elastic forces spread the motion over the next substeps), which
+// is what their explicit integrator would do with a force on that vertex.
+
+#include <algorithm>
+#include <cassert>
+
+#include "server/world/soft/soft_world.h"
+
+namespace ligature {
+
+int SoftWorld::MaxCoupledPoints(int body) const {
+  constexpr int kPoints = 64;
+  constexpr int kWork = 1 << 17;  // points times vertices
+  const int vertices = static_cast<int>(bodies_[body].positions().size());
+  return std::max(kPoints, kWork / std::max(vertices, 1));
+}
+
+std::optional<Eigen::MatrixXd> SoftWorld::CoupledCompliance(
+    int body, std::span<const WeightedPoint> points) const {
+  const Body& b = bodies_[body];
+  if (!b.factorized || !b.fem || points.empty() ||
+      static_cast<int>(points.size()) > MaxCoupledPoints(body)) {
+    return std::nullopt;
+  }
+  const CorotationalSystem& system = *b.system;
+  const int n = b.fem->vertex_count();
+  const int k = static_cast<int>(points.size());
+  // Unit forces on each point's three axes, spread over its vertices, solved together.
+  Eigen::MatrixXd unit = Eigen::MatrixXd::Zero(3 * n, 3 * k);
+  for (int p = 0; p < k; ++p) {
+    for (int i = 0; i < 3; ++i) {
+      const int v = points[p].vertex[i];
+      for (int d = 0; d < 3; ++d) unit(3 * v + d, 3 * p + d) += points[p].weight[i];
+    }
+  }
+  const Eigen::MatrixXd response = system.factorization().solve(unit);
+  if (system.factorization().info() != Eigen::Success || !response.allFinite()) {
+    return std::nullopt;
+  }
+  // Each point's motion: its vertices' motions, weighted.
+  const double h2 = system.time_step() * system.time_step();
+  Eigen::MatrixXd c = Eigen::MatrixXd::Zero(3 * k, 3 * k);
+  for (int p = 0; p < k; ++p) {
+    for (int i = 0; i < 3; ++i) {
+      c.middleRows<3>(3 * p) +=
+          (h2 * points[p].weight[i]) * response.middleRows<3>(3 * points[p].vertex[i]);
+    }
+  }
+  // Symmetric up to round-off; made exactly so for the solver.
+  return Eigen::MatrixXd(0.5 * (c + c.transpose()));
+}
+
+double SoftWorld::LumpedCompliance(int body, const WeightedPoint& point, double h) const {
+  const FemRest* rest = bodies_[body].fem_rest();
+  double c = 0.0;
+  for (int i = 0; i < 3; ++i) {
+    const double w = point.weight[i];
+    if (w == 0.0) continue;
+    assert(rest != nullptr && rest->mass[point.vertex[i]] > 0.0);
+    c += w * w * h * h / rest->mass[point.vertex[i]];
+  }
+  return c;
+}
+
+Vec3 SoftWorld::PointMotion(int body, const WeightedPoint& point) const {
+  const Body& b = bodies_[body];
+  Vec3 motion = Vec3::Zero();
+  for (int i = 0; i < 3; ++i) {
+    const int v = point.vertex[i];
+    motion += point.weight[i] * (b.positions()[v] - b.start[v]);
+  }
+  return motion;
+}
+
+void SoftWorld::ApplyContactForces(int body, std::span<const WeightedPoint> points,
+                                   std::span<const Vec3> forces, double h, bool coupled) {
+  Body& b = bodies_[body];
+  FemState& state = b.fem_state;
+  const FemRest& rest = *b.fem_rest();
+  if (coupled) {
+    const int n = static_cast<int>(state.x.size());
+    Eigen::VectorXd f = Eigen::VectorXd::Zero(3 * n);
+    for (size_t p = 0; p < points.size(); ++p) {
+      for (int i = 0; i < 3; ++i) {
+        f.segment<3>(3 * points[p].vertex[i]) += points[p].weight[i] * forces[p];
+      }
+    }
+    const Eigen::VectorXd y = b.system->factorization().solve(f);
+    if (!y.allFinite()) return;
+    for (int v = 0; v < n; ++v) {
+      if (rest.fixed[v]) continue;
+      state.x[v] += h * h * y.segment<3>(3 * v);
+      state.v[v] += h * y.segment<3>(3 * v);
+    }
+    return;
+  }
+  for (size_t p = 0; p < points.size(); ++p) {
+    if (!forces[p].allFinite()) continue;
+    for (int i = 0; i < 3; ++i) {
+      const int v = points[p].vertex[i];
+      const double w = points[p].weight[i];
+      if (w == 0.0 || rest.fixed[v]) continue;
+      state.x[v] += (w * h * h / rest.mass[v]) * forces[p];
+      state.v[v] += (w * h / rest.mass[v]) * forces[p];
+    }
+  }
+}
+
+}  // namespace ligature
