@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "server/world/scene_library.h"
-#include "server/world/scene_proto.h"
-#include "server/world/world_snapshot.h"
+#include "server/scene/scene_library.h"
+#include "server/scene/scene_proto.h"
+#include "server/snapshot/world_snapshot.h"
 
 namespace ligature {
 namespace {
