@@ -40,7 +40,8 @@ if len(sys.argv) > 2:
 
 
 def run(argv, **kwargs):
-    print("$", " ".join(argv), flush=True)
+    shown = ["<script>" if "\n" in arg else arg for arg in argv]
+    print("$", " ".join(shown), flush=True)
     subprocess.run(argv, check=True, **kwargs)
 
 
