@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages Ligature builds and tests with, and the web viewer's npm
 # packages (clients/web/install.sh), or with --runtime only those ligatured needs to run (the
-# container's runtime stage), or with --fuzz only clang and libFuzzer's runtime (deploy/fuzz.sh;
-# the normal build needs neither).
+# container's runtime stage), or with --fuzz only clang and libFuzzer's runtime (deploy/fuzz.sh).
+# The normal build compiles with GCC; its clang runs the ctest layers/thread_safety (clang's
+# -Wthread-safety analysis).
 # Idempotent: installs only what is missing and prints nothing when nothing is.
 set -euo pipefail
 
@@ -13,7 +14,7 @@ elif [[ "${1:-}" == "--fuzz" ]]; then
   packages=(clang libclang-rt-14-dev)
 else
   packages=(
-    build-essential cmake pkg-config ccache
+    build-essential cmake pkg-config ccache clang
     libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
     libeigen3-dev libabsl-dev libgtest-dev libgmock-dev libbenchmark-dev
     libbullet-dev libode-dev liblapack-dev grpc-proto

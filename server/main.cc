@@ -6,13 +6,13 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
-#include <string_view>
 #include <thread>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "server/ops/metrics_exporter.h"
 #include "server/ops/agones_sdk.h"
 #include "server/rpc/server.h"
@@ -98,13 +98,14 @@ absl::StatusOr<ligature::v1::Scene> LoadStartupScene(const std::string& scene) {
   return ligature::LoadBuiltinScene(scene);
 }
 
-// Prints "ligatured: <message>".
-void Report(std::string_view message) {
+// Prints "ligatured: <message>". An absl::string_view, as absl::Status::message() is (with
+// Debian's Abseil it is not std::string_view).
+void Report(absl::string_view message) {
   std::fprintf(stderr, "ligatured: %.*s\n", static_cast<int>(message.size()), message.data());
 }
 
 // Reports `message` and returns `code`, the process's exit code.
-int Fail(int code, std::string_view message) {
+int Fail(int code, absl::string_view message) {
   Report(message);
   return code;
 }

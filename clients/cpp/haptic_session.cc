@@ -48,7 +48,7 @@ void HapticSession::ReadModels() {
     if (!in.has_model()) continue;  // replies to refused poses
     auto model = LocalModelFromProto(in.model());
     if (!model.ok()) {
-      std::lock_guard<std::mutex> lock(status_mu_);
+      absl::MutexLock lock(&status_mu_);
       read_error_ = model.status();
       continue;
     }

@@ -7,16 +7,19 @@
 //    solves it here, at once, with the same haptic core as the server, re-synchronized with
 //    each new model, and sends the pose on with the force it rendered (the world takes the
 //    opposite). No round trip: the force does not wait for the network.
-// Not thread-safe: one device loop calls Force(); remote mode reads models on its own thread.
+// Not thread-safe: one device loop calls Force(); remote mode reads models on its own thread,
+// which hands them over through an atomic pointer and records a malformed one under
+// `status_mu_`.
 
 #include <atomic>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <thread>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "grpcpp/channel.h"
 #include "grpcpp/client_context.h"
 #include "ligature/v1/haptics_service.grpc.pb.h"
@@ -48,7 +51,7 @@ class HapticSession {
 
  private:
   HapticSession() = default;
-  void ReadModels();
+  void ReadModels() ABSL_LOCKS_EXCLUDED(status_mu_);
   // Server mode, once the stream has ended: drains it and returns the server's status.
   absl::Status Ended();
 
@@ -68,8 +71,8 @@ class HapticSession {
   std::unique_ptr<haptics::HapticCore> core_;
   std::atomic<std::shared_ptr<const haptics::ToolLocalModel>> model_;
   std::thread reader_;
-  std::mutex status_mu_;
-  absl::Status read_error_;
+  absl::Mutex status_mu_;
+  absl::Status read_error_ ABSL_GUARDED_BY(status_mu_);
 };
 
 }  // namespace ligature::client

@@ -8,7 +8,7 @@ ToolChannel::ToolChannel(std::string session_id, std::string device_id)
 }
 
 CouplingAverage ToolChannel::TakeCoupling() {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   CouplingAverage avg;
   if (weight_sum_ > 0.0) {
     avg.force = force_sum_ / weight_sum_;
@@ -26,13 +26,13 @@ CouplingAverage ToolChannel::TakeCoupling() {
 }
 
 ToolDisplay ToolChannel::display() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   return display_;
 }
 
 void ToolChannel::AddCoupling(const Vec3& force, const Vec3& torque, double weight) {
   if (!(weight > 0.0) || !force.allFinite() || !torque.allFinite()) return;
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   force_sum_ += weight * force;
   torque_sum_ += weight * torque;
   weight_sum_ += weight;
@@ -40,20 +40,20 @@ void ToolChannel::AddCoupling(const Vec3& force, const Vec3& torque, double weig
 }
 
 void ToolChannel::Refuse(absl::Status status) {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   if (!refusal_) refusal_ = std::move(status);
   refused_.store(true, std::memory_order_release);
 }
 
 std::optional<absl::Status> ToolChannel::refusal() const {
   if (!refused_.load(std::memory_order_acquire)) return std::nullopt;
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   return refusal_;
 }
 
 void ToolChannel::SetDevice(const Transform& pose, uint32_t buttons, int contacts,
                             bool watchdog) {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   display_.device_pose = pose;
   display_.buttons = buttons;
   display_.contacts = contacts;

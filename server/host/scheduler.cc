@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "absl/time/time.h"
+
 namespace ligature {
 
 Scheduler::Scheduler(int threads) {
@@ -12,28 +14,28 @@ Scheduler::~Scheduler() { Stop(); }
 
 void Scheduler::Stop() {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     if (stopping_) return;
     stopping_ = true;
   }
-  cv_.notify_all();
+  cv_.SignalAll();
   for (std::thread& t : workers_) t.join();
 }
 
 void Scheduler::Add(std::shared_ptr<WorldHost> host) {
   host->SetWakeCallback([this] { Wake(); });
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     auto e = std::make_unique<Entry>();
     e->host = std::move(host);
     e->due = Clock::now();
     entries_.push_back(std::move(e));
   }
-  cv_.notify_all();
+  cv_.SignalAll();
 }
 
 void Scheduler::Remove(const WorldHost* host) {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   // A busy entry is dropped by its worker when the tick ends (the host is closed by then).
   std::erase_if(entries_, [&](const std::unique_ptr<Entry>& e) {
     return e->host.get() == host && !e->busy;
@@ -44,8 +46,8 @@ void Scheduler::Remove(const WorldHost* host) {
 // has started waiting: notifying without it could land between that worker's check and its
 // wait, and be lost (a paused world's edit would then wait for the next unrelated wake).
 void Scheduler::Wake() {
-  { std::lock_guard<std::mutex> lock(mu_); }
-  cv_.notify_all();
+  { absl::MutexLock lock(&mu_); }
+  cv_.SignalAll();
 }
 
 Scheduler::Entry* Scheduler::NextEntry(Clock::time_point* due) {
@@ -67,25 +69,26 @@ Scheduler::Entry* Scheduler::NextEntry(Clock::time_point* due) {
   return best;
 }
 
+// mu_ is held throughout except while waiting and while ticking.
 void Scheduler::WorkerLoop() {
-  std::unique_lock<std::mutex> lock(mu_);
+  mu_.Lock();
   while (!stopping_) {
     Clock::time_point due;
     Entry* entry = NextEntry(&due);
     if (entry == nullptr) {
-      cv_.wait(lock);
+      cv_.Wait(&mu_);
       continue;
     }
-    if (due > Clock::now()) {
+    if (const Clock::time_point now = Clock::now(); due > now) {
       // Sleep until due, but wake for new work (a command, a new world, a stop).
-      cv_.wait_until(lock, due);
+      cv_.WaitWithTimeout(&mu_, absl::FromChrono(due - now));
       continue;
     }
     entry->busy = true;
     std::shared_ptr<WorldHost> host = entry->host;
-    lock.unlock();
+    mu_.Unlock();
     host->RunTick();
-    lock.lock();
+    mu_.Lock();
     entry->busy = false;
     if (host->closed()) {
       std::erase_if(entries_, [&](const std::unique_ptr<Entry>& e) { return e.get() == entry; });
@@ -105,8 +108,9 @@ void Scheduler::WorkerLoop() {
         entry->due = now;
       }
     }
-    cv_.notify_all();
+    cv_.SignalAll();
   }
+  mu_.Unlock();
 }
 
 }  // namespace ligature

@@ -15,36 +15,36 @@ SnapshotWriter::SnapshotWriter(WorldManager* manager, const SnapshotWriterOption
 SnapshotWriter::~SnapshotWriter() { Stop(); }
 
 void SnapshotWriter::Start() {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   if (thread_.joinable()) return;
   stop_ = false;
   thread_ = std::thread([this] { Loop(); });
 }
 
 void SnapshotWriter::Stop() {
+  // Setting the flag wakes the thread's Await when mu_ is released.
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     stop_ = true;
   }
-  cv_.notify_all();
   if (thread_.joinable()) thread_.join();
 }
 
+// mu_ is held throughout except while a round is written; a round starts each time an
+// interval passes without a stop.
 void SnapshotWriter::Loop() {
-  std::unique_lock<std::mutex> lock(mu_);
+  mu_.Lock();
   while (!stop_) {
-    if (cv_.wait_for(lock, absl::ToChronoNanoseconds(options_.interval),
-                     [this] { return stop_; })) {
-      break;
-    }
-    lock.unlock();
+    if (mu_.AwaitWithTimeout(absl::Condition(&stop_), options_.interval)) break;
+    mu_.Unlock();
     WriteAll();
-    lock.lock();
+    mu_.Lock();
   }
+  mu_.Unlock();
 }
 
 SnapshotRound SnapshotWriter::WriteAll() {
-  std::lock_guard<std::mutex> round(round_mu_);
+  absl::MutexLock round(&round_mu_);
   SnapshotRound result;
   std::set<std::string> hosted;
   for (const std::shared_ptr<WorldHost>& host : manager_->Hosts()) {

@@ -13,7 +13,7 @@ WorldHost::~WorldHost() { Close(); }
 
 bool WorldHost::Enqueue(WorldCommand command) {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     if (closed_) return false;
     queue_.push_back(std::move(command));
   }
@@ -22,23 +22,26 @@ bool WorldHost::Enqueue(WorldCommand command) {
 }
 
 std::shared_ptr<const Frame> WorldHost::LatestFrame() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   return frame_;
 }
 
 std::shared_ptr<const Frame> WorldHost::WaitForFrame(uint64_t seen_version,
                                                      absl::Duration timeout,
                                                      uint64_t* version, bool* open) const {
-  std::unique_lock<std::mutex> lock(mu_);
-  frame_cv_.wait_for(lock, absl::ToChronoNanoseconds(timeout),
-                     [&] { return closed_ || frame_version_ != seen_version; });
+  // Until a newer publication or Close (both signal frame_cv_), or the deadline.
+  absl::MutexLock lock(&mu_);
+  const absl::Time deadline = absl::Now() + timeout;
+  while (!closed_ && frame_version_ == seen_version) {
+    if (frame_cv_.WaitWithDeadline(&mu_, deadline)) break;  // timed out
+  }
   *version = frame_version_;
   *open = !closed_;
   return frame_;
 }
 
 WorldInfo WorldHost::Info() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   WorldInfo info = info_;
   for (const auto& [body, owner] : owners_) info.owners.emplace_back(body, owner.client);
   return info;
@@ -46,7 +49,7 @@ WorldInfo WorldHost::Info() const {
 
 absl::Status WorldHost::ClaimBody(const std::string& body, uint64_t session,
                                   const std::string& client) {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   auto [it, added] = owners_.try_emplace(body, Owner{session, client});
   if (!added && it->second.session != session) {
     return absl::FailedPreconditionError(absl::StrCat(
@@ -57,12 +60,12 @@ absl::Status WorldHost::ClaimBody(const std::string& body, uint64_t session,
 }
 
 void WorldHost::ReleaseBodies(uint64_t session) {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   std::erase_if(owners_, [&](const auto& entry) { return entry.second.session == session; });
 }
 
 absl::StatusOr<World::HapticToolFacts> WorldHost::HapticTool(const std::string& body) const {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   auto it = tool_facts_.find(body);
   if (it != tool_facts_.end()) return it->second;
   for (const BodyState& b : frame_->bodies) {
@@ -75,7 +78,7 @@ absl::StatusOr<World::HapticToolFacts> WorldHost::HapticTool(const std::string& 
 }
 
 absl::Status WorldHost::ClaimHapticTool(const std::string& body, const std::string& session) {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   auto [it, added] = haptic_claims_.try_emplace(body, session);
   if (!added && it->second != session) {
     return absl::FailedPreconditionError(
@@ -85,7 +88,7 @@ absl::Status WorldHost::ClaimHapticTool(const std::string& body, const std::stri
 }
 
 void WorldHost::ReleaseHapticTool(const std::string& body, const std::string& session) {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   auto it = haptic_claims_.find(body);
   if (it != haptic_claims_.end() && it->second == session) haptic_claims_.erase(it);
 }
@@ -93,7 +96,7 @@ void WorldHost::ReleaseHapticTool(const std::string& body, const std::string& se
 void WorldHost::RunTick() {
   std::vector<WorldCommand> commands;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     if (closed_) return;
     commands.swap(queue_);
   }
@@ -122,7 +125,7 @@ void WorldHost::Publish() {
   if (refresh_tools) {
     for (auto& [id, facts] : world_->HapticToolCandidates()) tools.emplace(std::move(id), facts);
   }
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   if (refresh_tools) {
     tool_facts_ = std::move(tools);
     tool_facts_edits_ = world_->edits();
@@ -157,49 +160,49 @@ void WorldHost::Publish() {
            world_->counters(),
            {}};
   info_.counters.withheld_frames += withheld_frames_;
-  frame_cv_.notify_all();
+  frame_cv_.SignalAll();
 }
 
 void WorldHost::RefreshCounts(const World& world) {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   info_.body_count = world.body_count();
   info_.constraint_count = world.constraint_count();
 }
 
 bool WorldHost::paused() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   return info_.settings.paused;
 }
 
 double WorldHost::rate_hz() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   return info_.settings.rate_hz;
 }
 
 bool WorldHost::HasPendingCommands() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   return !queue_.empty();
 }
 
 void WorldHost::AddMissedTicks(uint64_t n) {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   info_.missed_ticks += n;
 }
 
 void WorldHost::Close() {
   std::vector<WorldCommand> commands;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     if (closed_) return;
     closed_ = true;
     commands.swap(queue_);
-    frame_cv_.notify_all();
+    frame_cv_.SignalAll();
   }
   for (WorldCommand& c : commands) c(nullptr);
 }
 
 bool WorldHost::closed() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   return closed_;
 }
 

@@ -4,23 +4,25 @@
 // they enqueue commands, which the world's tick applies in arrival order before stepping,
 // and they read immutable published frames.
 //
-// Threading: `mu_` guards the command queue, the published frame and the counters. The
-// World is touched only inside RunTick(), which the scheduler never runs concurrently for
-// one host.
+// Threading: `mu_` (an absl::Mutex; the members it guards say so with ABSL_GUARDED_BY)
+// guards the command queue, the published frame, the summary and its counters, body
+// ownership and the haptic tools; `frame_cv_` is signalled under it at each publication and
+// at Close. The World and the divergence guard are touched only inside RunTick() (and the
+// commands it runs), which the scheduler never runs concurrently for one host.
 
-#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "server/host/divergence_guard.h"
 #include "server/world/frame.h"
@@ -57,34 +59,40 @@ class WorldHost {
   const std::string& name() const { return name_; }
 
   // Queues a command for the start of the next tick; returns false when closed.
-  bool Enqueue(WorldCommand command);
+  bool Enqueue(WorldCommand command) ABSL_LOCKS_EXCLUDED(mu_);
 
   // Queues `fn` and waits for its result (or `timeout`). The scheduler is woken through
   // the callback set by SetWakeCallback so that paused worlds apply edits promptly.
   template <typename T>
-  absl::StatusOr<T> Call(std::function<absl::StatusOr<T>(World&)> fn, absl::Duration timeout);
+  absl::StatusOr<T> Call(std::function<absl::StatusOr<T>(World&)> fn, absl::Duration timeout)
+      ABSL_LOCKS_EXCLUDED(mu_);
 
   // The newest frame (never null after construction).
-  std::shared_ptr<const Frame> LatestFrame() const;
+  std::shared_ptr<const Frame> LatestFrame() const ABSL_LOCKS_EXCLUDED(mu_);
   // Blocks until a frame with a tick other than `seen_tick` (or a newer publication) is
   // out, the host closes, or `timeout` passes. Returns the newest frame and whether open.
   std::shared_ptr<const Frame> WaitForFrame(uint64_t seen_version, absl::Duration timeout,
-                                            uint64_t* version, bool* open) const;
-  WorldInfo Info() const;
+                                            uint64_t* version, bool* open) const
+      ABSL_LOCKS_EXCLUDED(mu_);
+  WorldInfo Info() const ABSL_LOCKS_EXCLUDED(mu_);
 
   // Haptic tools, answered without waiting for the world: the mass properties of dynamic
   // rigid body `body` as of the newest publication (NOT_FOUND when there is no such body,
   // FAILED_PRECONDITION when it is not a dynamic rigid body), and the claim of a tool by
   // haptic session `session` (FAILED_PRECONDITION naming the holder when another session
   // holds it) until ReleaseHapticTool. The world's attach command checks again.
-  absl::StatusOr<World::HapticToolFacts> HapticTool(const std::string& body) const;
-  absl::Status ClaimHapticTool(const std::string& body, const std::string& session);
-  void ReleaseHapticTool(const std::string& body, const std::string& session);
+  absl::StatusOr<World::HapticToolFacts> HapticTool(const std::string& body) const
+      ABSL_LOCKS_EXCLUDED(mu_);
+  absl::Status ClaimHapticTool(const std::string& body, const std::string& session)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  void ReleaseHapticTool(const std::string& body, const std::string& session)
+      ABSL_LOCKS_EXCLUDED(mu_);
 
   // Device ownership: the Interact session `session` (from client `client`) drives body
   // `body` and owns it until ReleaseBodies; FAILED_PRECONDITION when another session owns it.
-  absl::Status ClaimBody(const std::string& body, uint64_t session, const std::string& client);
-  void ReleaseBodies(uint64_t session);
+  absl::Status ClaimBody(const std::string& body, uint64_t session, const std::string& client)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  void ReleaseBodies(uint64_t session) ABSL_LOCKS_EXCLUDED(mu_);
 
   // Steps the world under its divergence guard. Only on the world's thread: inside a
   // command (StepWorld) or RunTick. Returns the divergence the step was rolled back for.
@@ -95,53 +103,61 @@ class WorldHost {
 
   // Scheduler side -------------------------------------------------------------------
   // Applies queued commands, steps unless paused, publishes the frame.
-  void RunTick();
-  bool paused() const;
-  double rate_hz() const;
-  bool HasPendingCommands() const;
-  void AddMissedTicks(uint64_t n);
+  void RunTick() ABSL_LOCKS_EXCLUDED(mu_);
+  bool paused() const ABSL_LOCKS_EXCLUDED(mu_);
+  double rate_hz() const ABSL_LOCKS_EXCLUDED(mu_);
+  bool HasPendingCommands() const ABSL_LOCKS_EXCLUDED(mu_);
+  void AddMissedTicks(uint64_t n) ABSL_LOCKS_EXCLUDED(mu_);
   void SetWakeCallback(std::function<void()> wake) { wake_ = std::move(wake); }
   // Ends the host: pending and future commands get nullptr, waiters wake.
-  void Close();
-  bool closed() const;
+  void Close() ABSL_LOCKS_EXCLUDED(mu_);
+  bool closed() const ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
-  void Publish();
+  void Publish() ABSL_LOCKS_EXCLUDED(mu_);
   // The summary's body and constraint counts, from the world as it is now.
-  void RefreshCounts(const World& world);
+  void RefreshCounts(const World& world) ABSL_LOCKS_EXCLUDED(mu_);
 
   const std::string name_;
   std::unique_ptr<World> world_;  // touched only in RunTick and the constructor
+  // Set by the scheduler when it takes the host (Scheduler::Add), read without the lock:
+  // Enqueue calls it after releasing mu_, since the scheduler's lock is taken inside it.
   std::function<void()> wake_;
   DivergenceGuard guard_;  // touched only where the world is
 
-  mutable std::mutex mu_;
-  mutable std::condition_variable frame_cv_;
-  std::vector<WorldCommand> queue_;
-  std::shared_ptr<const Frame> frame_;
-  uint64_t frame_version_ = 0;
-  uint64_t withheld_frames_ = 0;  // frames not published for a non-finite number
+  mutable absl::Mutex mu_;
+  mutable absl::CondVar frame_cv_;  // signalled under mu_ at each publication and at Close
+  std::vector<WorldCommand> queue_ ABSL_GUARDED_BY(mu_);
+  std::shared_ptr<const Frame> frame_ ABSL_GUARDED_BY(mu_);
+  uint64_t frame_version_ ABSL_GUARDED_BY(mu_) = 0;
+  // Frames not published for a non-finite number.
+  uint64_t withheld_frames_ ABSL_GUARDED_BY(mu_) = 0;
   struct Owner {
     uint64_t session = 0;
     std::string client;
   };
-  std::map<std::string, Owner> owners_;  // body id -> the session driving it
+  // Body id -> the session driving it.
+  std::map<std::string, Owner> owners_ ABSL_GUARDED_BY(mu_);
   // Haptic tool candidates, rebuilt at a publication after edits (a restored snapshot
   // counts as one), and the haptic sessions' claims (body id -> session id).
-  absl::flat_hash_map<std::string, World::HapticToolFacts> tool_facts_;
+  absl::flat_hash_map<std::string, World::HapticToolFacts> tool_facts_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, std::string> haptic_claims_ ABSL_GUARDED_BY(mu_);
+  // The world's edit count at the last rebuild of tool_facts_. Not guarded: only Publish
+  // touches it, where the world is.
   uint64_t tool_facts_edits_ = UINT64_MAX;
-  std::map<std::string, std::string> haptic_claims_;
-  WorldInfo info_;
-  bool closed_ = false;
+  WorldInfo info_ ABSL_GUARDED_BY(mu_);
+  bool closed_ ABSL_GUARDED_BY(mu_) = false;
 };
 
 template <typename T>
 absl::StatusOr<T> WorldHost::Call(std::function<absl::StatusOr<T>(World&)> fn,
                                   absl::Duration timeout) {
+  // The caller and the command (which may run after the caller gave up waiting) share the
+  // result; `mu` guards it, and the caller waits for it with Await.
   struct Shared {
-    std::mutex mu;
-    std::condition_variable cv;
-    std::optional<absl::StatusOr<T>> result;
+    absl::Mutex mu;
+    std::optional<absl::StatusOr<T>> result ABSL_GUARDED_BY(mu);
+    bool has_result() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) { return result.has_value(); }
   };
   auto shared = std::make_shared<Shared>();
   const bool queued = Enqueue([this, shared, fn = std::move(fn)](World* world) {
@@ -150,14 +166,14 @@ absl::StatusOr<T> WorldHost::Call(std::function<absl::StatusOr<T>(World&)> fn,
     // The summary counts what the call made before its caller hears back, so that a
     // GetWorld right after an edit sees it (the frame follows at the end of the tick).
     if (world) RefreshCounts(*world);
-    std::lock_guard<std::mutex> lock(shared->mu);
+    absl::MutexLock lock(&shared->mu);
     shared->result.emplace(std::move(r));
-    shared->cv.notify_all();
   });
   if (!queued) return absl::NotFoundError("world was deleted");
-  std::unique_lock<std::mutex> lock(shared->mu);
-  if (!shared->cv.wait_for(lock, absl::ToChronoNanoseconds(timeout),
-                           [&] { return shared->result.has_value(); })) {
+  // The result, or a timeout when the world has not run the command by then.
+  absl::MutexLock lock(&shared->mu);
+  if (!shared->mu.AwaitWithTimeout(absl::Condition(shared.get(), &Shared::has_result),
+                                   timeout)) {
     return absl::DeadlineExceededError("the world did not apply the edit in time");
   }
   return std::move(*shared->result);

@@ -20,7 +20,7 @@ absl::StatusOr<std::shared_ptr<WorldHost>> WorldManager::Create(const std::strin
                                                                 const SceneDesc& scene) {
   std::string chosen = id;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     if (static_cast<int>(worlds_.size()) >= options_.max_worlds) {
       return absl::ResourceExhaustedError(
           absl::StrCat("the server hosts the maximum of ", options_.max_worlds,
@@ -44,7 +44,7 @@ absl::StatusOr<std::shared_ptr<WorldHost>> WorldManager::Adopt(const std::string
                                                                std::unique_ptr<World> world) {
   auto host = std::make_shared<WorldHost>(std::move(world), options_.guard);
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     if (static_cast<int>(worlds_.size()) >= options_.max_worlds) {
       return absl::ResourceExhaustedError(
           absl::StrCat("the server hosts the maximum of ", options_.max_worlds,
@@ -59,14 +59,14 @@ absl::StatusOr<std::shared_ptr<WorldHost>> WorldManager::Adopt(const std::string
 }
 
 absl::StatusOr<std::shared_ptr<WorldHost>> WorldManager::Get(const std::string& id) const {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   auto it = worlds_.find(id);
   if (it == worlds_.end()) return absl::NotFoundError(absl::StrCat("world ", id, " not found"));
   return it->second;
 }
 
 std::vector<std::shared_ptr<WorldHost>> WorldManager::Hosts() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   std::vector<std::shared_ptr<WorldHost>> hosts;
   for (const auto& [id, host] : worlds_) hosts.push_back(host);
   return hosts;
@@ -74,7 +74,7 @@ std::vector<std::shared_ptr<WorldHost>> WorldManager::Hosts() const {
 
 WorldPage WorldManager::List(int page_size, const std::string& page_token) const {
   WorldPage page;
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   auto it = page_token.empty() ? worlds_.begin() : worlds_.upper_bound(page_token);
   for (; it != worlds_.end() && static_cast<int>(page.worlds.size()) < page_size; ++it) {
     page.worlds.push_back(it->second->Info());
@@ -88,7 +88,7 @@ WorldPage WorldManager::List(int page_size, const std::string& page_token) const
 absl::Status WorldManager::Delete(const std::string& id) {
   std::shared_ptr<WorldHost> host;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     auto it = worlds_.find(id);
     if (it == worlds_.end()) return absl::NotFoundError(absl::StrCat("world ", id, " not found"));
     host = std::move(it->second);
@@ -102,7 +102,7 @@ absl::Status WorldManager::Delete(const std::string& id) {
 void WorldManager::Shutdown() {
   std::map<std::string, std::shared_ptr<WorldHost>> worlds;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     worlds.swap(worlds_);
   }
   for (auto& [id, host] : worlds) host->Close();

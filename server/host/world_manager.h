@@ -1,13 +1,18 @@
 #pragma once
 // The worlds a server hosts, by id, and the scheduler that ticks them.
+//
+// Threading: `mu_` guards the id -> host map and the next generated id. It is never held
+// while a world is built or while a host is closed; List holds it while asking each host for
+// its summary (so mu_ comes before a host's own lock).
 
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "server/host/scheduler.h"
 #include "server/host/world_host.h"
 
@@ -33,27 +38,30 @@ class WorldManager {
   // `id` empty: the manager picks one. Fails with ALREADY_EXISTS or RESOURCE_EXHAUSTED, or
   // with the scene's own error (a reference to a missing body, too many bodies).
   absl::StatusOr<std::shared_ptr<WorldHost>> Create(const std::string& id,
-                                                    const SceneDesc& scene);
+                                                    const SceneDesc& scene)
+      ABSL_LOCKS_EXCLUDED(mu_);
   // Hosts a world built elsewhere (a restored snapshot) under `id`; its name must be
   // WorldName(id). ALREADY_EXISTS or RESOURCE_EXHAUSTED as Create.
   absl::StatusOr<std::shared_ptr<WorldHost>> Adopt(const std::string& id,
-                                                   std::unique_ptr<World> world);
-  absl::StatusOr<std::shared_ptr<WorldHost>> Get(const std::string& id) const;
+                                                   std::unique_ptr<World> world)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  absl::StatusOr<std::shared_ptr<WorldHost>> Get(const std::string& id) const
+      ABSL_LOCKS_EXCLUDED(mu_);
   // Every hosted world, in id order.
-  std::vector<std::shared_ptr<WorldHost>> Hosts() const;
+  std::vector<std::shared_ptr<WorldHost>> Hosts() const ABSL_LOCKS_EXCLUDED(mu_);
   // Worlds in id order, starting after the id in `page_token`.
-  WorldPage List(int page_size, const std::string& page_token) const;
-  absl::Status Delete(const std::string& id);
+  WorldPage List(int page_size, const std::string& page_token) const ABSL_LOCKS_EXCLUDED(mu_);
+  absl::Status Delete(const std::string& id) ABSL_LOCKS_EXCLUDED(mu_);
   // Closes every world (their streams end) and stops the scheduler.
-  void Shutdown();
+  void Shutdown() ABSL_LOCKS_EXCLUDED(mu_);
 
   const WorldManagerOptions& options() const { return options_; }
 
  private:
   const WorldManagerOptions options_;
-  mutable std::mutex mu_;
-  std::map<std::string, std::shared_ptr<WorldHost>> worlds_;
-  uint64_t next_id_ = 1;
+  mutable absl::Mutex mu_;
+  std::map<std::string, std::shared_ptr<WorldHost>> worlds_ ABSL_GUARDED_BY(mu_);
+  uint64_t next_id_ ABSL_GUARDED_BY(mu_) = 1;
   Scheduler scheduler_;
 };
 

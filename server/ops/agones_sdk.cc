@@ -7,7 +7,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -100,35 +99,37 @@ absl::Status AgonesSdk::Shutdown() {
 }
 
 void AgonesSdk::StartHealth() {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   if (health_.joinable()) return;
   stop_ = false;
   health_ = std::thread([this] { HealthLoop(); });
 }
 
 void AgonesSdk::StopHealth() {
+  // Setting the flag wakes the thread's Await when mu_ is released.
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     stop_ = true;
   }
-  cv_.notify_all();
   if (health_.joinable()) health_.join();
 }
 
-// One ping per period, the first at once; failures are logged on a change only.
+// One ping per period, the first at once; failures are logged on a change only. mu_ is
+// held throughout except during a ping.
 void AgonesSdk::HealthLoop() {
   bool failing = false;
-  std::unique_lock<std::mutex> lock(mu_);
+  mu_.Lock();
   while (!stop_) {
-    lock.unlock();
+    mu_.Unlock();
     const absl::Status s = Health();
-    lock.lock();
+    mu_.Lock();
     if (!s.ok() && !failing) {
       std::fprintf(stderr, "ligatured: %s\n", std::string(s.message()).c_str());
     }
     failing = !s.ok();
-    cv_.wait_for(lock, absl::ToChronoNanoseconds(health_period_), [this] { return stop_; });
+    mu_.AwaitWithTimeout(absl::Condition(&stop_), health_period_);
   }
+  mu_.Unlock();
 }
 
 }  // namespace ligature

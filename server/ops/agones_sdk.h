@@ -3,15 +3,18 @@
 // POST /ready once serving, /health every few seconds from a background thread, /shutdown
 // on exit. Plain POSIX sockets to 127.0.0.1 (the sidecar shares the pod's network), one
 // short-lived HTTP/1.1 request per call, no dependencies.
+//
+// Threading: `mu_` guards the health thread's stop flag, which the thread awaits between
+// pings. StartHealth, StopHealth and Shutdown are called by the owner's thread.
 
-#include <condition_variable>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 
 namespace ligature {
@@ -35,24 +38,24 @@ class AgonesSdk {
   absl::Status Ready() { return PostAgonesSdk(port_, "/ready", timeout_); }
   absl::Status Health() { return PostAgonesSdk(port_, "/health", timeout_); }
   // Stops health pings, then tells Agones the server is going away.
-  absl::Status Shutdown();
+  absl::Status Shutdown() ABSL_LOCKS_EXCLUDED(mu_);
 
   // Pings /health every health period until StopHealth or Shutdown. A failed ping is
   // reported on stderr once until one succeeds again.
-  void StartHealth();
-  void StopHealth();
+  void StartHealth() ABSL_LOCKS_EXCLUDED(mu_);
+  void StopHealth() ABSL_LOCKS_EXCLUDED(mu_);
 
   int port() const { return port_; }
 
  private:
-  void HealthLoop();
+  void HealthLoop() ABSL_LOCKS_EXCLUDED(mu_);
 
   const int port_;
   const absl::Duration health_period_;
   const absl::Duration timeout_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool stop_ = false;
+  absl::Mutex mu_;
+  bool stop_ ABSL_GUARDED_BY(mu_) = false;
+  // Started under mu_ by StartHealth, joined by StopHealth.
   std::thread health_;
 };
 

@@ -89,7 +89,7 @@ absl::Status TokenStore::Reload() {
                         absl::StrCat(path_, ": ", parsed.status().message()));
   }
   auto tokens = std::make_shared<const std::map<std::string, Grants>>(*std::move(parsed));
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   tokens_ = std::move(tokens);
   return absl::OkStatus();
 }
@@ -105,7 +105,7 @@ absl::StatusOr<Grants> TokenStore::Identify(
   }
   std::shared_ptr<const std::map<std::string, Grants>> tokens;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     tokens = tokens_;
   }
   auto it = tokens->find(std::string(value));

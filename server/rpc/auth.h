@@ -8,15 +8,19 @@
 // reloaded on demand (SIGHUP in ligatured) and swapped whole, so a call sees either the old
 // grants or the new ones. Checks run in each service (they work with TLS and without it,
 // unlike an AuthMetadataProcessor).
+//
+// Threading: a TokenStore's `mu_` guards only the pointer to the current grants; the map it
+// points to is never changed once published, so Identify reads it after releasing mu_.
 
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 
 namespace ligature {
 
@@ -46,18 +50,19 @@ class TokenStore {
   static absl::StatusOr<std::map<std::string, Grants>> Parse(const std::string& text);
 
   // Re-reads the file; on failure the old grants stay and the error is returned.
-  absl::Status Reload();
+  absl::Status Reload() ABSL_LOCKS_EXCLUDED(mu_);
 
   // The grants of an `authorization` metadata value: UNAUTHENTICATED when it is missing,
   // not a bearer token, or an unknown token.
-  absl::StatusOr<Grants> Identify(const std::optional<std::string>& authorization) const;
+  absl::StatusOr<Grants> Identify(const std::optional<std::string>& authorization) const
+      ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
   explicit TokenStore(std::string path) : path_(std::move(path)) {}
 
   const std::string path_;
-  mutable std::mutex mu_;
-  std::shared_ptr<const std::map<std::string, Grants>> tokens_;
+  mutable absl::Mutex mu_;
+  std::shared_ptr<const std::map<std::string, Grants>> tokens_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace ligature

@@ -10,7 +10,7 @@ namespace ligature {
 absl::Status EditRateLimiter::Take(const std::string& client, int edits,
                                    Clock::time_point now) {
   if (rate_ <= 0.0 || edits <= 0) return absl::OkStatus();
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   Prune(now);
   const double burst = std::max(rate_, 1.0);
   auto [it, fresh] = buckets_.try_emplace(client);

@@ -1,9 +1,9 @@
 #include "server/rpc/haptics_reactor.h"
 
-#include <chrono>
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
 #include "server/haptics/clock.h"
 #include "server/haptics/wire/haptics_proto.h"
 #include "server/rpc/names.h"
@@ -71,7 +71,7 @@ absl::Status HapticsReactor::Open(const v1::HapticOpen& open) {
       channel->Refuse(absl::Status(s.code(), absl::StrCat("open.", s.message())));
     }
   });
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   core_.emplace(*params);
   v1::HapticsResponse opened;
   *opened.mutable_opened()->mutable_params() = open;
@@ -86,7 +86,7 @@ void HapticsReactor::OnReadDone(bool ok) {
   const int64_t received = haptics::MonotonicNanos();
   if (!ok) {
     // The client half-closed: end once the replies have gone.
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     EndLocked(absl::OkStatus());
     return;
   }
@@ -95,7 +95,7 @@ void HapticsReactor::OnReadDone(bool ok) {
                          ? Open(request_.open())
                          : absl::InvalidArgumentError("open: the first message must open the session");
     if (!s.ok()) {
-      std::lock_guard<std::mutex> lock(mu_);
+      absl::MutexLock lock(&mu_);
       EndLocked(s);
       return;
     }
@@ -105,7 +105,7 @@ void HapticsReactor::OnReadDone(bool ok) {
   } else if (request_.has_pose()) {
     HandlePose(request_.pose(), received);
   } else {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     EndLocked(absl::InvalidArgumentError("pose: expected a pose after the open message"));
     return;
   }
@@ -117,7 +117,7 @@ void HapticsReactor::HandlePose(const v1::HapticPose& msg, int64_t received_ns) 
   counters_->poses.fetch_add(1, std::memory_order_relaxed);
   haptics::DevicePose pose = DevicePoseFromProto(msg);
   const double now = haptics::MonotonicSeconds();
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   if (std::optional<int64_t> j = jitter_.OnArrival(received_ns)) timing().jitter.Record(*j);
   if (end_) return;
   if (std::optional<absl::Status> refused = channel_->refusal()) {
@@ -155,7 +155,7 @@ void HapticsReactor::HandlePose(const v1::HapticPose& msg, int64_t received_ns) 
   HapticReplyToProto(reply, out.mutable_force());
   out.mutable_force()->set_server_receive_ns(received_ns);
   QueueLocked(std::move(out));
-  cv_.notify_all();  // the watchdog's deadline moved
+  cv_.SignalAll();  // the watchdog's deadline moved
 }
 
 void HapticsReactor::QueueLocked(v1::HapticsResponse message) {
@@ -188,7 +188,7 @@ void HapticsReactor::StartNextWriteLocked() {
 }
 
 void HapticsReactor::OnWriteDone(bool ok) {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   write_in_flight_ = false;
   if (!ok) {
     queue_.clear();
@@ -201,19 +201,19 @@ void HapticsReactor::OnWriteDone(bool ok) {
 void HapticsReactor::EndLocked(const absl::Status& status) {
   if (!end_) end_ = status;
   done_ = true;
-  cv_.notify_all();
+  cv_.SignalAll();
   if (!write_in_flight_) StartNextWriteLocked();
 }
 
 void HapticsReactor::OnCancel() {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   queue_.clear();
   EndLocked(absl::CancelledError("cancelled by the client"));
 }
 
 // The watchdog, and in remote mode the model forwarding, until the stream ends.
 void HapticsReactor::HelperLoop() {
-  std::unique_lock<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   bool tripped = false;
   while (!done_) {
     if (stopping_->load()) {
@@ -253,15 +253,15 @@ void HapticsReactor::HelperLoop() {
     double wake = core_->NextIdleTime(now);
     // Look for new models (remote), a removed tool and a server stop now and then.
     wake = std::min(wake, now + (remote_ ? kModelPoll : 0.05));
-    cv_.wait_for(lock, std::chrono::duration<double>(std::max(0.0, wake - now)));
+    cv_.WaitWithTimeout(&mu_, absl::Seconds(std::max(0.0, wake - now)));
   }
 }
 
 void HapticsReactor::OnDone() {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     done_ = true;
-    cv_.notify_all();
+    cv_.SignalAll();
   }
   if (helper_.joinable()) helper_.join();
   if (opened_) counters_->open.fetch_sub(1);

@@ -9,21 +9,24 @@
 // Opening never waits for the world: the tool is checked and claimed against what the
 // world last published, and the world attaches it at its next command run.
 //
-// Threading: `mu_` guards the core, the write queue and the end state. Finish is called
-// exactly once, when no write is in flight.
+// Threading: `mu_` guards the core, the write queue, the end state, the arrival jitter and
+// the last model sent; the helper waits on `cv_` with it, signalled when the watchdog's
+// deadline moves or the stream ends. What Open sets (the mode, the tool, the host, the
+// channel) is written on the first read, before the helper starts, and only read after.
+// Finish is called exactly once, when no write is in flight.
 
 #include <atomic>
-#include <condition_variable>
 #include <deque>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
 
 #include "server/rpc/auth.h"
 #include "server/rpc/session_counters.h"
+#include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
 #include "grpcpp/support/server_callback.h"
 #include "ligature/v1/haptics_service.pb.h"
 #include "server/haptics/arrival_jitter.h"
@@ -48,14 +51,14 @@ class HapticsReactor final
   void OnDone() override;
 
  private:
-  absl::Status Open(const v1::HapticOpen& open);
-  void HandlePose(const v1::HapticPose& pose, int64_t received_ns);
-  // Queues a message; starts its write when none is in flight. Needs mu_.
-  void QueueLocked(v1::HapticsResponse message);
-  void StartNextWriteLocked();
-  // Ends the stream with `status` once the queue has drained. Needs mu_.
-  void EndLocked(const absl::Status& status);
-  void HelperLoop();
+  absl::Status Open(const v1::HapticOpen& open) ABSL_LOCKS_EXCLUDED(mu_);
+  void HandlePose(const v1::HapticPose& pose, int64_t received_ns) ABSL_LOCKS_EXCLUDED(mu_);
+  // Queues a message; starts its write when none is in flight.
+  void QueueLocked(v1::HapticsResponse message) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void StartNextWriteLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Ends the stream with `status` once the queue has drained.
+  void EndLocked(const absl::Status& status) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void HelperLoop() ABSL_LOCKS_EXCLUDED(mu_);
   HapticTiming& timing() { return remote_ ? counters_->remote_mode : counters_->server_mode; }
 
   WorldManager* manager_;
@@ -71,17 +74,18 @@ class HapticsReactor final
   std::shared_ptr<WorldHost> host_;
   std::shared_ptr<haptics::ToolChannel> channel_;
 
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::optional<haptics::HapticCore> core_;
-  std::deque<v1::HapticsResponse> queue_;
-  v1::HapticsResponse writing_;
-  bool write_in_flight_ = false;
-  std::optional<absl::Status> end_;  // set once the stream is to end
-  bool finished_ = false;
-  bool done_ = false;  // the helper stops
-  uint64_t sent_model_tick_ = UINT64_MAX;
-  haptics::ArrivalJitter jitter_;  // of this stream's poses; needs mu_
+  absl::Mutex mu_;
+  absl::CondVar cv_;
+  std::optional<haptics::HapticCore> core_ ABSL_GUARDED_BY(mu_);
+  std::deque<v1::HapticsResponse> queue_ ABSL_GUARDED_BY(mu_);
+  v1::HapticsResponse writing_ ABSL_GUARDED_BY(mu_);
+  bool write_in_flight_ ABSL_GUARDED_BY(mu_) = false;
+  std::optional<absl::Status> end_ ABSL_GUARDED_BY(mu_);  // set once the stream is to end
+  bool finished_ ABSL_GUARDED_BY(mu_) = false;
+  bool done_ ABSL_GUARDED_BY(mu_) = false;  // the helper stops
+  uint64_t sent_model_tick_ ABSL_GUARDED_BY(mu_) = UINT64_MAX;
+  haptics::ArrivalJitter jitter_ ABSL_GUARDED_BY(mu_);  // of this stream's poses
+  // Started by the first read, joined by OnDone.
   std::thread helper_;
 };
 

@@ -52,9 +52,9 @@ absl::Status InteractReactor::QueuePoses(const v1::InteractRequest& msg) {
         host_->Enqueue([shared = shared_, body = p.body_id(), pose = *pose](World* w) {
           if (w == nullptr) return;
           if (absl::Status s = w->SetDeviceTarget(body, pose); !s.ok()) {
-            std::lock_guard<std::mutex> lock(shared->mu);
+            absl::MutexLock lock(&shared->mu);
             if (shared->error.ok()) shared->error = s;
-            shared->cv.notify_all();
+            shared->cv.SignalAll();
           }
         });
     if (!queued) return absl::NotFoundError(absl::StrCat(host_->name(), " was deleted"));
@@ -66,9 +66,9 @@ absl::Status InteractReactor::QueuePoses(const v1::InteractRequest& msg) {
 void InteractReactor::OnReadDone(bool ok) {
   if (!ok) {
     // The client half-closed (or the call is going away): the writer ends the stream.
-    std::lock_guard<std::mutex> lock(shared_->mu);
+    absl::MutexLock lock(&shared_->mu);
     shared_->client_done = true;
-    shared_->cv.notify_all();
+    shared_->cv.SignalAll();
     if (!started_) Finish(grpc::Status::OK);
     return;
   }
@@ -81,9 +81,9 @@ void InteractReactor::OnReadDone(bool ok) {
     writer_ = std::thread([this] { WriterLoop(); });
   }
   if (absl::Status s = QueuePoses(request_); !s.ok()) {
-    std::lock_guard<std::mutex> lock(shared_->mu);
+    absl::MutexLock lock(&shared_->mu);
     if (shared_->error.ok()) shared_->error = s;
-    shared_->cv.notify_all();
+    shared_->cv.SignalAll();
     return;  // no further reads: the writer finishes with this error
   }
   StartRead(&request_);
@@ -91,35 +91,36 @@ void InteractReactor::OnReadDone(bool ok) {
 
 bool InteractReactor::WriteAndWait(const v1::Frame& frame) {
   {
-    std::lock_guard<std::mutex> lock(shared_->mu);
+    absl::MutexLock lock(&shared_->mu);
     if (shared_->cancelled) return false;
     shared_->write_pending = true;
   }
   out_ = frame;
   StartWrite(&out_);
-  std::unique_lock<std::mutex> lock(shared_->mu);
-  shared_->cv.wait(lock, [&] { return !shared_->write_pending; });
+  // Until OnWriteDone reports this write.
+  absl::MutexLock lock(&shared_->mu);
+  while (shared_->write_pending) shared_->cv.Wait(&shared_->mu);
   return shared_->write_ok;
 }
 
 void InteractReactor::OnWriteDone(bool ok) {
-  std::lock_guard<std::mutex> lock(shared_->mu);
+  absl::MutexLock lock(&shared_->mu);
   shared_->write_pending = false;
   shared_->write_ok = ok;
-  shared_->cv.notify_all();
+  shared_->cv.SignalAll();
 }
 
 void InteractReactor::OnCancel() {
-  std::lock_guard<std::mutex> lock(shared_->mu);
+  absl::MutexLock lock(&shared_->mu);
   shared_->cancelled = true;
-  shared_->cv.notify_all();
+  shared_->cv.SignalAll();
 }
 
 void InteractReactor::WriterLoop() {
   absl::Status result = StreamFrames(
       *host_, options_, [this](const v1::Frame& f) { return WriteAndWait(f); },
       [this]() -> absl::Status {
-        std::lock_guard<std::mutex> lock(shared_->mu);
+        absl::MutexLock lock(&shared_->mu);
         if (shared_->cancelled) return absl::CancelledError("cancelled by the client");
         if (!shared_->error.ok()) return shared_->error;
         if (shared_->client_done) return absl::CancelledError("");
@@ -129,7 +130,7 @@ void InteractReactor::WriterLoop() {
   AwaitQueuedPoses();
   bool client_done;
   {
-    std::lock_guard<std::mutex> lock(shared_->mu);
+    absl::MutexLock lock(&shared_->mu);
     client_done = shared_->client_done && shared_->error.ok() && !shared_->cancelled;
     // A pose the world refused ends the stream with that refusal, even after a half-close.
     if (!shared_->error.ok()) result = shared_->error;
@@ -142,7 +143,7 @@ void InteractReactor::WriterLoop() {
 
 void InteractReactor::AwaitQueuedPoses() {
   {
-    std::lock_guard<std::mutex> lock(shared_->mu);
+    absl::MutexLock lock(&shared_->mu);
     if (!shared_->client_done || !shared_->error.ok() || shared_->cancelled) return;
   }
   // The world runs its queue in order (a paused world is woken for it): once this call

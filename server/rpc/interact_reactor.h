@@ -2,14 +2,19 @@
 // One Interact stream as a callback-API reactor. Reads arrive through OnReadDone and queue
 // device poses for the world; a writer thread streams frames (FrameStream) and is the only
 // one to Finish once writing has begun, so no write is ever outstanding at Finish.
+//
+// Threading: the state the reads, the writer, gRPC's callbacks and the world's commands
+// share is in `Shared`, guarded by its `mu`; the writer waits on its `cv` for each write to
+// complete. What Start sets (the host, the stream options) is written on the first read,
+// before the writer starts, and only read after.
 
 #include <atomic>
-#include <condition_variable>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <thread>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 #include "grpcpp/support/server_callback.h"
 #include "ligature/v1/session_service.pb.h"
 #include "server/rpc/auth.h"
@@ -35,13 +40,13 @@ class InteractReactor final
  private:
   // State shared with commands queued on the world, which may run after the stream ends.
   struct Shared {
-    std::mutex mu;
-    std::condition_variable cv;
-    absl::Status error;         // first failure from a pose or the world
-    bool client_done = false;   // the client half-closed
-    bool cancelled = false;
-    bool write_pending = false;
-    bool write_ok = true;
+    absl::Mutex mu;
+    absl::CondVar cv;  // signalled under mu at each change
+    absl::Status error ABSL_GUARDED_BY(mu);          // first failure from a pose or the world
+    bool client_done ABSL_GUARDED_BY(mu) = false;    // the client half-closed
+    bool cancelled ABSL_GUARDED_BY(mu) = false;
+    bool write_pending ABSL_GUARDED_BY(mu) = false;
+    bool write_ok ABSL_GUARDED_BY(mu) = true;
   };
 
   // Validates the first message; starts the writer on success.
