@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "server/collision/aabb.h"
+#include "server/geometry/aabb.h"
 
 namespace ligature {
 

@@ -1,5 +1,7 @@
 #include "server/collision/placed_shape.h"
 
+#include "server/collision/aabb.h"
+
 namespace ligature {
 namespace {
 

@@ -3,7 +3,7 @@
 // that the child pairs of two compound bodies are placed once and those whose bounds are
 // apart skip the narrowphase.
 
-#include "server/collision/aabb.h"
+#include "server/geometry/aabb.h"
 #include "server/geometry/shape.h"
 #include "server/math/transform.h"
 

@@ -27,7 +27,7 @@ int RodContactSampleCount(const RodModel& model) {
 }
 
 void FindRodContacts(int rod_index, const RodModel& model, const RodState& state, double h,
-                     double margin, std::span<const RodObstacle> obstacles,
+                     double margin, std::span<const Obstacle> obstacles,
                      std::vector<RodContact>* out) {
   if (obstacles.empty()) return;
   const double radius = model.material().radius;
@@ -42,8 +42,8 @@ void FindRodContacts(int rod_index, const RodModel& model, const RodState& state
   const double reach = radius + margin + h * fastest;
   lo.array() -= reach;
   hi.array() += reach;
-  std::vector<const RodObstacle*> near;
-  for (const RodObstacle& o : obstacles) {
+  std::vector<const Obstacle*> near;
+  for (const Obstacle& o : obstacles) {
     if (Overlap(o.bounds, lo, hi)) near.push_back(&o);
   }
   if (near.empty()) return;
@@ -58,7 +58,7 @@ void FindRodContacts(int rod_index, const RodModel& model, const RodState& state
     Vec3 v = Vec3::Zero();
     for (int a = 0; a < 4; ++a) v += s.b[a] * state.v[s.first + a];
     const double sample_margin = margin + h * v.norm();
-    for (const RodObstacle* o : near) {
+    for (const Obstacle* o : near) {
       const double pair_margin = sample_margin + o->reach;
       const Vec3 r = Vec3::Constant(radius + pair_margin);
       if (!Overlap(o->bounds, x - r, x + r)) continue;

@@ -10,30 +10,12 @@
 #include <span>
 #include <vector>
 
-#include "server/collision/aabb.h"
+#include "server/geometry/obstacle.h"
 #include "server/geometry/shape.h"
 #include "server/math/transform.h"
 #include "server/model/rod/rod_model.h"
 
 namespace ligature {
-
-// A rigid shape rods can touch, placed in the world.
-struct RodObstacle {
-  uint32_t body = 0;  // the world's dense body index
-  Shape shape;
-  Transform pose;
-  Aabb bounds;
-  // Dynamic bodies: inverse mass, world inverse inertia and centre of mass (zero inverse
-  // mass: the body is held, static or kinematic).
-  double inv_mass = 0.0;
-  Mat3 inv_inertia = Mat3::Zero();
-  Vec3 center = Vec3::Zero();
-  // m: how far the obstacle may move over the step; a rod sample's contact margin grows by
-  // it (speculative contacts found before the step, see the world's coupled rod contacts).
-  double reach = 0.0;
-  // A scalpel's blade: the soft bodies it can cut meet only its tip, which presses and cuts.
-  bool blade = false;
-};
 
 struct RodContact {
   int rod = 0;
@@ -59,7 +41,7 @@ int RodContactSampleCount(const RodModel& model);
 // The contacts of one rod with the obstacles whose gap is below its sample's margin
 // (`margin` plus how far the sample moves in a step of h at its velocity).
 void FindRodContacts(int rod_index, const RodModel& model, const RodState& state, double h,
-                     double margin, std::span<const RodObstacle> obstacles,
+                     double margin, std::span<const Obstacle> obstacles,
                      std::vector<RodContact>* out);
 // Shares each dynamic body's effective mass among its contacts in `contacts`, so that
 // together they move it as one body would move.

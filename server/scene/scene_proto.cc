@@ -196,7 +196,7 @@ absl::StatusOr<BodyDesc> BodyFromProto(const v1::Body& b, const std::string& fie
   if (b.has_rod()) {
     auto rod = RodFromProto(b.rod(), field + ".rod");
     if (!rod.ok()) return rod.status();
-    out.rod = *std::move(rod);
+    out.body = *std::move(rod);
     return out;
   }
   // A soft body: its mesh placed at the body's pose.
@@ -205,7 +205,7 @@ absl::StatusOr<BodyDesc> BodyFromProto(const v1::Body& b, const std::string& fie
     if (!pose.ok()) return pose.status();
     auto soft = SoftBodyFromProto(b.soft(), *pose, field + ".soft");
     if (!soft.ok()) return soft.status();
-    out.soft = *std::move(soft);
+    out.body = *std::move(soft);
     return out;
   }
   // A strand: its base frame is the body's pose.
@@ -214,37 +214,41 @@ absl::StatusOr<BodyDesc> BodyFromProto(const v1::Body& b, const std::string& fie
     if (!pose.ok()) return pose.status();
     auto strand = StrandFromProto(b.strand(), *pose, field + ".strand");
     if (!strand.ok()) return strand.status();
-    out.strand = *std::move(strand);
+    out.body = *std::move(strand);
     return out;
   }
+  // A rigid body: a shape or a compound, its material, pose and velocities, and maybe a
+  // scalpel.
+  RigidBodyDesc& rigid = *out.rigid();
   if (b.shape().has_compound()) {
     auto children = CompoundFromProto(b.shape().compound(), field + ".shape.compound");
     if (!children.ok()) return children.status();
-    out.children = std::move(*children);
+    rigid.children = std::move(*children);
   } else {
     auto shape = ShapeFromProto(b.shape(), field + ".shape");
     if (!shape.ok()) return shape.status();
-    out.shape = *shape;
+    rigid.shape = *shape;
   }
-  if (out.children.empty() && out.shape.type == ShapeType::kPlane && out.kind != BodyKind::kStatic) {
+  if (rigid.children.empty() && rigid.shape.type == ShapeType::kPlane &&
+      out.kind != BodyKind::kStatic) {
     return Invalid(field + ".kind", "a plane must be BODY_KIND_STATIC");
   }
   auto material = MaterialFromProto(b.material(), field + ".material");
   if (!material.ok()) return material.status();
-  out.material = *material;
+  rigid.material = *material;
   auto pose = PoseFromProto(b.pose(), field + ".pose");
   if (!pose.ok()) return pose.status();
-  out.pose = *pose;
+  rigid.pose = *pose;
   auto v = VelocityFromProto(b.linear_velocity(), field + ".linear_velocity");
   if (!v.ok()) return v.status();
-  out.linear_velocity = *v;
+  rigid.linear_velocity = *v;
   auto w = VelocityFromProto(b.angular_velocity(), field + ".angular_velocity");
   if (!w.ok()) return w.status();
-  out.angular_velocity = *w;
+  rigid.angular_velocity = *w;
   if (b.has_scalpel()) {
     auto scalpel = ScalpelFromProto(b.scalpel(), field + ".scalpel");
     if (!scalpel.ok()) return scalpel.status();
-    out.scalpel = *scalpel;
+    rigid.scalpel = *scalpel;
   }
   return out;
 }
@@ -405,38 +409,40 @@ v1::Body BodyToProto(const BodyDesc& b) {
       out.set_kind(v1::BODY_KIND_STATIC);
       break;
   }
-  if (b.rod) {
-    RodToProto(*b.rod, out.mutable_rod());
+  if (const RodDesc* rod = b.rod()) {
+    RodToProto(*rod, out.mutable_rod());
     return out;
   }
-  if (b.soft) {
-    SoftBodyToProto(*b.soft, out.mutable_soft());
+  if (const SoftBodyDesc* soft = b.soft()) {
+    SoftBodyToProto(*soft, out.mutable_soft());
     return out;
   }
-  if (b.strand) {
-    StrandToProto(*b.strand, out.mutable_strand());
-    PoseToProto(b.strand->pose, out.mutable_pose());
+  if (const StrandBodyDesc* strand = b.strand()) {
+    StrandToProto(*strand, out.mutable_strand());
+    PoseToProto(strand->pose, out.mutable_pose());
     return out;
   }
-  if (b.children.empty()) {
-    ShapeToProto(b.shape, out.mutable_shape());
+  // A rigid body: its shape or compound, material, pose, velocities and scalpel role.
+  const RigidBodyDesc& rigid = *b.rigid();
+  if (rigid.children.empty()) {
+    ShapeToProto(rigid.shape, out.mutable_shape());
   } else {
     v1::Compound* compound = out.mutable_shape()->mutable_compound();
-    for (const ChildShape& c : b.children) {
+    for (const ChildShape& c : rigid.children) {
       v1::CompoundChild* child = compound->add_children();
       ShapeToProto(c.shape, child->mutable_shape());
       PoseToProto(c.local, child->mutable_pose());
     }
   }
   v1::Material* m = out.mutable_material();
-  m->set_density(b.material.density);
-  m->set_mass(b.material.mass);
-  m->set_friction(b.material.friction);
-  m->set_restitution(b.material.restitution);
-  PoseToProto(b.pose, out.mutable_pose());
-  Vec3ToProto(b.linear_velocity, out.mutable_linear_velocity());
-  Vec3ToProto(b.angular_velocity, out.mutable_angular_velocity());
-  if (b.scalpel) ScalpelToProto(*b.scalpel, out.mutable_scalpel());
+  m->set_density(rigid.material.density);
+  m->set_mass(rigid.material.mass);
+  m->set_friction(rigid.material.friction);
+  m->set_restitution(rigid.material.restitution);
+  PoseToProto(rigid.pose, out.mutable_pose());
+  Vec3ToProto(rigid.linear_velocity, out.mutable_linear_velocity());
+  Vec3ToProto(rigid.angular_velocity, out.mutable_angular_velocity());
+  if (rigid.scalpel) ScalpelToProto(*rigid.scalpel, out.mutable_scalpel());
   return out;
 }
 

@@ -51,22 +51,23 @@ absl::StatusOr<std::string> World::AddBody(const BodyDesc& desc) {
   if (HasBody(d.id)) {
     return absl::AlreadyExistsError(absl::StrCat("body ", d.id, " already exists"));
   }
-  if (d.rod) {
-    RodDesc rod = *d.rod;
+  if (const RodDesc* rod_desc = d.rod()) {
+    RodDesc rod = *rod_desc;
     rod.id = d.id;
     rod.kinematic = d.kind != BodyKind::kDynamic;
     if (absl::Status s = rods_.AddRod(rod); !s.ok()) return s;
     return d.id;
   }
-  if (d.soft) {
-    SoftBodyDesc soft = *d.soft;
+  if (const SoftBodyDesc* soft_desc = d.soft()) {
+    SoftBodyDesc soft = *soft_desc;
     soft.id = d.id;
     if (absl::Status s = soft_.AddBody(soft); !s.ok()) return s;
     return d.id;
   }
-  if (d.strand) return AddStrand(d);
+  if (d.strand()) return AddStrand(d);
+  // What is left is a rigid body, maybe a scalpel.
   body_ids_[d.id] = bodies_.Add(d);
-  if (d.scalpel) scalpels_[d.id] = *d.scalpel;
+  if (const std::optional<ScalpelDesc>& scalpel = d.rigid()->scalpel) scalpels_[d.id] = *scalpel;
   return d.id;
 }
 
@@ -254,20 +255,20 @@ absl::StatusOr<BodyDesc> World::GetBody(const std::string& id) const {
   if (const StrandWorld::Strand* strand = strands_.FindStrand(id)) {
     BodyDesc d;
     d.id = id;
-    d.strand = strand->desc;
+    d.body = strand->desc;
     return d;
   }
   if (const SoftWorld::Body* soft = soft_.FindBody(id)) {
     BodyDesc d;
     d.id = id;
-    d.soft = soft->desc;
+    d.body = soft->desc;
     return d;
   }
   if (const RodWorld::Rod* rod = rods_.FindRod(id)) {
     BodyDesc d;
     d.id = id;
     d.kind = rod->desc.kinematic ? BodyKind::kStatic : BodyKind::kDynamic;
-    d.rod = rod->desc;
+    d.body = rod->desc;
     return d;
   }
   auto it = body_ids_.find(id);
@@ -279,7 +280,7 @@ absl::StatusOr<BodyDesc> World::GetBody(const std::string& id) const {
 BodyDesc World::DescribeRigid(int i) const {
   BodyDesc d = bodies_.Describe(i);
   auto scalpel = scalpels_.find(d.id);
-  if (scalpel != scalpels_.end()) d.scalpel = scalpel->second;
+  if (scalpel != scalpels_.end()) d.rigid()->scalpel = scalpel->second;
   return d;
 }
 
@@ -310,7 +311,7 @@ SceneDesc World::Export() const {
     BodyDesc d;
     d.id = rod.desc.id;
     d.kind = rod.desc.kinematic ? BodyKind::kStatic : BodyKind::kDynamic;
-    d.rod = rod.desc;
+    d.body = rod.desc;
     scene.bodies.push_back(std::move(d));
   }
   for (const RodConstraint& c : rods_.constraints()) {
@@ -333,7 +334,7 @@ SceneDesc World::Export() const {
   for (const SoftWorld::Body& body : soft_.bodies()) {
     BodyDesc d;
     d.id = body.desc.id;
-    d.soft = body.desc;
+    d.body = body.desc;
     scene.bodies.push_back(std::move(d));
   }
   for (const SoftConstraintDesc& c : soft_.constraints()) {
@@ -346,7 +347,7 @@ SceneDesc World::Export() const {
   for (const StrandWorld::Strand& s : strands_.strands()) {
     BodyDesc d;
     d.id = s.desc.id;
-    d.strand = s.desc;
+    d.body = s.desc;
     scene.bodies.push_back(std::move(d));
   }
   for (const StrandWorld::Strand& s : strands_.strands()) {
@@ -398,7 +399,7 @@ void World::AddStrandsToFrame(Frame* f) const {
 // A strand: the bodies it follows must be rigid bodies of this world; its base starts at
 // the followed body's pose times its own.
 absl::StatusOr<std::string> World::AddStrand(const BodyDesc& d) {
-  StrandBodyDesc strand = *d.strand;
+  StrandBodyDesc strand = *d.strand();
   strand.id = d.id;
   Transform base = strand.pose;
   for (const auto& [body, field] : {std::pair{strand.follow_body, "follow_body"},

@@ -220,7 +220,7 @@ class World {
   absl::flat_hash_set<uint32_t> Handles() const;
   void StepStrands();
   void BuildObstacles();
-  void AppendObstacles(uint32_t i, double reach, std::vector<RodObstacle>* out) const;
+  void AppendObstacles(uint32_t i, double reach, std::vector<Obstacle>* out) const;
   void ApplyImpulse(uint32_t body, const Vec3& point, const Vec3& impulse, bool move_pose);
   std::optional<FollowedBody> Followed(const std::string& id) const;
   void ApplyRodPushes();
@@ -299,7 +299,7 @@ class World {
 
   // Per-step scratch, kept to reuse capacity.
   std::vector<Vec3> force_;                   // N, external force per body
-  std::vector<RodObstacle> obstacles_;    // the rigid shapes deformable bodies meet
+  std::vector<Obstacle> obstacles_;           // the rigid shapes deformable bodies meet
   std::vector<Vec3> free_position_;           // pose after free motion
   std::vector<Quat> free_orientation_;
   SweepAndPrune broadphase_;
@@ -376,7 +376,7 @@ class World {
   // it), and whether that beginning succeeded.
   bool rod_step_begun_ = false;
   bool rod_step_ok_ = false;
-  std::vector<RodObstacle> rod_start_obstacles_;  // rigid shapes at the start of the tick
+  std::vector<Obstacle> rod_start_obstacles_;  // rigid shapes at the start of the tick
   std::vector<RodSolverContact> rod_contacts_;
   // A rod point against a soft body's surface point (A the rod point, B the soft point,
   // solver body bodies_.size() + soft_point).

@@ -26,8 +26,8 @@
 #include <numeric>
 #include <optional>
 
-#include "server/collision/aabb.h"
 #include "server/constraint/contact_rows.h"
+#include "server/geometry/aabb.h"
 #include "server/world/world.h"
 
 namespace ligature {

@@ -295,7 +295,7 @@ void World::BuildObstacles() {
     const bool blade = scalpels_.contains(bodies_.id[i]);
     const Mat3 r = bodies_.orientation[i].toRotationMatrix();
     for (size_t k = first; k < obstacles_.size(); ++k) {
-      RodObstacle& o = obstacles_[k];
+      Obstacle& o = obstacles_[k];
       o.blade = blade;
       if (bodies_.IsDynamic(i)) {
         o.inv_mass = bodies_.inv_mass[i];
@@ -307,11 +307,11 @@ void World::BuildObstacles() {
 }
 
 // Each shape of rigid body i where it is now, reaching `reach` (m) beyond its bounds.
-void World::AppendObstacles(uint32_t i, double reach, std::vector<RodObstacle>* out) const {
+void World::AppendObstacles(uint32_t i, double reach, std::vector<Obstacle>* out) const {
   const Transform pose{bodies_.position[i], bodies_.orientation[i]};
   for (const ChildShape& child : bodies_.shapes[i]) {
     const PlacedShape placed = PlaceShape(child, pose, reach);
-    RodObstacle& o = out->emplace_back();
+    Obstacle& o = out->emplace_back();
     o.body = i;
     o.shape = child.shape;
     o.pose = placed.pose;

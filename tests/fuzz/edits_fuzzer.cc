@@ -331,7 +331,7 @@ struct Session {
     const SceneDesc scene = world->Export();
     std::vector<std::string> scalpels;
     for (const BodyDesc& b : scene.bodies) {
-      if (b.scalpel) scalpels.push_back(b.id);
+      if (b.is_rigid() && b.rigid()->scalpel) scalpels.push_back(b.id);
     }
     const uint8_t pick = in.Byte();
     if (!scalpels.empty()) return scalpels[pick % scalpels.size()];
@@ -362,8 +362,11 @@ struct Session {
     const int ticks = 4 + in.Byte() % 28;
     const SoftWorld::Body* body = world->soft_bodies().FindBody(body_id);
     absl::StatusOr<BodyDesc> blade = world->GetBody(scalpel);
-    if (body == nullptr || body->positions().empty() || !blade.ok() || !blade->scalpel) return;
-    const ::ligature::Vec3 tip = blade->scalpel->tip;
+    if (body == nullptr || body->positions().empty() || !blade.ok() || !blade->is_rigid() ||
+        !blade->rigid()->scalpel) {
+      return;
+    }
+    const ::ligature::Vec3 tip = blade->rigid()->scalpel->tip;
     const ::ligature::Vec3 start = body->positions()[vertex % body->positions().size()];
     ::ligature::Vec3 across = ::ligature::Vec3::Zero();
     across[direction % 2 == 0 ? 0 : 2] = direction & 2 ? -length : length;

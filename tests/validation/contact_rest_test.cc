@@ -25,7 +25,7 @@ TEST(ContactRest, BoxOnPlaneDriftsLessThanOneMillimetreInTenSeconds) {
     world->Step();
     ASSERT_LT((testing::PositionOf(*world, "box") - start).norm(), 1e-3) << "tick " << i;
   }
-  const Quat q = world->GetBody("box")->pose.orientation;
+  const Quat q = world->GetBody("box")->rigid()->pose.orientation;
   EXPECT_LT(q.angularDistance(Quat::Identity()), 1e-3);
 }
 

@@ -27,7 +27,7 @@ TEST(FreeFall, ProjectileRangeMatches) {
   SceneDesc scene;
   scene.settings.rate_hz = 1000.0;
   BodyDesc b = testing::MakeBody("shot", Shape::Sphere(0.05), Vec3(0, 0, 0));
-  b.linear_velocity = Vec3(3.0, 4.0, 0.0);
+  b.rigid()->linear_velocity = Vec3(3.0, 4.0, 0.0);
   scene.bodies.push_back(b);
   auto world = testing::MakeWorld(scene);
   for (int i = 0; i < 1000; ++i) world->Step();

@@ -63,7 +63,7 @@ Trace RunSession(World& world, const std::function<Vec3(double)>& path, double s
     trace.energy.push_back(core.simulator().CouplingEnergy(target) +
                            0.5 * model->mass * s.linear_velocity.squaredNorm());
     trace.force.push_back(r.force);
-    trace.tool_y.push_back(world.GetBody("probe")->pose.position.y());
+    trace.tool_y.push_back(world.GetBody("probe")->rigid()->pose.position.y());
   }
   return trace;
 }
@@ -71,9 +71,9 @@ Trace RunSession(World& world, const std::function<Vec3(double)>& path, double s
 BodyDesc Probe(const Vec3& at, double radius = 0.01) {
   BodyDesc b;
   b.id = "probe";
-  b.shape = Shape::Sphere(radius);
-  b.material.mass = 0.05;
-  b.pose.position = at;
+  b.rigid()->shape = Shape::Sphere(radius);
+  b.rigid()->material.mass = 0.05;
+  b.rigid()->pose.position = at;
   return b;
 }
 
@@ -84,7 +84,7 @@ std::unique_ptr<World> FloorWorld(double rate_hz, const Vec3& probe_at) {
   BodyDesc ground;
   ground.id = "ground";
   ground.kind = BodyKind::kStatic;
-  ground.shape = Shape::Plane();
+  ground.rigid()->shape = Shape::Plane();
   scene.bodies.push_back(ground);
   scene.bodies.push_back(Probe(probe_at));
   auto world = World::FromScene("worlds/floor", scene, WorldLimits{});
@@ -163,7 +163,7 @@ std::unique_ptr<World> TissueWorld() {
   for (size_t v = 0; v < soft.mesh.vertices.size(); ++v) {
     if (soft.mesh.vertices[v].y() < -0.019) soft.fixed.push_back(static_cast<int>(v));
   }
-  block.soft = soft;
+  block.body = soft;
   scene.bodies.push_back(block);
   scene.bodies.push_back(Probe(Vec3(0, 0.08, 0), 0.03));
   auto world = World::FromScene("worlds/t", scene, WorldLimits{});

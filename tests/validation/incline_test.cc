@@ -19,13 +19,13 @@ std::unique_ptr<World> InclineWorld(double angle, double mu) {
   scene.settings.solver.max_iterations = 50;
   const Quat tilt(Eigen::AngleAxisd(angle, Vec3::UnitZ()));
   BodyDesc ground = testing::MakeBody("slope", Shape::Plane(), Vec3::Zero(), BodyKind::kStatic);
-  ground.pose.orientation = tilt;
-  ground.material.friction = mu;
+  ground.rigid()->pose.orientation = tilt;
+  ground.rigid()->material.friction = mu;
   scene.bodies.push_back(ground);
   const Vec3 half(0.2, 0.1, 0.2);
   BodyDesc box = testing::MakeBody("box", Shape::Box(half), tilt * Vec3(0, half.y(), 0));
-  box.pose.orientation = tilt;
-  box.material.friction = mu;
+  box.rigid()->pose.orientation = tilt;
+  box.rigid()->material.friction = mu;
   scene.bodies.push_back(box);
   return testing::MakeWorld(scene);
 }
@@ -53,7 +53,7 @@ TEST(Incline, BoxSlidesWithCoulombAcceleration) {
   const double expected = kG * (std::sin(angle) - mu * std::cos(angle));
   EXPECT_NEAR(measured, expected, 0.02 * expected);
   // Sliding, not tumbling.
-  EXPECT_LT(world->GetBody("box")->angular_velocity.norm(), 1e-2);
+  EXPECT_LT(world->GetBody("box")->rigid()->angular_velocity.norm(), 1e-2);
 }
 
 TEST(Incline, FrictionlessBoxSlidesWithGSin) {

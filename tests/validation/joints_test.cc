@@ -24,7 +24,7 @@ SceneDesc HingePendulum(SolverKind solver, double theta0, bool limited, double l
   const Quat tilt(Eigen::AngleAxisd(theta0, Vec3::UnitZ()));
   BodyDesc rod = testing::MakeBody("rod", Shape::Box(Vec3(0.02, half, 0.02)),
                                    pivot + tilt * Vec3(0, -half, 0));
-  rod.pose.orientation = tilt;
+  rod.rigid()->pose.orientation = tilt;
   scene.bodies.push_back(rod);
   ConstraintDesc hinge;
   hinge.id = "hinge";
@@ -42,7 +42,7 @@ SceneDesc HingePendulum(SolverKind solver, double theta0, bool limited, double l
 }
 
 double Angle(const World& w) {
-  const Vec3 down = w.GetBody("rod")->pose.orientation * Vec3(0, -1, 0);
+  const Vec3 down = w.GetBody("rod")->rigid()->pose.orientation * Vec3(0, -1, 0);
   return std::atan2(down.x(), -down.y());
 }
 
@@ -120,17 +120,18 @@ TEST(Joints, ChainOfTwentyBallJointsKeepsItsJointsForTenSeconds) {
       }
       scene.constraints.push_back(c);
     }
-    scene.bodies.back().linear_velocity = Vec3(0.5, 0.0, 0.3);
+    scene.bodies.back().rigid()->linear_velocity = Vec3(0.5, 0.0, 0.3);
     auto world = testing::MakeWorld(scene);
     double worst = 0.0;
     double swing = 0.0;
     for (int step = 0; step < 600; ++step) {
       world->Step();
       for (int i = 0; i < 20; ++i) {
-        const Vec3 top = world->GetBody(absl::StrCat("link", i))->pose.Apply(
-            Vec3(0, 0.5 * link, 0));
+        const Vec3 top =
+            world->GetBody(absl::StrCat("link", i))->rigid()->pose.Apply(Vec3(0, 0.5 * link, 0));
         const Vec3 joint = i == 0 ? pivot
                                   : world->GetBody(absl::StrCat("link", i - 1))
+                                        ->rigid()
                                         ->pose.Apply(Vec3(0, -0.5 * link, 0));
         worst = std::max(worst, (top - joint).norm());
       }

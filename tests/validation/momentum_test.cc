@@ -13,18 +13,18 @@ TEST(Momentum, ConservedInOffCentreCollisionWithFriction) {
   scene.settings.rate_hz = 240.0;
   scene.settings.gravity = Vec3::Zero();
   BodyDesc a = testing::MakeBody("a", Shape::Sphere(0.2), Vec3(-1.0, 0.05, 0.0));
-  a.linear_velocity = Vec3(3.0, 0.0, 0.0);
-  a.angular_velocity = Vec3(0.0, 0.0, 2.0);
-  a.material.friction = 0.8;
+  a.rigid()->linear_velocity = Vec3(3.0, 0.0, 0.0);
+  a.rigid()->angular_velocity = Vec3(0.0, 0.0, 2.0);
+  a.rigid()->material.friction = 0.8;
   BodyDesc b = testing::MakeBody("b", Shape::Box(Vec3(0.3, 0.2, 0.25)), Vec3(1.0, -0.1, 0.05));
-  b.linear_velocity = Vec3(-1.0, 0.0, 0.2);
-  b.material.density = 2500.0;
-  b.material.friction = 0.8;
+  b.rigid()->linear_velocity = Vec3(-1.0, 0.0, 0.2);
+  b.rigid()->material.density = 2500.0;
+  b.rigid()->material.friction = 0.8;
   scene.bodies = {a, b};
   auto world = testing::MakeWorld(scene);
 
-  const double ma = ComputeMassProperties(a.shape, a.material).mass;
-  const double mb = ComputeMassProperties(b.shape, b.material).mass;
+  const double ma = ComputeMassProperties(a.rigid()->shape, a.rigid()->material).mass;
+  const double mb = ComputeMassProperties(b.rigid()->shape, b.rigid()->material).mass;
   auto momentum = [&] {
     return (ma * testing::VelocityOf(*world, "a") + mb * testing::VelocityOf(*world, "b")).eval();
   };

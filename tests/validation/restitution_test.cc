@@ -15,11 +15,11 @@ double FirstBounceApex(double epsilon, double height) {
   scene.settings.solver.kind = SolverKind::kTunableLcp;
   scene.settings.solver.max_iterations = 30;
   BodyDesc ground = testing::MakeBody("ground", Shape::Plane(), Vec3::Zero(), BodyKind::kStatic);
-  ground.material.restitution = epsilon;
+  ground.rigid()->material.restitution = epsilon;
   scene.bodies.push_back(ground);
   const double r = 0.05;
   BodyDesc ball = testing::MakeBody("ball", Shape::Sphere(r), Vec3(0, r + height, 0));
-  ball.material.restitution = epsilon;
+  ball.rigid()->material.restitution = epsilon;
   scene.bodies.push_back(ball);
   auto world = testing::MakeWorld(scene);
   bool bounced = false;

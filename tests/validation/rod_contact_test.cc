@@ -24,7 +24,7 @@ BodyDesc Rope(const std::string& id, const Vec3& a, const Vec3& b) {
   rod.material.density = 1000.0;
   rod.material.young = 1.0e6;  // EI = 5e-4 N m^2: bends over about 8 cm under its weight
   rod.material.damping = 2.0;
-  d.rod = rod;
+  d.body = rod;
   return d;
 }
 
@@ -84,7 +84,7 @@ TEST(RodContact, RopesCarryABoxLaidOnThem) {
     scene.bodies.push_back(Rope(z < 0 ? "near" : "far", Vec3(-0.5, 1.0, z), Vec3(0.5, 1.0, z)));
   }
   BodyDesc box = testing::MakeBody("box", Shape::Box(Vec3(0.05, 0.02, 0.1)), Vec3(0, 1.03, 0));
-  box.material.density = 250.0;  // 0.2 kg
+  box.rigid()->material.density = 250.0;  // 0.2 kg
   scene.bodies.push_back(box);
   auto world = testing::MakeWorld(scene);
   for (const std::string rope : {"near", "far"}) {
@@ -125,7 +125,7 @@ TEST(RodContact, RigidBeadRidesATautWire) {
   rod.material.radius = 0.001;
   rod.material.young = 2.0e11;
   rod.material.damping = 1.0;
-  wire.rod = rod;
+  wire.body = rod;
   scene.bodies.push_back(wire);
   BodyDesc bead = testing::MakeBody("bead", Shape::Sphere(0.01), 1.5 * dir);
   scene.bodies.push_back(bead);

@@ -37,14 +37,14 @@ BodyDesc Cable(const std::string& id, std::vector<Vec3> points, double radius, d
   rod.material.young = young;
   rod.friction = friction;
   rod.material.damping = damping;
-  d.rod = rod;
+  d.body = rod;
   return d;
 }
 
 BodyDesc Floor(double friction = 0.5) {
   BodyDesc floor = testing::MakeBody("floor", Shape::Box(Vec3(3.0, 0.05, 3.0)),
                                      Vec3(0.0, -0.05, 0.0), BodyKind::kStatic);
-  floor.material.friction = friction;
+  floor.rigid()->material.friction = friction;
   return floor;
 }
 
@@ -78,7 +78,7 @@ TEST(RodRigidCoupling, CableOverABoxOnTheFloorLoadsTheFloor) {
   scene.settings.rate_hz = 200.0;
   scene.bodies.push_back(Floor());
   BodyDesc box = testing::MakeBody("box", Shape::Box(Vec3(0.2, 0.2, 0.2)), Vec3(0, 0.2, 0));
-  box.material.mass = 2.0;
+  box.rigid()->material.mass = 2.0;
   scene.bodies.push_back(box);
   // 1 m of 2 cm steel-like cable, 1 cm above the box.
   scene.bodies.push_back(
@@ -125,7 +125,7 @@ std::pair<double, double> TableRopeSlip(double lying, double hanging, double fri
   scene.settings.solver.max_iterations = 50;
   BodyDesc table = testing::MakeBody("table", Shape::Box(Vec3(1.0, 0.5, 0.5)),
                                      Vec3(-1.0, -0.5, 0.0), BodyKind::kStatic);
-  table.material.friction = friction;
+  table.rigid()->material.friction = friction;
   scene.bodies.push_back(table);
   const double r = 0.006;
   scene.bodies.push_back(Cable("rope",
@@ -172,8 +172,8 @@ double CapstanSlip(double ratio) {
   const double bar_radius = 0.05, r = 0.004;
   BodyDesc bar = testing::MakeBody("bar", Shape::Capsule(bar_radius, 0.3), Vec3::Zero(),
                                    BodyKind::kStatic);
-  bar.pose.orientation = Quat(Eigen::AngleAxisd(std::numbers::pi / 2, Vec3::UnitX()));
-  bar.material.friction = kMu;
+  bar.rigid()->pose.orientation = Quat(Eigen::AngleAxisd(std::numbers::pi / 2, Vec3::UnitX()));
+  bar.rigid()->material.friction = kMu;
   scene.bodies.push_back(bar);
   // Down the left side, half a turn over the bar, down the right side.
   const double a = bar_radius + r, left = 0.4, right = ratio * left;
@@ -231,8 +231,8 @@ TEST(RodRigidCoupling, PushedBoxDragsTheRopeLyingAcrossIt) {
   scene.settings.solver.max_iterations = 40;
   scene.bodies.push_back(Floor(0.0));
   BodyDesc box = testing::MakeBody("box", Shape::Box(Vec3(0.2, 0.2, 0.2)), Vec3(0, 0.2, 0));
-  box.material.mass = 2.0;
-  box.material.friction = 1.0;
+  box.rigid()->material.mass = 2.0;
+  box.rigid()->material.friction = 1.0;
   scene.bodies.push_back(box);
   scene.bodies.push_back(Cable("rope", {Vec3(-0.4, 0.41, 0), Vec3(0.4, 0.41, 0)}, 0.005,
                                1000.0, 1e6, 30, 1.0));
@@ -280,9 +280,9 @@ TEST(RodRigidCoupling, RodFallingOnAFreeBoxKeepsMomentum) {
   SceneDesc scene;
   scene.settings.rate_hz = 200.0;
   BodyDesc box = testing::MakeBody("box", Shape::Box(Vec3(0.1, 0.05, 0.1)), Vec3(0, 0, 0));
-  box.material.mass = 0.5;
-  box.material.friction = 0.8;
-  box.linear_velocity = Vec3(0.6, 1.5, -0.3);
+  box.rigid()->material.mass = 0.5;
+  box.rigid()->material.friction = 0.8;
+  box.rigid()->linear_velocity = Vec3(0.6, 1.5, -0.3);
   scene.bodies.push_back(box);
   scene.bodies.push_back(Cable("rod", {Vec3(-0.3, 0.2, 0.05), Vec3(0.3, 0.25, -0.05)}, 0.005,
                                2000.0, 1e7, 20, 0.8));
@@ -320,7 +320,7 @@ TEST(RodRigidCoupling, RodConstraintsStayExactInContact) {
   scene.settings.rate_hz = 200.0;
   scene.bodies.push_back(Floor());
   BodyDesc box = testing::MakeBody("box", Shape::Box(Vec3(0.1, 0.1, 0.1)), Vec3(0, 0.1, 0));
-  box.material.mass = 0.5;
+  box.rigid()->material.mass = 0.5;
   scene.bodies.push_back(box);
   scene.bodies.push_back(Cable("rope", {Vec3(-0.5, 0.3, 0), Vec3(0.5, 0.3, 0)}, 0.005,
                                1000.0, 1e6, 30));
@@ -361,7 +361,7 @@ TEST(RodRigidCoupling, HoldOnADynamicBodyFollowsItThroughTheSolve) {
   scene.bodies.push_back(Floor());
   BodyDesc anchor = testing::MakeBody("anchor", Shape::Box(Vec3(0.05, 0.05, 0.05)),
                                       Vec3(-0.3, 0.05, 0));
-  anchor.material.mass = 1.0;
+  anchor.rigid()->material.mass = 1.0;
   scene.bodies.push_back(anchor);
   scene.bodies.push_back(testing::MakeBody("block", Shape::Box(Vec3(0.1, 0.1, 0.1)),
                                            Vec3(0.1, 0.1, 0), BodyKind::kStatic));
@@ -380,7 +380,7 @@ TEST(RodRigidCoupling, HoldOnADynamicBodyFollowsItThroughTheSolve) {
     world->Step();
     if (!RodTouchedThroughTheSolve(*world, "rope", "block")) continue;
     ++coupled;
-    const Vec3 top = world->GetBody("anchor")->pose.Apply(Vec3(0.0, 0.05, 0.0));
+    const Vec3 top = world->GetBody("anchor")->rigid()->pose.Apply(Vec3(0.0, 0.05, 0.0));
     worst = std::max(worst, (testing::RodPoint(world->rods(), "rope", 0.0) - top).norm());
   }
   std::cout << coupled << " steps through the solve; rope end off the box's top by at most "

@@ -35,7 +35,7 @@ BodyDesc SoftSlab(const std::string& id, const Vec3& half, const Vec3& centre,
   soft.fem.poisson = 0.3;
   soft.fem.density = 1000.0;
   soft.fem.mass_damping = damping;
-  d.soft = soft;
+  d.body = soft;
   return d;
 }
 
@@ -47,7 +47,7 @@ BodyDesc Cable(const std::string& id, const Vec3& a, const Vec3& b, double dampi
   material.damping = damping;
   BodyDesc d;
   d.id = id;
-  d.rod = testing::StraightRod(id, a, b, 16, material);
+  d.body = testing::StraightRod(id, a, b, 16, material);
   return d;
 }
 

@@ -42,7 +42,7 @@ TEST(SoftContact, SoftCubeOnRigidBoxOnFloorCarriesBothWeights) {
   scene.bodies.push_back(testing::MakeBody("floor", Shape::Box(Vec3(1.0, 0.05, 1.0)),
                                            Vec3(0.0, -0.05, 0.0), BodyKind::kStatic));
   BodyDesc box = testing::MakeBody("box", Shape::Box(Vec3(0.1, 0.05, 0.1)), Vec3(0, 0.05, 0));
-  box.material.mass = 2.0;
+  box.rigid()->material.mass = 2.0;
   scene.bodies.push_back(box);
   scene.bodies.push_back(SoftCube("cube", 0.05, 0.101, 2e5, 5.0));
   auto world = testing::MakeWorld(scene);
@@ -84,11 +84,11 @@ TEST(SoftContact, RigidBoxRestsOnSoftSlab) {
   for (size_t v = 0; v < soft.mesh.vertices.size(); ++v) {
     if (soft.mesh.vertices[v].y() < -0.05 + 1e-9) soft.fixed.push_back(static_cast<int>(v));
   }
-  slab.soft = soft;
+  slab.body = soft;
   scene.bodies.push_back(slab);
   BodyDesc box = testing::MakeBody("box", Shape::Box(Vec3(0.08, 0.04, 0.08)),
                                    Vec3(0.0, 0.05 + 0.04 + 1e-3, 0.0));
-  box.material.mass = 1.0;
+  box.rigid()->material.mass = 1.0;
   scene.bodies.push_back(box);
   auto world = testing::MakeWorld(scene);
   const double dt = scene.settings.dt();
@@ -124,8 +124,8 @@ TEST(SoftContact, SoftRigidCollisionKeepsMomentum) {
   scene.bodies.push_back(SoftCube("cube", 0.05, -0.05, 1e5, 0.0));
   BodyDesc box =
       testing::MakeBody("box", Shape::Box(Vec3(0.04, 0.04, 0.04)), Vec3(0.2, 0.01, 0.02));
-  box.material.mass = 1.5;
-  box.linear_velocity = Vec3(-1.0, 0.0, 0.0);
+  box.rigid()->material.mass = 1.5;
+  box.rigid()->linear_velocity = Vec3(-1.0, 0.0, 0.0);
   scene.bodies.push_back(box);
   auto world = testing::MakeWorld(scene);
   const Vec3 before = 1.5 * Vec3(-1.0, 0.0, 0.0);
@@ -151,14 +151,14 @@ double SlideOnIncline(double theta_deg, double* expected) {
   const Quat tilt(Eigen::AngleAxisd(theta, Vec3::UnitZ()));
   BodyDesc incline = testing::MakeBody("incline", Shape::Box(Vec3(2.0, 0.05, 0.5)),
                                        tilt * Vec3(0.0, -0.05, 0.0), BodyKind::kStatic);
-  incline.pose.orientation = tilt;
-  incline.material.friction = 0.5;
+  incline.rigid()->pose.orientation = tilt;
+  incline.rigid()->material.friction = 0.5;
   scene.bodies.push_back(incline);
   // Damped by stiffness alone: mass damping would drag on the sliding block.
   BodyDesc block = SoftCube("block", 0.05, 0.0, 2e5, 0.0);
-  block.soft->fem.stiffness_damping = 0.01;
-  for (Vec3& v : block.soft->mesh.vertices) v = tilt * (v + Vec3(0.0, 1e-4, 0.0));
-  block.soft->friction = 0.5;
+  block.soft()->fem.stiffness_damping = 0.01;
+  for (Vec3& v : block.soft()->mesh.vertices) v = tilt * (v + Vec3(0.0, 1e-4, 0.0));
+  block.soft()->friction = 0.5;
   scene.bodies.push_back(block);
   auto world = testing::MakeWorld(scene);
   const Vec3 down_slope = tilt * Vec3(-1.0, 0.0, 0.0);

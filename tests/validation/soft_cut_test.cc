@@ -43,7 +43,7 @@ BodyDesc Ligament(SoftModelKind model, double toughness) {
   cutting.toughness = toughness;
   cutting.combination = StressCombination::kMax;
   soft.cutting = cutting;
-  d.soft = soft;
+  d.body = soft;
   return d;
 }
 
@@ -55,7 +55,7 @@ BodyDesc Scalpel(const Vec3& at) {
   scalpel.tip = Vec3(0, -kBladeHalfHeight, 0);
   scalpel.cut_depth = 0.015;
   scalpel.contact_distance = 0.002;
-  d.scalpel = scalpel;
+  d.rigid()->scalpel = scalpel;
   return d;
 }
 

@@ -25,7 +25,7 @@ BodyDesc SoftCube(const std::string& id, SoftModelKind model, Integrator integra
   soft.mass_point.distance_stiffness = 20.0;
   soft.mass_point.volume_stiffness = 5.0;
   soft.mass_point.damping = 0.5;
-  d.soft = soft;
+  d.body = soft;
   return d;
 }
 
@@ -89,7 +89,7 @@ double ColumnCompression(SoftModelKind model) {
   for (size_t v = 0; v < soft.mesh.vertices.size(); ++v) {
     if (soft.mesh.vertices[v].y() < 1e-9) soft.fixed.push_back(static_cast<int>(v));
   }
-  d.soft = soft;
+  d.body = soft;
   scene.bodies.push_back(d);
   auto world = testing::MakeWorld(scene);
   for (int i = 0; i < 2000; ++i) world->Step();
@@ -160,9 +160,9 @@ TEST(SoftBody, DroppedCubeRestsOnTheGround) {
     ground.kind = BodyKind::kStatic;
     scene.bodies.push_back(ground);
     BodyDesc cube = SoftCube("cube", model, Integrator::kImplicitEuler);
-    for (Vec3& v : cube.soft->mesh.vertices) v.y() += 0.3;
-    cube.soft->fem.young = 5e4;
-    cube.soft->fem.mass_damping = 5.0;
+    for (Vec3& v : cube.soft()->mesh.vertices) v.y() += 0.3;
+    cube.soft()->fem.young = 5e4;
+    cube.soft()->fem.mass_damping = 5.0;
     scene.bodies.push_back(cube);
     auto world = testing::MakeWorld(scene);
     double lowest_ever = 1.0;

@@ -271,8 +271,8 @@ double SlideOnIncline(double slope, double mu) {
   StrandSimulation sim(*model);
   StrandStepInput input;
   const Quat tilt(Eigen::AngleAxisd(slope, Vec3::UnitX()));
-  StrandObstacle plane;
-  plane.shape = StrandObstacle::Shape::kPlane;
+  Obstacle plane;
+  plane.shape = Shape::Plane();
   plane.pose.orientation = tilt;
   plane.friction = mu;
   input.obstacles.push_back(plane);
@@ -308,12 +308,11 @@ TEST(StrandValidationTest, StrandFallingOntoASphereDoesNotPenetrateAndComesToRes
   ASSERT_TRUE(model.ok());
   StrandSimulation sim(*model);
   StrandStepInput input;
-  StrandObstacle sphere;
-  sphere.shape = StrandObstacle::Shape::kSphere;
-  sphere.radius = 0.1;
+  Obstacle sphere;
+  sphere.shape = Shape::Sphere(0.1);
   sphere.friction = 0.3;
   input.obstacles.push_back(sphere);
-  input.base.pose.position = Vec3(0.0, sphere.radius + mat.radius + 1e-4, 0.0);
+  input.base.pose.position = Vec3(0.0, sphere.shape.radius + mat.radius + 1e-4, 0.0);
   double worst = 0.0;
   for (int k = 0; k < 1200; ++k) {
     ASSERT_TRUE(sim.Step(1.0 / 240.0, input).ok());
@@ -321,7 +320,8 @@ TEST(StrandValidationTest, StrandFallingOntoASphereDoesNotPenetrateAndComesToRes
     for (int i = 0; i < sim.model().segments(); ++i) {
       for (double f : {0.5, 1.0}) {
         const Vec3 p = kin.Position(i, Vec3(0, f * sim.model().segment(i).length, 0));
-        worst = std::max(worst, sphere.radius + mat.radius - (p - sphere.pose.position).norm());
+        worst = std::max(worst,
+                         sphere.shape.radius + mat.radius - (p - sphere.pose.position).norm());
       }
     }
   }

@@ -24,7 +24,7 @@ BodyDesc StrandBody(const std::string& id, int n, double length, const Vec3& dir
   StrandBodyDesc s;
   for (int i = 0; i <= n; ++i) s.strand.points.push_back(dir.normalized() * (length * i / n));
   s.strand.materials = {material};
-  b.strand = s;
+  b.body = s;
   return b;
 }
 
@@ -50,11 +50,11 @@ TEST(StrandWorld, CantileverOnAFollowedBodyMatchesTheStaticDeflection) {
   const Transform start{Vec3(0.3, 1.2, -0.2), Quat(Eigen::AngleAxisd(0.7, Vec3::UnitY()))};
   BodyDesc hand = testing::MakeBody("hand", Shape::Sphere(0.02), start.position,
                                     BodyKind::kKinematic);
-  hand.pose.orientation = start.orientation;
+  hand.rigid()->pose.orientation = start.orientation;
   scene.bodies.push_back(hand);
   BodyDesc strand = StrandBody("beam", 10, 0.5, Vec3::UnitX(), mat);
-  strand.strand->follow_body = "hand";
-  strand.strand->pose.position = Vec3(0.03, 0, 0);  // the root just outside the hand
+  strand.strand()->follow_body = "hand";
+  strand.strand()->pose.position = Vec3(0.03, 0, 0);  // the root just outside the hand
   scene.bodies.push_back(strand);
   auto world = testing::MakeWorld(scene);
   const double expected = testing::CantileverTipDrop(10, 0.5, 0.05, 0.15 / 0.05);
@@ -100,7 +100,7 @@ TEST(StrandWorld, StrandDrapedOnAStaticSphereRestsOnIt) {
   scene.bodies.push_back(
       testing::MakeBody("ball", Shape::Sphere(radius), centre, BodyKind::kStatic));
   BodyDesc strand = StrandBody("hair", 12, 0.3, Vec3::UnitX(), mat);
-  strand.strand->pose.position = centre + Vec3(0, radius + mat.radius + 1e-4, 0);
+  strand.strand()->pose.position = centre + Vec3(0, radius + mat.radius + 1e-4, 0);
   scene.bodies.push_back(strand);
   auto world = testing::MakeWorld(scene);
   double worst = 0.0;
@@ -141,10 +141,10 @@ TEST(StrandWorld, HairSceneSettlesOnHeadAndShoulders) {
   const BodyDesc shoulders = *world->GetBody("shoulders");
   const double hair_radius = 0.002;
   auto capsule_gap = [&](const Vec3& p) {
-    const Vec3 local = shoulders.pose.InverseApply(p);
-    const double y = std::clamp(local.y(), -shoulders.shape.half_length,
-                                shoulders.shape.half_length);
-    return (local - Vec3(0, y, 0)).norm() - shoulders.shape.radius - hair_radius;
+    const Vec3 local = shoulders.rigid()->pose.InverseApply(p);
+    const double y = std::clamp(local.y(), -shoulders.rigid()->shape.half_length,
+                                shoulders.rigid()->shape.half_length);
+    return (local - Vec3(0, y, 0)).norm() - shoulders.rigid()->shape.radius - hair_radius;
   };
   double worst = 0.0;
   const int steps = static_cast<int>(3.0 * scene->settings.rate_hz);

@@ -15,8 +15,8 @@ inline BodyDesc MakeBody(const std::string& id, const Shape& shape, const Vec3& 
   BodyDesc b;
   b.id = id;
   b.kind = kind;
-  b.shape = shape;
-  b.pose.position = position;
+  b.rigid()->shape = shape;
+  b.rigid()->pose.position = position;
   return b;
 }
 
@@ -27,11 +27,11 @@ inline std::unique_ptr<World> MakeWorld(const SceneDesc& scene) {
 }
 
 inline Vec3 PositionOf(const World& w, const std::string& id) {
-  return w.GetBody(id)->pose.position;
+  return w.GetBody(id)->rigid()->pose.position;
 }
 
 inline Vec3 VelocityOf(const World& w, const std::string& id) {
-  return w.GetBody(id)->linear_velocity;
+  return w.GetBody(id)->rigid()->linear_velocity;
 }
 
 // An FEM soft box of half extents `half` centred at `centre`, `cells` per axis,
@@ -51,7 +51,7 @@ inline BodyDesc SoftFemBox(const std::string& id, const Vec3& half, const Vec3& 
   soft.fem.density = 1000.0;
   soft.fem.mass_damping = damping;
   soft.fem.stiffness_damping = stiffness_damping;
-  d.soft = soft;
+  d.body = soft;
   return d;
 }
 

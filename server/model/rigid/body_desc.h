@@ -1,8 +1,10 @@
 #pragma once
-// Description of a rigid body as clients give it: the input to the model and to scene files.
+// Description of a body as clients give it (a rigid body, a rod, a soft body or a strand):
+// the input to the world and to scene files.
 
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "server/geometry/shape.h"
@@ -23,25 +25,42 @@ struct Material {
   double restitution = 0.0;  // [0, 1]
 };
 
-struct BodyDesc {
-  std::string id;
-  BodyKind kind = BodyKind::kDynamic;
+// A rigid body: its shape, material, where it is and how it moves, and whether it is a
+// cutting tool.
+struct RigidBodyDesc {
   Shape shape;                       // a single shape at the body origin, or ...
   std::vector<ChildShape> children;  // ... when not empty: a compound of these (no planes)
   Material material;
-  Transform pose;
+  Transform pose;                        // world, of the body's frame (m)
   Vec3 linear_velocity = Vec3::Zero();   // m/s
   Vec3 angular_velocity = Vec3::Zero();  // rad/s
-  // Set for a rod (a deformable 1D body): the fields above other than id and kind are
-  // then unused, and a kind other than dynamic holds the rod in place.
-  std::optional<RodDesc> rod;
-  // Set for a soft body (mesh, model and material); the rigid fields are then unused.
-  std::optional<SoftBodyDesc> soft;
   // Set for a rigid body that is a cutting tool.
   std::optional<ScalpelDesc> scalpel;
-  // Set for a strand (its base frame, curve, materials, art direction); the rigid fields
-  // are then unused.
-  std::optional<StrandBodyDesc> strand;
+};
+
+// A body of a world as clients describe it: an id, how it moves, and what it is (a rigid
+// body, a rod, a soft body or a strand) with that kind's own description.
+struct BodyDesc {
+  std::string id;
+  // Rigid bodies: dynamic, kinematic or static. Rods: a kind other than dynamic holds the
+  // rod in place. Soft bodies and strands do not use it.
+  BodyKind kind = BodyKind::kDynamic;
+  // What the body is; a rigid body unless set otherwise. A rod is a deformable 1D body; a
+  // soft body carries its mesh, model and material; a strand its base frame, curve,
+  // materials and art direction.
+  std::variant<RigidBodyDesc, RodDesc, SoftBodyDesc, StrandBodyDesc> body;
+
+  // Whether the body is rigid, and its description as each kind (null for the other
+  // kinds).
+  bool is_rigid() const { return std::holds_alternative<RigidBodyDesc>(body); }
+  const RigidBodyDesc* rigid() const { return std::get_if<RigidBodyDesc>(&body); }
+  RigidBodyDesc* rigid() { return std::get_if<RigidBodyDesc>(&body); }
+  const RodDesc* rod() const { return std::get_if<RodDesc>(&body); }
+  RodDesc* rod() { return std::get_if<RodDesc>(&body); }
+  const SoftBodyDesc* soft() const { return std::get_if<SoftBodyDesc>(&body); }
+  SoftBodyDesc* soft() { return std::get_if<SoftBodyDesc>(&body); }
+  const StrandBodyDesc* strand() const { return std::get_if<StrandBodyDesc>(&body); }
+  StrandBodyDesc* strand() { return std::get_if<StrandBodyDesc>(&body); }
 };
 
 }  // namespace ligature

@@ -8,6 +8,10 @@
 namespace ligature {
 
 BodyHandle RigidBodies::Add(const BodyDesc& desc) {
+  // Only rigid bodies live here (the world keeps the other kinds).
+  assert(desc.is_rigid());
+  const RigidBodyDesc& rigid = *desc.rigid();
+
   // Reuse the most recently freed slot (deterministic), else grow.
   uint32_t slot;
   if (!free_slots_.empty()) {
@@ -23,27 +27,27 @@ BodyHandle RigidBodies::Add(const BodyDesc& desc) {
 
   // Shapes in the body frame, then re-centred on the centre of mass (density does not
   // move it: one material per body).
-  std::vector<ChildShape> children = desc.children;
-  if (children.empty()) children.push_back({desc.shape, Transform{}});
-  const Vec3 center = desc.shape.type == ShapeType::kPlane && desc.children.empty()
+  std::vector<ChildShape> children = rigid.children;
+  if (children.empty()) children.push_back({rigid.shape, Transform{}});
+  const Vec3 center = rigid.shape.type == ShapeType::kPlane && rigid.children.empty()
                           ? Vec3::Zero()
-                          : ComputeCompoundMass(children, desc.material).center;
+                          : ComputeCompoundMass(children, rigid.material).center;
   for (ChildShape& c : children) c.local.position -= center;
 
   id.push_back(desc.id);
   kind.push_back(desc.kind);
   shapes.push_back(std::move(children));
-  compound.push_back(desc.children.empty() ? 0 : 1);
+  compound.push_back(rigid.children.empty() ? 0 : 1);
   center_local.push_back(center);
-  material.push_back(desc.material);
+  material.push_back(rigid.material);
   inv_mass.push_back(0.0);
   inv_inertia_local.push_back(Mat3::Zero());
   position.push_back(Vec3::Zero());
   orientation.push_back(Quat::Identity());
   const bool moves = desc.kind != BodyKind::kStatic;
-  linear_velocity.push_back(moves ? desc.linear_velocity : Vec3::Zero());
-  angular_velocity.push_back(moves ? desc.angular_velocity : Vec3::Zero());
-  SetBodyPose(dense, desc.pose);
+  linear_velocity.push_back(moves ? rigid.linear_velocity : Vec3::Zero());
+  angular_velocity.push_back(moves ? rigid.angular_velocity : Vec3::Zero());
+  SetBodyPose(dense, rigid.pose);
   UpdateMass(dense);
   return {slot, slots_[slot].generation};
 }
@@ -111,16 +115,17 @@ BodyDesc RigidBodies::Describe(uint32_t i) const {
   BodyDesc d;
   d.id = id[i];
   d.kind = kind[i];
+  RigidBodyDesc& rigid = d.body.emplace<RigidBodyDesc>();
   if (compound[i]) {
-    d.children = shapes[i];
-    for (ChildShape& c : d.children) c.local.position += center_local[i];
+    rigid.children = shapes[i];
+    for (ChildShape& c : rigid.children) c.local.position += center_local[i];
   } else {
-    d.shape = shapes[i].front().shape;
+    rigid.shape = shapes[i].front().shape;
   }
-  d.material = material[i];
-  d.pose = BodyPose(i);
-  d.linear_velocity = linear_velocity[i];
-  d.angular_velocity = angular_velocity[i];
+  rigid.material = material[i];
+  rigid.pose = BodyPose(i);
+  rigid.linear_velocity = linear_velocity[i];
+  rigid.angular_velocity = angular_velocity[i];
   return d;
 }
 

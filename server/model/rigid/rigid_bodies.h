@@ -23,6 +23,7 @@ struct BodyHandle {
 
 class RigidBodies {
  public:
+  // Adds a rigid body (desc.is_rigid()).
   BodyHandle Add(const BodyDesc& desc);
   void Remove(BodyHandle handle);
   bool IsValid(BodyHandle handle) const;
@@ -37,6 +38,7 @@ class RigidBodies {
   void SetMaterial(uint32_t index, const Material& material);
   void SetKind(uint32_t index, BodyKind kind);
   bool IsDynamic(uint32_t index) const { return kind[index] == BodyKind::kDynamic; }
+  // The rigid body as clients would describe it (without its tool role).
   BodyDesc Describe(uint32_t index) const;
 
   // The body frame's pose (as clients see it) <-> the centre-of-mass pose held here.

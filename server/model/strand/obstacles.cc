@@ -12,9 +12,9 @@ SurfaceDistance SphereDistance(const Vec3& centre, double radius, const Vec3& p)
   return {len - radius, len > 1e-12 ? Vec3(d / len) : Vec3::UnitY()};
 }
 
-SurfaceDistance BoxDistance(const StrandObstacle& box, const Vec3& world) {
+SurfaceDistance BoxDistance(const Obstacle& box, const Vec3& world) {
   const Vec3 p = box.pose.InverseApply(world);
-  const Vec3 h = box.half_extents;
+  const Vec3 h = box.shape.half_extents;
   const Vec3 q = p.cwiseAbs() - h;
   if (q.maxCoeff() > 0.0) {
     // Outside: distance to the clamped point.
@@ -32,27 +32,27 @@ SurfaceDistance BoxDistance(const StrandObstacle& box, const Vec3& world) {
 
 }  // namespace
 
-SurfaceDistance Distance(const StrandObstacle& o, const Vec3& p) {
-  switch (o.shape) {
-    case StrandObstacle::Shape::kSphere:
-      return SphereDistance(o.pose.position, o.radius, p);
-    case StrandObstacle::Shape::kPlane: {
+SurfaceDistance Distance(const Obstacle& o, const Vec3& p) {
+  switch (o.shape.type) {
+    case ShapeType::kSphere:
+      return SphereDistance(o.pose.position, o.shape.radius, p);
+    case ShapeType::kPlane: {
       const Vec3 n = o.pose.Rotate(Vec3::UnitY());
       return {n.dot(p - o.pose.position), n};
     }
-    case StrandObstacle::Shape::kCapsule: {
+    case ShapeType::kCapsule: {
       const Vec3 local = o.pose.InverseApply(p);
-      const double y = std::clamp(local.y(), -o.half_height, o.half_height);
-      return SphereDistance(o.pose.Apply(Vec3(0.0, y, 0.0)), o.radius, p);
+      const double y = std::clamp(local.y(), -o.shape.half_length, o.shape.half_length);
+      return SphereDistance(o.pose.Apply(Vec3(0.0, y, 0.0)), o.shape.radius, p);
     }
-    case StrandObstacle::Shape::kBox:
+    case ShapeType::kBox:
       return BoxDistance(o, p);
   }
   return {};
 }
 
 std::vector<StrandContact> FindContacts(const StrandModel& model, const StrandKinematics& kin,
-                                        const std::vector<StrandObstacle>& obstacles,
+                                        const std::vector<Obstacle>& obstacles,
                                         double margin, double h) {
   std::vector<StrandContact> contacts;
   for (int i = 0; i < model.segments(); ++i) {

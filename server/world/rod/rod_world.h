@@ -99,7 +99,7 @@ class RodWorld {
   // One step of h seconds. `poses` gives followed bodies' poses; rods push on the
   // `obstacles` (held in place for the step) without going through them.
   void Step(double h, const Vec3& gravity, const BodyPoseLookup& poses,
-            std::span<const RodObstacle> obstacles = {});
+            std::span<const Obstacle> obstacles = {});
   // The last step's contacts, with the force each rod point put on its obstacle (for the
   // rigid bodies' next step).
   const std::vector<RodContact>& contacts() const { return contacts_; }
@@ -120,7 +120,7 @@ class RodWorld {
   //
   // The contacts of every dynamic rod with `obstacles` (each found within the rods'
   // contact margin plus the obstacle's reach), for BeginCoupledStep.
-  void FindObstacleContacts(double h, std::span<const RodObstacle> obstacles,
+  void FindObstacleContacts(double h, std::span<const Obstacle> obstacles,
                             std::vector<RodContact>* out) const;
   // False when the rods' system could not be solved (they keep their state this tick and
   // FinishCoupledStep must not be called).
@@ -155,7 +155,7 @@ class RodWorld {
   // The two parts of Step (rod_world_step.cc): up to the positions' dynamic solve, whose
   // result is applied (false: nothing stepped), then the rest of the step.
   bool BeginStep(double h, const Vec3& gravity, const BodyPoseLookup& poses,
-                 std::span<const RodObstacle> obstacles);
+                 std::span<const Obstacle> obstacles);
   void EndStep(double h);
   std::vector<RodView> Views(const std::vector<int>& first_point) const;
   std::vector<int> FirstPoints(int* total) const;

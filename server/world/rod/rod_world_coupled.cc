@@ -20,7 +20,7 @@
 
 namespace ligature {
 
-void RodWorld::FindObstacleContacts(double h, std::span<const RodObstacle> obstacles,
+void RodWorld::FindObstacleContacts(double h, std::span<const Obstacle> obstacles,
                                     std::vector<RodContact>* out) const {
   out->clear();
   if (obstacles.empty()) return;

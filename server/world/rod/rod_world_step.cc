@@ -205,7 +205,7 @@ double RodWorld::OwnerViolation(int owner, const KktGroup& group) const {
 }
 
 void RodWorld::Step(double h, const Vec3& gravity, const BodyPoseLookup& poses,
-                    std::span<const RodObstacle> obstacles) {
+                    std::span<const Obstacle> obstacles) {
   if (!BeginStep(h, gravity, poses, obstacles)) return;
   EndStep(h);
 }
@@ -215,7 +215,7 @@ void RodWorld::Step(double h, const Vec3& gravity, const BodyPoseLookup& poses,
 // followed bodies, beads. False when there is nothing to step or the solve failed (the
 // rods keep their state).
 bool RodWorld::BeginStep(double h, const Vec3& gravity, const BodyPoseLookup& poses,
-                         std::span<const RodObstacle> obstacles) {
+                         std::span<const Obstacle> obstacles) {
   stats_ = {};
   released_.clear();
   contacts_.clear();

@@ -5,8 +5,8 @@
 
 #include <optional>
 
-#include "server/collision/aabb.h"
 #include "server/collision/triangle_grid.h"
+#include "server/geometry/aabb.h"
 #include "server/world/soft/soft_world.h"
 
 namespace ligature {

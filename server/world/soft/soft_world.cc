@@ -218,7 +218,7 @@ const SoftWorld::Body* SoftWorld::FindBody(const std::string& id) const {
 }
 
 void SoftWorld::Step(double time, double h, const Vec3& gravity, const SoftPoseLookup& poses,
-                     std::span<const RodObstacle> obstacles, std::span<const SoftTool> tools) {
+                     std::span<const Obstacle> obstacles, std::span<const SoftTool> tools) {
   recovered_ = free_recovered_;
   free_recovered_ = 0;
   pushes_.clear();
@@ -313,7 +313,7 @@ bool SoftWorld::StepFem(Body& body, double h, const Vec3& gravity) {
 // the shape is removed and their sliding slowed by Coulomb friction; held and constrained
 // vertices are left alone (their constraints decide where they are). A body that can be cut
 // meets a scalpel only at its tip (CutWithTools).
-void SoftWorld::ResolveContacts(Body& body, double h, std::span<const RodObstacle> obstacles,
+void SoftWorld::ResolveContacts(Body& body, double h, std::span<const Obstacle> obstacles,
                                 const std::vector<Vec3>& start) {
   constexpr double kFriction = 0.5;
   constexpr double kProbe = 1e-5;  // m, radius of the sphere that stands for a vertex
@@ -327,7 +327,7 @@ void SoftWorld::ResolveContacts(Body& body, double h, std::span<const RodObstacl
     if (body.vertex_owner.contains(static_cast<int>(i))) continue;
     if (body.fem_rest() && body.fem_rest()->fixed[i]) continue;
     bool moved = false;
-    for (const RodObstacle& o : obstacles) {
+    for (const Obstacle& o : obstacles) {
       if (o.blade && body.desc.cutting) continue;
       if (!((o.bounds.min.array() <= x[i].array()).all() &&
             (x[i].array() <= o.bounds.max.array()).all())) {

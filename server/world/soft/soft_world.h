@@ -17,9 +17,9 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
-#include "server/collision/rod_contacts.h"
 #include "server/constraint/soft/local_constraints.h"
 #include "server/constraint/soft/soft_constraint_desc.h"
+#include "server/geometry/obstacle.h"
 #include "server/math/transform.h"
 #include "server/model/soft/fem_corotational.h"
 #include "server/model/soft/fem_stvk.h"
@@ -153,7 +153,7 @@ class SoftWorld {
   // some of its sliding; a dynamic obstacle takes that momentum (pushes()).
   // Then each scalpel in `tools` strokes the bodies that allow cutting (see CutWithTools).
   void Step(double time, double h, const Vec3& gravity, const SoftPoseLookup& poses,
-            std::span<const RodObstacle> obstacles = {}, std::span<const SoftTool> tools = {});
+            std::span<const Obstacle> obstacles = {}, std::span<const SoftTool> tools = {});
   // Contacts through the world's constraint solver (its Gauss-Seidel pipeline), for the
   // FEM bodies (TakesSolverContacts): their free motion over h, before the world's solve.
   // Step() then neither moves them nor projects them out of obstacles.
@@ -219,7 +219,7 @@ class SoftWorld {
   absl::flat_hash_map<std::pair<std::string, std::string>, Vec3> stroke_anchor_;
 
   // `start`: the vertices' positions at the start of the step.
-  void ResolveContacts(Body& body, double h, std::span<const RodObstacle> obstacles,
+  void ResolveContacts(Body& body, double h, std::span<const Obstacle> obstacles,
                        const std::vector<Vec3>& start);
   // One tick of an FEM body (either model); false when the step failed.
   static bool StepFem(Body& body, double h, const Vec3& gravity);

@@ -34,8 +34,8 @@ StrandBase BaseEarlier(const StrandBase& b, double s) {
 }
 
 // An obstacle `s` seconds earlier, moving at its (constant) velocity.
-StrandObstacle ObstacleEarlier(const StrandObstacle& o, double s) {
-  StrandObstacle out = o;
+Obstacle ObstacleEarlier(const Obstacle& o, double s) {
+  Obstacle out = o;
   out.pose.position = o.pose.position - s * o.linear_velocity;
   out.pose.orientation = (Rotation(-s * o.angular_velocity) * o.pose.orientation).normalized();
   return out;
@@ -55,8 +55,9 @@ absl::Status ValidateStepInput(const StrandModel& model, double dt, const Strand
     return absl::InvalidArgumentError("reference: not finite");
   }
   for (size_t i = 0; i < input.obstacles.size(); ++i) {
-    const StrandObstacle& o = input.obstacles[i];
-    if (!(o.radius >= 0.0) || !(o.half_height >= 0.0) || !(o.half_extents.minCoeff() >= 0.0) ||
+    const Obstacle& o = input.obstacles[i];
+    if (!(o.shape.radius >= 0.0) || !(o.shape.half_length >= 0.0) ||
+        !(o.shape.half_extents.minCoeff() >= 0.0) ||
         !o.pose.position.allFinite() || !o.pose.orientation.coeffs().allFinite() ||
         !o.linear_velocity.allFinite() || !o.angular_velocity.allFinite()) {
       return absl::InvalidArgumentError(absl::StrCat("obstacles[", i, "]: bad shape or motion"));
@@ -118,7 +119,7 @@ void StrandSimulation::Advance(double h, const StrandStepInput& input, int depth
       reference = BaseEarlier(*input.reference, 0.5 * h);
       first.reference = &reference;
     }
-    for (StrandObstacle& o : first.obstacles) o = ObstacleEarlier(o, 0.5 * h);
+    for (Obstacle& o : first.obstacles) o = ObstacleEarlier(o, 0.5 * h);
     Advance(0.5 * h, first, depth + 1);
     Advance(0.5 * h, input, depth + 1);
     return;
@@ -134,7 +135,7 @@ StrandBase StrandSimulation::BaseMotion(const StrandStepInput& input) const {
                          input.art.local_dynamics);
 }
 
-void StrandSimulation::Impacts(const StrandBase& base, const std::vector<StrandObstacle>& obstacles,
+void StrandSimulation::Impacts(const StrandBase& base, const std::vector<Obstacle>& obstacles,
                                double h) {
   if (obstacles.empty()) return;
   StrandKinematics kin;
@@ -211,7 +212,7 @@ void StrandSimulation::Constraints(const StrandBase& base, const StrandStepInput
   const Vec6 base_a = base.SpatialAcceleration();
   const int normals = static_cast<int>(rows.size());
   if (normals > user_rows && std::any_of(input.obstacles.begin(), input.obstacles.end(),
-                                         [](const StrandObstacle& o) { return o.friction > 0.0; })) {
+                                         [](const Obstacle& o) { return o.friction > 0.0; })) {
     // The tangential accelerations of eq. 16 are taken once the constraint and normal
     // forces act (a first solve without friction), so the friction direction opposes the
     // slip that is left, not the slip of the free motion that the normal forces of other
@@ -224,7 +225,7 @@ void StrandSimulation::Constraints(const StrandBase& base, const StrandStepInput
     ComputeAccelerations(model_, kin, stepper_.w_iterate(), base_a, alpha, &a_link);
     for (int r = user_rows; r < normals; ++r) {
       const StrandContact& c = contacts[r - user_rows];
-      const StrandObstacle& o = input.obstacles[c.obstacle];
+      const Obstacle& o = input.obstacles[c.obstacle];
       if (o.friction <= 0.0) continue;
       const Vec3 a = kin.Acceleration(c.segment, c.point, a_link[c.segment]);
       const Vec3 at = a - a.dot(c.normal) * c.normal;

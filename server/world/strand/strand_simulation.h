@@ -59,7 +59,7 @@ struct StrandArtDirection {
 struct StrandStepInput {
   StrandBase base;                      // at the end of the step
   const StrandBase* reference = nullptr;  // local dynamics frame, optional
-  std::vector<StrandObstacle> obstacles;
+  std::vector<Obstacle> obstacles;
   StrandConstraintSet constraints;
   StrandArtDirection art;
 };
@@ -97,7 +97,7 @@ class StrandSimulation {
  private:
   void Advance(double h, const StrandStepInput& input, int depth);
   StrandBase BaseMotion(const StrandStepInput& input) const;
-  void Impacts(const StrandBase& base, const std::vector<StrandObstacle>& obstacles, double h);
+  void Impacts(const StrandBase& base, const std::vector<Obstacle>& obstacles, double h);
   void FreeMotion(const StrandBase& base, const StrandStepInput& input, double h);
   void Constraints(const StrandBase& base, const StrandStepInput& input, double h);
   void SolveDamped(const Eigen::VectorXd& a0, double h);

@@ -96,32 +96,9 @@ StrandConstraintSet ConstraintsOf(std::vector<StrandWorld::Constraint>& constrai
 
 }  // namespace
 
-std::optional<StrandObstacle> ToStrandObstacle(const RodObstacle& o, const ObstacleMotion& motion,
-                                               double friction, double restitution) {
-  StrandObstacle out;
-  switch (o.shape.type) {
-    case ShapeType::kSphere:
-      out.shape = StrandObstacle::Shape::kSphere;
-      out.radius = o.shape.radius;
-      break;
-    case ShapeType::kBox:
-      out.shape = StrandObstacle::Shape::kBox;
-      out.half_extents = o.shape.half_extents;
-      break;
-    case ShapeType::kCapsule:
-      // Both run along local y between the cap centres.
-      out.shape = StrandObstacle::Shape::kCapsule;
-      out.radius = o.shape.radius;
-      out.half_height = o.shape.half_length;
-      break;
-    case ShapeType::kPlane:
-      // Both: the local XZ plane, outward normal local +y.
-      out.shape = StrandObstacle::Shape::kPlane;
-      break;
-    default:
-      return std::nullopt;
-  }
-  out.pose = o.pose;
+Obstacle StrandObstacleOf(const Obstacle& o, const ObstacleMotion& motion, double friction,
+                          double restitution) {
+  Obstacle out = o;
   // The velocity of the shape's origin, from its body's centre-of-mass motion.
   out.angular_velocity = motion.angular_velocity;
   out.linear_velocity =
@@ -282,10 +259,10 @@ StrandBase StrandWorld::BaseOf(Strand& s, double time_end, const BodyPoseLookup&
   return base;
 }
 
-std::vector<StrandObstacle> StrandWorld::NearbyObstacles(const Strand& s, double h,
-                                                         std::span<const RodObstacle> obstacles,
-                                                         const ObstacleMotionLookup& motion) const {
-  std::vector<StrandObstacle> out;
+std::vector<Obstacle> StrandWorld::NearbyObstacles(const Strand& s, double h,
+                                                   std::span<const Obstacle> obstacles,
+                                                   const ObstacleMotionLookup& motion) const {
+  std::vector<Obstacle> out;
   if (obstacles.empty()) return out;
   // The strand's bounds now, grown by its thickness, the contact margin and how far it
   // can go in a step (twice what it went last step, plus the base's own motion).
@@ -300,14 +277,11 @@ std::vector<StrandObstacle> StrandWorld::NearbyObstacles(const Strand& s, double
                       h * s.base_speed;
   lo.array() -= grow;
   hi.array() += grow;
-  for (const RodObstacle& o : obstacles) {
+  for (const Obstacle& o : obstacles) {
     if (!Overlaps(o.bounds, lo, hi)) continue;
     const std::optional<ObstacleMotion> m = motion ? motion(o.body) : std::nullopt;
-    if (std::optional<StrandObstacle> so =
-            ToStrandObstacle(o, m.value_or(ObstacleMotion{o.pose.position}), s.desc.friction,
-                             s.desc.restitution)) {
-      out.push_back(*so);
-    }
+    out.push_back(StrandObstacleOf(o, m.value_or(ObstacleMotion{o.pose.position}),
+                                   s.desc.friction, s.desc.restitution));
   }
   return out;
 }
@@ -316,7 +290,7 @@ std::vector<StrandObstacle> StrandWorld::NearbyObstacles(const Strand& s, double
 // helpers (the fastest thread takes the most); each keeps its own stats, merged by sum and
 // max, which do not depend on who stepped what.
 void StrandWorld::Step(double time_end, double h, const Vec3& gravity, const BodyPoseLookup& poses,
-                       std::span<const RodObstacle> obstacles, const ObstacleMotionLookup& motion) {
+                       std::span<const Obstacle> obstacles, const ObstacleMotionLookup& motion) {
   stats_ = StrandWorldStats{};
   const int helpers = std::min<int>(threads_, static_cast<int>(strands_.size())) - 1;
   if (helpers <= 0) {
@@ -343,7 +317,7 @@ void StrandWorld::Step(double time_end, double h, const Vec3& gravity, const Bod
 }
 
 void StrandWorld::StepStrand(Strand& s, double time_end, double h, const Vec3& gravity,
-                             const BodyPoseLookup& poses, std::span<const RodObstacle> obstacles,
+                             const BodyPoseLookup& poses, std::span<const Obstacle> obstacles,
                              const ObstacleMotionLookup& motion, StrandWorldStats* stats) {
   std::optional<StrandBase> reference;
   const StrandBase base = BaseOf(s, time_end, poses, &reference);

@@ -18,8 +18,8 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
-#include "server/collision/rod_contacts.h"
 #include "server/constraint/strand/strand_constraint_desc.h"
+#include "server/geometry/obstacle.h"
 #include "server/world/strand/strand_simulation.h"
 #include "server/model/strand/art_direction.h"
 #include "server/model/strand/strand_body_desc.h"
@@ -36,10 +36,10 @@ struct ObstacleMotion {
 // Motion of the world's dense body index (nullopt: at rest).
 using ObstacleMotionLookup = std::function<std::optional<ObstacleMotion>(uint32_t)>;
 
-// A world rigid shape as a strand obstacle with the strand's contact parameters;
-// nullopt for a shape the strand module does not model.
-std::optional<StrandObstacle> ToStrandObstacle(const RodObstacle& o, const ObstacleMotion& motion,
-                                               double friction, double restitution);
+// A world rigid shape as one strand meets it: moving with its body's `motion`, with the
+// strand's contact parameters.
+Obstacle StrandObstacleOf(const Obstacle& o, const ObstacleMotion& motion, double friction,
+                          double restitution);
 
 struct StrandWorldStats {
   int newton_iterations = 0;  // largest over the strands
@@ -117,7 +117,7 @@ class StrandWorld {
   // bodies' poses (`poses`), and strands meet the `obstacles` (held for the step, moving
   // as `motion` says).
   void Step(double time_end, double h, const Vec3& gravity, const BodyPoseLookup& poses,
-            std::span<const RodObstacle> obstacles = {},
+            std::span<const Obstacle> obstacles = {},
             const ObstacleMotionLookup& motion = nullptr);
   const StrandWorldStats& last_stats() const { return stats_; }
 
@@ -128,15 +128,15 @@ class StrandWorld {
  private:
   // One strand's step; its Newton iterations, contacts and recovery go into `stats`.
   void StepStrand(Strand& s, double time_end, double h, const Vec3& gravity,
-                  const BodyPoseLookup& poses, std::span<const RodObstacle> obstacles,
+                  const BodyPoseLookup& poses, std::span<const Obstacle> obstacles,
                   const ObstacleMotionLookup& motion, StrandWorldStats* stats);
   // The base of one strand at the end of the step, and the local-dynamics reference.
   StrandBase BaseOf(Strand& s, double time_end, const BodyPoseLookup& poses,
                     std::optional<StrandBase>* reference);
-  // The obstacles near a strand, as strand obstacles.
-  std::vector<StrandObstacle> NearbyObstacles(const Strand& s, double h,
-                                              std::span<const RodObstacle> obstacles,
-                                              const ObstacleMotionLookup& motion) const;
+  // The obstacles near a strand, as it meets them (see StrandObstacleOf).
+  std::vector<Obstacle> NearbyObstacles(const Strand& s, double h,
+                                        std::span<const Obstacle> obstacles,
+                                        const ObstacleMotionLookup& motion) const;
   void Reindex();
 
   std::vector<Strand> strands_;

@@ -40,13 +40,13 @@ std::unique_ptr<World> MakeWorld() {
   BodyDesc ground;
   ground.id = "ground";
   ground.kind = BodyKind::kStatic;
-  ground.shape = Shape::Plane();
+  ground.rigid()->shape = Shape::Plane();
   scene.bodies.push_back(ground);
   BodyDesc probe;
   probe.id = "probe";
-  probe.shape = Shape::Sphere(0.01);
-  probe.material.mass = 0.05;
-  probe.pose.position = Vec3(0, 0.01, 0);
+  probe.rigid()->shape = Shape::Sphere(0.01);
+  probe.rigid()->material.mass = 0.05;
+  probe.rigid()->pose.position = Vec3(0, 0.01, 0);
   scene.bodies.push_back(probe);
   return std::move(*World::FromScene("worlds/r", scene, WorldLimits{}));
 }

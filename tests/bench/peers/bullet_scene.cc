@@ -45,7 +45,7 @@ class BulletScene : public SteppedScene {
 
  private:
   // A static plane: Bullet's takes the world normal and offset, on a body at the origin.
-  void AddPlane(const BodyDesc& desc);
+  void AddPlane(const RigidBodyDesc& desc);
   // The Bullet shape of one primitive, shared by every body and child of the same size as
   // a Bullet user would share it.
   btCollisionShape* Primitive(const Shape& shape);
@@ -53,7 +53,7 @@ class BulletScene : public SteppedScene {
   // own pose.
   btCollisionShape* Compound(const std::vector<ChildShape>& children, const Transform& frame);
   // Creates the rigid body and adds it to the world.
-  void AddRigidBody(const BodyDesc& desc, btCollisionShape* shape, const Transform& pose,
+  void AddRigidBody(const RigidBodyDesc& desc, btCollisionShape* shape, const Transform& pose,
                     double mass, const Vec3& inertia);
 
   btScalar dt_;
@@ -119,7 +119,7 @@ btCollisionShape* BulletScene::Compound(const std::vector<ChildShape>& children,
   return shapes_.back().get();
 }
 
-void BulletScene::AddPlane(const BodyDesc& desc) {
+void BulletScene::AddPlane(const RigidBodyDesc& desc) {
   // Our plane is the body's local XZ plane; Bullet's takes the world normal (the body's
   // +Y) and its offset along it.
   const Vec3 normal = desc.pose.orientation.normalized() * Vec3::UnitY();
@@ -128,8 +128,8 @@ void BulletScene::AddPlane(const BodyDesc& desc) {
   AddRigidBody(desc, shapes_.back().get(), Transform{}, 0.0, Vec3::Zero());
 }
 
-void BulletScene::AddRigidBody(const BodyDesc& desc, btCollisionShape* shape, const Transform& pose,
-                               double mass, const Vec3& inertia) {
+void BulletScene::AddRigidBody(const RigidBodyDesc& desc, btCollisionShape* shape,
+                               const Transform& pose, double mass, const Vec3& inertia) {
   btRigidBody::btRigidBodyConstructionInfo info(static_cast<btScalar>(mass), nullptr, shape,
                                                 ToBullet(inertia));
   info.m_startWorldTransform = ToBullet(pose);
@@ -152,15 +152,20 @@ absl::Status BulletScene::AddBody(const BodyDesc& desc) {
   if (desc.kind == BodyKind::kKinematic) {
     return absl::InvalidArgumentError(where + "kinematic bodies are not supported");
   }
+  // Only rigid bodies have a Bullet twin here.
+  if (!desc.is_rigid()) {
+    return absl::InvalidArgumentError(where + "only rigid bodies are supported");
+  }
+  const RigidBodyDesc& rigid = *desc.rigid();
   // A plane is a body of its own, static only.
-  if (desc.children.empty() && desc.shape.type == ShapeType::kPlane) {
+  if (rigid.children.empty() && rigid.shape.type == ShapeType::kPlane) {
     if (desc.kind != BodyKind::kStatic) {
       return absl::InvalidArgumentError(where + "only static planes are supported");
     }
-    AddPlane(desc);
+    AddPlane(rigid);
     return absl::OkStatus();
   }
-  const std::vector<ChildShape> children = BodyChildren(desc);
+  const std::vector<ChildShape> children = BodyChildren(rigid);
   for (const ChildShape& child : children) {
     if (child.shape.type == ShapeType::kPlane) {
       return absl::InvalidArgumentError(where + "a plane cannot be a compound child");
@@ -170,14 +175,14 @@ absl::Status BulletScene::AddBody(const BodyDesc& desc) {
   // A static body stays at its pose with its shapes as given. A dynamic body's Bullet frame
   // is its centre of mass in its principal axes (Bullet takes a diagonal inertia), and its
   // shapes move into that frame.
-  Transform pose{desc.pose.position, desc.pose.orientation.normalized()};
+  Transform pose{rigid.pose.position, rigid.pose.orientation.normalized()};
   Transform shapes_frame;  // our body frame expressed in Bullet's body frame
   double mass = 0.0;
   Vec3 inertia = Vec3::Zero();
   if (desc.kind == BodyKind::kDynamic) {
-    const PeerMass body_mass = BodyMass(desc);
+    const PeerMass body_mass = BodyMass(rigid);
     const PrincipalAxes axes = ComputePrincipalAxes(body_mass.inertia);
-    const Transform center = CenterOfMassPose(desc, body_mass.center);
+    const Transform center = CenterOfMassPose(rigid, body_mass.center);
     pose = {center.position, center.orientation * axes.rotation};
     shapes_frame = {axes.rotation.conjugate() * -body_mass.center, axes.rotation.conjugate()};
     mass = body_mass.mass;
@@ -187,9 +192,9 @@ absl::Status BulletScene::AddBody(const BodyDesc& desc) {
   // One primitive when nothing moves it; else a compound, even of one child.
   const bool identity = shapes_frame.position.isZero(0.0) &&
                         shapes_frame.orientation.coeffs() == Quat::Identity().coeffs();
-  btCollisionShape* shape =
-      desc.children.empty() && identity ? Primitive(desc.shape) : Compound(children, shapes_frame);
-  AddRigidBody(desc, shape, pose, mass, inertia);
+  btCollisionShape* shape = rigid.children.empty() && identity ? Primitive(rigid.shape)
+                                                               : Compound(children, shapes_frame);
+  AddRigidBody(rigid, shape, pose, mass, inertia);
   return absl::OkStatus();
 }
 

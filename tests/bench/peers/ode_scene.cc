@@ -151,20 +151,25 @@ absl::Status OdeScene::AddBody(const BodyDesc& desc) {
   if (desc.kind == BodyKind::kKinematic) {
     return absl::InvalidArgumentError(where + "kinematic bodies are not supported");
   }
-  materials_.push_back(desc.material);
+  // Only rigid bodies have an ODE twin here.
+  if (!desc.is_rigid()) {
+    return absl::InvalidArgumentError(where + "only rigid bodies are supported");
+  }
+  const RigidBodyDesc& rigid = *desc.rigid();
+  materials_.push_back(rigid.material);
   Material* material = &materials_.back();
 
   // A plane: ODE's takes the world normal (the body's +Y) and its offset along it.
-  if (desc.children.empty() && desc.shape.type == ShapeType::kPlane) {
+  if (rigid.children.empty() && rigid.shape.type == ShapeType::kPlane) {
     if (desc.kind != BodyKind::kStatic) {
       return absl::InvalidArgumentError(where + "only static planes are supported");
     }
-    const Vec3 n = desc.pose.orientation.normalized() * Vec3::UnitY();
-    const dGeomID plane = dCreatePlane(space_, n.x(), n.y(), n.z(), n.dot(desc.pose.position));
+    const Vec3 n = rigid.pose.orientation.normalized() * Vec3::UnitY();
+    const dGeomID plane = dCreatePlane(space_, n.x(), n.y(), n.z(), n.dot(rigid.pose.position));
     dGeomSetData(plane, material);
     return absl::OkStatus();
   }
-  const std::vector<ChildShape> children = BodyChildren(desc);
+  const std::vector<ChildShape> children = BodyChildren(rigid);
   for (const ChildShape& child : children) {
     if (child.shape.type == ShapeType::kPlane) {
       return absl::InvalidArgumentError(where + "a plane cannot be a compound child");
@@ -172,7 +177,7 @@ absl::Status OdeScene::AddBody(const BodyDesc& desc) {
   }
 
   // A static body: body-less geoms at their world poses.
-  const Transform pose{desc.pose.position, desc.pose.orientation.normalized()};
+  const Transform pose{rigid.pose.position, rigid.pose.orientation.normalized()};
   if (desc.kind == BodyKind::kStatic) {
     for (const ChildShape& child : children) {
       const Transform world = pose * child.local;
@@ -188,8 +193,8 @@ absl::Status OdeScene::AddBody(const BodyDesc& desc) {
 
   // A dynamic body: ODE wants the centre of mass at the body origin (as our engine keeps
   // it) and takes the full inertia tensor in the body's axes.
-  const PeerMass mass = BodyMass(desc);
-  const Transform center = CenterOfMassPose(desc, mass.center);
+  const PeerMass mass = BodyMass(rigid);
+  const Transform center = CenterOfMassPose(rigid, mass.center);
   const dBodyID body = dBodyCreate(world_);
   dMass m;
   const Mat3& i = mass.inertia;
@@ -200,10 +205,10 @@ absl::Status OdeScene::AddBody(const BodyDesc& desc) {
   ToOde(center.orientation, q);
   dBodySetPosition(body, center.position.x(), center.position.y(), center.position.z());
   dBodySetQuaternion(body, q);
-  dBodySetLinearVel(body, desc.linear_velocity.x(), desc.linear_velocity.y(),
-                    desc.linear_velocity.z());
-  dBodySetAngularVel(body, desc.angular_velocity.x(), desc.angular_velocity.y(),
-                     desc.angular_velocity.z());
+  dBodySetLinearVel(body, rigid.linear_velocity.x(), rigid.linear_velocity.y(),
+                    rigid.linear_velocity.z());
+  dBodySetAngularVel(body, rigid.angular_velocity.x(), rigid.angular_velocity.y(),
+                     rigid.angular_velocity.z());
 
   // One geom per shape, offset from the centre of mass.
   for (const ChildShape& child : children) {

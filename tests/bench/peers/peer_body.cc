@@ -7,12 +7,12 @@
 
 namespace ligature::bench {
 
-std::vector<ChildShape> BodyChildren(const BodyDesc& desc) {
+std::vector<ChildShape> BodyChildren(const RigidBodyDesc& desc) {
   if (!desc.children.empty()) return desc.children;
   return {ChildShape{desc.shape, Transform{}}};
 }
 
-PeerMass BodyMass(const BodyDesc& desc) {
+PeerMass BodyMass(const RigidBodyDesc& desc) {
   const CompoundMass mass = ComputeCompoundMass(BodyChildren(desc), desc.material);
   return {mass.mass, mass.center, mass.inertia};
 }
@@ -35,7 +35,7 @@ PrincipalAxes ComputePrincipalAxes(const Mat3& inertia) {
   return axes;
 }
 
-Transform CenterOfMassPose(const BodyDesc& desc, const Vec3& center) {
+Transform CenterOfMassPose(const RigidBodyDesc& desc, const Vec3& center) {
   const Quat orientation = desc.pose.orientation.normalized();
   return {desc.pose.position + orientation * center, orientation};
 }

@@ -1,7 +1,7 @@
 #pragma once
-// What every peer needs from one of our body descriptions to build the same physical body:
-// its shapes as a list of children, and its mass, centre of mass and inertia computed by our
-// engine's own functions, so that both sides start from identical masses and states.
+// What every peer needs from one of our rigid body descriptions to build the same physical
+// body: its shapes as a list of children, and its mass, centre of mass and inertia computed
+// by our engine's own functions, so that both sides start from identical masses and states.
 
 #include <vector>
 
@@ -11,7 +11,7 @@
 namespace ligature::bench {
 
 // The body's shapes in its frame: its children, or its single shape at the origin.
-std::vector<ChildShape> BodyChildren(const BodyDesc& desc);
+std::vector<ChildShape> BodyChildren(const RigidBodyDesc& desc);
 
 // A dynamic body's mass as our engine computes it (ComputeCompoundMass over BodyChildren):
 // material.mass when > 0, else density * volume.
@@ -20,7 +20,7 @@ struct PeerMass {
   Vec3 center = Vec3::Zero();   // centre of mass in the body frame (m)
   Mat3 inertia = Mat3::Zero();  // about the centre of mass, body axes (kg m^2)
 };
-PeerMass BodyMass(const BodyDesc& desc);
+PeerMass BodyMass(const RigidBodyDesc& desc);
 
 // Principal axes of an inertia tensor: inertia = rotation * diag(moments) * rotation^T,
 // with rotation a proper rotation (its columns are the axes in the body frame). A tensor
@@ -33,6 +33,6 @@ PrincipalAxes ComputePrincipalAxes(const Mat3& inertia);
 
 // The world pose of the body's centre of mass, with the body's own axes (as our engine
 // keeps it).
-Transform CenterOfMassPose(const BodyDesc& desc, const Vec3& center);
+Transform CenterOfMassPose(const RigidBodyDesc& desc, const Vec3& center);
 
 }  // namespace ligature::bench

@@ -50,14 +50,14 @@ absl::StatusOr<std::unique_ptr<SteppedScene>> MakeScene(SolverKind solver) {
   BodyDesc floor;
   floor.id = "floor";
   floor.kind = BodyKind::kStatic;
-  floor.shape = Shape::Box(Vec3(3.0, 0.05, 3.0));
-  floor.pose.position = Vec3(0.0, -0.05, 0.0);
+  floor.rigid()->shape = Shape::Box(Vec3(3.0, 0.05, 3.0));
+  floor.rigid()->pose.position = Vec3(0.0, -0.05, 0.0);
   scene.bodies.push_back(floor);
   BodyDesc box;
   box.id = "box";
-  box.shape = Shape::Box(Vec3(0.2, 0.2, 0.2));
-  box.pose.position = Vec3(0.0, 0.2, 0.0);
-  box.material.mass = 2.0;
+  box.rigid()->shape = Shape::Box(Vec3(0.2, 0.2, 0.2));
+  box.rigid()->pose.position = Vec3(0.0, 0.2, 0.0);
+  box.rigid()->material.mass = 2.0;
   scene.bodies.push_back(box);
   BodyDesc cable;
   cable.id = "cable";
@@ -68,7 +68,7 @@ absl::StatusOr<std::unique_ptr<SteppedScene>> MakeScene(SolverKind solver) {
   rod.material.density = 8000.0;
   rod.material.young = 1.0e6;
   rod.material.damping = 2.0;
-  cable.rod = rod;
+  cable.body = rod;
   scene.bodies.push_back(cable);
   auto world = World::FromScene("bench", scene, WorldLimits{});
   if (!world.ok()) return world.status();

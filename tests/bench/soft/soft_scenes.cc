@@ -173,14 +173,14 @@ SceneFactory OurCube(std::function<void(SoftBodyDesc&)> configure) {
     BodyDesc ground;
     ground.id = "ground";
     ground.kind = BodyKind::kStatic;
-    ground.shape = Shape::Plane();
+    ground.rigid()->shape = Shape::Plane();
     scene.bodies.push_back(ground);
     BodyDesc cube;
     cube.id = "cube";
     SoftBodyDesc soft;
     soft.mesh = CubeMesh();
     configure(soft);
-    cube.soft = soft;
+    cube.body = soft;
     scene.bodies.push_back(cube);
     auto world = World::FromScene("bench", scene, WorldLimits{});
     if (!world.ok()) return world.status();

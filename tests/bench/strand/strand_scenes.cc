@@ -96,10 +96,9 @@ class StrandScene final : public SteppedScene {
     StrandStepInput input;
     input.base = HeadMotion(t_);
     if (head_) {
-      StrandObstacle sphere;
-      sphere.shape = StrandObstacle::Shape::kSphere;
+      Obstacle sphere;
+      sphere.shape = Shape::Sphere(0.1);
       sphere.pose.position = input.base.pose.position;
-      sphere.radius = 0.1;
       sphere.linear_velocity = input.base.linear_velocity;
       sphere.friction = 0.2;
       input.obstacles.push_back(sphere);
@@ -145,9 +144,9 @@ class WorldStrandScene final : public SteppedScene {
   void Step() override {
     t_ += dt_;
     const StrandBase head = HeadMotion(t_);
-    std::vector<RodObstacle> obstacles;
+    std::vector<Obstacle> obstacles;
     if (head_) {
-      RodObstacle sphere;
+      Obstacle sphere;
       sphere.shape = Shape::Sphere(0.1);
       sphere.pose.position = head.pose.position;
       sphere.bounds = {head.pose.position - Vec3::Constant(0.1),

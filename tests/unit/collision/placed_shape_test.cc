@@ -5,6 +5,7 @@
 #include <random>
 #include <vector>
 
+#include "server/collision/aabb.h"
 #include "server/collision/narrowphase.h"
 #include "tests/unit/collision/collision_test_util.h"
 

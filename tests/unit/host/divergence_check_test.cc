@@ -17,8 +17,8 @@ World EmptyWorld() { return World("worlds/check", WorldSettings{}, WorldLimits{}
 BodyDesc Ball(const std::string& id, const Vec3& at) {
   BodyDesc b;
   b.id = id;
-  b.shape = Shape::Sphere(0.1);
-  b.pose.position = at;
+  b.rigid()->shape = Shape::Sphere(0.1);
+  b.rigid()->pose.position = at;
   return b;
 }
 
@@ -30,7 +30,7 @@ BodyDesc Rod(const std::string& id, const Vec3& a, const Vec3& b) {
   r.material.young = 5.0e8;
   BodyDesc d;
   d.id = id;
-  d.rod = r;
+  d.body = r;
   return d;
 }
 
@@ -40,7 +40,7 @@ BodyDesc SoftCube(const std::string& id, const Vec3& at) {
   for (Vec3& v : s.mesh.vertices) v += at;
   BodyDesc d;
   d.id = id;
-  d.soft = s;
+  d.body = s;
   return d;
 }
 
@@ -56,7 +56,7 @@ BodyDesc Strand(const std::string& id, const Vec3& at) {
   s.pose.position = at;
   BodyDesc d;
   d.id = id;
-  d.strand = s;
+  d.body = s;
   return d;
 }
 

@@ -21,8 +21,8 @@ World Falling(bool paused = false) {
   for (const char* id : {"a", "b"}) {
     BodyDesc b;
     b.id = id;
-    b.shape = Shape::Sphere(0.1);
-    b.pose.position = Vec3(id[0] == 'a' ? 0.0 : 1.0, 10, 0);
+    b.rigid()->shape = Shape::Sphere(0.1);
+    b.rigid()->pose.position = Vec3(id[0] == 'a' ? 0.0 : 1.0, 10, 0);
     EXPECT_TRUE(w.AddBody(b).ok());
   }
   return w;
@@ -125,8 +125,8 @@ TEST(DivergenceGuardTest, RollbackKeepsAcceptedEdits) {
   for (int i = 0; i < 5; ++i) ASSERT_FALSE(guard.Step(&w).has_value());
   BodyDesc c;
   c.id = "c";
-  c.shape = Shape::Sphere(0.1);
-  c.pose.position = Vec3(2, 10, 0);
+  c.rigid()->shape = Shape::Sphere(0.1);
+  c.rigid()->pose.position = Vec3(2, 10, 0);
   ASSERT_TRUE(w.AddBody(c).ok());
   ASSERT_TRUE(w.UpdateBody("b", Velocity(Vec3(1, 0, 0))).ok());
   ASSERT_FALSE(guard.Step(&w).has_value());

@@ -65,7 +65,7 @@ TEST(SchedulerTest, PausedWorldAppliesQueuedCommand) {
       [](World& w) -> absl::StatusOr<int> {
         BodyDesc b;
         b.id = "ball";
-        b.shape = Shape::Sphere(0.1);
+        b.rigid()->shape = Shape::Sphere(0.1);
         auto id = w.AddBody(b);
         if (!id.ok()) return id.status();
         return w.body_count();

@@ -21,8 +21,8 @@ std::unique_ptr<World> MakeWorld(bool paused) {
 BodyDesc Ball(const std::string& id) {
   BodyDesc b;
   b.id = id;
-  b.shape = Shape::Sphere(0.1);
-  b.pose.position = Vec3(0, 10, 0);
+  b.rigid()->shape = Shape::Sphere(0.1);
+  b.rigid()->pose.position = Vec3(0, 10, 0);
   return b;
 }
 

@@ -99,7 +99,7 @@ TEST(WorldManagerTest, WorldLimitsApply) {
   WorldManager manager(options);
   SceneDesc scene = PausedScene();
   BodyDesc b;
-  b.shape = Shape::Sphere(0.1);
+  b.rigid()->shape = Shape::Sphere(0.1);
   b.id = "one";
   scene.bodies.push_back(b);
   b.id = "two";
@@ -173,7 +173,7 @@ TEST(WorldManagerTest, ManagedWorldAppliesEdits) {
   auto n = (*host)->Call<int>(
       [](World& w) -> absl::StatusOr<int> {
         BodyDesc b;
-        b.shape = Shape::Sphere(0.1);
+        b.rigid()->shape = Shape::Sphere(0.1);
         auto id = w.AddBody(b);
         if (!id.ok()) return id.status();
         return w.body_count();

@@ -44,8 +44,8 @@ SceneDesc PausedScene(int balls) {
   for (int i = 0; i < balls; ++i) {
     BodyDesc b;
     b.id = "ball" + std::to_string(i);
-    b.shape = Shape::Sphere(0.1);
-    b.pose.position = Vec3(i, 5, 0);
+    b.rigid()->shape = Shape::Sphere(0.1);
+    b.rigid()->pose.position = Vec3(i, 5, 0);
     scene.bodies.push_back(b);
   }
   return scene;

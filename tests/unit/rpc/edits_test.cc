@@ -191,7 +191,7 @@ TEST(EditFromProtoTest, ConvertsEachKind) {
   ASSERT_TRUE(e.ok()) << e.status();
   ASSERT_TRUE(std::holds_alternative<CreateBodyEdit>(*e));
   EXPECT_EQ(std::get<CreateBodyEdit>(*e).body.id, "ball");
-  EXPECT_EQ(std::get<CreateBodyEdit>(*e).body.shape.radius, 0.3);
+  EXPECT_EQ(std::get<CreateBodyEdit>(*e).body.rigid()->shape.radius, 0.3);
 
   v1::Edit del;
   del.set_delete_body("worlds/w/bodies/ball");
@@ -271,7 +271,7 @@ TEST(EditFromProtoTest, OtherErrorsNameTheirField) {
 BodyDesc Ball(const std::string& id) {
   BodyDesc b;
   b.id = id;
-  b.shape = Shape::Sphere(0.2);
+  b.rigid()->shape = Shape::Sphere(0.2);
   return b;
 }
 
@@ -312,7 +312,7 @@ TEST(ApplyEditTest, UpdatesAndDeletesReturnEmpty) {
   auto name = ApplyEdit(update, world);
   ASSERT_TRUE(name.ok());
   EXPECT_EQ(*name, "");
-  EXPECT_EQ(world.GetBody("ball")->pose.position, Vec3(4, 5, 6));
+  EXPECT_EQ(world.GetBody("ball")->rigid()->pose.position, Vec3(4, 5, 6));
 
   name = ApplyEdit(DeleteConstraintEdit{"pin"}, world);
   ASSERT_TRUE(name.ok());
@@ -362,7 +362,7 @@ TEST(ApplyEditTest, ConvertedBatchApplies) {
     if (!name->empty()) created.push_back(*name);
   }
   EXPECT_EQ(created, std::vector<std::string>{"worlds/lab/bodies/ball"});
-  EXPECT_EQ(world.GetBody("ball")->pose.position, Vec3(0, 7, 0));
+  EXPECT_EQ(world.GetBody("ball")->rigid()->pose.position, Vec3(0, 7, 0));
 }
 
 }  // namespace

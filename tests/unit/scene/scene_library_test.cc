@@ -32,7 +32,7 @@ TEST(SceneLibraryTest, DefaultSceneParsesAndValidates) {
   ASSERT_FALSE(scene->bodies.empty());
   EXPECT_EQ(scene->bodies[0].id, "ground");
   EXPECT_EQ(scene->bodies[0].kind, BodyKind::kStatic);
-  EXPECT_EQ(scene->bodies[0].shape.type, ShapeType::kPlane);
+  EXPECT_EQ(scene->bodies[0].rigid()->shape.type, ShapeType::kPlane);
   auto world = World::FromScene("worlds/default", *scene, WorldLimits{});
   ASSERT_TRUE(world.ok()) << world.status();
   EXPECT_EQ((*world)->body_count(), 73);

@@ -62,12 +62,12 @@ TEST(SceneFromProtoTest, ValidSceneConverts) {
   ASSERT_TRUE(scene.ok()) << scene.status();
   ASSERT_EQ(scene->bodies.size(), 4u);
   EXPECT_EQ(scene->bodies[0].kind, BodyKind::kStatic);
-  EXPECT_EQ(scene->bodies[0].shape.type, ShapeType::kPlane);
+  EXPECT_EQ(scene->bodies[0].rigid()->shape.type, ShapeType::kPlane);
   EXPECT_EQ(scene->bodies[1].kind, BodyKind::kDynamic);  // unspecified means dynamic
-  EXPECT_EQ(scene->bodies[1].shape.radius, 0.5);
-  EXPECT_EQ(scene->bodies[1].pose.position, Vec3(0, 2, 0));
-  EXPECT_EQ(scene->bodies[2].shape.half_extents, Vec3(0.1, 0.2, 0.3));
-  EXPECT_EQ(scene->bodies[3].shape.half_length, 0.4);
+  EXPECT_EQ(scene->bodies[1].rigid()->shape.radius, 0.5);
+  EXPECT_EQ(scene->bodies[1].rigid()->pose.position, Vec3(0, 2, 0));
+  EXPECT_EQ(scene->bodies[2].rigid()->shape.half_extents, Vec3(0.1, 0.2, 0.3));
+  EXPECT_EQ(scene->bodies[3].rigid()->shape.half_length, 0.4);
   ASSERT_EQ(scene->constraints.size(), 1u);
   EXPECT_EQ(scene->constraints[0].params.kind, JointKind::kBall);
   EXPECT_EQ(scene->constraints[0].body_a, "ball");
@@ -210,11 +210,11 @@ TEST(SceneFromProtoTest, Defaults) {
   EXPECT_EQ(w.contact_margin, 0.02);
   const BodyDesc& b = scene->bodies[0];
   EXPECT_TRUE(b.id.empty());
-  EXPECT_EQ(b.material.density, 1000.0);
-  EXPECT_EQ(b.material.mass, 0.0);
-  EXPECT_EQ(b.material.friction, 0.5);
-  EXPECT_EQ(b.material.restitution, 0.0);
-  EXPECT_TRUE(b.pose.orientation.isApprox(Quat::Identity()));  // all-zero quaternion
+  EXPECT_EQ(b.rigid()->material.density, 1000.0);
+  EXPECT_EQ(b.rigid()->material.mass, 0.0);
+  EXPECT_EQ(b.rigid()->material.friction, 0.5);
+  EXPECT_EQ(b.rigid()->material.restitution, 0.0);
+  EXPECT_TRUE(b.rigid()->pose.orientation.isApprox(Quat::Identity()));  // all-zero quaternion
 }
 
 // Optional fields set to zero are honoured, not replaced by defaults: friction 0 is a
@@ -230,7 +230,7 @@ TEST(SceneFromProtoTest, ExplicitZerosAreKept) {
   s.mutable_settings()->set_contact_margin(0.0);
   auto scene = SceneFromProto(s);
   ASSERT_TRUE(scene.ok());
-  EXPECT_EQ(scene->bodies[0].material.friction, 0.0);
+  EXPECT_EQ(scene->bodies[0].rigid()->material.friction, 0.0);
   EXPECT_EQ(scene->settings.gravity, Vec3::Zero());
   EXPECT_FALSE(scene->settings.solver.warm_start);
   EXPECT_EQ(scene->settings.solver.tolerance, 0.0);
@@ -356,17 +356,18 @@ TEST(SceneProtoRoundTripTest, KeepsValues) {
   diff.set_float_comparison(google::protobuf::util::MessageDifferencer::APPROXIMATE);
   EXPECT_TRUE(diff.Compare(x, back)) << report;
   // Spot checks on the engine side.
-  EXPECT_EQ(desc->bodies[0].material.mass, 12.0);
-  EXPECT_TRUE(desc->bodies[0].pose.orientation.isApprox(Quat(0.8, 0.0, 0.6, 0.0)));
+  EXPECT_EQ(desc->bodies[0].rigid()->material.mass, 12.0);
+  EXPECT_TRUE(desc->bodies[0].rigid()->pose.orientation.isApprox(Quat(0.8, 0.0, 0.6, 0.0)));
   EXPECT_EQ(desc->settings.solver.max_iterations, 33);
   EXPECT_EQ(desc->settings.solver.time_budget_us, 2500.0);
   EXPECT_EQ(desc->settings.solver.position_share, 0.45);
   EXPECT_TRUE(desc->settings.paused);
-  ASSERT_EQ(desc->bodies[3].children.size(), 2u);
-  EXPECT_EQ(desc->bodies[3].children[0].shape.type, ShapeType::kCapsule);
-  EXPECT_EQ(desc->bodies[3].children[0].local.position, Vec3(0, 0.5, 0));
-  EXPECT_TRUE(desc->bodies[3].children[0].local.orientation.isApprox(Quat(0.8, 0.6, 0, 0)));
-  EXPECT_EQ(desc->bodies[3].children[1].shape.half_extents, Vec3(0.02, 0.25, 0.02));
+  ASSERT_EQ(desc->bodies[3].rigid()->children.size(), 2u);
+  EXPECT_EQ(desc->bodies[3].rigid()->children[0].shape.type, ShapeType::kCapsule);
+  EXPECT_EQ(desc->bodies[3].rigid()->children[0].local.position, Vec3(0, 0.5, 0));
+  EXPECT_TRUE(
+      desc->bodies[3].rigid()->children[0].local.orientation.isApprox(Quat(0.8, 0.6, 0, 0)));
+  EXPECT_EQ(desc->bodies[3].rigid()->children[1].shape.half_extents, Vec3(0.02, 0.25, 0.02));
 }
 
 // The individual converters agree with the scene converter.
@@ -413,15 +414,15 @@ TEST(SceneFromProtoTest, CompoundConverts) {
   auto scene = SceneFromProto(s);
   ASSERT_TRUE(scene.ok()) << scene.status();
   const BodyDesc& b = scene->bodies[1];
-  ASSERT_EQ(b.children.size(), 2u);
-  EXPECT_EQ(b.children[0].shape.type, ShapeType::kSphere);
-  EXPECT_EQ(b.children[0].shape.radius, 0.25);
-  EXPECT_EQ(b.children[0].local.position, Vec3::Zero());
-  EXPECT_EQ(b.children[1].shape.type, ShapeType::kBox);
-  EXPECT_EQ(b.children[1].shape.half_extents, Vec3(0.1, 0.2, 0.3));
-  EXPECT_EQ(b.children[1].local.position, Vec3(0.5, 0, 0));
-  EXPECT_TRUE(b.children[1].local.orientation.isApprox(Quat(0, 0, 0, 1)));
-  EXPECT_EQ(b.pose.position, Vec3(0, 2, 0));
+  ASSERT_EQ(b.rigid()->children.size(), 2u);
+  EXPECT_EQ(b.rigid()->children[0].shape.type, ShapeType::kSphere);
+  EXPECT_EQ(b.rigid()->children[0].shape.radius, 0.25);
+  EXPECT_EQ(b.rigid()->children[0].local.position, Vec3::Zero());
+  EXPECT_EQ(b.rigid()->children[1].shape.type, ShapeType::kBox);
+  EXPECT_EQ(b.rigid()->children[1].shape.half_extents, Vec3(0.1, 0.2, 0.3));
+  EXPECT_EQ(b.rigid()->children[1].local.position, Vec3(0.5, 0, 0));
+  EXPECT_TRUE(b.rigid()->children[1].local.orientation.isApprox(Quat(0, 0, 0, 1)));
+  EXPECT_EQ(b.rigid()->pose.position, Vec3(0, 2, 0));
 }
 
 // A compound holds 1 to 64 primitive children: no planes, no nesting, each valid.
@@ -461,7 +462,7 @@ TEST(SceneFromProtoTest, BadCompoundNamesItsField) {
   MakeCompound(s, 64);
   auto scene = SceneFromProto(s);
   ASSERT_TRUE(scene.ok()) << scene.status();
-  EXPECT_EQ(scene->bodies[1].children.size(), 64u);
+  EXPECT_EQ(scene->bodies[1].rigid()->children.size(), 64u);
 }
 
 // Sizes are in [1e-4, 1e6] m and positions within 1e6 m.

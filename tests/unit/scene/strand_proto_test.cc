@@ -138,8 +138,8 @@ TEST(StrandProtoTest, BodyCarriesTheBasePose) {
   b.mutable_pose()->mutable_position()->set_y(0.1);
   absl::StatusOr<BodyDesc> d = BodyFromProto(b, "body");
   ASSERT_TRUE(d.ok()) << d.status();
-  ASSERT_TRUE(d->strand.has_value());
-  EXPECT_EQ(d->strand->pose.position.y(), 0.1);
+  ASSERT_TRUE(d->strand() != nullptr);
+  EXPECT_EQ(d->strand()->pose.position.y(), 0.1);
   const v1::Body back = BodyToProto(*d);
   EXPECT_TRUE(back.has_strand());
   EXPECT_EQ(back.pose().position().y(), 0.1);

@@ -16,9 +16,9 @@ BodyDesc Body(const std::string& id, const Shape& shape, const Vec3& at, BodyKin
   BodyDesc b;
   b.id = id;
   b.kind = kind;
-  b.shape = shape;
-  b.pose.position = at;
-  b.material.mass = 0.1;
+  b.rigid()->shape = shape;
+  b.rigid()->pose.position = at;
+  b.rigid()->material.mass = 0.1;
   return b;
 }
 
@@ -88,7 +88,7 @@ TEST(WorldHapticsTest, TheToolTakesTheAverageCouplingOverTheTick) {
   c->AddCoupling(Vec3(1, 0, 0), Vec3::Zero(), 1e-3);
   c->AddCoupling(Vec3(3, 0, 0), Vec3::Zero(), 3e-3);
   w->Step();
-  const double v = w->GetBody("far")->linear_velocity.x();
+  const double v = w->GetBody("far")->rigid()->linear_velocity.x();
   EXPECT_NEAR(v, 2.5 / 0.1 * 0.01, 1e-12);  // a = F / m over one 10 ms tick
   // Viewers see it in the frame.
   const Frame f = w->MakeFrame();
@@ -97,7 +97,7 @@ TEST(WorldHapticsTest, TheToolTakesTheAverageCouplingOverTheTick) {
   EXPECT_NEAR(f.tools[0].coupling_force.x(), 2.5, 1e-12);
   // Nothing accumulated: nothing applied.
   w->Step();
-  EXPECT_NEAR(w->GetBody("far")->linear_velocity.x(), v, 1e-12);
+  EXPECT_NEAR(w->GetBody("far")->rigid()->linear_velocity.x(), v, 1e-12);
   EXPECT_EQ(c->model()->tick, w->tick());
 }
 
@@ -123,7 +123,7 @@ TEST(WorldHapticsTest, SoftBodyNearTheToolGivesABufferWithItsCompliance) {
   soft.mesh = MakeBoxMesh(Vec3(0.05, 0.05, 0.05), 2, 2, 2);
   soft.model = SoftModelKind::kCorotational;
   soft.fem.young = 2e4;
-  block.soft = soft;
+  block.body = soft;
   scene.bodies.push_back(block);
   scene.bodies.push_back(Body("probe", Shape::Sphere(0.01), Vec3(0, 0.062, 0), BodyKind::kDynamic));
   auto w = std::move(*World::FromScene("worlds/s", scene, WorldLimits{}));
@@ -164,7 +164,7 @@ std::unique_ptr<World> RopeWorld(bool held, const Vec3& probe_at) {
   r.material.radius = 0.005;
   r.material.young = 5.0e8;
   r.material.damping = 1.0;
-  rope.rod = r;
+  rope.body = r;
   scene.bodies.push_back(rope);
   scene.bodies.push_back(Body("probe", Shape::Sphere(0.01), probe_at, BodyKind::kDynamic));
   for (double u : {0.0, 0.4}) {

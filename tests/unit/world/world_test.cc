@@ -19,8 +19,8 @@ BodyDesc Body(const std::string& id, const Vec3& position, BodyKind kind = BodyK
   BodyDesc b;
   b.id = id;
   b.kind = kind;
-  b.shape = Shape::Sphere(0.25);
-  b.pose.position = position;
+  b.rigid()->shape = Shape::Sphere(0.25);
+  b.rigid()->pose.position = position;
   return b;
 }
 
@@ -155,14 +155,14 @@ TEST(WorldTest, RemoveBodyKeepsOthersIntact) {
   ASSERT_TRUE(world->AddBody(Body("a", Vec3(0, 10, 0))).ok());
   ASSERT_TRUE(world->AddBody(Body("b", Vec3(3, 10, 0))).ok());
   BodyDesc c = Body("c", Vec3(6, 10, 0));
-  c.linear_velocity = Vec3(1, 2, 3);
+  c.rigid()->linear_velocity = Vec3(1, 2, 3);
   ASSERT_TRUE(world->AddBody(c).ok());
   ASSERT_TRUE(world->AddConstraint(BallJoint("c-top", "c")).ok());
   ASSERT_TRUE(world->RemoveBody("a").ok());
   auto got = world->GetBody("c");
   ASSERT_TRUE(got.ok());
-  EXPECT_EQ(got->pose.position, Vec3(6, 10, 0));
-  EXPECT_EQ(got->linear_velocity, Vec3(1, 2, 3));
+  EXPECT_EQ(got->rigid()->pose.position, Vec3(6, 10, 0));
+  EXPECT_EQ(got->rigid()->linear_velocity, Vec3(1, 2, 3));
   const SceneDesc scene = world->Export();
   ASSERT_EQ(scene.constraints.size(), 1u);
   EXPECT_EQ(scene.constraints[0].body_a, "c");
@@ -177,8 +177,8 @@ TEST(WorldTest, UpdateBodyFields) {
   u.position = Vec3(1, 2, 3);
   ASSERT_TRUE(world->UpdateBody("a", u).ok());
   auto a = world->GetBody("a");
-  EXPECT_EQ(a->pose.position, Vec3(1, 2, 3));
-  EXPECT_TRUE(a->pose.orientation.isApprox(Quat::Identity()));
+  EXPECT_EQ(a->rigid()->pose.position, Vec3(1, 2, 3));
+  EXPECT_TRUE(a->rigid()->pose.orientation.isApprox(Quat::Identity()));
 
   u = {};
   u.orientation = Quat(0.0, 0.0, 2.0, 0.0);  // 180 degrees about Y, not normalized
@@ -186,10 +186,10 @@ TEST(WorldTest, UpdateBodyFields) {
   u.angular_velocity = Vec3(0, 0, 0.25);
   ASSERT_TRUE(world->UpdateBody("a", u).ok());
   a = world->GetBody("a");
-  EXPECT_EQ(a->pose.position, Vec3(1, 2, 3));
-  EXPECT_TRUE(a->pose.orientation.isApprox(Quat(0, 0, 1, 0)));
-  EXPECT_EQ(a->linear_velocity, Vec3(0.5, 0, 0));
-  EXPECT_EQ(a->angular_velocity, Vec3(0, 0, 0.25));
+  EXPECT_EQ(a->rigid()->pose.position, Vec3(1, 2, 3));
+  EXPECT_TRUE(a->rigid()->pose.orientation.isApprox(Quat(0, 0, 1, 0)));
+  EXPECT_EQ(a->rigid()->linear_velocity, Vec3(0.5, 0, 0));
+  EXPECT_EQ(a->rigid()->angular_velocity, Vec3(0, 0, 0.25));
 
   u = {};
   Material m;
@@ -198,8 +198,8 @@ TEST(WorldTest, UpdateBodyFields) {
   u.material = m;
   ASSERT_TRUE(world->UpdateBody("a", u).ok());
   a = world->GetBody("a");
-  EXPECT_EQ(a->material.mass, 3.0);
-  EXPECT_EQ(a->material.friction, 0.1);
+  EXPECT_EQ(a->rigid()->material.mass, 3.0);
+  EXPECT_EQ(a->rigid()->material.friction, 0.1);
   EXPECT_DOUBLE_EQ(world->bodies().inv_mass[0], 1.0 / 3.0);
 
   EXPECT_EQ(world->UpdateBody("zz", u).code(), absl::StatusCode::kNotFound);
@@ -209,7 +209,7 @@ TEST(WorldTest, UpdateBodyFields) {
 TEST(WorldTest, UpdateBodyKindStatic) {
   auto world = EmptyWorld();
   BodyDesc d = Body("a", Vec3(0, 10, 0));
-  d.linear_velocity = Vec3(1, 0, 0);
+  d.rigid()->linear_velocity = Vec3(1, 0, 0);
   ASSERT_TRUE(world->AddBody(d).ok());
   BodyUpdate u;
   u.kind = BodyKind::kStatic;
@@ -217,9 +217,9 @@ TEST(WorldTest, UpdateBodyKindStatic) {
   ASSERT_TRUE(world->UpdateBody("a", u).ok());
   auto a = world->GetBody("a");
   EXPECT_EQ(a->kind, BodyKind::kStatic);
-  EXPECT_TRUE(a->linear_velocity.isZero());
+  EXPECT_TRUE(a->rigid()->linear_velocity.isZero());
   world->Step();
-  EXPECT_EQ(world->GetBody("a")->pose.position, Vec3(0, 10, 0));  // gravity does not act
+  EXPECT_EQ(world->GetBody("a")->rigid()->pose.position, Vec3(0, 10, 0));  // gravity does not act
 }
 
 // One tick of free fall (semi-implicit Euler): v = g h, x = x0 + g h^2.
@@ -229,8 +229,8 @@ TEST(WorldTest, StepFreeFall) {
   world->Step();
   const double h = 0.01;
   auto a = world->GetBody("a");
-  EXPECT_NEAR(a->linear_velocity.y(), -9.81 * h, 1e-12);
-  EXPECT_NEAR(a->pose.position.y(), 10.0 - 9.81 * h * h, 1e-12);
+  EXPECT_NEAR(a->rigid()->linear_velocity.y(), -9.81 * h, 1e-12);
+  EXPECT_NEAR(a->rigid()->pose.position.y(), 10.0 - 9.81 * h * h, 1e-12);
   EXPECT_EQ(world->tick(), 1u);
   EXPECT_NEAR(world->sim_time(), h, 1e-15);
   const Frame f = world->MakeFrame();
@@ -238,7 +238,7 @@ TEST(WorldTest, StepFreeFall) {
   EXPECT_EQ(f.world, "worlds/w");
   ASSERT_EQ(f.bodies.size(), 1u);
   EXPECT_EQ(f.bodies[0].id, "a");
-  EXPECT_EQ(f.bodies[0].pose.position, a->pose.position);
+  EXPECT_EQ(f.bodies[0].pose.position, a->rigid()->pose.position);
 }
 
 // Device targets drive kinematic bodies only.
@@ -257,7 +257,7 @@ TEST(WorldTest, SetDeviceTargetOnlyForKinematicBodies) {
 TEST(WorldTest, DeviceTargetReachedInOneTickThenHeld) {
   auto world = EmptyWorld();
   BodyDesc tool = Body("tool", Vec3(0.5, 1.0, -0.5), BodyKind::kKinematic);
-  tool.pose.orientation = Quat(Eigen::AngleAxisd(0.3, Vec3::UnitX()));
+  tool.rigid()->pose.orientation = Quat(Eigen::AngleAxisd(0.3, Vec3::UnitX()));
   ASSERT_TRUE(world->AddBody(tool).ok());
   Transform target;
   target.position = Vec3(0.8, 1.2, -0.4);
@@ -267,16 +267,16 @@ TEST(WorldTest, DeviceTargetReachedInOneTickThenHeld) {
   world->Step();
   auto t = world->GetBody("tool");
   ASSERT_TRUE(t.ok());
-  EXPECT_LT((t->pose.position - target.position).norm(), 1e-12);
-  EXPECT_LT(t->pose.orientation.angularDistance(target.orientation), 1e-9);
-  EXPECT_LT((t->linear_velocity - Vec3(0.3, 0.2, 0.1) / 0.01).norm(), 1e-9);
+  EXPECT_LT((t->rigid()->pose.position - target.position).norm(), 1e-12);
+  EXPECT_LT(t->rigid()->pose.orientation.angularDistance(target.orientation), 1e-9);
+  EXPECT_LT((t->rigid()->linear_velocity - Vec3(0.3, 0.2, 0.1) / 0.01).norm(), 1e-9);
 
   for (int i = 0; i < 3; ++i) world->Step();
   t = world->GetBody("tool");
-  EXPECT_LT((t->pose.position - target.position).norm(), 1e-12);
-  EXPECT_LT(t->pose.orientation.angularDistance(target.orientation), 1e-9);
-  EXPECT_TRUE(t->linear_velocity.isZero());
-  EXPECT_TRUE(t->angular_velocity.isZero());
+  EXPECT_LT((t->rigid()->pose.position - target.position).norm(), 1e-12);
+  EXPECT_LT(t->rigid()->pose.orientation.angularDistance(target.orientation), 1e-9);
+  EXPECT_TRUE(t->rigid()->linear_velocity.isZero());
+  EXPECT_TRUE(t->rigid()->angular_velocity.isZero());
 }
 
 // Of two targets sent before one tick, the later one wins.
@@ -289,7 +289,7 @@ TEST(WorldTest, LatestDeviceTargetWins) {
   ASSERT_TRUE(world->SetDeviceTarget("tool", first).ok());
   ASSERT_TRUE(world->SetDeviceTarget("tool", second).ok());
   world->Step();
-  EXPECT_LT((world->GetBody("tool")->pose.position - second.position).norm(), 1e-12);
+  EXPECT_LT((world->GetBody("tool")->rigid()->pose.position - second.position).norm(), 1e-12);
 }
 
 // A body hanging from a world point stays within reach of it (the joint holds).
@@ -300,35 +300,39 @@ TEST(WorldTest, PointConstraintHoldsBody) {
   ASSERT_TRUE(world->AddConstraint(BallJoint("pin", "bob")).ok());
   for (int i = 0; i < 100; ++i) world->Step();
   auto bob = world->GetBody("bob");
-  const Vec3 anchor = bob->pose.Apply(Vec3(0, 0.25, 0));
+  const Vec3 anchor = bob->rigid()->pose.Apply(Vec3(0, 0.25, 0));
   EXPECT_LT((anchor - Vec3(0, 5, 0)).norm(), 1e-6);
-  EXPECT_NEAR(bob->pose.position.y(), 4.75, 1e-6);  // hangs straight down, at rest
+  EXPECT_NEAR(bob->rigid()->pose.position.y(), 4.75, 1e-6);  // hangs straight down, at rest
 }
 
 void ExpectSameBody(const BodyDesc& a, const BodyDesc& b) {
   EXPECT_EQ(a.id, b.id);
   EXPECT_EQ(a.kind, b.kind);
-  EXPECT_EQ(a.shape.type, b.shape.type);
-  EXPECT_EQ(a.shape.radius, b.shape.radius);
-  EXPECT_EQ(a.shape.half_extents, b.shape.half_extents);
-  EXPECT_EQ(a.shape.half_length, b.shape.half_length);
-  ASSERT_EQ(a.children.size(), b.children.size());
-  for (size_t k = 0; k < a.children.size(); ++k) {
-    EXPECT_EQ(a.children[k].shape.type, b.children[k].shape.type) << k;
-    EXPECT_EQ(a.children[k].shape.radius, b.children[k].shape.radius) << k;
-    EXPECT_EQ(a.children[k].shape.half_extents, b.children[k].shape.half_extents) << k;
-    EXPECT_LT((a.children[k].local.position - b.children[k].local.position).norm(), 1e-12) << k;
-    EXPECT_TRUE(a.children[k].local.orientation.isApprox(b.children[k].local.orientation, 1e-15))
+  ASSERT_TRUE(a.is_rigid());
+  ASSERT_TRUE(b.is_rigid());
+  const RigidBodyDesc& ra = *a.rigid();
+  const RigidBodyDesc& rb = *b.rigid();
+  EXPECT_EQ(ra.shape.type, rb.shape.type);
+  EXPECT_EQ(ra.shape.radius, rb.shape.radius);
+  EXPECT_EQ(ra.shape.half_extents, rb.shape.half_extents);
+  EXPECT_EQ(ra.shape.half_length, rb.shape.half_length);
+  ASSERT_EQ(ra.children.size(), rb.children.size());
+  for (size_t k = 0; k < ra.children.size(); ++k) {
+    EXPECT_EQ(ra.children[k].shape.type, rb.children[k].shape.type) << k;
+    EXPECT_EQ(ra.children[k].shape.radius, rb.children[k].shape.radius) << k;
+    EXPECT_EQ(ra.children[k].shape.half_extents, rb.children[k].shape.half_extents) << k;
+    EXPECT_LT((ra.children[k].local.position - rb.children[k].local.position).norm(), 1e-12) << k;
+    EXPECT_TRUE(ra.children[k].local.orientation.isApprox(rb.children[k].local.orientation, 1e-15))
         << k;
   }
-  EXPECT_EQ(a.material.density, b.material.density);
-  EXPECT_EQ(a.material.mass, b.material.mass);
-  EXPECT_EQ(a.material.friction, b.material.friction);
-  EXPECT_EQ(a.material.restitution, b.material.restitution);
-  EXPECT_EQ(a.pose.position, b.pose.position);
-  EXPECT_TRUE(a.pose.orientation.isApprox(b.pose.orientation, 1e-15));
-  EXPECT_EQ(a.linear_velocity, b.linear_velocity);
-  EXPECT_EQ(a.angular_velocity, b.angular_velocity);
+  EXPECT_EQ(ra.material.density, rb.material.density);
+  EXPECT_EQ(ra.material.mass, rb.material.mass);
+  EXPECT_EQ(ra.material.friction, rb.material.friction);
+  EXPECT_EQ(ra.material.restitution, rb.material.restitution);
+  EXPECT_EQ(ra.pose.position, rb.pose.position);
+  EXPECT_TRUE(ra.pose.orientation.isApprox(rb.pose.orientation, 1e-15));
+  EXPECT_EQ(ra.linear_velocity, rb.linear_velocity);
+  EXPECT_EQ(ra.angular_velocity, rb.angular_velocity);
 }
 
 // Export then FromScene rebuilds the same bodies, constraints and settings.
@@ -338,19 +342,19 @@ TEST(WorldTest, ExportThenFromSceneReproducesBodies) {
   settings.solver.max_iterations = 7;
   World world("worlds/src", settings, WorldLimits{});
   BodyDesc ground = Body("ground", Vec3::Zero(), BodyKind::kStatic);
-  ground.shape = Shape::Plane();
+  ground.rigid()->shape = Shape::Plane();
   ASSERT_TRUE(world.AddBody(ground).ok());
   BodyDesc box = Body("box", Vec3(0, 0.5, 0));
-  box.shape = Shape::Box(Vec3(0.2, 0.3, 0.4));
-  box.material.density = 250.0;
-  box.material.friction = 0.8;
-  box.pose.orientation = Quat(Eigen::AngleAxisd(0.2, Vec3::UnitY()));
+  box.rigid()->shape = Shape::Box(Vec3(0.2, 0.3, 0.4));
+  box.rigid()->material.density = 250.0;
+  box.rigid()->material.friction = 0.8;
+  box.rigid()->pose.orientation = Quat(Eigen::AngleAxisd(0.2, Vec3::UnitY()));
   ASSERT_TRUE(world.AddBody(box).ok());
   BodyDesc cap = Body("", Vec3(2, 3, 0));
-  cap.shape = Shape::Capsule(0.1, 0.3);
-  cap.material.mass = 4.0;
-  cap.material.restitution = 0.5;
-  cap.angular_velocity = Vec3(0, 1, 0);
+  cap.rigid()->shape = Shape::Capsule(0.1, 0.3);
+  cap.rigid()->material.mass = 4.0;
+  cap.rigid()->material.restitution = 0.5;
+  cap.rigid()->angular_velocity = Vec3(0, 1, 0);
   ASSERT_TRUE(world.AddBody(cap).ok());
   ASSERT_TRUE(world.AddBody(Body("kin", Vec3(-2, 1, 0), BodyKind::kKinematic)).ok());
   ASSERT_TRUE(world.AddConstraint(BallJoint("pin", "body-1")).ok());
@@ -370,7 +374,7 @@ TEST(WorldTest, ExportThenFromSceneReproducesBodies) {
     ExpectSameBody(*rebuilt, *original);
   }
   // The exported bodies are the live ones, not the ones first added.
-  EXPECT_NE(world.GetBody("body-1")->pose.position, Vec3(2, 3, 0));
+  EXPECT_NE(world.GetBody("body-1")->rigid()->pose.position, Vec3(2, 3, 0));
   ASSERT_EQ((*copy)->Export().constraints.size(), 1u);
   EXPECT_EQ((*copy)->Export().constraints[0].id, "pin");
   EXPECT_EQ((*copy)->Export().constraints[0].body_a, "body-1");
@@ -406,7 +410,7 @@ BodyDesc Ground() {
   BodyDesc g;
   g.id = "ground";
   g.kind = BodyKind::kStatic;
-  g.shape = Shape::Plane();
+  g.rigid()->shape = Shape::Plane();
   return g;
 }
 
@@ -415,9 +419,9 @@ BodyDesc Ground() {
 BodyDesc Slab(const std::string& id, const Vec3& position) {
   BodyDesc b;
   b.id = id;
-  b.children.push_back({Shape::Box(Vec3(0.2, 0.1, 0.2)), Transform{}});
-  b.children.push_back({Shape::Box(Vec3(0.1, 0.1, 0.1)), Transform{Vec3(0.5, 0.0, 0.0)}});
-  b.pose.position = position;
+  b.rigid()->children.push_back({Shape::Box(Vec3(0.2, 0.1, 0.2)), Transform{}});
+  b.rigid()->children.push_back({Shape::Box(Vec3(0.1, 0.1, 0.1)), Transform{Vec3(0.5, 0.0, 0.0)}});
+  b.rigid()->pose.position = position;
   return b;
 }
 
@@ -441,33 +445,36 @@ TEST(WorldCompoundTest, CompoundFallsAndRestsOnPlane) {
   auto got = world->GetBody("slab");
   ASSERT_TRUE(got.ok());
   // Resting on its bottom face: body origin 0.1 m up, not moved sideways, not tipped.
-  EXPECT_NEAR(got->pose.position.y(), 0.1, 2e-3);
-  EXPECT_NEAR(got->pose.position.x(), 0.0, 1e-3);
-  EXPECT_NEAR(got->pose.position.z(), 0.0, 1e-3);
-  EXPECT_LT(got->pose.orientation.angularDistance(Quat::Identity()), 1e-3);
-  EXPECT_LT(got->linear_velocity.norm(), 1e-2);
-  EXPECT_LT(got->angular_velocity.norm(), 1e-2);
+  EXPECT_NEAR(got->rigid()->pose.position.y(), 0.1, 2e-3);
+  EXPECT_NEAR(got->rigid()->pose.position.x(), 0.0, 1e-3);
+  EXPECT_NEAR(got->rigid()->pose.position.z(), 0.0, 1e-3);
+  EXPECT_LT(got->rigid()->pose.orientation.angularDistance(Quat::Identity()), 1e-3);
+  EXPECT_LT(got->rigid()->linear_velocity.norm(), 1e-2);
+  EXPECT_LT(got->rigid()->angular_velocity.norm(), 1e-2);
   // The centre of mass is held internally.
   ASSERT_EQ(world->bodies().id[1], "slab");
-  EXPECT_LT((world->bodies().position[1] - got->pose.Apply(Vec3(0.1, 0, 0))).norm(), 1e-12);
+  EXPECT_LT((world->bodies().position[1] - got->rigid()->pose.Apply(Vec3(0.1, 0, 0))).norm(),
+            1e-12);
   // Frames carry the body frame too.
   const Frame frame = world->MakeFrame();
   ASSERT_EQ(frame.bodies.size(), 2u);
   EXPECT_EQ(frame.bodies[1].id, "slab");
-  ExpectTransformNear(frame.bodies[1].pose, got->pose, 1e-15);
+  ExpectTransformNear(frame.bodies[1].pose, got->rigid()->pose, 1e-15);
 
   const SceneDesc scene = world->Export();
   ASSERT_EQ(scene.bodies.size(), 2u);
   const BodyDesc& exported = scene.bodies[1];
   EXPECT_EQ(exported.id, "slab");
-  ASSERT_EQ(exported.children.size(), 2u);
+  ASSERT_EQ(exported.rigid()->children.size(), 2u);
   for (size_t k = 0; k < 2; ++k) {
     SCOPED_TRACE(k);
-    EXPECT_EQ(exported.children[k].shape.type, ShapeType::kBox);
-    EXPECT_EQ(exported.children[k].shape.half_extents, slab.children[k].shape.half_extents);
-    ExpectTransformNear(exported.children[k].local, slab.children[k].local, 1e-12);
+    EXPECT_EQ(exported.rigid()->children[k].shape.type, ShapeType::kBox);
+    EXPECT_EQ(exported.rigid()->children[k].shape.half_extents,
+              slab.rigid()->children[k].shape.half_extents);
+    ExpectTransformNear(exported.rigid()->children[k].local, slab.rigid()->children[k].local,
+                        1e-12);
   }
-  ExpectTransformNear(exported.pose, got->pose, 1e-12);
+  ExpectTransformNear(exported.rigid()->pose, got->rigid()->pose, 1e-12);
 
   auto copy = World::FromScene("worlds/copy", scene, WorldLimits{});
   ASSERT_TRUE(copy.ok()) << copy.status();
@@ -481,20 +488,21 @@ TEST(WorldCompoundTest, CompoundFallsAndRestsOnPlane) {
 TEST(WorldCompoundTest, CompoundPoseRoundTripsThroughEdits) {
   auto world = EmptyWorld();
   BodyDesc slab = Slab("slab", Vec3(1.0, 2.0, 3.0));
-  slab.pose.orientation = Quat(Eigen::AngleAxisd(0.7, Vec3(0, 1, 1).normalized()));
+  slab.rigid()->pose.orientation = Quat(Eigen::AngleAxisd(0.7, Vec3(0, 1, 1).normalized()));
   ASSERT_TRUE(world->AddBody(slab).ok());
-  ExpectTransformNear(world->GetBody("slab")->pose, slab.pose, 1e-12);
+  ExpectTransformNear(world->GetBody("slab")->rigid()->pose, slab.rigid()->pose, 1e-12);
 
   BodyUpdate u;
   u.position = Vec3(-1.0, 4.0, 0.5);
   ASSERT_TRUE(world->UpdateBody("slab", u).ok());
-  ExpectTransformNear(world->GetBody("slab")->pose, {Vec3(-1.0, 4.0, 0.5), slab.pose.orientation},
-                      1e-12);
+  ExpectTransformNear(world->GetBody("slab")->rigid()->pose,
+                      {Vec3(-1.0, 4.0, 0.5), slab.rigid()->pose.orientation}, 1e-12);
   u = {};
   u.orientation = Quat(Eigen::AngleAxisd(-1.1, Vec3::UnitX()));
   ASSERT_TRUE(world->UpdateBody("slab", u).ok());
   // Turning keeps the body origin where it was (the centre of mass moves around it).
-  ExpectTransformNear(world->GetBody("slab")->pose, {Vec3(-1.0, 4.0, 0.5), *u.orientation}, 1e-12);
+  ExpectTransformNear(world->GetBody("slab")->rigid()->pose, {Vec3(-1.0, 4.0, 0.5), *u.orientation},
+                      1e-12);
 }
 
 // Hinge frames given in the bodies' frames come back unchanged from Export, before and
@@ -503,7 +511,7 @@ TEST(WorldJointTest, HingeFramesSurviveExport) {
   auto world = EmptyWorld();
   ASSERT_TRUE(world->AddBody(Slab("a", Vec3(0.0, 10.0, 0.0))).ok());
   BodyDesc b = Slab("b", Vec3(0.0, 10.0, 1.0));
-  b.pose.orientation = Quat(Eigen::AngleAxisd(0.4, Vec3::UnitY()));
+  b.rigid()->pose.orientation = Quat(Eigen::AngleAxisd(0.4, Vec3::UnitY()));
   ASSERT_TRUE(world->AddBody(b).ok());
   ConstraintDesc hinge;
   hinge.id = "hinge";
@@ -554,9 +562,10 @@ TEST(WorldJointTest, HingeHoldsCompoundAtBodyFramePoint) {
   auto world = EmptyWorld();
   BodyDesc door;
   door.id = "door";
-  door.children.push_back({Shape::Box(Vec3(0.1, 0.1, 0.1)), Transform{}});
-  door.children.push_back({Shape::Box(Vec3(0.1, 0.1, 0.1)), Transform{Vec3(0.0, 0.0, 0.6)}});
-  door.pose.position = Vec3(0.0, 5.0, 0.0);
+  door.rigid()->children.push_back({Shape::Box(Vec3(0.1, 0.1, 0.1)), Transform{}});
+  door.rigid()->children.push_back(
+      {Shape::Box(Vec3(0.1, 0.1, 0.1)), Transform{Vec3(0.0, 0.0, 0.6)}});
+  door.rigid()->pose.position = Vec3(0.0, 5.0, 0.0);
   ASSERT_TRUE(world->AddBody(door).ok());  // centre of mass (0, 0, 0.3) in the body frame
   const Vec3 pin(0.05, 0.1, -0.1);         // body frame
   ConstraintDesc hinge;
@@ -564,7 +573,7 @@ TEST(WorldJointTest, HingeHoldsCompoundAtBodyFramePoint) {
   hinge.params.kind = JointKind::kHinge;
   hinge.body_a = "door";
   hinge.frame_a.position = pin;
-  hinge.frame_b.position = door.pose.Apply(pin);  // world
+  hinge.frame_b.position = door.rigid()->pose.Apply(pin);  // world
   ASSERT_TRUE(world->AddConstraint(hinge).ok());
 
   double lowest = 0.0;
@@ -572,9 +581,10 @@ TEST(WorldJointTest, HingeHoldsCompoundAtBodyFramePoint) {
     world->Step();
     auto d = world->GetBody("door");
     ASSERT_TRUE(d.ok());
-    EXPECT_LT((d->pose.Apply(pin) - hinge.frame_b.position).norm(), 1e-4) << "tick " << i;
-    EXPECT_LT((d->pose.Rotate(Vec3::UnitX()) - Vec3::UnitX()).norm(), 1e-4) << "tick " << i;
-    lowest = std::min(lowest, d->pose.Apply(Vec3(0, 0, 0.6)).y() - 5.0);
+    EXPECT_LT((d->rigid()->pose.Apply(pin) - hinge.frame_b.position).norm(), 1e-4) << "tick " << i;
+    EXPECT_LT((d->rigid()->pose.Rotate(Vec3::UnitX()) - Vec3::UnitX()).norm(), 1e-4)
+        << "tick " << i;
+    lowest = std::min(lowest, d->rigid()->pose.Apply(Vec3(0, 0, 0.6)).y() - 5.0);
   }
   // It did swing: the far box went down.
   EXPECT_LT(lowest, -0.2);

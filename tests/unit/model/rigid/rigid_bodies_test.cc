@@ -18,11 +18,11 @@ BodyDesc Sphere(const std::string& id, double x, BodyKind kind = BodyKind::kDyna
   BodyDesc d;
   d.id = id;
   d.kind = kind;
-  d.shape = Shape::Sphere(0.5);
-  d.material.density = 1000.0;
-  d.pose.position = Vec3(x, 2.0 * x, -x);
-  d.linear_velocity = Vec3(x, 0.0, 1.0);
-  d.angular_velocity = Vec3(0.0, x, 0.0);
+  d.rigid()->shape = Shape::Sphere(0.5);
+  d.rigid()->material.density = 1000.0;
+  d.rigid()->pose.position = Vec3(x, 2.0 * x, -x);
+  d.rigid()->linear_velocity = Vec3(x, 0.0, 1.0);
+  d.rigid()->angular_velocity = Vec3(0.0, x, 0.0);
   return d;
 }
 
@@ -74,9 +74,9 @@ TEST(RigidBodiesTest, RemoveSwapsLastIntoHole) {
   const BodyHandle a = bodies.Add(Sphere("a", 1));
   const BodyHandle b = bodies.Add(Sphere("b", 2));
   BodyDesc cd = Sphere("c", 3);
-  cd.shape = Shape::Box(Vec3(0.1, 0.2, 0.3));
-  cd.material.friction = 0.9;
-  cd.pose.orientation = Quat(Eigen::AngleAxisd(0.7, Vec3::UnitZ()));
+  cd.rigid()->shape = Shape::Box(Vec3(0.1, 0.2, 0.3));
+  cd.rigid()->material.friction = 0.9;
+  cd.rigid()->pose.orientation = Quat(Eigen::AngleAxisd(0.7, Vec3::UnitZ()));
   const BodyHandle c = bodies.Add(cd);
   const double c_inv_mass = bodies.inv_mass[2];
 
@@ -93,7 +93,7 @@ TEST(RigidBodiesTest, RemoveSwapsLastIntoHole) {
   EXPECT_EQ(bodies.material[ci].friction, 0.9);
   EXPECT_EQ(bodies.inv_mass[ci], c_inv_mass);
   EXPECT_EQ(bodies.position[ci], Vec3(3, 6, -3));
-  EXPECT_TRUE(bodies.orientation[ci].isApprox(cd.pose.orientation, 1e-15));
+  EXPECT_TRUE(bodies.orientation[ci].isApprox(cd.rigid()->pose.orientation, 1e-15));
   EXPECT_EQ(bodies.linear_velocity[ci], Vec3(3, 0, 1));
   EXPECT_EQ(bodies.angular_velocity[ci], Vec3(0, 3, 0));
   // The first body did not move.
@@ -200,8 +200,8 @@ TEST(RigidBodiesTest, PlaneHasZeroInverseMass) {
   BodyDesc d;
   d.id = "ground";
   d.kind = BodyKind::kStatic;
-  d.shape = Shape::Plane();
-  d.material.mass = 10.0;
+  d.rigid()->shape = Shape::Plane();
+  d.rigid()->material.mass = 10.0;
   const uint32_t i = bodies.Index(bodies.Add(d));
   EXPECT_EQ(bodies.inv_mass[i], 0.0);
   EXPECT_TRUE(bodies.inv_inertia_local[i].isZero());
@@ -254,23 +254,23 @@ TEST(RigidBodiesTest, SetMaterialRecomputesInverseMass) {
 TEST(RigidBodiesTest, DescribeReturnsTheBody) {
   RigidBodies bodies;
   BodyDesc d = Sphere("a", 1);
-  d.pose.orientation = Quat(2.0, 0.0, 0.0, 0.0);  // scaled identity
-  d.material.restitution = 0.25;
+  d.rigid()->pose.orientation = Quat(2.0, 0.0, 0.0, 0.0);  // scaled identity
+  d.rigid()->material.restitution = 0.25;
   const uint32_t i = bodies.Index(bodies.Add(d));
   EXPECT_NEAR(bodies.orientation[i].norm(), 1.0, 1e-15);
   const BodyDesc out = bodies.Describe(i);
   EXPECT_EQ(out.id, "a");
   EXPECT_EQ(out.kind, BodyKind::kDynamic);
-  EXPECT_EQ(out.shape.type, ShapeType::kSphere);
-  EXPECT_EQ(out.shape.radius, 0.5);
-  EXPECT_TRUE(out.children.empty());
+  EXPECT_EQ(out.rigid()->shape.type, ShapeType::kSphere);
+  EXPECT_EQ(out.rigid()->shape.radius, 0.5);
+  EXPECT_TRUE(out.rigid()->children.empty());
   EXPECT_EQ(bodies.compound[i], 0);
   EXPECT_TRUE(bodies.center_local[i].isZero());
-  EXPECT_EQ(out.material.restitution, 0.25);
-  EXPECT_EQ(out.pose.position, d.pose.position);
-  EXPECT_TRUE(out.pose.orientation.isApprox(Quat::Identity()));
-  EXPECT_EQ(out.linear_velocity, d.linear_velocity);
-  EXPECT_EQ(out.angular_velocity, d.angular_velocity);
+  EXPECT_EQ(out.rigid()->material.restitution, 0.25);
+  EXPECT_EQ(out.rigid()->pose.position, d.rigid()->pose.position);
+  EXPECT_TRUE(out.rigid()->pose.orientation.isApprox(Quat::Identity()));
+  EXPECT_EQ(out.rigid()->linear_velocity, d.rigid()->linear_velocity);
+  EXPECT_EQ(out.rigid()->angular_velocity, d.rigid()->angular_velocity);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -281,15 +281,15 @@ TEST(RigidBodiesTest, DescribeReturnsTheBody) {
 BodyDesc TwoBoxes(const std::string& id) {
   BodyDesc d;
   d.id = id;
-  d.material.density = 1000.0;
-  d.children.push_back({Shape::Box(Vec3(0.1, 0.1, 0.1)), Transform{}});
-  d.children.push_back(
+  d.rigid()->material.density = 1000.0;
+  d.rigid()->children.push_back({Shape::Box(Vec3(0.1, 0.1, 0.1)), Transform{}});
+  d.rigid()->children.push_back(
       {Shape::Box(Vec3(0.2, 0.1, 0.1)),
        Transform{Vec3(0.6, 0.2, 0.0), Quat(Eigen::AngleAxisd(0.5, Vec3::UnitZ()))}});
-  d.pose.position = Vec3(1.0, -2.0, 3.0);
-  d.pose.orientation = Quat(Eigen::AngleAxisd(0.8, Vec3(1, 2, 3).normalized()));
-  d.linear_velocity = Vec3(0.5, 0.0, -0.5);
-  d.angular_velocity = Vec3(0.0, 0.3, 0.0);
+  d.rigid()->pose.position = Vec3(1.0, -2.0, 3.0);
+  d.rigid()->pose.orientation = Quat(Eigen::AngleAxisd(0.8, Vec3(1, 2, 3).normalized()));
+  d.rigid()->linear_velocity = Vec3(0.5, 0.0, -0.5);
+  d.rigid()->angular_velocity = Vec3(0.0, 0.3, 0.0);
   return d;
 }
 const Vec3 kTwoBoxesCenter(0.4, 0.4 / 3.0, 0.0);
@@ -308,10 +308,10 @@ TEST(RigidBodiesCompoundTest, PositionIsCentreOfMass) {
   const uint32_t i = bodies.Index(bodies.Add(d));
   EXPECT_EQ(bodies.compound[i], 1);
   EXPECT_LT((bodies.center_local[i] - kTwoBoxesCenter).norm(), 1e-12);
-  const Vec3 expected = d.pose.position + d.pose.orientation * kTwoBoxesCenter;
+  const Vec3 expected = d.rigid()->pose.position + d.rigid()->pose.orientation * kTwoBoxesCenter;
   EXPECT_LT((bodies.position[i] - expected).norm(), 1e-12);
-  EXPECT_TRUE(bodies.orientation[i].isApprox(d.pose.orientation, 1e-15));
-  ExpectPoseNear(bodies.BodyPose(i), d.pose, 1e-12);
+  EXPECT_TRUE(bodies.orientation[i].isApprox(d.rigid()->pose.orientation, 1e-15));
+  ExpectPoseNear(bodies.BodyPose(i), d.rigid()->pose, 1e-12);
   ASSERT_EQ(bodies.shapes[i].size(), 2u);
   EXPECT_LT((bodies.shapes[i][0].local.position + kTwoBoxesCenter).norm(), 1e-12);
   EXPECT_LT((bodies.shapes[i][1].local.position - (Vec3(0.6, 0.2, 0.0) - kTwoBoxesCenter)).norm(),
@@ -354,16 +354,17 @@ TEST(RigidBodiesCompoundTest, DescribeReturnsChildrenInBodyFrame) {
   const uint32_t i = bodies.Index(bodies.Add(d));
   const BodyDesc out = bodies.Describe(i);
   EXPECT_EQ(out.id, "jack");
-  ASSERT_EQ(out.children.size(), d.children.size());
-  for (size_t k = 0; k < d.children.size(); ++k) {
+  ASSERT_EQ(out.rigid()->children.size(), d.rigid()->children.size());
+  for (size_t k = 0; k < d.rigid()->children.size(); ++k) {
     SCOPED_TRACE(k);
-    EXPECT_EQ(out.children[k].shape.type, d.children[k].shape.type);
-    EXPECT_EQ(out.children[k].shape.half_extents, d.children[k].shape.half_extents);
-    ExpectPoseNear(out.children[k].local, d.children[k].local, 1e-12);
+    EXPECT_EQ(out.rigid()->children[k].shape.type, d.rigid()->children[k].shape.type);
+    EXPECT_EQ(out.rigid()->children[k].shape.half_extents,
+              d.rigid()->children[k].shape.half_extents);
+    ExpectPoseNear(out.rigid()->children[k].local, d.rigid()->children[k].local, 1e-12);
   }
-  ExpectPoseNear(out.pose, d.pose, 1e-12);
-  EXPECT_EQ(out.linear_velocity, d.linear_velocity);
-  EXPECT_EQ(out.angular_velocity, d.angular_velocity);
+  ExpectPoseNear(out.rigid()->pose, d.rigid()->pose, 1e-12);
+  EXPECT_EQ(out.rigid()->linear_velocity, d.rigid()->linear_velocity);
+  EXPECT_EQ(out.rigid()->angular_velocity, d.rigid()->angular_velocity);
   // Adding the description again gives the same body.
   RigidBodies copy;
   const uint32_t j = copy.Index(copy.Add(out));

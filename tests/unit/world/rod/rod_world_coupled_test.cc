@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "server/collision/aabb.h"
 #include "server/math/types.h"
 
 namespace ligature {
@@ -105,7 +106,7 @@ TEST(RodWorldCoupledTest, ForcesMoveThePointsByTheirCompliance) {
 // An obstacle just beyond the contact margin is met only when it reaches that far.
 TEST(RodWorldCoupledTest, ObstaclesAreMetWithinTheirReach) {
   RodWorld world = HeldRope();
-  RodObstacle o;
+  Obstacle o;
   o.body = 3;
   o.shape = Shape::Sphere(0.05);
   o.pose = Transform{Vec3(0.5, -0.075, 0.0), Quat::Identity()};  // 2 cm below the rope

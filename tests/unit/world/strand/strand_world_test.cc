@@ -120,37 +120,35 @@ TEST(StrandWorldTest, LocalDynamicsOneCarriesTheStrandRigidly) {
   EXPECT_GT(run(0.0), 1e-3);
 }
 
-// A world shape becomes the strand obstacle of the same kind, placed alike, its origin
-// moving with its body's rigid motion.
+// A world shape becomes a strand's obstacle with the same shape, placed alike, its origin
+// moving with its body's rigid motion, with the strand's friction and restitution.
 TEST(StrandWorldTest, ObstaclesMapShapesAndMotion) {
-  RodObstacle o;
+  Obstacle o;
   o.shape = Shape::Capsule(0.1, 0.3);
   o.pose = Transform{Vec3(1, 0, 0), Quat(Eigen::AngleAxisd(M_PI / 2, Vec3::UnitZ()))};
   ObstacleMotion m{Vec3(0, 0, 0), Vec3(0.5, 0, 0), Vec3(0, 0, 2)};
-  std::optional<StrandObstacle> s = ToStrandObstacle(o, m, 0.4, 0.2);
-  ASSERT_TRUE(s.has_value());
-  EXPECT_EQ(s->shape, StrandObstacle::Shape::kCapsule);
-  EXPECT_EQ(s->radius, 0.1);
-  EXPECT_EQ(s->half_height, 0.3);
-  EXPECT_EQ(s->friction, 0.4);
-  EXPECT_EQ(s->restitution, 0.2);
-  EXPECT_LT((s->linear_velocity - Vec3(0.5, 2.0, 0)).norm(), 1e-12);  // v + w x (1, 0, 0)
+  Obstacle s = StrandObstacleOf(o, m, 0.4, 0.2);
+  EXPECT_EQ(s.shape.type, ShapeType::kCapsule);
+  EXPECT_EQ(s.shape.radius, 0.1);
+  EXPECT_EQ(s.shape.half_length, 0.3);
+  EXPECT_EQ(s.friction, 0.4);
+  EXPECT_EQ(s.restitution, 0.2);
+  EXPECT_LT((s.linear_velocity - Vec3(0.5, 2.0, 0)).norm(), 1e-12);  // v + w x (1, 0, 0)
   // The capsule's axis turned onto -x: a point 0.35 m beyond the origin along it is 0.05 m
   // beyond the cap's surface... along x, and inside it 0.05 m along y.
-  EXPECT_NEAR(Distance(*s, Vec3(1.0 - 0.45, 0, 0)).distance, 0.05, 1e-12);
-  EXPECT_NEAR(Distance(*s, Vec3(1.0, 0.05, 0)).distance, -0.05, 1e-12);
+  EXPECT_NEAR(Distance(s, Vec3(1.0 - 0.45, 0, 0)).distance, 0.05, 1e-12);
+  EXPECT_NEAR(Distance(s, Vec3(1.0, 0.05, 0)).distance, -0.05, 1e-12);
 
   o.shape = Shape::Box(Vec3(0.1, 0.2, 0.3));
   o.pose = Transform{};
-  s = ToStrandObstacle(o, ObstacleMotion{}, 0.3, 0.0);
-  ASSERT_TRUE(s.has_value());
-  EXPECT_NEAR(Distance(*s, Vec3(0, 0, 0.5)).distance, 0.2, 1e-12);
+  s = StrandObstacleOf(o, ObstacleMotion{}, 0.3, 0.0);
+  EXPECT_NEAR(Distance(s, Vec3(0, 0, 0.5)).distance, 0.2, 1e-12);
   o.shape = Shape::Plane();
-  s = ToStrandObstacle(o, ObstacleMotion{}, 0.3, 0.0);
-  EXPECT_NEAR(Distance(*s, Vec3(3, -0.25, 1)).distance, -0.25, 1e-12);
+  s = StrandObstacleOf(o, ObstacleMotion{}, 0.3, 0.0);
+  EXPECT_NEAR(Distance(s, Vec3(3, -0.25, 1)).distance, -0.25, 1e-12);
   o.shape = Shape::Sphere(0.5);
-  s = ToStrandObstacle(o, ObstacleMotion{}, 0.3, 0.0);
-  EXPECT_NEAR(Distance(*s, Vec3(0, 0.75, 0)).distance, 0.25, 1e-12);
+  s = StrandObstacleOf(o, ObstacleMotion{}, 0.3, 0.0);
+  EXPECT_NEAR(Distance(s, Vec3(0, 0.75, 0)).distance, 0.25, 1e-12);
 }
 
 // A step that fails (here a followed body whose pose is not finite) is undone: the
@@ -211,10 +209,10 @@ TEST(StrandWorldTest, StrandsRestOnObstacles) {
   StrandBodyDesc d = Chain("s", 10, 0.25, Vec3::UnitX());
   d.pose.position = Vec3(0, 0.05 + 0.002 + 1e-4, 0);
   ASSERT_TRUE(world.AddStrand(d, d.pose, kGravity).ok());
-  RodObstacle box;
+  Obstacle box;
   box.shape = Shape::Box(Vec3(0.5, 0.05, 0.5));
   box.bounds = {Vec3(-0.5, -0.05, -0.5), Vec3(0.5, 0.05, 0.5)};
-  const std::vector<RodObstacle> obstacles = {box};
+  const std::vector<Obstacle> obstacles = {box};
   const double h = 1.0 / 240.0;
   for (int k = 1; k <= 480; ++k) world.Step(k * h, h, kGravity, nullptr, obstacles);
   EXPECT_EQ(world.last_stats().recovered, 0);
@@ -242,7 +240,7 @@ TEST(StrandWorldTest, ThreadedStepMatchesSingleThreadedBitForBit) {
     d.pose.position = 0.105 * Vec3(0.3 * std::cos(a), 1, 0.3 * std::sin(a)).normalized();
     for (StrandWorld* w : {&single, &threaded}) ASSERT_TRUE(w->AddStrand(d, d.pose, kGravity).ok());
   }
-  RodObstacle head;
+  Obstacle head;
   head.shape = Shape::Sphere(0.1);
   const double h = 1.0 / 120.0;
   int contacts = 0;
@@ -251,7 +249,7 @@ TEST(StrandWorldTest, ThreadedStepMatchesSingleThreadedBitForBit) {
     const Vec3 at(0.05 * std::sin(6.0 * k * h), 0, 0);
     head.pose.position = at;
     head.bounds = {at - Vec3::Constant(0.1), at + Vec3::Constant(0.1)};
-    const std::vector<RodObstacle> obstacles = {head};
+    const std::vector<Obstacle> obstacles = {head};
     const BodyPoseLookup poses = [&](const std::string&) -> std::optional<FollowedBody> {
       return FollowedBody{Transform{at, Quat::Identity()}, 0.0};
     };
