@@ -26,10 +26,9 @@ Vec3 RotationBetween(const Quat& from, const Quat& to) {
 void ToolSimulator::Reset(std::shared_ptr<const ToolLocalModel> model) {
   model_ = std::move(model);
   state_ = model_->tool;
-  plane_lever_local_.clear();
+  plane_lever_.clear();
   for (const ContactPlane& p : model_->planes) {
-    plane_lever_local_.push_back(
-        model_->tool.orientation.conjugate() * (p.point - model_->tool.position));
+    plane_lever_.push_back(p.point - model_->tool.position);
   }
 }
 
@@ -45,11 +44,10 @@ void ToolSimulator::Refresh(std::shared_ptr<const ToolLocalModel> model, double 
   state_.orientation = local.orientation;
   state_.linear_velocity = local.linear_velocity;
   state_.angular_velocity = local.angular_velocity;
-  // The contact points keep their offsets from the tool's centre, now in the local tool's
-  // frame (the world's tool may have turned differently, e.g. rolled).
+  // The contact points keep their offsets from the world's tool centre, now from the
+  // local one.
   for (size_t i = 0; i < model_->planes.size(); ++i) {
-    plane_lever_local_[i] =
-        state_.orientation.conjugate() * (model_->planes[i].point - world.position);
+    plane_lever_[i] = model_->planes[i].point - world.position;
   }
 }
 
@@ -60,7 +58,7 @@ void ToolSimulator::CollectRows() {
   const ToolLocalModel& m = *model_;
   for (size_t i = 0; i < m.planes.size(); ++i) {
     const ContactPlane& p = m.planes[i];
-    const Vec3 r = state_.orientation * plane_lever_local_[i];
+    const Vec3& r = plane_lever_[i];
     Row row;
     row.gap = p.gap + p.normal.dot(state_.position + r - p.point);
     row.h << p.normal, r.cross(p.normal);

@@ -100,7 +100,10 @@ class ToolSimulator {
   CouplingParams coupling_;
   std::shared_ptr<const ToolLocalModel> model_;
   ToolState state_;
-  std::vector<Vec3> plane_lever_local_;  // contact point in the tool's frame, per plane
+  // Per plane, the contact point's offset from the tool's centre (world axes). It moves
+  // with the tool but does not turn with it: the obstacle touches the tool on its own
+  // side, so a rolling tool keeps touching the floor below its centre.
+  std::vector<Vec3> plane_lever_;
 
   // Per-step scratch.
   std::vector<Row> rows_;
