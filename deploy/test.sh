@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs, builds and runs every test (unit, validation, integration, client, benchmark
-# smoke run) through ctest.
+# smoke run) through ctest. Every suite is required: a missing tool stops the configure
+# naming it, and no suite skips.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-deploy/build.sh
+LIGATURE_REQUIRE_ALL=ON deploy/build.sh
 ctest --test-dir build --output-on-failure -j "$(nproc)"
