@@ -1,14 +1,23 @@
 // rigid/spheres375/budget-check: does the tunable solver keep its per-tick time budget?
-// The settled 375-sphere pile runs with a 200 us budget (iteration cap 200) and each
-// World::Step is timed whole, nothing subtracted. An unbudgeted twin, interleaved with it,
-// gives the cost of one iteration (its step time / its iterations, median over ticks). The
-// check passes when the p99 step time is within the budget plus one iteration. The line
-// keeps the standard fields (median and p99 of the budgeted step); the notes carry the
-// distributions and the verdict. It is a benchmark-side check: it prints, it never fails
-// the run.
+// The settled 375-sphere pile runs with a 200 us budget (iteration cap 200).
+//
+// What is timed: the solve stage of each World::Step, the wall time of its solver calls as
+// the world reports it (StepStats::solve_ms, what the budget covers; assembling the rows is
+// not part of it). Each whole step is also timed, on the wall clock and on the thread's
+// CPU clock, for the notes and to find the ticks the operating system took the core away
+// from (wall time more than 50 us beyond CPU time): those are counted and left out of the
+// verdict, which they would decide whatever the solver did.
+//
+// An unbudgeted twin, interleaved with it, gives the cost of one iteration (its solve time /
+// its iterations, median over ticks). The check passes when the p99 solve time of the
+// budgeted world's undisturbed ticks is within the budget plus one iteration plus a margin
+// for a shared machine (kMarginUs), over at least half the ticks; otherwise the run exits 1
+// (the ctest bench/budget_gate runs the quick form). The line keeps the standard fields
+// (median and p99 of the budgeted solve); the notes carry the distributions and verdict.
 
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -31,6 +40,8 @@ constexpr double kBudgetUs = 200.0;
 constexpr int kIterationCap = 200;
 constexpr int kSettleSteps = 300;
 constexpr int kChunkSteps = 50;
+constexpr double kMarginUs = 100.0;      // allowance for a shared (CI) machine
+constexpr double kPreemptedUs = 50.0;    // wall beyond CPU time that marks a disturbed tick
 
 // Per-tick figures of one world over its timed steps.
 struct Samples {
@@ -39,6 +50,7 @@ struct Samples {
   std::vector<double> iterations;
   std::vector<double> residual;     // m
   std::vector<double> penetration;  // m, deepest overlap left by the step
+  std::vector<bool> disturbed;      // the thread lost the core during the step
   int exhausted = 0;
 };
 
@@ -52,14 +64,25 @@ absl::StatusOr<std::unique_ptr<World>> MakeWorld(double budget_us) {
   return World::FromScene("bench", *scene, WorldLimits{});
 }
 
+// The calling thread's CPU time (us).
+double ThreadCpuUs() {
+  timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return ts.tv_sec * 1e6 + ts.tv_nsec * 1e-3;
+}
+
 // Times `steps` ticks of `world`, each World::Step on its own clock.
 void TimeSteps(World& world, int steps, Samples* out) {
   using Clock = std::chrono::steady_clock;
   for (int i = 0; i < steps; ++i) {
+    const double cpu0 = ThreadCpuUs();
     const Clock::time_point t0 = Clock::now();
     world.Step();
     const Clock::time_point t1 = Clock::now();
-    out->step_us.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
+    const double cpu_us = ThreadCpuUs() - cpu0;
+    const double wall_us = std::chrono::duration<double, std::micro>(t1 - t0).count();
+    out->step_us.push_back(wall_us);
+    out->disturbed.push_back(wall_us - cpu_us > kPreemptedUs);
     const StepStats& stats = world.last_stats();
     out->solve_us.push_back(stats.solve_ms * 1000.0);
     out->iterations.push_back(stats.iterations);
@@ -138,10 +161,16 @@ RunResult Run(const RunOptions& options) {
   }
   const double one_iteration_us = Median(per_iteration);
   const double limit_us = kBudgetUs + one_iteration_us;
-  const double p99_us = Percentile(with_budget.solve_us, 99.0);
   const long over = std::count_if(with_budget.solve_us.begin(), with_budget.solve_us.end(),
                                   [limit_us](double us) { return us > limit_us; });
-  const bool pass = p99_us <= limit_us;
+  // The verdict on the undisturbed ticks.
+  std::vector<double> clean;
+  for (size_t i = 0; i < with_budget.solve_us.size(); ++i) {
+    if (!with_budget.disturbed[i]) clean.push_back(with_budget.solve_us[i]);
+  }
+  const bool enough = 2 * clean.size() >= with_budget.solve_us.size();
+  const double p99_us = clean.empty() ? 0.0 : Percentile(clean, 99.0);
+  const bool pass = enough && p99_us <= limit_us + kMarginUs;
 
   // Notes: the settings, the reference, both distributions, then the verdict.
   const std::string notes = absl::StrCat(
@@ -155,12 +184,16 @@ RunResult Run(const RunOptions& options) {
       ", residual=", Format(Median(with_budget.residual)), ", max_penetration ",
       Distribution(with_budget.penetration), ", exhausted=", with_budget.exhausted, "/",
       with_budget.step_us.size(), ", over_limit=", over, "/", with_budget.step_us.size(),
-      ", contacts=", (*budgeted)->last_stats().contacts, ", check=", pass ? "PASS" : "FAIL",
-      " (solve stage p99 <= budget + one iteration), ", kSettleSteps,
+      ", contacts=", (*budgeted)->last_stats().contacts, ", disturbed ticks=",
+      with_budget.solve_us.size() - clean.size(), ", undisturbed solve p99=", Format(p99_us),
+      ", check=", pass ? "PASS" : "FAIL", " (undisturbed solve p99 <= budget + one iteration + ",
+      Format(kMarginUs), " us, over at least half the ticks), ", kSettleSteps,
       " settling steps, interleaved chunks of ", kChunkSteps, " steps");
-  std::fprintf(stderr, "[%s] %s: solve p99 %.1f us, limit %.1f us\n", kName, pass ? "PASS" : "FAIL",
-               p99_us, limit_us);
+  std::fprintf(stderr, "[%s] %s: undisturbed solve p99 %.1f us (%zu of %zu ticks), limit %.1f us + margin %.0f us\n",
+               kName, pass ? "PASS" : "FAIL", p99_us, clean.size(), with_budget.solve_us.size(),
+               limit_us, kMarginUs);
   result.json_lines.push_back(FormatLine(with_budget, notes));
+  result.ok = pass;
   return result;
 }
 
