@@ -89,6 +89,17 @@ class ManifestsTest(unittest.TestCase):
         router = self.one("Deployment", "ligature-router")
         self.assertIn("limits", router["spec"]["template"]["spec"]["containers"][0]["resources"])
 
+    def test_ligatured_snapshots_to_a_volume_of_its_own(self):
+        sts = self.one("StatefulSet", "ligatured")
+        container = sts["spec"]["template"]["spec"]["containers"][0]
+        args = dict(a.lstrip("-").split("=", 1) for a in container["args"])
+        mounts = {m["name"]: m["mountPath"] for m in container.get("volumeMounts", [])}
+        claims = [c["metadata"]["name"] for c in sts["spec"].get("volumeClaimTemplates", [])]
+        self.assertIn("data_dir", args)
+        mounted = [name for name, path in mounts.items() if path == args["data_dir"]]
+        self.assertEqual(len(mounted), 1, mounts)
+        self.assertIn(mounted[0], claims)
+
     def test_router_config_names_every_pod_and_passes_nginx_test(self):
         sts = self.one("StatefulSet", "ligatured")
         conf = self.one("ConfigMap", "ligature-router")["data"]["nginx.conf"]
@@ -139,6 +150,16 @@ class AgonesFleetTest(unittest.TestCase):
         for key in ("cpu", "memory"):
             self.assertLessEqual(quantity(resources["requests"][key]),
                                  quantity(resources["limits"][key]), key)
+
+    def test_fleet_snapshots_to_a_volume_of_the_pod(self):
+        pod = self.fleet["spec"]["template"]["spec"]["template"]["spec"]
+        container = next(c for c in pod["containers"] if c["name"] == "ligatured")
+        args = dict(a.lstrip("-").split("=", 1) for a in container["args"])
+        mounts = {m["name"]: m["mountPath"] for m in container.get("volumeMounts", [])}
+        volumes = {v["name"]: v for v in pod.get("volumes", [])}
+        mounted = [name for name, path in mounts.items() if path == args["data_dir"]]
+        self.assertEqual(len(mounted), 1, mounts)
+        self.assertIn("ephemeral", volumes[mounted[0]])
 
     def test_health_checking_is_on_and_slower_than_the_pings(self):
         health = self.fleet["spec"]["template"]["spec"]["health"]

@@ -1,6 +1,7 @@
 """deploy/nginx/ligature-router.conf.template with Debian's nginx in front of three real
 ligatured instances: each world's calls, through the router, reach the instance that holds
-the world."""
+the world; an instance killed with SIGKILL and restarted on its data directory brings its
+worlds back, and the router reaches them as before."""
 
 import os
 import re
@@ -88,9 +89,13 @@ class RouterTest(unittest.TestCase):
     def setUpClass(cls):
         # Cleanups run even when a later start fails.
         cls.servers = []
+        cls.data_dirs = []
         for _ in range(3):
-            server = ServerProcess().start()
-            cls.addClassCleanup(server.stop)
+            data_dir = tempfile.mkdtemp(prefix="ligature-data-")
+            cls.addClassCleanup(shutil.rmtree, data_dir, ignore_errors=True)
+            cls.data_dirs.append(data_dir)
+            server = ServerProcess(*cls.server_args(data_dir)).start()
+            cls.addClassCleanup(lambda: cls.servers_stop())
             cls.servers.append(server)
         cls.router = Router([s.address for s in cls.servers])
         cls.addClassCleanup(shutil.rmtree, cls.router.prefix, ignore_errors=True)
@@ -100,6 +105,18 @@ class RouterTest(unittest.TestCase):
         cls.direct = [ligature.connect(s.address) for s in cls.servers]
         for c in [cls.client, *cls.direct]:
             cls.addClassCleanup(c.close)
+
+    @staticmethod
+    def server_args(data_dir, port=None):
+        args = [f"--data_dir={data_dir}", "--snapshot_interval_s=0.2"]
+        if port is not None:
+            args.append(f"--listen=127.0.0.1:{port}")  # the last --listen wins
+        return args
+
+    @classmethod
+    def servers_stop(cls):
+        for server in cls.servers:
+            server.stop()
 
     def owner(self, world):
         """Indices of the instances that hold `world`, asked directly."""
@@ -152,6 +169,45 @@ class RouterTest(unittest.TestCase):
         for world in WORLDS:
             self.client.delete_world(world)
         self.assertEqual([self.owner(w) for w in WORLDS], [[]] * len(WORLDS))
+
+    def test_a_killed_instance_restarts_on_its_data_directory(self):
+        scene = {"settings": {"rate_hz": 100, "paused": True},
+                 "bodies": [{"id": "ball", "shape": {"sphere": {"radius": 0.1}},
+                             "pose": {"position": (0, 5, 0)}}]}
+        worlds = [f"k{i}" for i in range(9)]
+        for n, world in enumerate(worlds):
+            self.client.create_world(world, scene=scene)
+            self.client.step_world(world, n + 1)
+        victim = self.owner(worlds[0])[0]
+        held = [w for w in worlds if self.owner(w) == [victim]]
+        # Wait until the victim's snapshots hold each of its worlds at its tick
+        # (<world>.<tick, 20 digits>.snap).
+        data_dir = self.data_dirs[victim]
+        expected = [os.path.join(data_dir, f"{w}.{worlds.index(w) + 1:020d}.snap") for w in held]
+        deadline = time.monotonic() + 20
+        while not all(os.path.exists(f) for f in expected):
+            self.assertLess(time.monotonic(), deadline,
+                            f"snapshots {expected} not written: {os.listdir(data_dir)}")
+            time.sleep(0.05)
+
+        old = self.servers[victim]
+        port = old.port
+        old.process.send_signal(signal.SIGKILL)
+        old.process.wait()
+        old.stop()
+        restarted = ServerProcess(*self.server_args(data_dir, port)).start()
+        self.servers[victim] = restarted
+        self.assertEqual(restarted.port, port)
+        self.assertIn("restored", restarted.log())
+
+        # Its worlds are back at their ticks, and the router reaches them there.
+        for world in held:
+            n = worlds.index(world)
+            self.assertEqual(self.client.get_world(world).tick, n + 1, world)
+            frame = self.client.step_world(world, 1)
+            self.assertEqual(frame.tick, n + 2, world)
+        for world in worlds:
+            self.client.delete_world(world)
 
 
 if __name__ == "__main__":
