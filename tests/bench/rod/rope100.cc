@@ -1,6 +1,8 @@
 // rod/rope100: a 2 m rope of 100 nodes and 0.1 kg, pinned at both ends 1.8 m apart at the
 // same height and hanging under gravity, dt = 1 ms. Ours is one rod of 100 control points
-// in a RodWorld, held by two position constraints; the peer is Bullet's soft-body rope.
+// held by two position constraints in a World of its own, stepped by World::Step (the whole
+// world step, as Bullet's stepSimulation steps its whole world); the peer is Bullet's
+// soft-body rope.
 // Both are settled, then timed step by step in interleaved chunks. Besides the step time
 // the line reports how well each side keeps the rope's length and how far it sags compared
 // with the inextensible catenary (at the end, and the mid-span sag's range over the timed
@@ -20,7 +22,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
-#include "server/world/rod/rod_world.h"
+#include "server/world/world.h"
 #include "tests/bench/json_line.h"
 #include "tests/bench/peers/bullet_rope.h"
 #include "tests/bench/peers/bullet_scene.h"
@@ -67,7 +69,7 @@ double CatenarySag(double length, double span) {
 }
 
 // Our rope: one rod laid as a shallow V whose two legs add up to the rest length, so both
-// holds are met from the first step, in a world of its own.
+// holds are met from the first step, in a world of its own (nothing else in it).
 class OurRope {
  public:
   // The rod and its two holds. The material: a 0.2 mm steel-stiff wire whose density makes
@@ -82,30 +84,37 @@ class OurRope {
     material.damping = 2.0;
 
     // The V: two legs of length / 2 from the holds down to the mid-span point.
-    RodDesc rope;
-    rope.id = kRodId;
+    BodyDesc body;
+    body.id = kRodId;
+    RodDesc& rope = body.body.emplace<RodDesc>();
     const double half = 0.5 * kSpan;
     const double depth = std::sqrt(0.25 * kLength * kLength - half * half);
     rope.points = {Vec3(0, 0, 0), Vec3(half, -depth, 0), Vec3(kSpan, 0, 0)};
     rope.control_points = kNodes;
     rope.material = material;
-    if (absl::Status s = world_.AddRod(rope); !s.ok()) return s;
-    length_ = world_.FindRod(kRodId)->model.length();
+    SceneDesc scene;
+    scene.settings.rate_hz = 1.0 / kDt;
+    scene.settings.gravity = kGravity;
+    scene.bodies.push_back(body);
+    absl::StatusOr<std::unique_ptr<World>> world = World::FromScene("rope", scene, WorldLimits{});
+    if (!world.ok()) return world.status();
+    world_ = std::move(*world);
+    length_ = rods().FindRod(kRodId)->model.length();
 
     // The two holds, at u = 0 and u = length.
     if (absl::Status s = AddHold("left", 0.0, Vec3(0, 0, 0)); !s.ok()) return s;
     return AddHold("right", length_, Vec3(kSpan, 0, 0));
   }
 
-  // One step of dt, counting the steps whose solve failed.
+  // One world step of dt, counting the steps whose rod solve failed.
   void Step() {
-    world_.Step(kDt, kGravity, nullptr);
-    if (world_.last_stats().solve_failed) ++failed_steps_;
+    world_->Step();
+    if (rods().last_stats().solve_failed) ++failed_steps_;
   }
 
   // Current arc length (Gauss quadrature of |x'|) over the rest length, minus one.
   double Stretch() const {
-    const RodWorld::Rod* rod = world_.FindRod(kRodId);
+    const RodWorld::Rod* rod = rods().FindRod(kRodId);
     double length = 0.0;
     for (const RodQuadrature& q : rod->model.quadrature()) {
       length += q.weight * rod->state.Tangent(q.basis).norm();
@@ -115,26 +124,30 @@ class OurRope {
 
   // Drop of the rod point at u = length / 2 below the holds (at y = 0).
   double MidSag() const {
-    const RodWorld::Rod* rod = world_.FindRod(kRodId);
+    const RodWorld::Rod* rod = rods().FindRod(kRodId);
     return -rod->state.Position(rod->model.spline().Sample(0.5 * length_)).y();
   }
 
-  double mass() const { return world_.FindRod(kRodId)->model.mass(); }
-  const RodStepStats& last_stats() const { return world_.last_stats(); }
+  double mass() const { return rods().FindRod(kRodId)->model.mass(); }
+  const RodStepStats& last_stats() const { return rods().last_stats(); }
   int failed_steps() const { return failed_steps_; }
 
  private:
+  const RodWorld& rods() const { return world_->rods(); }
+
   // Holds the rod point at `u` at `target`.
   absl::Status AddHold(const std::string& id, double u, const Vec3& target) {
-    RodConstraintDesc hold;
+    ConstraintDesc desc;
+    desc.id = id;
+    RodConstraintDesc& hold = desc.rod.emplace();
     hold.id = id;
     hold.kind = RodConstraintKind::kPosition;
     hold.a = {kRodId, u};
     hold.target = target;
-    return world_.AddConstraint(hold);
+    return world_->AddConstraint(desc).status();
   }
 
-  RodWorld world_;
+  std::unique_ptr<World> world_;
   double length_ = 0.0;
   int failed_steps_ = 0;
 };
@@ -250,7 +263,7 @@ RunResult Run(const RunOptions& options) {
   // Notes: the scene, both shapes, our solver's figures, the peer's settings, the protocol.
   const RodStepStats& stats = ours.last_stats();
   std::string notes = absl::StrCat(
-      "dt=", Format(kDt), ", nodes=", kNodes, ", mass=", Format(kMass), ", length=",
+      "ours=World::Step (a world of the rope alone), peer=btSoftRigidDynamicsWorld::stepSimulation, dt=", Format(kDt), ", nodes=", kNodes, ", mass=", Format(kMass), ", length=",
       Format(kLength), ", span=", Format(kSpan), ", ours_stretch=", Format(ours_stretch),
       ", ours_sag=", Format(ours_sag), ", peer_stretch=", Format(peer_stretch),
       ", peer_sag=", Format(peer_sag), ", catenary_sag=", Format(catenary),
