@@ -1,8 +1,9 @@
 #pragma once
 // The Bullet peer of the soft-cube benchmark: a btSoftBody built node by node from the
-// same tetrahedra as ours (a link per tet edge, a tetra per tet, Bullet's position-based
-// solver with its default iterations and volume conservation), falling onto a static
-// ground box in a btSoftRigidDynamicsWorld.
+// same tetrahedra as ours (a link per tet edge, a tetra per tet, the mesh's boundary
+// triangles as faces, Bullet's position-based solver with 10 position iterations and
+// volume conservation against the rest volume, a 1 mm collision margin), resting on a static ground box in a
+// btSoftRigidDynamicsWorld.
 
 #include <memory>
 #include <vector>
@@ -28,6 +29,8 @@ class BulletSoftCube final : public SteppedScene {
   std::string Notes() const override;
   // The lowest node's height, m.
   double Lowest() const;
+  // Nodes on the ground: within 1 mm of it beyond the collision margin.
+  int OnGround() const;
 
  private:
   struct Impl;  // keeps Bullet's headers out of this one
