@@ -1,6 +1,7 @@
 #pragma once
 // Helpers for the rod validation tests: straight rods, constraints and measurements.
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -40,6 +41,49 @@ inline Vec3 RodPoint(const RodWorld& world, const std::string& rod, double u) {
 inline Vec3 RodSlope(const RodWorld& world, const std::string& rod, double u) {
   const RodWorld::Rod* r = world.FindRod(rod);
   return r->state.Tangent(r->model.spline().Sample(u));
+}
+
+// The violation of one rod constraint (m; unit-free for tangents), recomputed from the rods'
+// geometry rather than taken from the solver's report: the rod point at the constraint's
+// arc length against its target, or against the other rod's point. `follow` is the pose of
+// the body the target follows (nullptr: the target is in the world). A relative plane's
+// normal is the one fixed for the step (c.direction); twist is not measured.
+inline double RodConstraintViolation(const RodWorld& world, const RodConstraint& c,
+                                     const Transform* follow = nullptr) {
+  const RodConstraintDesc& d = c.desc;
+  const Vec3 target = follow ? follow->Apply(d.target) : d.target;
+  const Vec3 direction = (follow ? follow->Rotate(d.direction) : d.direction).normalized();
+  const Vec3 xa = RodPoint(world, d.a.rod, c.u_a);
+  auto tangent_error = [&] {
+    return RodSlope(world, d.a.rod, c.u_a).normalized().cross(direction).norm();
+  };
+  switch (d.kind) {
+    case RodConstraintKind::kPosition:
+      return (xa - target).norm();
+    case RodConstraintKind::kOrientation:
+      return tangent_error();
+    case RodConstraintKind::kPlane:
+      return std::abs(direction.dot(xa - target));
+    case RodConstraintKind::kAxis:
+      return (xa - target).cross(direction).norm();
+    case RodConstraintKind::kSphere:
+      return std::abs((xa - target).norm() - d.distance);
+    case RodConstraintKind::kKeyhole:
+      return (xa - target).norm() + (d.oriented ? tangent_error() : 0.0);
+    case RodConstraintKind::kFusion:
+      return (xa - RodPoint(world, d.b.rod, c.u_b)).norm();
+    case RodConstraintKind::kDistance: {
+      const double g = (xa - RodPoint(world, d.b.rod, c.u_b)).norm() - d.distance;
+      return d.unilateral ? std::max(0.0, -g) : std::abs(g);
+    }
+    case RodConstraintKind::kRelativePlane: {
+      const double g = c.direction.dot(xa - RodPoint(world, d.b.rod, c.u_b)) - d.distance;
+      return d.unilateral ? std::max(0.0, -g) : std::abs(g);
+    }
+    case RodConstraintKind::kRelativeKeyhole:
+      return (xa - RodPoint(world, d.b.rod, c.u_b)).norm();
+  }
+  return 0.0;
 }
 
 // Linear momentum of a rod under its consistent mass: sum_i (M v)_i = sum_i m_i v_i with

@@ -107,7 +107,7 @@ TEST(SoftContact, OverlappingSoftCubesPushApartKeepingMomentum) {
     world->Step();
     touched |= !world->LastContacts().empty();
     const Vec3 total = SoftMomentum(*world, "left") + SoftMomentum(*world, "right");
-    EXPECT_LT(total.norm(), 1e-12 * m + 1e-15) << "step " << i;
+    EXPECT_LT(total.norm(), 1e-12) << "step " << i;  // kg m/s (measured: 5e-17)
   }
   EXPECT_TRUE(touched);
   EXPECT_LT(SoftMomentum(*world, "left").x(), -1e-4 * m);

@@ -9,7 +9,7 @@
 //    median step times is the constraints' cost.
 //  - soft/cube_tets: a 1080-tet soft cube resting on the ground (dropped and settled
 //    first), ours (corotational FEM and the mass-point model, both under implicit Euler)
-//    against Bullet 3.24's soft body built from the same tets, same dt.
+//    against Bullet's soft body built from the same tets, same dt.
 //  - soft/cut_ligament: the built-in ligament scene with its scalpel pressed in and drawn
 //    across; the median cost of the ticks in which a cut happens against those without.
 
@@ -27,6 +27,7 @@
 #include "server/scene/scene_proto.h"
 #include "server/world/world.h"
 #include "tests/bench/json_line.h"
+#include "tests/bench/peers/bullet_scene.h"
 #include "tests/bench/peers/bullet_soft_cube.h"
 #include "tests/bench/registry.h"
 #include "tests/bench/rigid/scene_bench.h"
@@ -217,7 +218,7 @@ StepBench CubeTetsBench() {
                           soft.mass_point.volume_stiffness = 10;
                           soft.mass_point.damping = 0.05;
                         })});
-  bench.peers.push_back({"bullet-3.24", []() -> absl::StatusOr<std::unique_ptr<SteppedScene>> {
+  bench.peers.push_back({BulletPeerName(), []() -> absl::StatusOr<std::unique_ptr<SteppedScene>> {
                            BulletSoftCubeSpec spec;
                            spec.mesh = CubeMesh();
                            spec.mass = 8.0;

@@ -243,13 +243,15 @@ TEST(HapticCoreTest, RemoteResyncDrawsTheToolAShareOfTheWayPerModel) {
 }
 
 TEST(HapticCoreTest, RemoteForcesStayContinuousAcrossModelSwaps) {
-  // Remote re-sync: every model swap moves the tool at most 5 % of a 2 mm disagreement,
-  // so the coupling force (k = 400 N/m) steps by at most 400 * 0.05 * 2.8 mm = 0.06 N.
+  // Remote re-sync, with the share the C++ client uses: every model swap moves the tool at
+  // most 5 % (docs/haptics.md) of a 2 mm disagreement, so the coupling force
+  // (k = 400 N/m) steps by at most 400 * 0.05 * 2.8 mm = 0.06 N.
+  EXPECT_EQ(kRemoteResyncBlend, 0.05);
   int ticks = 0;
   Vec3 force;
   const double remote = LargestForceStep(kRemoteResyncBlend, 4000, &ticks, &force);
   EXPECT_EQ(ticks, 400);
-  EXPECT_LT(remote, 400 * kRemoteResyncBlend * 0.0029);
+  EXPECT_LT(remote, 400 * 0.05 * 0.0029);
   // Resting on the floor, the device feels the press: k * 5 mm upwards.
   EXPECT_NEAR(force.y(), 400 * 0.005, 0.05);
   // Server mode takes each model whole: the same swaps give steps of up to k * 2.8 mm.
