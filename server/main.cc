@@ -11,6 +11,8 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "absl/flags/usage_config.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/strings/string_view.h"
@@ -281,7 +283,17 @@ int main(int argc, char** argv) {
   // Lock order is checked at compile time (clang's thread-safety analysis) and by the
   // tests; the server does not pay Abseil's run-time deadlock graph on every lock.
   absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
-  absl::SetProgramUsageMessage("ligatured: the Ligature real-time physics server");
+  absl::SetProgramUsageMessage(
+      "the Ligature real-time physics server.\n"
+      "usage: ligatured [--flag=value ...]; --helpfull also lists the libraries' flags");
+  // --help and --helpshort list this file's flags (Abseil's default matches only a file
+  // named after the program); --helpfull lists every flag linked in.
+  absl::FlagsUsageConfig usage;
+  usage.contains_help_flags = [](absl::string_view file) {
+    return absl::EndsWith(file, "server/main.cc");
+  };
+  usage.contains_helpshort_flags = usage.contains_help_flags;
+  absl::SetFlagsUsageConfig(usage);
   absl::ParseCommandLine(argc, argv);
   return Run();
 }

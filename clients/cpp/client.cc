@@ -1,6 +1,8 @@
 #include "clients/cpp/client.h"
 
 #include <atomic>
+#include <fstream>
+#include <sstream>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -11,6 +13,7 @@
 #include "grpcpp/create_channel.h"
 #include "grpcpp/security/credentials.h"
 #include "grpcpp/support/channel_arguments.h"
+#include "grpcpp/support/client_interceptor.h"
 
 namespace ligature::client {
 
@@ -22,11 +25,87 @@ namespace {
 // the client accepts messages of any size. Bandwidth-delay probing stays off so the HTTP/2
 // receive window stays small: the server sends a watcher the newest frame whenever the
 // window lets it, and a small window keeps what a slow watcher has in flight short.
-std::shared_ptr<grpc::Channel> MakeInsecureChannel(absl::string_view address) {
+grpc::ChannelArguments MakeClientChannelArguments() {
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(-1);
   args.SetInt(GRPC_ARG_HTTP2_BDP_PROBE, 0);
-  return grpc::CreateCustomChannel(std::string(address), grpc::InsecureChannelCredentials(), args);
+  return args;
+}
+
+// Adds `authorization: Bearer TOKEN` to the initial metadata of every call on the channel,
+// unary and streaming alike. An interceptor rather than call credentials: gRPC sends call
+// credentials only over TLS, and a token must also reach a loopback server without it.
+class BearerInterceptor : public grpc::experimental::Interceptor {
+ public:
+  explicit BearerInterceptor(std::shared_ptr<const std::string> value)
+      : value_(std::move(value)) {}
+
+  void Intercept(grpc::experimental::InterceptorBatchMethods* methods) override {
+    if (methods->QueryInterceptionHookPoint(
+            grpc::experimental::InterceptionHookPoints::PRE_SEND_INITIAL_METADATA)) {
+      methods->GetSendInitialMetadata()->emplace("authorization", *value_);
+    }
+    methods->Proceed();
+  }
+
+ private:
+  std::shared_ptr<const std::string> value_;
+};
+
+class BearerInterceptorFactory : public grpc::experimental::ClientInterceptorFactoryInterface {
+ public:
+  explicit BearerInterceptorFactory(absl::string_view token)
+      : value_(std::make_shared<const std::string>(absl::StrCat("Bearer ", token))) {}
+
+  grpc::experimental::Interceptor* CreateClientInterceptor(
+      grpc::experimental::ClientRpcInfo* /*info*/) override {
+    return new BearerInterceptor(value_);
+  }
+
+ private:
+  std::shared_ptr<const std::string> value_;
+};
+
+// The PEM text of `path` (for the credential named `what`), or why it cannot be used.
+absl::StatusOr<std::string> ReadPem(const std::string& path, absl::string_view what) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::InvalidArgumentError(absl::StrCat("cannot read ", what, " ", path));
+  std::stringstream text;
+  text << in.rdbuf();
+  if (in.bad() || text.str().find("-----BEGIN ") == std::string::npos) {
+    return absl::InvalidArgumentError(absl::StrCat(what, " ", path, " holds no PEM data"));
+  }
+  return text.str();
+}
+
+absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> ChannelCredentialsOf(
+    const Credentials& c) {
+  if (!c.tls) {
+    if (!c.ca_file.empty() || !c.cert_file.empty() || !c.key_file.empty()) {
+      return absl::InvalidArgumentError(
+          "a CA file or client certificate needs TLS, which is off");
+    }
+    return grpc::InsecureChannelCredentials();
+  }
+  if (c.cert_file.empty() != c.key_file.empty()) {
+    return absl::InvalidArgumentError(
+        "a client certificate and its key go together: give both or neither");
+  }
+  grpc::SslCredentialsOptions ssl;
+  if (!c.ca_file.empty()) {
+    absl::StatusOr<std::string> ca = ReadPem(c.ca_file, "CA file");
+    if (!ca.ok()) return ca.status();
+    ssl.pem_root_certs = *std::move(ca);
+  }
+  if (!c.cert_file.empty()) {
+    absl::StatusOr<std::string> cert = ReadPem(c.cert_file, "client certificate");
+    if (!cert.ok()) return cert.status();
+    absl::StatusOr<std::string> key = ReadPem(c.key_file, "client key");
+    if (!key.ok()) return key.status();
+    ssl.pem_cert_chain = *std::move(cert);
+    ssl.pem_private_key = *std::move(key);
+  }
+  return grpc::SslCredentials(ssl);
 }
 
 void SetMask(const std::vector<std::string>& paths, google::protobuf::FieldMask* mask) {
@@ -35,8 +114,61 @@ void SetMask(const std::vector<std::string>& paths, google::protobuf::FieldMask*
 
 }  // namespace
 
+absl::Status CheckToken(absl::string_view token) {
+  for (char c : token) {
+    if (c <= ' ' || c > '~') {
+      return absl::InvalidArgumentError(
+          "a token is printable ASCII without spaces or control characters");
+    }
+  }
+  return absl::OkStatus();
+}
+
+grpc::ChannelArguments ClientChannelArguments() { return MakeClientChannelArguments(); }
+
+absl::StatusOr<ChannelMaker> ChannelMaker::Create(const Credentials& credentials) {
+  if (absl::Status s = CheckToken(credentials.token); !s.ok()) return s;
+  absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> channel_credentials =
+      ChannelCredentialsOf(credentials);
+  if (!channel_credentials.ok()) return channel_credentials.status();
+  ChannelMaker maker;
+  maker.channel_credentials_ = *std::move(channel_credentials);
+  maker.token_ = credentials.token;
+  return maker;
+}
+
+std::shared_ptr<grpc::Channel> ChannelMaker::Make(absl::string_view address,
+                                                  const grpc::ChannelArguments& args) const {
+  if (token_.empty()) {
+    return grpc::CreateCustomChannel(std::string(address), channel_credentials_, args);
+  }
+  std::vector<std::unique_ptr<grpc::experimental::ClientInterceptorFactoryInterface>> factories;
+  factories.push_back(std::make_unique<BearerInterceptorFactory>(token_));
+  return grpc::experimental::CreateCustomChannelWithInterceptors(
+      std::string(address), channel_credentials_, args, std::move(factories));
+}
+
+absl::StatusOr<std::shared_ptr<grpc::Channel>> MakeChannel(absl::string_view address,
+                                                           const Credentials& credentials,
+                                                           const grpc::ChannelArguments& args) {
+  absl::StatusOr<ChannelMaker> maker = ChannelMaker::Create(credentials);
+  if (!maker.ok()) return maker.status();
+  return maker->Make(address, args);
+}
+
 Client::Client(absl::string_view address, ClientOptions options)
-    : Client(MakeInsecureChannel(address), options) {}
+    : Client(grpc::CreateCustomChannel(std::string(address), grpc::InsecureChannelCredentials(),
+                                       MakeClientChannelArguments()),
+             options) {}
+
+absl::StatusOr<std::unique_ptr<Client>> Client::Connect(absl::string_view address,
+                                                        const Credentials& credentials,
+                                                        ClientOptions options) {
+  absl::StatusOr<std::shared_ptr<grpc::Channel>> channel =
+      MakeChannel(address, credentials, MakeClientChannelArguments());
+  if (!channel.ok()) return channel.status();
+  return std::make_unique<Client>(*std::move(channel), options);
+}
 
 Client::Client(std::shared_ptr<grpc::Channel> channel, ClientOptions options)
     : options_(options),

@@ -15,6 +15,8 @@
 #include "clients/cpp/status_util.h"
 #include "grpcpp/channel.h"
 #include "grpcpp/client_context.h"
+#include "grpcpp/security/credentials.h"
+#include "grpcpp/support/channel_arguments.h"
 #include "ligature/v1/frame.pb.h"
 #include "ligature/v1/scene.pb.h"
 #include "ligature/v1/scene_service.grpc.pb.h"
@@ -22,6 +24,59 @@
 #include "ligature/v1/world_service.grpc.pb.h"
 
 namespace ligature::client {
+
+// How a client proves who it is and whom it trusts. One struct for every C++ client (the
+// library, the `ligature` tool, the haptic simulator and the load tool).
+struct Credentials {
+  // TLS on the channel. Off: plaintext (the server serves that only on loopback unless
+  // started with --allow_insecure).
+  bool tls = false;
+  // PEM file of the CA certificates that sign the server's certificate. Empty: the
+  // system's roots. TLS only.
+  std::string ca_file;
+  // PEM client certificate chain and its private key, for a server that requires client
+  // certificates (mutual TLS). Both or neither; TLS only.
+  std::string cert_file;
+  std::string key_file;
+  // Bearer token sent as `authorization: Bearer TOKEN` on every call and stream. Empty:
+  // none. Printable ASCII without spaces.
+  std::string token;
+};
+
+// INVALID_ARGUMENT unless `token` is empty or printable ASCII without spaces (a token file
+// holds one word per token).
+absl::Status CheckToken(absl::string_view token);
+
+// Makes channels with one set of credentials, its files read once (so a tool that opens
+// many channels fails early or not at all).
+class ChannelMaker {
+ public:
+  // Reads and checks `credentials`: INVALID_ARGUMENT names a file that cannot be read or
+  // holds no PEM data, a combination that does not make sense (a CA or client certificate
+  // without TLS, a certificate without its key), or a malformed token.
+  static absl::StatusOr<ChannelMaker> Create(const Credentials& credentials);
+
+  // A channel to `address` (host:port): TLS or not, the token added to every call's
+  // metadata. `args` are passed to gRPC.
+  std::shared_ptr<grpc::Channel> Make(absl::string_view address,
+                                      const grpc::ChannelArguments& args) const;
+
+ private:
+  ChannelMaker() = default;
+  std::shared_ptr<grpc::ChannelCredentials> channel_credentials_;
+  std::string token_;
+};
+
+// A channel to `address` (host:port) with `credentials`: TLS or not, the token added to
+// every call's metadata. Files are read here: INVALID_ARGUMENT names one that cannot be read
+// or holds no PEM data, and a combination that does not make sense (a CA or client
+// certificate without TLS, a certificate without its key). `args` are passed to gRPC.
+absl::StatusOr<std::shared_ptr<grpc::Channel>> MakeChannel(
+    absl::string_view address, const Credentials& credentials,
+    const grpc::ChannelArguments& args);
+
+// The channel arguments a Client uses (messages of any size, a small receive window).
+grpc::ChannelArguments ClientChannelArguments();
 
 struct ClientOptions {
   // Deadline of each unary call, measured from its start. Infinite means no deadline.
@@ -61,6 +116,12 @@ class Client {
  public:
   // Connects to `address` (host:port) over an insecure channel.
   explicit Client(absl::string_view address, ClientOptions options = {});
+  // Connects to `address` with `credentials`; fails as MakeChannel does. No call is made:
+  // a server that cannot be reached, or a TLS handshake that fails, shows as UNAVAILABLE
+  // from the first call.
+  static absl::StatusOr<std::unique_ptr<Client>> Connect(absl::string_view address,
+                                                         const Credentials& credentials,
+                                                         ClientOptions options = {});
   // Uses an existing channel.
   explicit Client(std::shared_ptr<grpc::Channel> channel, ClientOptions options = {});
 

@@ -53,7 +53,8 @@ absl::Status CreateBody(const Invocation& invocation) {
                             OptionalFlag(invocation, "friction", ParseNumber));
   if (friction.has_value()) body.mutable_material()->set_friction(*friction);
 
-  Client client(invocation.server, invocation.client_options);
+  LIGATURE_ASSIGN_OR_RETURN(const std::unique_ptr<Client> connected, Connect(invocation));
+  Client& client = *connected;
   LIGATURE_ASSIGN_OR_RETURN(const v1::Body created, client.CreateBody(world, body));
   invocation.out << (created.name().empty() ? BodyName(world, body.id()) : created.name()) << "\n";
   return absl::OkStatus();
@@ -78,7 +79,8 @@ absl::Status UpdateBody(const Invocation& invocation) {
     return UsageError("nothing to update: give --pos, --quat, --vel or --kind");
   }
 
-  Client client(invocation.server, invocation.client_options);
+  LIGATURE_ASSIGN_OR_RETURN(const std::unique_ptr<Client> connected, Connect(invocation));
+  Client& client = *connected;
   if (pos) {
     *changes.mutable_pose()->mutable_position() = *pos;
     mask.push_back("pose.position");
@@ -103,7 +105,8 @@ absl::Status UpdateBody(const Invocation& invocation) {
 }
 
 absl::Status DeleteBody(const Invocation& invocation) {
-  Client client(invocation.server, invocation.client_options);
+  LIGATURE_ASSIGN_OR_RETURN(const std::unique_ptr<Client> connected, Connect(invocation));
+  Client& client = *connected;
   return client.DeleteBody(invocation.args.positional[0], invocation.args.positional[1]);
 }
 

@@ -1,6 +1,7 @@
 #include "clients/cpp/cli/cli.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -20,7 +21,8 @@ namespace {
 // Flags every command accepts. Never freed, as static objects should not be destroyed.
 const std::vector<FlagSpec>& GlobalFlags() {
   static const std::vector<FlagSpec>* const flags =
-      new std::vector<FlagSpec>{{"server"}, {"timeout"}, {"help", false}};
+      new std::vector<FlagSpec>{{"server"},  {"timeout"},  {"tls", false}, {"tls-ca"},
+                                 {"tls-cert"}, {"tls-key"}, {"token"},      {"help", false}};
   return *flags;
 }
 
@@ -47,6 +49,14 @@ const Command* FindCommand(const std::vector<std::string>& args, size_t start) {
     if (best == nullptr || command.words.size() > best->words.size()) best = &command;
   }
   return best;
+}
+
+// Global flags that take a value (so that one given before the command takes its value).
+bool GlobalFlagTakesValue(absl::string_view token) {
+  for (const FlagSpec& spec : GlobalFlags()) {
+    if (spec.takes_value && token == absl::StrCat("--", spec.name)) return true;
+  }
+  return false;
 }
 
 // "--help" and "-h" ask for the help text wherever they appear before a "--".
@@ -106,8 +116,32 @@ int ReportUsageError(std::ostream& err, absl::string_view message, const Command
   return 2;
 }
 
-int ReportError(std::ostream& err, const absl::Status& status) {
+// A likely cause of a connection that failed with `status`, given the credentials used; ""
+// when there is nothing to add. gRPC reports a failed TLS handshake only as UNAVAILABLE.
+std::string ConnectionHint(const absl::Status& status, const Credentials& credentials) {
+  if (status.code() != absl::StatusCode::kUnavailable) return "";
+  if (absl::StrContains(status.message(), "certificate verify failed")) {
+    return credentials.ca_file.empty()
+               ? "the server's certificate is not signed by a CA the system trusts: give "
+                 "its CA with --tls-ca"
+               : "the server's certificate is not signed by the CA of --tls-ca (or does not "
+                 "name the address)";
+  }
+  if (!absl::StrContains(status.message(), "Socket closed")) return "";
+  if (!credentials.tls) return "the server closed the connection: it may require --tls";
+  if (credentials.cert_file.empty()) {
+    return "the server closed the connection during the TLS handshake: it may require a "
+           "client certificate (--tls-cert and --tls-key)";
+  }
+  return "the server closed the connection during the TLS handshake: it may not accept "
+         "this client certificate";
+}
+
+int ReportError(std::ostream& err, const absl::Status& status, const Credentials& credentials) {
   err << "error: " << absl::StatusCodeToString(status.code()) << ": " << status.message() << "\n";
+  if (const std::string hint = ConnectionHint(status, credentials); !hint.empty()) {
+    err << "hint: " << hint << "\n";
+  }
   return 1;
 }
 
@@ -123,6 +157,30 @@ absl::Status ApplyGlobalFlags(const ParsedArgs& args, Invocation& invocation) {
       return UsageError("--timeout: expected a number of seconds > 0");
     }
     invocation.client_options.rpc_timeout = absl::Seconds(*seconds);
+  }
+  Credentials& credentials = invocation.credentials;
+  credentials.tls = args.Has("tls");
+  for (auto [flag, field] : {std::pair{"tls-ca", &credentials.ca_file},
+                             std::pair{"tls-cert", &credentials.cert_file},
+                             std::pair{"tls-key", &credentials.key_file}}) {
+    const std::string* value = args.Find(flag);
+    if (value == nullptr) continue;
+    if (value->empty()) return UsageError(absl::StrCat("--", flag, ": expected a file"));
+    if (!credentials.tls) return UsageError(absl::StrCat("--", flag, " needs --tls"));
+    *field = *value;
+  }
+  if (credentials.cert_file.empty() != credentials.key_file.empty()) {
+    return UsageError("--tls-cert and --tls-key go together");
+  }
+  if (const std::string* token = args.Find("token")) {
+    if (token->empty()) return UsageError("--token: expected a token");
+    credentials.token = *token;
+  } else if (const char* from_env = std::getenv(kTokenEnvironmentVariable)) {
+    credentials.token = from_env;
+  }
+  if (absl::Status s = CheckToken(credentials.token); !s.ok()) {
+    return UsageError(absl::StrCat(args.Has("token") ? "--token" : kTokenEnvironmentVariable,
+                                   ": ", s.message()));
   }
   return absl::OkStatus();
 }
@@ -148,6 +206,13 @@ std::string UsageText() {
                   ")\n"
                   "  --timeout SECONDS  deadline of each call (default: none; not applied to "
                   "watch)\n"
+                  "  --tls              connect with TLS (default: plaintext)\n"
+                  "  --tls-ca FILE      PEM CA certificates to trust (default: the system's)\n"
+                  "  --tls-cert FILE    PEM client certificate, for mutual TLS (with --tls-key)\n"
+                  "  --tls-key FILE     PEM private key of --tls-cert\n"
+                  "  --token TOKEN      bearer token sent on every call (default: $",
+                  kTokenEnvironmentVariable,
+                  ", if set)\n"
                   "  --help             print this help\n"
                   "\n"
                   "W is a world id or name (ID or worlds/ID).\n"
@@ -172,7 +237,7 @@ int RunCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
       return 0;
     }
     leading.push_back(token);
-    const bool takes_value = (token == "--server" || token == "--timeout");
+    const bool takes_value = GlobalFlagTakesValue(token);
     if (takes_value && start + 1 < args.size()) leading.push_back(args[++start]);
     ++start;
   }
@@ -217,13 +282,13 @@ int RunCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
         err, absl::StrFormat("expected %s, got %d", expected, parsed->positional.size()), command);
   }
 
-  Invocation invocation{*std::move(parsed), kDefaultServer, {}, out, err};
+  Invocation invocation{*std::move(parsed), kDefaultServer, {}, {}, out, err};
   absl::Status status = ApplyGlobalFlags(invocation.args, invocation);
   if (status.ok()) status = command->run(invocation);
   out.flush();
   if (status.ok()) return 0;
   if (IsUsageError(status)) return ReportUsageError(err, status.message(), command);
-  return ReportError(err, status);
+  return ReportError(err, status, invocation.credentials);
 }
 
 }  // namespace ligature::client::cli

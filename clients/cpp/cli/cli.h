@@ -10,6 +10,8 @@ namespace ligature::client::cli {
 
 // The server address used when --server is not given.
 inline constexpr char kDefaultServer[] = "127.0.0.1:50051";
+// The environment variable that holds the bearer token when --token is not given.
+inline constexpr char kTokenEnvironmentVariable[] = "LIGATURE_TOKEN";
 
 // Runs the tool on `args` (argv without the program name). Returns the exit code: 0 on
 // success, 1 when a call fails ("error: CODE: message" on `err`), 2 on a usage error

@@ -27,6 +27,10 @@ bool IsUsageError(const absl::Status& status) {
   return status.GetPayload(kUsagePayload).has_value();
 }
 
+absl::StatusOr<std::unique_ptr<Client>> Connect(const Invocation& invocation) {
+  return Client::Connect(invocation.server, invocation.credentials, invocation.client_options);
+}
+
 absl::StatusOr<std::string> Verbatim(absl::string_view text) { return std::string(text); }
 
 }  // namespace ligature::client::cli

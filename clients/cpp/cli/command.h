@@ -2,6 +2,7 @@
 // The shape of a `ligature` command and the helpers command bodies share: reading
 // positional arguments and flags, and marking usage errors.
 
+#include <memory>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -22,6 +23,7 @@ struct Invocation {
   ParsedArgs args;
   std::string server;
   ClientOptions client_options;
+  Credentials credentials;
   std::ostream& out;
   std::ostream& err;
 };
@@ -35,6 +37,10 @@ struct Command {
   std::vector<FlagSpec> flags;          // command-specific flags (globals are added)
   absl::Status (*run)(const Invocation&);
 };
+
+// A client of `invocation.server` with its credentials and options; INVALID_ARGUMENT when a
+// credential file cannot be used.
+absl::StatusOr<std::unique_ptr<Client>> Connect(const Invocation& invocation);
 
 // "worlds create W ..." as shown in usage text, without the program name.
 std::string CommandSynopsis(const Command& command);

@@ -19,7 +19,8 @@ namespace v1 = ::ligature::v1;
 // scene export: the output is a valid scene file in either format, so it can be saved and
 // given back to `worlds create --scene`.
 absl::Status ExportScene(const Invocation& invocation) {
-  Client client(invocation.server, invocation.client_options);
+  LIGATURE_ASSIGN_OR_RETURN(const std::unique_ptr<Client> connected, Connect(invocation));
+  Client& client = *connected;
   LIGATURE_ASSIGN_OR_RETURN(const v1::Scene scene,
                             client.ExportScene(invocation.args.positional[0]));
 

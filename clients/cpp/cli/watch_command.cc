@@ -46,7 +46,8 @@ absl::Status Watch(const Invocation& invocation) {
   // Before the client: the channel's threads must inherit the blocked signals.
   InterruptStopper interrupt;
   options.stop = interrupt.token();
-  Client client(invocation.server, invocation.client_options);
+  LIGATURE_ASSIGN_OR_RETURN(const std::unique_ptr<Client> connected, Connect(invocation));
+  Client& client = *connected;
 
   absl::Status render_error;
   auto on_frame = [&](const v1::Frame& frame) {

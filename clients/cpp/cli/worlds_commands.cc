@@ -22,7 +22,8 @@ namespace v1 = ::ligature::v1;
 
 // worlds list: one line per world.
 absl::Status ListWorlds(const Invocation& invocation) {
-  Client client(invocation.server, invocation.client_options);
+  LIGATURE_ASSIGN_OR_RETURN(const std::unique_ptr<Client> connected, Connect(invocation));
+  Client& client = *connected;
   LIGATURE_ASSIGN_OR_RETURN(const std::vector<v1::World> worlds, client.ListWorlds());
   for (const v1::World& world : worlds) invocation.out << FormatWorldLine(world) << "\n";
   return absl::OkStatus();
@@ -33,7 +34,8 @@ absl::Status CreateWorld(const Invocation& invocation) {
   LIGATURE_ASSIGN_OR_RETURN(const std::string scene, RequiredFlag(invocation, "scene", Verbatim));
   LIGATURE_ASSIGN_OR_RETURN(const std::optional<std::string> id,
                             OptionalFlag(invocation, "id", Verbatim));
-  Client client(invocation.server, invocation.client_options);
+  LIGATURE_ASSIGN_OR_RETURN(const std::unique_ptr<Client> connected, Connect(invocation));
+  Client& client = *connected;
   LIGATURE_ASSIGN_OR_RETURN(const v1::World world,
                             client.CreateWorldFromSpec(id.value_or(""), scene));
   invocation.out << world.name() << "\n";
@@ -42,7 +44,8 @@ absl::Status CreateWorld(const Invocation& invocation) {
 
 // worlds get: the whole World message in text format.
 absl::Status GetWorld(const Invocation& invocation) {
-  Client client(invocation.server, invocation.client_options);
+  LIGATURE_ASSIGN_OR_RETURN(const std::unique_ptr<Client> connected, Connect(invocation));
+  Client& client = *connected;
   LIGATURE_ASSIGN_OR_RETURN(const v1::World world, client.GetWorld(invocation.args.positional[0]));
   std::string text;
   google::protobuf::TextFormat::PrintToString(world, &text);
@@ -51,7 +54,8 @@ absl::Status GetWorld(const Invocation& invocation) {
 }
 
 absl::Status DeleteWorld(const Invocation& invocation) {
-  Client client(invocation.server, invocation.client_options);
+  LIGATURE_ASSIGN_OR_RETURN(const std::unique_ptr<Client> connected, Connect(invocation));
+  Client& client = *connected;
   return client.DeleteWorld(invocation.args.positional[0]);
 }
 
@@ -104,7 +108,8 @@ absl::Status UpdateWorld(const Invocation& invocation) {
         "--budget-us");
   }
 
-  Client client(invocation.server, invocation.client_options);
+  LIGATURE_ASSIGN_OR_RETURN(const std::unique_ptr<Client> connected, Connect(invocation));
+  Client& client = *connected;
   LIGATURE_ASSIGN_OR_RETURN(const v1::World world,
                             client.UpdateWorld(invocation.args.positional[0], changes, mask));
   invocation.out << FormatWorldLine(world) << "\n";
@@ -114,7 +119,8 @@ absl::Status UpdateWorld(const Invocation& invocation) {
 // step: advances a paused world and prints the resulting frame.
 absl::Status StepWorld(const Invocation& invocation) {
   LIGATURE_ASSIGN_OR_RETURN(const int32_t ticks, PositionalArg(invocation, 1, "N", ParseInt32));
-  Client client(invocation.server, invocation.client_options);
+  LIGATURE_ASSIGN_OR_RETURN(const std::unique_ptr<Client> connected, Connect(invocation));
+  Client& client = *connected;
   LIGATURE_ASSIGN_OR_RETURN(const v1::Frame frame,
                             client.StepWorld(invocation.args.positional[0], ticks));
   invocation.out << FormatFrameText(frame) << "\n";
@@ -124,7 +130,8 @@ absl::Status StepWorld(const Invocation& invocation) {
 // save: writes a world's snapshot to a file.
 absl::Status SaveSnapshot(const Invocation& invocation) {
   const std::string& path = invocation.args.positional[1];
-  Client client(invocation.server, invocation.client_options);
+  LIGATURE_ASSIGN_OR_RETURN(const std::unique_ptr<Client> connected, Connect(invocation));
+  Client& client = *connected;
   LIGATURE_ASSIGN_OR_RETURN(const v1::SaveSnapshotResponse saved,
                             client.SaveSnapshot(invocation.args.positional[0]));
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
@@ -143,7 +150,8 @@ absl::Status RestoreSnapshot(const Invocation& invocation) {
   if (!in) return absl::NotFoundError(absl::StrCat("cannot open ", path));
   std::ostringstream bytes;
   bytes << in.rdbuf();
-  Client client(invocation.server, invocation.client_options);
+  LIGATURE_ASSIGN_OR_RETURN(const std::unique_ptr<Client> connected, Connect(invocation));
+  Client& client = *connected;
   LIGATURE_ASSIGN_OR_RETURN(
       const v1::World world,
       client.RestoreSnapshot(invocation.args.positional[0], std::move(bytes).str()));

@@ -6,6 +6,9 @@
 //   ligature-haptic-sim --world W --tool BODY [--server ADDR] [--script press|stroke|tap|hold]
 //       [--rate HZ] [--seconds S] [--origin x,y,z] [--depth M] [--remote]
 //       [--stiffness N/m] [--force-limit N]
+//       [--tls [--tls-ca FILE] [--tls-cert FILE --tls-key FILE]] [--token TOKEN]
+//
+// The token may also come from the LIGATURE_TOKEN environment variable.
 
 #include <algorithm>
 #include <chrono>
@@ -17,6 +20,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
+#include "clients/cpp/client.h"
 #include "clients/cpp/haptic_session.h"
 #include "clients/cpp/haptic_sim/scripts.h"
 #include "grpcpp/create_channel.h"
@@ -37,6 +41,7 @@ struct Flags {
   bool remote = false;
   double stiffness = 0.0;
   double force_limit = 0.0;
+  Credentials credentials;
 };
 
 int Usage(const char* why) {
@@ -44,7 +49,9 @@ int Usage(const char* why) {
                "%s\nusage: ligature-haptic-sim --world W --tool BODY [--server ADDR]\n"
                "  [--script press|stroke|tap|hold] [--rate HZ (1000-4000)] [--seconds S]\n"
                "  [--origin x,y,z (m, default 0,0,0)] [--depth M] [--remote]\n"
-               "  [--stiffness N/m] [--force-limit N]\n",
+               "  [--stiffness N/m] [--force-limit N]\n"
+               "  [--tls [--tls-ca FILE] [--tls-cert FILE --tls-key FILE]]\n"
+               "  [--token TOKEN (default: $LIGATURE_TOKEN)]\n",
                why);
   return 2;
 }
@@ -69,6 +76,16 @@ bool Parse(int argc, char** argv, Flags* f) {
     std::string v;
     if (a == "--remote") {
       f->remote = true;
+    } else if (a == "--tls") {
+      f->credentials.tls = true;
+    } else if (a == "--tls-ca") {
+      if (!value(&f->credentials.ca_file)) return false;
+    } else if (a == "--tls-cert") {
+      if (!value(&f->credentials.cert_file)) return false;
+    } else if (a == "--tls-key") {
+      if (!value(&f->credentials.key_file)) return false;
+    } else if (a == "--token") {
+      if (!value(&f->credentials.token) || f->credentials.token.empty()) return false;
     } else if (a == "--server") {
       if (!value(&f->server)) return false;
     } else if (a == "--world") {
@@ -89,6 +106,9 @@ bool Parse(int argc, char** argv, Flags* f) {
       if (target == nullptr || !value(&v) || !absl::SimpleAtod(v, target)) return false;
     }
   }
+  if (f->credentials.token.empty()) {
+    if (const char* token = std::getenv("LIGATURE_TOKEN")) f->credentials.token = token;
+  }
   return !f->world.empty() && !f->tool.empty() && f->rate >= 1.0 && f->rate <= 4000.0 &&
          f->seconds > 0.0;
 }
@@ -102,7 +122,9 @@ double Pct(std::vector<double> v, double p) {
 int Run(const Flags& f) {
   auto script = FindScript(f.script, f.seconds);
   if (!script.ok()) return Usage(std::string(script.status().message()).c_str());
-  auto channel = grpc::CreateChannel(f.server, grpc::InsecureChannelCredentials());
+  absl::StatusOr<std::shared_ptr<grpc::Channel>> channel =
+      MakeChannel(f.server, f.credentials, grpc::ChannelArguments());
+  if (!channel.ok()) return Usage(std::string(channel.status().message()).c_str());
   ligature::v1::HapticOpen open;
   open.set_world(f.world.rfind("worlds/", 0) == 0 ? f.world : "worlds/" + f.world);
   open.set_tool_body_id(f.tool);
@@ -110,7 +132,7 @@ int Run(const Flags& f) {
   open.set_mode(f.remote ? ligature::v1::HAPTIC_MODE_REMOTE : ligature::v1::HAPTIC_MODE_SERVER);
   open.set_stiffness(f.stiffness);
   open.set_force_limit(f.force_limit);
-  auto session = HapticSession::Open(channel, open);
+  auto session = HapticSession::Open(*channel, open);
   if (!session.ok()) {
     std::fprintf(stderr, "%s\n", session.status().ToString().c_str());
     return 1;

@@ -1,5 +1,6 @@
 #include "clients/cpp/load/load_options.h"
 
+#include <cstdlib>
 #include <map>
 #include <functional>
 
@@ -27,6 +28,14 @@ std::function<bool(const std::string&)> Text(std::string* out) {
   };
 }
 
+std::function<bool(const std::string&)> Bool(bool* out) {
+  return [out](const std::string& v) {
+    if (v != "true" && v != "false") return false;
+    *out = v == "true";
+    return true;
+  };
+}
+
 }  // namespace
 
 std::string LoadUsage() {
@@ -34,11 +43,14 @@ std::string LoadUsage() {
          "  [--worlds=N] [--watchers=M] [--haptics=K] [--edit_rate=PER_WORLD_PER_S]\n"
          "  [--duration=S] [--warmup=S] [--rss_interval=S] [--check_interval=S]\n"
          "  [--rate_hz=HZ] [--balls=N] [--max_live_edits=N] [--seed=N]\n"
-         "  [--server_args='FLAGS'] [--server_log=PATH]\n";
+         "  [--server_args='FLAGS'] [--server_log=PATH]\n"
+         "  [--tls=true [--tls_ca=FILE] [--tls_cert=FILE --tls_key=FILE]]\n"
+         "  [--token=TOKEN (default: $LIGATURE_TOKEN)]\n";
 }
 
 absl::StatusOr<LoadOptions> ParseLoadOptions(int argc, char** argv) {
   LoadOptions o;
+  if (const char* token = std::getenv("LIGATURE_TOKEN")) o.credentials.token = token;
   const std::map<std::string, std::function<bool(const std::string&)>> flags = {
       {"address", Text(&o.address)},
       {"spawn", Text(&o.spawn)},
@@ -57,6 +69,11 @@ absl::StatusOr<LoadOptions> ParseLoadOptions(int argc, char** argv) {
       {"balls", Number(&o.balls)},
       {"max_live_edits", Number(&o.max_live_edits)},
       {"seed", Number(&o.seed)},
+      {"tls", Bool(&o.credentials.tls)},
+      {"tls_ca", Text(&o.credentials.ca_file)},
+      {"tls_cert", Text(&o.credentials.cert_file)},
+      {"tls_key", Text(&o.credentials.key_file)},
+      {"token", Text(&o.credentials.token)},
   };
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -82,6 +99,8 @@ absl::StatusOr<LoadOptions> ParseLoadOptions(int argc, char** argv) {
     return absl::InvalidArgumentError(
         "--edit_rate >= 0, --duration, --rss_interval, --check_interval > 0, --rate_hz in [1, 1000]");
   }
+  // The credential files are read and checked here, before anything starts.
+  if (auto maker = client::ChannelMaker::Create(o.credentials); !maker.ok()) return maker.status();
   return o;
 }
 

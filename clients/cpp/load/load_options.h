@@ -4,6 +4,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "clients/cpp/client.h"
 
 namespace ligature::load {
 
@@ -25,6 +26,7 @@ struct LoadOptions {
   int balls = 20;             // dynamic bodies each world starts with
   int max_live_edits = 30;    // bodies an editor keeps alive at once
   unsigned seed = 1;
+  client::Credentials credentials;  // TLS and token of every channel
 };
 
 absl::StatusOr<LoadOptions> ParseLoadOptions(int argc, char** argv);

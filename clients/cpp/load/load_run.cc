@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "clients/cpp/client.h"
 #include "clients/cpp/haptic_session.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/security/credentials.h"
@@ -26,10 +27,17 @@ using Clock = std::chrono::steady_clock;
 double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
 
 // A channel on its own connection (distinct arguments keep gRPC from sharing one).
-std::shared_ptr<grpc::Channel> Channel(const std::string& address, int index) {
+// The credentials were checked when the options were parsed; a file that has since become
+// unreadable makes the channel plaintext, and its calls fail and are counted as errors.
+std::shared_ptr<grpc::Channel> Channel(const LoadOptions& o, const std::string& address,
+                                       int index) {
   grpc::ChannelArguments args;
   args.SetInt("ligature.load.channel", index);
-  return grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args);
+  absl::StatusOr<client::ChannelMaker> maker = client::ChannelMaker::Create(o.credentials);
+  if (!maker.ok()) {
+    return grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args);
+  }
+  return maker->Make(address, args);
 }
 
 void Deadline(grpc::ClientContext* ctx, double seconds = 10) {
@@ -301,7 +309,7 @@ void Haptic(int device, const std::string& world, std::shared_ptr<grpc::Channel>
 LoadReport RunLoad(const LoadOptions& o, ServerProcess& server) {
   Shared shared;
   shared.report.warmup_s = o.warmup_s;
-  auto control = Channel(server.address(), 0);
+  auto control = Channel(o, server.address(), 0);
   auto worlds = v1::WorldService::NewStub(control);
 
   // The worlds, fresh for this run.
@@ -334,19 +342,19 @@ LoadReport RunLoad(const LoadOptions& o, ServerProcess& server) {
       start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o.duration_s));
   std::vector<std::thread> threads;
   for (size_t i = 0; i < ids.size(); ++i) {
-    threads.emplace_back(Editor, std::cref(o), ids[i], Channel(server.address(), 1),
+    threads.emplace_back(Editor, std::cref(o), ids[i], Channel(o, server.address(), 1),
                          end, o.seed * 1000 + static_cast<unsigned>(i), std::ref(shared));
   }
   // Watchers: 25 streams per connection.
   std::vector<std::shared_ptr<grpc::Channel>> watch_channels;
   for (int m = 0; m < o.watchers; ++m) {
-    if (m % 25 == 0) watch_channels.push_back(Channel(server.address(), 100 + m / 25));
+    if (m % 25 == 0) watch_channels.push_back(Channel(o, server.address(), 100 + m / 25));
     threads.emplace_back(Watcher, ids[m % ids.size()], watch_channels.back(), end,
                          std::ref(shared));
   }
   for (int k = 0; k < o.haptics; ++k) {
     if (static_cast<size_t>(k % o.worlds) >= ids.size()) continue;
-    threads.emplace_back(Haptic, k, ids[k % o.worlds], Channel(server.address(), 1000 + k),
+    threads.emplace_back(Haptic, k, ids[k % o.worlds], Channel(o, server.address(), 1000 + k),
                          end, std::ref(shared));
   }
 

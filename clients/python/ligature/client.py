@@ -22,17 +22,69 @@ _WORLD_MASK_NESTED = ("settings", "settings.solver")
 _BODY_MASK_NESTED = ("pose",)
 
 
-def connect(address="127.0.0.1:50051", timeout=10.0, max_message_mb=64):
-    """Opens a client to the ligatured server at `address` (host:port, plaintext).
+def connect(address="127.0.0.1:50051", timeout=10.0, max_message_mb=64, *, tls=False,
+            ca=None, cert=None, key=None, token=None):
+    """Opens a client to the ligatured server at `address` (host:port).
 
     `timeout` is the deadline of each unary call in seconds (None: no deadline). The
-    channel connects lazily; the first call fails with UNAVAILABLE if nobody answers.
-    Use the client as a context manager, or call :meth:`Client.close`.
+    channel connects lazily; the first call fails with UNAVAILABLE if nobody answers (or
+    the TLS handshake fails). Use the client as a context manager, or call
+    :meth:`Client.close`.
+
+    Security:
+        tls: connect with TLS (default plaintext, which a server serves only on loopback
+            unless started with --allow_insecure).
+        ca: PEM file of the CA certificates that sign the server's certificate (default:
+            the system's roots). TLS only.
+        cert, key: PEM client certificate chain and private key, for a server that
+            requires client certificates (mutual TLS). Both or neither; TLS only.
+        token: bearer token, sent as ``authorization: Bearer TOKEN`` on every call and
+            stream (including :meth:`Client.interact`).
+
+    A credential that cannot be used (an unreadable file, ca or cert without tls, a cert
+    without its key, a token with spaces) raises LigatureError with INVALID_ARGUMENT.
     """
+    check_token(token)
     size = max_message_mb << 20
-    channel = grpc.insecure_channel(address, options=[
-        ("grpc.max_receive_message_length", size), ("grpc.max_send_message_length", size)])
-    return Client(channel, timeout=timeout)
+    options = [("grpc.max_receive_message_length", size),
+               ("grpc.max_send_message_length", size)]
+    if tls:
+        if (cert is None) != (key is None):
+            raise invalid_argument("connect: cert and key go together: give both or neither")
+        credentials = grpc.ssl_channel_credentials(
+            root_certificates=_read_pem(ca, "ca") if ca is not None else None,
+            private_key=_read_pem(key, "key") if key is not None else None,
+            certificate_chain=_read_pem(cert, "cert") if cert is not None else None)
+        channel = grpc.secure_channel(address, credentials, options=options)
+    else:
+        if ca is not None or cert is not None or key is not None:
+            raise invalid_argument("connect: ca, cert and key need tls=True")
+        channel = grpc.insecure_channel(address, options=options)
+    return Client(channel, timeout=timeout, token=token)
+
+
+def check_token(token):
+    """Raises LigatureError (INVALID_ARGUMENT) unless `token` is None or a non-empty str of
+    printable ASCII without spaces (a token file holds one word per token)."""
+    if token is None:
+        return
+    if not isinstance(token, str) or not _TOKEN.fullmatch(token):
+        raise invalid_argument("token: expected printable ASCII without spaces")
+
+
+_TOKEN = re.compile(r"[\x21-\x7e]+")
+
+
+def _read_pem(path, what):
+    """The bytes of PEM file `path` (argument `what` of connect)."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except (OSError, TypeError, ValueError) as error:
+        raise invalid_argument(f"connect: cannot read {what} {path!r}: {error}") from None
+    if b"-----BEGIN " not in data:
+        raise invalid_argument(f"connect: {what} {path!r} holds no PEM data")
+    return data
 
 
 class Client:
@@ -40,8 +92,11 @@ class Client:
     full resource name; requests take messages or dicts (see :func:`ligature.to_message`).
     Every failed call raises LigatureError with the status code and message."""
 
-    def __init__(self, channel, timeout=10.0, close_timeout=5.0):
-        """Wraps an existing grpc.Channel, which the client then owns and closes."""
+    def __init__(self, channel, timeout=10.0, close_timeout=5.0, token=None):
+        """Wraps an existing grpc.Channel, which the client then owns and closes. A `token`
+        is sent as ``authorization: Bearer TOKEN`` metadata on every call and stream."""
+        check_token(token)
+        self._auth = (("authorization", f"Bearer {token}"),) if token else ()
         self._channel = channel
         self._timeout = timeout
         self._close_timeout = close_timeout
@@ -76,9 +131,15 @@ class Client:
         """Runs a unary RPC about `world` (routed by its id), turning grpc.RpcError into
         LigatureError."""
         try:
-            return method(request, timeout=self._timeout, metadata=routing_metadata(world))
+            return method(request, timeout=self._timeout, metadata=self._metadata(world))
         except grpc.RpcError as error:
             raise LigatureError.from_rpc_error(error, _method_name(method)) from None
+
+    def _metadata(self, world):
+        """Metadata of a call about `world` (None: no world): the routing header and the
+        token. Passed with each call rather than as call credentials, which gRPC attaches
+        only to TLS channels, and a server on loopback checks tokens without TLS too."""
+        return (routing_metadata(world) or ()) + self._auth
 
     # -- worlds -------------------------------------------------------------------------
 
@@ -246,7 +307,7 @@ class Client:
         """
         request = session_service_pb2.WatchRequest(
             world=world_name(world), max_rate_hz=rate_hz, body_ids=list(bodies))
-        call = self._sessions.Watch(request, timeout=duration, metadata=routing_metadata(world))
+        call = self._sessions.Watch(request, timeout=duration, metadata=self._metadata(world))
         stream = FrameStream(call, "Watch", duration=duration)
         self._streams.add(stream)
         return stream
@@ -255,7 +316,7 @@ class Client:
         """Opens a device session (:class:`Interaction`) on `world`: send poses of
         kinematic bodies, iterate frames."""
         session = Interaction(self._sessions, world_name(world), rate_hz, bodies,
-                              self._close_timeout)
+                              self._close_timeout, self._metadata(world))
         self._streams.add(session)
         return session
 

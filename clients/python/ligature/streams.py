@@ -102,13 +102,15 @@ class Interaction(FrameStream):
     iteration.
     """
 
-    def __init__(self, stub, world, rate_hz, bodies, close_timeout):
+    def __init__(self, stub, world, rate_hz, bodies, close_timeout, metadata=None):
         self._requests = queue.Queue()
         self._requests.put(session_service_pb2.InteractRequest(
             world=world, max_rate_hz=rate_hz, body_ids=list(bodies)))
         self._close_timeout = close_timeout
         self._half_closed = False
-        call = stub.Interact(self._request_iterator(), metadata=routing_metadata(world))
+        if metadata is None:
+            metadata = routing_metadata(world)
+        call = stub.Interact(self._request_iterator(), metadata=metadata)
         super().__init__(call, "Interact")
 
     def _request_iterator(self):

@@ -26,10 +26,56 @@ function loadLigaturePackage(protoDir = DEFAULT_PROTO_DIR) {
   return grpc.loadPackageDefinition(definition).ligature.v1;
 }
 
-// One client per service the gateway uses, sharing a single channel to `address`.
-function connect(address, protoDir = DEFAULT_PROTO_DIR) {
+// Channel credentials from `security`: {tls, ca, cert, key} (file paths; ca defaults to the
+// system's roots, cert and key go together). Throws with a plain message for a file that
+// cannot be read or a combination that does not make sense.
+function channelCredentials(security = {}) {
+  const { tls = false, ca, cert, key } = security;
+  if (!tls) {
+    if (ca || cert || key) throw new Error('--tls-ca, --tls-cert and --tls-key need --tls');
+    return grpc.credentials.createInsecure();
+  }
+  if (!cert !== !key) throw new Error('--tls-cert and --tls-key go together');
+  const read = (file, flag) => {
+    let data;
+    try {
+      data = fs.readFileSync(file);
+    } catch (e) {
+      throw new Error(`${flag}: cannot read ${file}: ${e.code || e.message}`);
+    }
+    if (!data.includes('-----BEGIN ')) throw new Error(`${flag}: ${file} holds no PEM data`);
+    return data;
+  };
+  return grpc.credentials.createSsl(ca ? read(ca, '--tls-ca') : null,
+                                    key ? read(key, '--tls-key') : null,
+                                    cert ? read(cert, '--tls-cert') : null);
+}
+
+// A bearer token is one word of printable ASCII (as the server's token file has it).
+function isToken(token) {
+  return typeof token === 'string' && /^[\x21-\x7e]{1,4096}$/.test(token);
+}
+
+// grpc.Metadata carrying `authorization: Bearer TOKEN`, or undefined for no token.
+function bearerMetadata(token) {
+  if (token === undefined || token === null || token === '') return undefined;
+  if (!isToken(token)) throw new Error('a token is printable ASCII without spaces');
+  const metadata = new grpc.Metadata();
+  metadata.set('authorization', `Bearer ${token}`);
+  return metadata;
+}
+
+// The leading arguments of a streaming call: the metadata when there is any.
+function withMetadata(metadata) {
+  return metadata ? [metadata] : [];
+}
+
+// One client per service the gateway uses, sharing a single channel to `address`, with the
+// channel credentials of `security` (see channelCredentials). `metadata` (optional) goes
+// with the calls that the session code makes through this object.
+function connect(address, protoDir = DEFAULT_PROTO_DIR, security = {}, metadata = undefined) {
   const pkg = loadLigaturePackage(protoDir);
-  const credentials = grpc.credentials.createInsecure();
+  const credentials = channelCredentials(security);
   const options = { 'grpc.max_receive_message_length': 64 * 1024 * 1024 };
   const world = new pkg.WorldService(address, credentials, options);
   const channelOverride = world.getChannel();
@@ -38,18 +84,24 @@ function connect(address, protoDir = DEFAULT_PROTO_DIR) {
     world,
     session: new pkg.SessionService(address, credentials, shared),
     scene: new pkg.SceneService(address, credentials, shared),
+    metadata,
     close() { world.close(); },
   };
 }
 
-// A unary call as a promise, with a deadline in seconds.
-function call(client, method, request, timeoutS = 10) {
+// A unary call as a promise, with a deadline in seconds and optional grpc.Metadata.
+function call(client, method, request, timeoutS = 10, metadata = undefined) {
   return new Promise((resolve, reject) => {
     const deadline = new Date(Date.now() + timeoutS * 1000);
-    client[method](request, { deadline }, (err, response) => {
+    const callback = (err, response) => {
       if (err) reject(err); else resolve(response);
-    });
+    };
+    if (metadata) client[method](request, metadata, { deadline }, callback);
+    else client[method](request, { deadline }, callback);
   });
 }
 
-module.exports = { loadLigaturePackage, connect, call, DEFAULT_PROTO_DIR };
+module.exports = {
+  loadLigaturePackage, connect, call, channelCredentials, bearerMetadata, isToken, withMetadata,
+  DEFAULT_PROTO_DIR,
+};

@@ -4,7 +4,15 @@
 // a Watch stream until the viewer first drives a body; then the gateway opens an Interact
 // stream (which carries the device poses and its own frames) and drops the Watch.
 
-const { call } = require('./grpc_clients');
+const grpc = require('@grpc/grpc-js');
+const { call, withMetadata } = require('./grpc_clients');
+
+// A gRPC error as the server reported it ("PERMISSION_DENIED: this token lacks ..."); any
+// other error by its message.
+function errorText(e) {
+  const name = typeof e.code === 'number' ? grpc.status[e.code] : undefined;
+  return name && e.details !== undefined ? `${name}: ${e.details}` : e.message;
+}
 const { FrameEncoder, encodeWorld, encodeSceneBody } = require('./frame_codec');
 
 // A frame is dropped rather than queued when this much is still waiting to be sent: the
@@ -61,12 +69,12 @@ class ViewerSession {
     try {
       await handler();
     } catch (e) {
-      this.send({ type: 'error', op: request.op, message: e.details || e.message });
+      this.send({ type: 'error', op: request.op, message: errorText(e) });
     }
   }
 
   async list() {
-    const response = await call(this.clients.world, 'ListWorlds', { page_size: 1000 });
+    const response = await call(this.clients.world, 'ListWorlds', { page_size: 1000 }, 10, this.clients.metadata);
     this.send({ type: 'worlds', worlds: response.worlds.map(encodeWorld) });
   }
 
@@ -77,11 +85,11 @@ class ViewerSession {
     this.world = world;
     this.maxRateHz = Number(maxRateHz) > 0 ? Number(maxRateHz) : 0;
     this.encoder.reset();
-    const scene = await call(this.clients.scene, 'ExportScene', { parent: world });
+    const scene = await call(this.clients.scene, 'ExportScene', { parent: world }, 10, this.clients.metadata);
     if (this.world !== world) return;  // another watch started meanwhile
     this.send({ type: 'scene', world, bodies: scene.bodies.map(encodeSceneBody),
                 paused: !!(scene.settings && scene.settings.paused) });
-    const stream = this.clients.session.Watch({ world, max_rate_hz: this.maxRateHz });
+    const stream = this.clients.session.Watch({ world, max_rate_hz: this.maxRateHz }, ...withMetadata(this.clients.metadata));
     this.watch = stream;
     this.attach(stream, 'watch');
   }
@@ -90,7 +98,7 @@ class ViewerSession {
     stream.on('data', (frame) => this.sendFrame(frame));
     stream.on('error', (err) => {
       if (err.code === 1 /* CANCELLED */) return;
-      this.send({ type: 'error', op: kind, message: err.details || err.message });
+      this.send({ type: 'error', op: kind, message: errorText(err) });
     });
     stream.on('end', () => this.send({ type: 'stream-end', stream: kind, world: this.world }));
   }
@@ -100,13 +108,14 @@ class ViewerSession {
     const updated = await call(this.clients.world, 'UpdateWorld', {
       world: { name: world, settings: { paused: !!paused } },
       update_mask: { paths: ['settings.paused'] },
-    });
+    }, 10, this.clients.metadata);
     this.send({ type: 'world', world: encodeWorld(updated) });
   }
 
   async step({ world, ticks }) {
     checkWorldName(world);
-    const frame = await call(this.clients.world, 'StepWorld', { name: world, ticks: ticks | 0 || 1 });
+    const frame = await call(this.clients.world, 'StepWorld', { name: world, ticks: ticks | 0 || 1 },
+                            10, this.clients.metadata);
     this.sendFrame(frame);
   }
 
@@ -126,7 +135,7 @@ class ViewerSession {
 
   // Interact replaces Watch as the frame source: the same world and rate, all bodies.
   openInteract() {
-    const stream = this.clients.session.Interact();
+    const stream = this.clients.session.Interact(...withMetadata(this.clients.metadata));
     stream.write({ world: this.world, max_rate_hz: this.maxRateHz });
     this.interact = stream;
     this.attach(stream, 'interact');

@@ -34,20 +34,20 @@ function startProcess(argv, pattern, { timeoutMs = 15000, env = process.env } = 
   });
 }
 
-async function startLigatured(scene) {
+async function startLigatured(scene, extraArgs = []) {
   const binary = process.env.LIGATURED;
   if (!binary) throw new Error('LIGATURED must name the ligatured binary');
   const p = await startProcess(
-    [binary, '--listen=127.0.0.1:0', `--scene=${scene}`, '--world_id=showcase'],
+    [binary, '--listen=127.0.0.1:0', `--scene=${scene}`, '--world_id=showcase', ...extraArgs],
     /serving on \S+ \(port (\d+)\)/);
   return { ...p, address: `127.0.0.1:${p.match[1]}` };
 }
 
-async function startGateway(ligaturedAddress) {
+async function startGateway(ligaturedAddress, extraArgs = []) {
   const p = await startProcess(
     [process.execPath, path.join(WEB_DIR, 'gateway', 'main.js'),
-     '--ligatured', ligaturedAddress, '--listen', '127.0.0.1:0'],
-    /serving on (http:\/\/\S+\/)/);
+     '--ligatured', ligaturedAddress, '--listen', '127.0.0.1:0', ...extraArgs],
+    /serving on (https?:\/\/\S+\/)/);
   return { ...p, url: p.match[1] };
 }
 

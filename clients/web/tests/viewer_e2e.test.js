@@ -5,12 +5,25 @@
 // of its colour at its projected place on a screenshot), that dragging the kinematic handle
 // moves it and the rope hanging from it, and that pause, step and resume act on the world.
 // Exits 77 (skipped) when no Chromium is installed.
+//
+// With LIGATURE_WEB_SECURE=1 the same test runs with security on: ligatured serves mutual
+// TLS with a token file (certificates from tests/security/make_certs.sh), the gateway
+// connects with TLS, its client certificate and a token of its own, serves HTTPS and admits
+// only browsers whose token ligatured accepts; the page passes the owner's token. Then a
+// browser without a token or with a forged one is refused, and a viewer's token watches but
+// may not pause.
 
 const fs = require('fs');
 const path = require('path');
 const test = require('node:test');
 const assert = require('node:assert/strict');
+const os = require('os');
+const { execFileSync } = require('child_process');
+const WebSocket = require('ws');
 const { WEB_DIR, startLigatured, startGateway, stop } = require('./processes');
+
+const SECURE = process.env.LIGATURE_WEB_SECURE === '1';
+const MAKE_CERTS = path.join(WEB_DIR, '..', '..', 'tests', 'security', 'make_certs.sh');
 
 const CHROMIUM = [process.env.CHROMIUM, '/usr/bin/chromium', '/usr/bin/chromium-browser']
   .find((p) => p && fs.existsSync(p));
@@ -38,21 +51,76 @@ async function waitFor(page, predicate, arg, timeout = 8000) {
 
 const text = (page, selector) => page.locator(selector).textContent();
 
+// Certificates and tokens in a fresh directory; the flags of ligatured and of the gateway.
+function secureSetup() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ligature-web-secure-'));
+  execFileSync('/bin/bash', [MAKE_CERTS, dir], { stdio: 'inherit' });
+  const file = (name) => path.join(dir, name);
+  fs.writeFileSync(file('tokens'), 'alice-t owner showcase\nbob-t viewer showcase\ngateway-t viewer *\n');
+  fs.writeFileSync(file('gateway-token'), 'gateway-t\n');
+  return {
+    dir,
+    file,
+    server: [`--tls_cert=${file('server.pem')}`, `--tls_key=${file('server.key')}`,
+             `--tls_client_ca=${file('ca.pem')}`, `--token_file=${file('tokens')}`],
+    gateway: ['--tls', '--tls-ca', file('ca.pem'), '--tls-cert', file('client.pem'),
+              '--tls-key', file('client.key'), '--token-file', file('gateway-token'),
+              '--require-token', '--https-cert', file('server.pem'), '--https-key', file('server.key')],
+  };
+}
+
+// The HTTP status with which the gateway answers a WebSocket to `url` (101 when admitted).
+function upgradeStatus(url, ca) {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url, { ca });
+    ws.on('open', () => { ws.terminate(); resolve(101); });
+    ws.on('unexpected-response', (req, res) => { resolve(res.statusCode); req.destroy(); });
+    ws.on('error', reject);
+  });
+}
+
 test('the viewer shows a live world, every body kind, drags, pauses and steps', async (t) => {
-  const server = await startLigatured(SCENE);
+  const security = SECURE ? secureSetup() : null;
+  if (security) t.after(() => fs.rmSync(security.dir, { recursive: true, force: true }));
+  const server = await startLigatured(SCENE, security ? security.server : []);
   t.after(() => stop(server));
-  const gateway = await startGateway(server.address);
+  const gateway = await startGateway(server.address, security ? security.gateway : []);
   t.after(() => stop(gateway));
+  if (security) assert.match(gateway.url, /^https:/);
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: ['--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader',
            '--ignore-gpu-blocklist'],
   });
   t.after(() => browser.close());
-  const page = await browser.newPage({ viewport: { width: 1000, height: 650 } });
+  // The page's certificate is the test CA's, which Chromium does not know.
+  const pageOptions = { viewport: { width: 1000, height: 650 }, ignoreHTTPSErrors: SECURE };
+  const page = await browser.newPage(pageOptions);
   const pageErrors = [];
   page.on('pageerror', (e) => pageErrors.push(e.message));
-  await page.goto(gateway.url);
+  await page.goto(SECURE ? `${gateway.url}#token=alice-t` : gateway.url);
+
+  if (security) {
+    await t.test('browsers without an accepted token are refused', async () => {
+      const ws = gateway.url.replace(/^https/, 'wss') + 'ws';
+      const ca = fs.readFileSync(security.file('ca.pem'));
+      assert.equal(await upgradeStatus(ws, ca), 401);
+      assert.equal(await upgradeStatus(`${ws}?token=forged-t`, ca), 401);
+      assert.equal(await upgradeStatus(`${ws}?token=${encodeURIComponent('two words')}`, ca), 401);
+      assert.equal(await upgradeStatus(`${ws}?token=bob-t`, ca), 101);
+    });
+
+    await t.test("a viewer's token watches but may not pause", async () => {
+      const viewer = await browser.newPage(pageOptions);
+      t.after(() => viewer.close());
+      await viewer.goto(`${gateway.url}#token=bob-t`);
+      await viewer.locator('#world-list li[data-world="worlds/showcase"]').waitFor({ timeout: 8000 });
+      await waitFor(viewer, () => Number(document.getElementById('frame-count').textContent) >= 3);
+      await viewer.click('#pause');
+      await viewer.locator('#error', { hasText: 'PERMISSION_DENIED' }).waitFor({ timeout: 8000 });
+      assert.match(await text(viewer, '#error'), /owner role on world showcase/);
+    });
+  }
 
   await t.test('the world list appears', async () => {
     await page.locator('#world-list li[data-world="worlds/showcase"]').waitFor({ timeout: 8000 });

@@ -20,7 +20,12 @@ const state = {
   resyncing: false,    // soft triangles were asked for again and have not come yet
 };
 
-const wsUrl = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/ws`;
+// A bearer token for a gateway that requires one comes in the page's fragment
+// (#token=TOKEN), which the browser does not send with the page request; the WebSocket
+// carries it to the gateway, which passes it on with this viewer's calls.
+const token = new URLSearchParams(location.hash.slice(1)).get('token');
+const wsUrl = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/ws` +
+  (token ? `?token=${encodeURIComponent(token)}` : '');
 const connection = new Connection(wsUrl, {
   onOpen: () => {
     connection.send({ op: 'list' });
