@@ -29,15 +29,16 @@ struct SceneBenchSpec {
   int timed_steps = 1000;
   int quick_timed_steps = 150;
   int chunk_steps = 50;
-  // Also time the tunable solver with tolerance 0, so that it runs every iteration of the
-  // cap as the peers do (a scene's own tolerance may stop it sooner).
-  bool every_iteration = false;
+  // The scene sets a tolerance: also time both solvers with it (they may stop before the
+  // iteration cap), as lines of their own beside the equal-work ones.
+  bool early_exit = false;
 };
 
-// The benchmark "rigid/<scene>": ours with the tunable LCP and with Gauss-Seidel (each
-// keeping the scene's dt, max_iterations and tolerance; the variant is named in the notes
-// as solver=...) against Bullet and ODE with the same dt and iterations. One line per
-// solver and per peer.
+// The benchmark "rigid/<scene>": ours with the tunable LCP and with Gauss-Seidel at equal
+// work with the peers (the scene's dt and max_iterations, tolerance 0: every iteration
+// runs), and with the scene's tolerance as "<solver>, early exit" lines where it sets one,
+// against Bullet and ODE with the same dt and iterations. One line per variant and peer;
+// the notes name the solver, its tolerance and the iterations it took.
 StepBench MakeSceneBench(const SceneBenchSpec& spec);
 
 }  // namespace ligature::bench
