@@ -100,7 +100,7 @@ absl::Status World::RemoveBody(const std::string& id) {
   ++edits_;
   // The rod contacts' warm starts name rods and rigid bodies by index, which a removal
   // shifts.
-  rod_warm_.clear();
+  rod_rigid_.ForgetWarmStart();
   if (rods_.HasRod(id)) {
     for (std::string& c : rods_.RemoveRod(id)) removed_constraints_.push_back(std::move(c));
     return absl::OkStatus();
@@ -380,7 +380,7 @@ Frame World::MakeFrame() const {
   AddRodsToFrame(&f);
   AddSoftBodiesToFrame(&f);
   AddStrandsToFrame(&f);
-  AddHapticToolsToFrame(&f);
+  haptic_tools_.AddToFrame(&f);
   f.divergence = divergence_;
   return f;
 }

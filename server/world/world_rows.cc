@@ -11,33 +11,29 @@
 namespace ligature {
 
 // Contact blocks at `positions` (lever arms), warm-started from the cache (each contact's
-// key in A's frame kept in contact_local_a_ for StoreWarmStart). The gap term follows
+// key in A's frame kept in step_.contact_local_a for StoreWarmStart). The gap term follows
 // ContactGap (speculative, slow recovery).
-ContactBody World::RigidContactBody(uint32_t i, const Vec3& origin) const {
-  return {bodies_.IsDynamic(i) ? i : kWorldBody, origin, bodies_.linear_velocity[i],
-          bodies_.angular_velocity[i]};
-}
-
 void World::BuildContactRows(const std::vector<Vec3>& positions,
                              const std::vector<Quat>& orientations, bool with_friction,
                              bool warm) {
   const double h = settings_.dt();
-  if (warm) contact_local_a_.resize(contacts_.size());
-  for (size_t k = 0; k < contacts_.size(); ++k) {
-    const Contact& c = contacts_[k];
+  const WorldView w = View();
+  if (warm) step_.contact_local_a.resize(step_.contacts.size());
+  for (size_t k = 0; k < step_.contacts.size(); ++k) {
+    const RigidContact& c = step_.contacts[k];
     const double mu =
         with_friction
             ? std::sqrt(bodies_.material[c.a].friction * bodies_.material[c.b].friction)
             : 0.0;
-    ConstraintBlock& block = rows_.blocks.emplace_back(
-        MakeContactBlock(c.point, RigidContactBody(c.a, positions[c.a]),
-                         RigidContactBody(c.b, positions[c.b]), mu, h));
+    ConstraintBlock& block = step_.rows.blocks.emplace_back(
+        MakeContactBlock(c.point, w.RigidContactBody(c.a, positions[c.a]),
+                         w.RigidContactBody(c.b, positions[c.b]), mu, h));
     if (warm) {
       const Vec3 local_a =
           Transform{positions[c.a], orientations[c.a]}.InverseApply(c.point.position);
       block.force =
           contact_cache_.Lookup(bodies_.HandleAt(c.a), bodies_.HandleAt(c.b), local_a);
-      contact_local_a_[k] = local_a;
+      step_.contact_local_a[k] = local_a;
     }
   }
 }
@@ -51,7 +47,7 @@ void World::BuildContactRows(const std::vector<Vec3>& positions,
 void World::BuildJointRows(const std::vector<Vec3>& positions,
                            const std::vector<Quat>& orientations, JointLevel level) {
   const double h = settings_.dt();
-  joint_blocks_.clear();
+  step_.joint_blocks.clear();
   auto side = [&](BodyHandle handle) {
     JointSide s;
     if (handle.IsNull()) return s;
@@ -67,16 +63,17 @@ void World::BuildJointRows(const std::vector<Vec3>& positions,
   };
   auto& joints = constraints_.joints();
   for (uint32_t k = 0; k < joints.size(); ++k) {
-    if (std::find(released_.begin(), released_.end(), k) != released_.end()) continue;
-    const uint32_t first = static_cast<uint32_t>(rows_.blocks.size());
+    const std::vector<uint32_t>& released = step_.released;
+    if (std::find(released.begin(), released.end(), k) != released.end()) continue;
+    const uint32_t first = static_cast<uint32_t>(step_.rows.blocks.size());
     const JointRowsResult r =
-        AppendJointRows(joints[k], side(joints[k].body_a), side(joints[k].body_b), &rows_);
-    if (r.released) released_.push_back(k);
+        AppendJointRows(joints[k], side(joints[k].body_a), side(joints[k].body_b), &step_.rows);
+    if (r.released) step_.released.push_back(k);
     if (r.blocks == 0) continue;
-    joint_blocks_.push_back({k, first, r.blocks});
+    step_.joint_blocks.push_back({k, first, r.blocks});
     if (level == JointLevel::kPosition) continue;
     for (int m = 0; m < r.blocks; ++m) {
-      ConstraintBlock& b = rows_.blocks[first + m];
+      ConstraintBlock& b = step_.rows.blocks[first + m];
       const Vec3 hjv = h * (b.jacobian_a * velocity(b.body_a) + b.jacobian_b * velocity(b.body_b));
       if (b.law == ConstraintLaw::kUnilateral) {
         b.violation_free.x() = std::max(b.violation_free.x(), 0.0) + hjv.x();
@@ -91,27 +88,27 @@ void World::BuildJointRows(const std::vector<Vec3>& positions,
 void World::UpdateCompliance(const std::vector<Quat>& orientations) {
   const int n = bodies_.size();
   const double h2 = settings_.dt() * settings_.dt();
-  compliance_.resize(n);
+  step_.compliance.resize(n);
   for (int i = 0; i < n; ++i) {
     const Mat3 r = orientations[i].toRotationMatrix();
-    compliance_[i].linear = h2 * bodies_.inv_mass[i];
-    compliance_[i].angular = h2 * r * bodies_.inv_inertia_local[i] * r.transpose();
+    step_.compliance[i].linear = h2 * bodies_.inv_mass[i];
+    step_.compliance[i].angular = h2 * r * bodies_.inv_inertia_local[i] * r.transpose();
   }
 }
 
 // Remembers the solved forces for the next tick's warm start: contact blocks first in
-// rows_ (matched by their point in A's frame at the poses the rows were built on, as
-// looked up), then the joints' blocks as recorded in joint_blocks_.
+// step_.rows (matched by their point in A's frame at the poses the rows were built on, as
+// looked up), then the joints' blocks as recorded in step_.joint_blocks.
 void World::StoreWarmStart() {
-  for (size_t k = 0; k < contacts_.size(); ++k) {
-    const Contact& c = contacts_[k];
-    contact_cache_.Store(bodies_.HandleAt(c.a), bodies_.HandleAt(c.b), contact_local_a_[k],
-                         rows_.blocks[k].force);
+  for (size_t k = 0; k < step_.contacts.size(); ++k) {
+    const RigidContact& c = step_.contacts[k];
+    contact_cache_.Store(bodies_.HandleAt(c.a), bodies_.HandleAt(c.b), step_.contact_local_a[k],
+                         step_.rows.blocks[k].force);
   }
   auto& joints = constraints_.joints();
-  for (const JointBlocks& jb : joint_blocks_) {
+  for (const JointBlocks& jb : step_.joint_blocks) {
     for (int m = 0; m < jb.count; ++m) {
-      joints[jb.joint].forces[m] = rows_.blocks[jb.first + m].force;
+      joints[jb.joint].forces[m] = step_.rows.blocks[jb.first + m].force;
     }
   }
 }

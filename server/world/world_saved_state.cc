@@ -1,23 +1,9 @@
 // A world's changing state out and back in (snapshots), each part through its own
 // Save and Restore.
 
-#include <algorithm>
-
 #include "server/world/world.h"
 
 namespace ligature {
-namespace {
-
-// A hash map's entries as a sorted list.
-template <class Map>
-auto Sorted(const Map& map) {
-  std::vector<std::pair<typename Map::key_type, typename Map::mapped_type>> out(map.begin(),
-                                                                              map.end());
-  std::sort(out.begin(), out.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
-  return out;
-}
-
-}  // namespace
 
 WorldSavedState World::SaveState() const {
   WorldSavedState s;
@@ -30,9 +16,9 @@ WorldSavedState World::SaveState() const {
     s.joints.push_back({j.frame_a, j.frame_b, j.forces, j.curve_segment, j.curve_normal});
   }
   s.contact_cache = contact_cache_.Save(bodies_);
-  s.soft_warm = Sorted(soft_warm_);
-  s.rod_warm = Sorted(rod_warm_);
-  s.soft_pair_warm = Sorted(soft_pair_warm_);
+  soft_rigid_.SaveWarmStart(&s);
+  rod_rigid_.SaveWarmStart(&s);
+  soft_soft_.SaveWarmStart(&s);
   for (const BodyHandle& h : device_driven_) {
     if (bodies_.IsValid(h)) s.device_driven.push_back(bodies_.Index(h));
   }
@@ -63,9 +49,9 @@ absl::Status World::RestoreSavedState(WorldSavedState s) {
     joints[k].curve_normal = s.joints[k].curve_normal;
   }
   contact_cache_.Restore(bodies_, s.contact_cache);
-  for (const auto& [key, force] : s.soft_warm) soft_warm_[key] = force;
-  for (const auto& [key, force] : s.rod_warm) rod_warm_[key] = force;
-  for (const auto& [key, force] : s.soft_pair_warm) soft_pair_warm_[key] = force;
+  soft_rigid_.RestoreWarmStart(s);
+  rod_rigid_.RestoreWarmStart(s);
+  soft_soft_.RestoreWarmStart(s);
   for (uint32_t i : s.device_driven) device_driven_.push_back(bodies_.HandleAt(i));
   for (const auto& [i, pose] : s.device_targets) {
     device_targets_.emplace_back(bodies_.HandleAt(i), pose);

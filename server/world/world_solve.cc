@@ -6,6 +6,7 @@
 
 #include "server/constraint/contact_rows.h"
 #include "server/solver/solve_clock.h"
+#include "server/world/coupling/soft_points.h"
 #include "server/world/world.h"
 
 namespace ligature {
@@ -36,18 +37,21 @@ double ContactGapChange(const ContactPoint& p, uint32_t a, uint32_t b,
 // time budget covers (the assembly of the rows around them is not part of it).
 SolveResult World::RunSolver(ConstraintSolver& solver, const SolverOptions& options) {
   const SolveClock clock(0.0);
-  const SolveResult result = solver.Solve(rows_, compliance_, options, &displacements_);
+  const SolveResult result =
+      solver.Solve(step_.rows, step_.compliance, options, &step_.displacements);
   stats_.solve_ms += clock.ElapsedUs() / 1000.0;
   return result;
 }
 
 // One position-level solve of every row on the free-motion poses.
-// Soft bodies' contacted vertices are solver bodies past the rigid ones (AddSoftCompliance),
-// those of one corotational body coupled through its implicit system.
+// Soft bodies' contacted points are solver bodies past the rigid ones
+// (AddSoftPointCompliance), those of one corotational body coupled through its implicit
+// system; the rods' points follow (RodRigidCoupling::AddCompliance).
 void World::SolveGaussSeidel() {
-  UpdateCompliance(free_orientation_);
-  AddSoftCompliance();
-  AddRodCompliance();
+  UpdateCompliance(step_.free_orientation);
+  const WorldView w = View();
+  AddSoftPointCompliance(w, step_);
+  rod_rigid_.AddCompliance(w, step_);
   SolverOptions options;
   options.max_iterations = settings_.solver.max_iterations;
   options.tolerance = settings_.solver.tolerance;
@@ -55,9 +59,10 @@ void World::SolveGaussSeidel() {
   options.time_budget_us = settings_.solver.time_budget_us;
   const SolveClock clock(0.0);
   const std::span<const CoupledPoints> groups =
-      rod_points_.empty() ? std::span<const CoupledPoints>(soft_groups_) : solver_groups_;
+      step_.rod_points.empty() ? std::span<const CoupledPoints>(step_.soft_groups)
+                               : step_.solver_groups;
   const SolveResult result =
-      gauss_seidel_.Solve(rows_, compliance_, groups, options, &displacements_);
+      step_.gauss_seidel.Solve(step_.rows, step_.compliance, groups, options, &step_.displacements);
   stats_.solve_ms += clock.ElapsedUs() / 1000.0;
   stats_.iterations = result.iterations;
   stats_.residual = result.residual;
@@ -90,8 +95,8 @@ void World::SolveGaussSeidel() {
 void World::SolveTunable() {
   constexpr int kMinContactPassIterations = 2;
   const SolverSettings& s = settings_.solver;
-  const size_t num_contacts = contacts_.size();
-  UpdateCompliance(free_orientation_);
+  const size_t num_contacts = step_.contacts.size();
+  UpdateCompliance(step_.free_orientation);
   const double share = std::clamp(s.position_share, 0.0, 1.0);
   const bool budgeted = s.time_budget_us > 0.0;
   // The iterations: each round of a position pass gets the share of them, the velocity
@@ -101,7 +106,7 @@ void World::SolveTunable() {
 
   // 1. Joint pass, within the position passes' share of the budget.
   SolveResult position;
-  rows_.Clear();
+  step_.rows.Clear();
   if (constraints_.size() > 0) {
     TunablePositionRounds(/*contacts=*/0, position_iterations,
                           budgeted ? s.time_budget_us * share : 0.0, nullptr, &position);
@@ -124,9 +129,9 @@ void World::SolveTunable() {
   // have started them, and its contact rows recover penetration beyond the slop in part
   // themselves (ContactGap, of the gap before this tick's motion). A world with joints is
   // never starved: their drift has no other correction.
-  rows_.Clear();
-  BuildContactRows(free_position_, free_orientation_, true, true);
-  const double velocity_floor_us = velocity_step_us_per_row_ * rows_.Dimensions();
+  step_.rows.Clear();
+  BuildContactRows(step_.free_position, step_.free_orientation, true, true);
+  const double velocity_floor_us = velocity_step_us_per_row_ * step_.rows.Dimensions();
   const bool out_of_time =
       budgeted &&
       (velocity_floor_us > (1.0 - share) * s.time_budget_us ||
@@ -136,19 +141,19 @@ void World::SolveTunable() {
   const double h = settings_.dt();
   const double bounce_speed = std::max(kBounceThreshold, 2.0 * settings_.gravity.norm() * h);
   for (size_t k = 0; k < num_contacts; ++k) {
-    ConstraintBlock& b = rows_.blocks[k];
-    const double gap = contacts_[k].point.distance;
+    ConstraintBlock& b = step_.rows.blocks[k];
+    const double gap = step_.contacts[k].point.distance;
     const double hvn = b.violation_free.x() - ContactGap(gap);
-    const double epsilon = std::max(bodies_.material[contacts_[k].a].restitution,
-                                    bodies_.material[contacts_[k].b].restitution);
+    const double epsilon = std::max(bodies_.material[step_.contacts[k].a].restitution,
+                                    bodies_.material[step_.contacts[k].b].restitution);
     if (gap <= kPenetrationSlop && hvn < -bounce_speed * h) {
       b.violation_free.x() = (1.0 + epsilon) * hvn;  // leave with -epsilon v_n
     } else {
       b.violation_free.x() = (starved ? ContactGap(gap - hvn) : std::max(gap, 0.0)) + hvn;
     }
   }
-  BuildJointRows(free_position_, free_orientation_, JointLevel::kVelocity);
-  stats_.constraint_rows = rows_.Dimensions();
+  BuildJointRows(step_.free_position, step_.free_orientation, JointLevel::kVelocity);
+  stats_.constraint_rows = step_.rows.Dimensions();
   SolverOptions options;
   options.tolerance = s.tolerance;
   options.warm_start = s.warm_start;
@@ -159,31 +164,31 @@ void World::SolveTunable() {
   const double left = s.time_budget_us - SpentSolveUs() - reserve;
   options.time_budget_us = budgeted ? std::max(1e-3, left) : 0.0;
   if (budgeted && left <= 0.0) options.max_iterations = 1;
-  const SolveResult velocity = RunSolver(tunable_, options);
+  const SolveResult velocity = RunSolver(step_.tunable, options);
   if (velocity.one_step_us > 0.0) {
     velocity_step_us_per_row_ = velocity.one_step_us / std::max(1, stats_.constraint_rows);
   }
   StoreWarmStart();
   // The contact blocks as solved, for the contact reports once the contact pass has used
   // them; the velocity changes, for the correction motion.
-  contact_pass_.resize(num_contacts);
+  step_.contact_pass.resize(num_contacts);
   for (size_t k = 0; k < num_contacts; ++k) {
-    contact_pass_[k].violation = rows_.blocks[k].violation_free;
-    contact_pass_[k].force = rows_.blocks[k].force;
+    step_.contact_pass[k].violation = step_.rows.blocks[k].violation_free;
+    step_.contact_pass[k].force = step_.rows.blocks[k].force;
   }
-  velocity_displacements_.swap(displacements_);
+  step_.velocity_displacements.swap(step_.displacements);
 
   // 3. Contact pass, with the rest of the budget. Nothing deeper than the slop: no pass.
   double deepest = DeepestContact();
   if (starved) {
-    MoveFreePoses(velocity_displacements_);
+    MoveFreePoses(step_.velocity_displacements);
     deepest = DeepestContact();
   } else if (deepest > kPenetrationSlop) {
     StoreFrictionDisplacements(num_contacts);
     const double start_us = SpentSolveUs();
     deepest = TunablePositionRounds(num_contacts, position_iterations,
                                     budgeted ? s.time_budget_us : 0.0,
-                                    &friction_displacements_, &position);
+                                    &step_.friction_displacements, &position);
     // Alone (no joints) and with at most one step, its time is about its least.
     if (budgeted && constraints_.size() == 0 && position.iterations <= 1) {
       contact_pass_us_per_contact_ = (SpentSolveUs() - start_us) / num_contacts;
@@ -191,15 +196,15 @@ void World::SolveTunable() {
   }
   // The contact blocks back as the velocity pass solved them.
   for (size_t k = 0; k < num_contacts; ++k) {
-    ConstraintBlock& b = rows_.blocks[k];
+    ConstraintBlock& b = step_.rows.blocks[k];
     const bool friction = b.friction > 0.0;
     b.law = friction ? ConstraintLaw::kFrictionContact : ConstraintLaw::kUnilateral;
     b.dim = friction ? 3 : 1;
-    b.violation_free = contact_pass_[k].violation;
-    b.force = contact_pass_[k].force;
+    b.violation_free = step_.contact_pass[k].violation;
+    b.force = step_.contact_pass[k].force;
   }
-  rows_.blocks.resize(num_contacts);
-  displacements_.swap(velocity_displacements_);
+  step_.rows.blocks.resize(num_contacts);
+  step_.displacements.swap(step_.velocity_displacements);
   stats_.iterations = position.iterations + velocity.iterations;
   stats_.residual = velocity.residual;
   stats_.budget_exhausted = (starved && out_of_time) || position.budget_exhausted ||
@@ -208,15 +213,15 @@ void World::SolveTunable() {
 }
 
 // The displacements of the first `contacts` blocks' friction impulses (per body, C H^T f
-// over the tangent rows) into friction_displacements_: what the contact pass holds fixed.
+// over the tangent rows) into step_.friction_displacements: what the contact pass holds fixed.
 void World::StoreFrictionDisplacements(size_t contacts) {
-  friction_displacements_.assign(bodies_.size(), Vec6::Zero());
+  step_.friction_displacements.assign(bodies_.size(), Vec6::Zero());
   for (size_t k = 0; k < contacts; ++k) {
-    const ConstraintBlock& b = rows_.blocks[k];
+    const ConstraintBlock& b = step_.rows.blocks[k];
     if (b.dim < 3) continue;
     const auto add = [&](uint32_t body, const auto& jacobian) {
       if (body == kWorldBody) return;
-      friction_displacements_[body] += compliance_[body].Apply(
+      step_.friction_displacements[body] += step_.compliance[body].Apply(
           jacobian.row(1).transpose() * b.force.y() + jacobian.row(2).transpose() * b.force.z());
     };
     add(b.body_a, b.jacobian_a);
@@ -228,28 +233,28 @@ void World::StoreFrictionDisplacements(size_t contacts) {
 // first order), so that a next round, the velocity pass and the reported penetration see
 // what is left.
 void World::MoveFreePoses(const std::vector<Vec6>& dq) {
-  for (Contact& c : contacts_) {
-    c.point.distance += ContactGapChange(c.point, c.a, c.b, free_position_, dq);
+  for (RigidContact& c : step_.contacts) {
+    c.point.distance += ContactGapChange(c.point, c.a, c.b, step_.free_position, dq);
   }
   const int n = bodies_.size();
   for (int i = 0; i < n; ++i) {
     if (bodies_.kind[i] != BodyKind::kDynamic) continue;
-    free_position_[i] += dq[i].head<3>();
-    free_orientation_[i] = Rotated(free_orientation_[i], dq[i].tail<3>());
+    step_.free_position[i] += dq[i].head<3>();
+    step_.free_orientation[i] = Rotated(step_.free_orientation[i], dq[i].tail<3>());
   }
 }
 
 // The deepest overlap of the rigid contacts at their current distances (m, 0 for none).
 double World::DeepestContact() const {
   double deepest = 0.0;
-  for (const Contact& c : contacts_) deepest = std::max(deepest, -c.point.distance);
+  for (const RigidContact& c : step_.contacts) deepest = std::max(deepest, -c.point.distance);
   return deepest;
 }
 
 // Solver time spent so far this tick (us): the passes share the budget by it.
 double World::SpentSolveUs() const { return stats_.solve_ms * 1000.0; }
 
-// A position pass of the tunable pipeline: the first `contacts` blocks of rows_ (contact
+// A position pass of the tunable pipeline: the first `contacts` blocks of step_.rows (contact
 // blocks, built by the velocity pass, 0 for none) by their normal row alone, and the joint
 // rows, at the free-motion poses; the displacements move these poses alone. The rows are
 // linear in the displacements while the joints are not, so with joints the pass repeats,
@@ -286,21 +291,21 @@ double World::TunablePositionRounds(size_t contacts, int iterations, double budg
     }
     const bool start = round == 0 && fixed != nullptr;
     for (size_t k = 0; k < contacts; ++k) {
-      ConstraintBlock& b = rows_.blocks[k];
+      ConstraintBlock& b = step_.rows.blocks[k];
       const double normal = start ? std::max(b.force.x(), 0.0) : 0.0;
       b.law = ConstraintLaw::kUnilateral;
       b.dim = 1;
-      b.violation_free = Vec3(contacts_[k].point.distance + kPenetrationSlop, 0.0, 0.0);
+      b.violation_free = Vec3(step_.contacts[k].point.distance + kPenetrationSlop, 0.0, 0.0);
       if (start) b.violation_free.x() += NormalRowChange(b, *fixed);
       b.force = Vec3(normal, 0.0, 0.0);
     }
-    rows_.blocks.resize(contacts);
-    BuildJointRows(free_position_, free_orientation_, JointLevel::kPosition);
-    if (rows_.blocks.empty()) break;
+    step_.rows.blocks.resize(contacts);
+    BuildJointRows(step_.free_position, step_.free_orientation, JointLevel::kPosition);
+    if (step_.rows.blocks.empty()) break;
     if (round > 0) {
       double error = 0.0;
-      for (size_t k = contacts; k < rows_.blocks.size(); ++k) {
-        const ConstraintBlock& b = rows_.blocks[k];
+      for (size_t k = contacts; k < step_.rows.blocks.size(); ++k) {
+        const ConstraintBlock& b = step_.rows.blocks[k];
         for (int d = 0; d < b.dim; ++d) {
           const double v = b.violation_free[d];
           error = std::max(error, b.law == ConstraintLaw::kUnilateral ? -v : std::abs(v));
@@ -308,20 +313,22 @@ double World::TunablePositionRounds(size_t contacts, int iterations, double budg
       }
       if (error <= s.tolerance) break;
     }
-    for (size_t k = contacts; k < rows_.blocks.size(); ++k) rows_.blocks[k].force.setZero();
+    for (size_t k = contacts; k < step_.rows.blocks.size(); ++k) {
+      step_.rows.blocks[k].force.setZero();
+    }
     options.warm_start = start;
     // Started from the impulses, a pass whose budget is spent during its preparation still
     // returns them (the poses then move as the solved velocities would move them);
     // otherwise it keeps to its budget strictly and returns no correction.
     options.keep_warm_when_late = start;
     options.time_budget_us = budgeted ? std::max(1e-3, budget_end_us - SpentSolveUs()) : 0.0;
-    const SolveResult r = RunSolver(tunable_, options);
+    const SolveResult r = RunSolver(step_.tunable, options);
     result->iterations += r.iterations;
     result->budget_exhausted |= r.budget_exhausted;
     if (start) {
-      for (int i = 0; i < n; ++i) displacements_[i] += (*fixed)[i];
+      for (int i = 0; i < n; ++i) step_.displacements[i] += (*fixed)[i];
     }
-    MoveFreePoses(displacements_);
+    MoveFreePoses(step_.displacements);
   }
   return DeepestContact();
 }
@@ -333,10 +340,10 @@ double World::TunablePositionRounds(size_t contacts, int iterations, double budg
 void World::StabilizeJoints() {
   if (settings_.solver.kind != SolverKind::kGaussSeidel || constraints_.size() == 0) return;
   const int n = bodies_.size();
-  rows_.Clear();
+  step_.rows.Clear();
   BuildJointRows(bodies_.position, bodies_.orientation, JointLevel::kPosition);
-  if (rows_.blocks.empty()) return;
-  for (ConstraintBlock& b : rows_.blocks) {
+  if (step_.rows.blocks.empty()) return;
+  for (ConstraintBlock& b : step_.rows.blocks) {
     b.force.setZero();
     // Friction and limits take no part: only the bilateral geometry is projected.
     if (b.law != ConstraintLaw::kBilateral && b.law != ConstraintLaw::kUnilateral) {
@@ -349,11 +356,11 @@ void World::StabilizeJoints() {
   options.max_iterations = settings_.solver.max_iterations;
   options.tolerance = settings_.solver.tolerance;
   options.warm_start = false;
-  gauss_seidel_.Solve(rows_, compliance_, options, &displacements_);
+  step_.gauss_seidel.Solve(step_.rows, step_.compliance, options, &step_.displacements);
   for (int i = 0; i < n; ++i) {
     if (!bodies_.IsDynamic(i)) continue;
-    const Vec3 p = bodies_.position[i] + displacements_[i].head<3>();
-    const Quat q = Rotated(bodies_.orientation[i], displacements_[i].tail<3>());
+    const Vec3 p = bodies_.position[i] + step_.displacements[i].head<3>();
+    const Quat q = Rotated(bodies_.orientation[i], step_.displacements[i].tail<3>());
     if (!p.allFinite() || !q.coeffs().allFinite()) continue;
     bodies_.position[i] = p;
     bodies_.orientation[i] = q;
@@ -366,24 +373,20 @@ double World::MaxPenetration() const {
   double deepest = 0.0;
   const auto deepen = [&](const ConstraintBlock& b, double distance) {
     const double after = b.violation_free.x() - ContactGap(distance) + distance +
-                         NormalRowChange(b, displacements_);
+                         NormalRowChange(b, step_.displacements);
     deepest = std::max(deepest, -after);
   };
-  for (size_t k = 0; k < contacts_.size(); ++k) {
-    deepen(rows_.blocks[k], contacts_[k].point.distance);
+  for (size_t k = 0; k < step_.contacts.size(); ++k) {
+    deepen(step_.rows.blocks[k], step_.contacts[k].point.distance);
   }
-  for (size_t k = 0; k < soft_contacts_.size(); ++k) {
-    deepen(rows_.blocks[soft_first_block_ + k], soft_contacts_[k].contact.distance);
-  }
-  for (size_t k = 0; k < soft_pair_contacts_.size(); ++k) {
-    deepen(rows_.blocks[soft_pair_first_block_ + k], soft_pair_contacts_[k].contact.distance);
-  }
-  for (size_t k = 0; k < rod_contacts_.size(); ++k) {
-    deepen(rows_.blocks[rod_first_block_ + k], rod_contacts_[k].contact.distance);
-  }
-  for (size_t k = 0; k < rod_soft_contacts_.size(); ++k) {
-    deepen(rows_.blocks[rod_soft_first_block_ + k], rod_soft_contacts_[k].contact.distance);
-  }
+  // The couplings' contacts, each at its own block.
+  const auto deepen_coupled = [&](size_t block, const ContactRecord& c) {
+    deepen(step_.rows.blocks[block], c.contact.distance);
+  };
+  soft_rigid_.ForEachContact(deepen_coupled);
+  soft_soft_.ForEachContact(deepen_coupled);
+  rod_rigid_.ForEachContact(deepen_coupled);
+  rod_soft_.ForEachContact(deepen_coupled);
   return deepest;
 }
 

@@ -37,8 +37,7 @@ void World::Step() {
   BuildConstraintRows();
   SolveConstraints();
   ApplyCorrectionMotion();
-  ApplySoftContactForces();
-  GatherRodContactForces();
+  ApplyCouplingForces();
   StabilizeJoints();
   // The rigid shapes deformable bodies meet, once a tick for rods and soft bodies.
   if (!rods_.empty() || !soft_.empty() || !strands_.empty()) BuildObstacles();
@@ -90,9 +89,9 @@ void World::ApplyDeviceTargets() {
 // External forces: gravity on dynamic bodies.
 void World::AccumulateForces() {
   const int n = bodies_.size();
-  force_.assign(n, Vec3::Zero());
+  step_.force.assign(n, Vec3::Zero());
   for (int i = 0; i < n; ++i) {
-    if (bodies_.inv_mass[i] > 0.0) force_[i] = settings_.gravity / bodies_.inv_mass[i];
+    if (bodies_.inv_mass[i] > 0.0) step_.force[i] = settings_.gravity / bodies_.inv_mass[i];
   }
 }
 
@@ -101,17 +100,17 @@ void World::AccumulateForces() {
 void World::IntegrateFreeMotion() {
   const int n = bodies_.size();
   const double h = settings_.dt();
-  free_position_.resize(n);
-  free_orientation_.resize(n);
+  step_.free_position.resize(n);
+  step_.free_orientation.resize(n);
   for (int i = 0; i < n; ++i) {
     if (bodies_.kind[i] == BodyKind::kStatic) {
-      free_position_[i] = bodies_.position[i];
-      free_orientation_[i] = bodies_.orientation[i];
+      step_.free_position[i] = bodies_.position[i];
+      step_.free_orientation[i] = bodies_.orientation[i];
       continue;
     }
-    bodies_.linear_velocity[i] += h * bodies_.inv_mass[i] * force_[i];
-    free_position_[i] = bodies_.position[i] + h * bodies_.linear_velocity[i];
-    free_orientation_[i] = Rotated(bodies_.orientation[i], h * bodies_.angular_velocity[i]);
+    bodies_.linear_velocity[i] += h * bodies_.inv_mass[i] * step_.force[i];
+    step_.free_position[i] = bodies_.position[i] + h * bodies_.linear_velocity[i];
+    step_.free_orientation[i] = Rotated(bodies_.orientation[i], h * bodies_.angular_velocity[i]);
   }
 }
 
@@ -125,66 +124,69 @@ void World::DetectCollisions() {
   const double h = settings_.dt();
   const double margin = settings_.contact_margin;
   const bool speculative = settings_.solver.kind == SolverKind::kGaussSeidel;
-  const std::vector<Vec3>& positions = speculative ? bodies_.position : free_position_;
-  const std::vector<Quat>& orientations = speculative ? bodies_.orientation : free_orientation_;
+  const std::vector<Vec3>& positions = speculative ? bodies_.position : step_.free_position;
+  const std::vector<Quat>& orientations =
+      speculative ? bodies_.orientation : step_.free_orientation;
   // Each shape placed once a tick, its bounds grown by half the margin and the body's
   // reach: two shapes whose bounds are apart are further apart than the pair's margin
   // (margin + both reaches).
-  aabbs_.resize(n);
-  reach_.resize(n);
-  placed_.clear();
-  placed_start_.resize(n + 1);
+  step_.aabbs.resize(n);
+  step_.reach.resize(n);
+  step_.placed.clear();
+  step_.placed_start.resize(n + 1);
   for (int i = 0; i < n; ++i) {
-    reach_[i] = speculative ? h * bodies_.linear_velocity[i].norm() : 0.0;
+    step_.reach[i] = speculative ? h * bodies_.linear_velocity[i].norm() : 0.0;
     const Transform pose{positions[i], orientations[i]};
-    const double grow = 0.5 * margin + reach_[i];
-    const std::size_t first = placed_.size();
-    placed_start_[i] = static_cast<uint32_t>(first);
+    const double grow = 0.5 * margin + step_.reach[i];
+    const std::size_t first = step_.placed.size();
+    step_.placed_start[i] = static_cast<uint32_t>(first);
     for (const ChildShape& child : bodies_.shapes[i]) {
-      placed_.push_back(PlaceShape(child, pose, grow));
+      step_.placed.push_back(PlaceShape(child, pose, grow));
     }
-    aabbs_[i] = placed_[first].bounds;
-    for (std::size_t k = first + 1; k < placed_.size(); ++k) {
-      aabbs_[i].min = aabbs_[i].min.cwiseMin(placed_[k].bounds.min);
-      aabbs_[i].max = aabbs_[i].max.cwiseMax(placed_[k].bounds.max);
+    step_.aabbs[i] = step_.placed[first].bounds;
+    for (std::size_t k = first + 1; k < step_.placed.size(); ++k) {
+      step_.aabbs[i].min = step_.aabbs[i].min.cwiseMin(step_.placed[k].bounds.min);
+      step_.aabbs[i].max = step_.aabbs[i].max.cwiseMax(step_.placed[k].bounds.max);
     }
   }
-  placed_start_[n] = static_cast<uint32_t>(placed_.size());
-  broadphase_.FindPairs(aabbs_, &pairs_);
+  step_.placed_start[n] = static_cast<uint32_t>(step_.placed.size());
+  step_.broadphase.FindPairs(step_.aabbs, &step_.pairs);
 
   // Bodies joined by a constraint do not collide with each other (a chain's links touch at
   // their joints by design).
-  jointed_.clear();
+  step_.jointed.clear();
   for (const Joint& j : constraints_.joints()) {
     if (j.body_a.IsNull() || j.body_b.IsNull()) continue;
     const uint32_t a = bodies_.Index(j.body_a), b = bodies_.Index(j.body_b);
-    jointed_.push_back({std::min(a, b), std::max(a, b)});
+    step_.jointed.push_back({std::min(a, b), std::max(a, b)});
   }
-  std::sort(jointed_.begin(), jointed_.end());
+  std::sort(step_.jointed.begin(), step_.jointed.end());
 
-  contacts_.clear();
+  step_.contacts.clear();
   ContactManifold manifold;
-  for (const auto& [a, b] : pairs_) {
+  for (const auto& [a, b] : step_.pairs) {
     if (!bodies_.IsDynamic(a) && !bodies_.IsDynamic(b)) continue;
-    if (std::binary_search(jointed_.begin(), jointed_.end(), ProxyPair{a, b})) continue;
-    const double pair_margin = margin + reach_[a] + reach_[b];
+    if (std::binary_search(step_.jointed.begin(), step_.jointed.end(), ProxyPair{a, b})) continue;
+    const double pair_margin = margin + step_.reach[a] + step_.reach[b];
     const std::vector<ChildShape>& shapes_a = bodies_.shapes[a];
     const std::vector<ChildShape>& shapes_b = bodies_.shapes[b];
-    const uint32_t first_a = placed_start_[a];
-    const uint32_t first_b = placed_start_[b];
+    const uint32_t first_a = step_.placed_start[a];
+    const uint32_t first_b = step_.placed_start[b];
     for (std::size_t ka = 0; ka < shapes_a.size(); ++ka) {
-      const PlacedShape& sa = placed_[first_a + ka];
+      const PlacedShape& sa = step_.placed[first_a + ka];
       for (std::size_t kb = 0; kb < shapes_b.size(); ++kb) {
-        const PlacedShape& sb = placed_[first_b + kb];
+        const PlacedShape& sb = step_.placed[first_b + kb];
         if (BoundsApart(sa, sb)) continue;
         manifold.count = 0;
         Collide(shapes_a[ka].shape, sa.pose, shapes_b[kb].shape, sb.pose, pair_margin,
                 &manifold);
-        for (int k = 0; k < manifold.count; ++k) contacts_.push_back({a, b, manifold.points[k]});
+        for (int k = 0; k < manifold.count; ++k) {
+          step_.contacts.push_back({a, b, manifold.points[k]});
+        }
       }
     }
   }
-  stats_.contacts = static_cast<int>(contacts_.size());
+  stats_.contacts = static_cast<int>(step_.contacts.size());
 }
 
 // Gauss-Seidel rows: every contact (warm-started from the cache, position level with a
@@ -192,20 +194,24 @@ void World::DetectCollisions() {
 // StabilizeJoints. The tunable pipeline builds its rows pass by pass (SolveTunable).
 void World::BuildConstraintRows() {
   contact_cache_.BeginTick();
-  rows_.Clear();
+  step_.rows.Clear();
   if (settings_.solver.kind != SolverKind::kGaussSeidel) return;
   BuildContactRows(bodies_.position, bodies_.orientation, true, true);
   BuildJointRows(bodies_.position, bodies_.orientation, JointLevel::kVelocity);
-  BuildSoftContactRows();
-  BuildRodContactRows();
-  stats_.constraint_rows = rows_.Dimensions();
+  // The couplings' blocks follow, in the order their solver points are numbered.
+  const WorldView w = View();
+  soft_rigid_.BuildRows(w, step_);
+  soft_soft_.BuildRows(w, step_);
+  rod_rigid_.BuildRows(w, step_);
+  rod_soft_.BuildRows(w, step_);
+  stats_.constraint_rows = step_.rows.Dimensions();
 }
 
 // Removes the curve constraints released during the step and reports them in its frame.
 void World::RemoveReleasedJoints() {
   std::vector<std::string> ids;
-  for (uint32_t k : released_) ids.push_back(constraints_.joints()[k].id);
-  released_.clear();
+  for (uint32_t k : step_.released) ids.push_back(constraints_.joints()[k].id);
+  step_.released.clear();
   for (std::string& id : ids) {
     constraints_.Remove(id);
     removed_constraints_.push_back(std::move(id));
@@ -238,10 +244,10 @@ void World::ApplyCorrectionMotion() {
   stats_.recovered_bodies = 0;
   for (int i = 0; i < n; ++i) {
     if (bodies_.kind[i] == BodyKind::kStatic) continue;
-    const Vec6& dq = displacements_[i];
-    const Vec3 position = tunable ? free_position_[i] : free_position_[i] + dq.head<3>();
+    const Vec6& dq = step_.displacements[i];
+    const Vec3 position = tunable ? step_.free_position[i] : step_.free_position[i] + dq.head<3>();
     const Quat orientation =
-        tunable ? free_orientation_[i] : Rotated(free_orientation_[i], dq.tail<3>());
+        tunable ? step_.free_orientation[i] : Rotated(step_.free_orientation[i], dq.tail<3>());
     const Vec3 v = bodies_.linear_velocity[i] + dq.head<3>() / h;
     const Vec3 w = bodies_.angular_velocity[i] + dq.tail<3>() / h;
     if (!position.allFinite() || !orientation.coeffs().allFinite() || !v.allFinite() ||
@@ -262,21 +268,22 @@ void World::ApplyCorrectionMotion() {
 // Rods take their own implicit step (RodWorld), after the rigid bodies have moved, so that
 // constraints following a body (a device-driven tool) use its pose at the end of the tick.
 // When their contacts with rigid bodies went through the Gauss-Seidel solve, their step
-// began before it (DetectRodContacts) and ends here with the solved forces. Keyholes a rod
-// slid out of are reported with this tick's removed constraints.
+// began before it (RodRigidCoupling::FindContacts) and ends here with the solved forces.
+// Keyholes a rod slid out of are reported with this tick's removed constraints.
 void World::StepRods() {
   if (rods_.empty()) return;
-  if (rod_step_begun_) {
-    if (rod_step_ok_) {
+  if (step_.rod_step_begun) {
+    if (step_.rod_step_ok) {
       std::vector<RodWorld::PointRef> points;
-      points.reserve(rod_points_.size());
-      for (const RodSolverPoint& p : rod_points_) points.push_back(p.ref);
-      rods_.FinishCoupledStep(settings_.dt(), points, rod_point_forces_, rod_normal_forces_,
+      points.reserve(step_.rod_points.size());
+      for (const RodSolverPoint& p : step_.rod_points) points.push_back(p.ref);
+      rods_.FinishCoupledStep(settings_.dt(), points, step_.rod_point_forces,
+                              step_.rod_normal_forces,
                               [this](const std::string& id) { return Followed(id); });
     }
   } else {
     rods_.Step(settings_.dt(), settings_.gravity,
-               [this](const std::string& id) { return Followed(id); }, obstacles_);
+               [this](const std::string& id) { return Followed(id); }, step_.obstacles);
   }
   for (const std::string& id : rods_.released()) removed_constraints_.push_back(id);
   ApplyRodPushes();
@@ -286,16 +293,17 @@ void World::StepRods() {
 // not pass through them. A body that rod or soft constraints follow (a handle) is not an
 // obstacle, as jointed bodies do not collide.
 void World::BuildObstacles() {
-  obstacles_.clear();
-  const absl::flat_hash_set<uint32_t> handles = Handles();
+  step_.obstacles.clear();
+  const WorldView w = View();
+  const absl::flat_hash_set<uint32_t> handles = w.Handles();
   for (int i = 0; i < bodies_.size(); ++i) {
     if (handles.contains(static_cast<uint32_t>(i))) continue;
-    const size_t first = obstacles_.size();
-    AppendObstacles(static_cast<uint32_t>(i), 0.0, &obstacles_);
+    const size_t first = step_.obstacles.size();
+    w.AppendObstacles(static_cast<uint32_t>(i), 0.0, &step_.obstacles);
     const bool blade = scalpels_.contains(bodies_.id[i]);
     const Mat3 r = bodies_.orientation[i].toRotationMatrix();
-    for (size_t k = first; k < obstacles_.size(); ++k) {
-      Obstacle& o = obstacles_[k];
+    for (size_t k = first; k < step_.obstacles.size(); ++k) {
+      Obstacle& o = step_.obstacles[k];
       o.blade = blade;
       if (bodies_.IsDynamic(i)) {
         o.inv_mass = bodies_.inv_mass[i];
@@ -304,32 +312,6 @@ void World::BuildObstacles() {
       }
     }
   }
-}
-
-// Each shape of rigid body i where it is now, reaching `reach` (m) beyond its bounds.
-void World::AppendObstacles(uint32_t i, double reach, std::vector<Obstacle>* out) const {
-  const Transform pose{bodies_.position[i], bodies_.orientation[i]};
-  for (const ChildShape& child : bodies_.shapes[i]) {
-    const PlacedShape placed = PlaceShape(child, pose, reach);
-    Obstacle& o = out->emplace_back();
-    o.body = i;
-    o.shape = child.shape;
-    o.pose = placed.pose;
-    o.bounds = placed.bounds;
-    o.reach = reach;
-  }
-}
-
-// The rigid bodies that rod or soft constraints follow (handles).
-absl::flat_hash_set<uint32_t> World::Handles() const {
-  absl::flat_hash_set<uint32_t> handles;
-  auto handle = [&](const std::string& id) {
-    auto it = body_ids_.find(id);
-    if (it != body_ids_.end()) handles.insert(bodies_.Index(it->second));
-  };
-  for (const RodConstraint& c : rods_.constraints()) handle(c.desc.follow_body);
-  for (const SoftConstraintDesc& c : soft_.constraints()) handle(c.follow_body);
-  return handles;
 }
 
 // The rods' solve moved each dynamic body they touch along the contact normal by `push`
@@ -368,7 +350,7 @@ void World::StepSoftBodies() {
                if (!body) return std::nullopt;
                return body->pose;
              },
-             obstacles_, Scalpels());
+             step_.obstacles, Scalpels());
   stats_.recovered_bodies += soft_.last_recovered();
   // What the soft bodies' vertices lost on meeting dynamic bodies, those bodies take.
   for (const SoftWorld::Push& p : soft_.pushes()) {
@@ -395,7 +377,7 @@ void World::StepStrands() {
   if (strands_.empty()) return;
   strands_.Step(
       sim_time_ + settings_.dt(), settings_.dt(), settings_.gravity,
-      [this](const std::string& id) { return Followed(id); }, obstacles_,
+      [this](const std::string& id) { return Followed(id); }, step_.obstacles,
       [this](uint32_t i) -> std::optional<ObstacleMotion> {
         if (static_cast<int>(i) >= bodies_.size()) return std::nullopt;
         return ObstacleMotion{bodies_.position[i], bodies_.linear_velocity[i],

@@ -11,30 +11,37 @@
 // solve as every rigid contact. Unilateral rows with Coulomb friction (the rod's and the
 // body's coefficients combined as two rigid bodies' are); not warm-started.
 
+#include "server/world/coupling/rod_soft_coupling.h"
+
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include "server/collision/rod_contacts.h"
 #include "server/constraint/contact_rows.h"
 #include "server/world/soft/soft_surface_query.h"
-#include "server/world/world.h"
 
 namespace ligature {
 
-std::vector<World::RodSoftCandidate> World::FindRodSoftContacts() const {
-  std::vector<RodSoftCandidate> out;
-  const auto& soft_bodies = soft_.bodies();
-  if (soft_bodies.empty()) return out;
-  const double h = settings_.dt();
-  const double margin = settings_.contact_margin;
+void RodSoftCoupling::FindContacts(const WorldView& w, StepContext& ctx) {
+  contacts_.clear();
+  std::vector<RodSoftCandidate>& out = ctx.rod_soft_candidates;
+  out.clear();
+  if (w.rods.empty() || w.settings.solver.kind != SolverKind::kGaussSeidel) return;
+  const auto& soft_bodies = w.soft.bodies();
+  if (soft_bodies.empty()) return;
+  const double h = w.settings.dt();
+  const double margin = w.settings.contact_margin;
+  const RodWorld& rods = w.rods;
   // Each dynamic rod's reach over the step: its control hull grown by its radius and motion.
   constexpr double kInf = std::numeric_limits<double>::infinity();
-  std::vector<Aabb> rod_bounds(rods_.rods().size(),
+  std::vector<Aabb> rod_bounds(rods.rods().size(),
                                Aabb{Vec3::Constant(kInf), Vec3::Constant(-kInf)});
   double widest = 0.0;
-  for (size_t r = 0; r < rods_.rods().size(); ++r) {
-    const RodWorld::Rod& rod = rods_.rods()[r];
+  for (size_t r = 0; r < rods.rods().size(); ++r) {
+    const RodWorld::Rod& rod = rods.rods()[r];
     if (rod.desc.kinematic) continue;
     double fastest = 0.0;
     for (size_t i = 0; i < rod.state.x.size(); ++i) {
@@ -53,8 +60,8 @@ std::vector<World::RodSoftCandidate> World::FindRodSoftContacts() const {
     if (!body.stepped || body.surface.triangles.empty()) continue;
     const SweptBoundary swept = Sweep(body, margin);
     bool built = false;
-    for (size_t r = 0; r < rods_.rods().size(); ++r) {
-      const RodWorld::Rod& rod = rods_.rods()[r];
+    for (size_t r = 0; r < rods.rods().size(); ++r) {
+      const RodWorld::Rod& rod = rods.rods()[r];
       if (rod.desc.kinematic || !rod_bounds[r].Overlaps(swept.bounds)) continue;
       if (!built) {
         grid.Build(body.surface.triangles, body.start, margin + swept.reach + widest);
@@ -84,34 +91,59 @@ std::vector<World::RodSoftCandidate> World::FindRodSoftContacts() const {
       }
     }
   }
-  return out;
 }
 
-void World::AddRodSoftContacts(const std::vector<RodSoftCandidate>& candidates,
-                               std::span<const uint32_t> point_of_candidate) {
+void RodSoftCoupling::PlaceContacts(const WorldView& w, StepContext& ctx) {
+  if (!ctx.rod_points_placed) return;
+  const std::vector<RodSoftCandidate>& candidates = ctx.rod_soft_candidates;
+  assert(ctx.rod_point_of_candidate.size() == candidates.size());
   for (size_t k = 0; k < candidates.size(); ++k) {
     const RodSoftCandidate& c = candidates[k];
-    rod_soft_contacts_.push_back({point_of_candidate[k], c.rod, c.soft,
-                                  static_cast<uint32_t>(soft_points_.size()), c.contact,
-                                  c.friction});
-    soft_points_.push_back({c.soft, c.at});
+    contacts_.push_back({ctx.rod_point_of_candidate[k], c.rod, c.soft,
+                         static_cast<uint32_t>(ctx.soft_points.size()), c.contact, c.friction});
+    ctx.soft_points.push_back({c.soft, c.at});
   }
-  GroupSoftPoints();
-  stats_.contacts += static_cast<int>(rod_soft_contacts_.size());
+  w.stats.contacts += static_cast<int>(contacts_.size());
 }
 
-// One contact block per rod-soft contact, after the rod-rigid ones.
-void World::BuildRodSoftRows() {
-  rod_soft_first_block_ = rows_.blocks.size();
-  const double h = settings_.dt();
-  const uint32_t n = static_cast<uint32_t>(bodies_.size());
-  for (const RodSoftContact& c : rod_soft_contacts_) {
-    const ContactBody a = PointBody(rod_first_point_ + c.point, c.contact.position,
-                                    rod_points_[c.point].velocity);
-    const ContactBody b = PointBody(n + c.soft_point, c.contact.position,
-                                    soft_.PointMotion(c.soft, soft_points_[c.soft_point].at) / h);
-    rows_.blocks.push_back(MakeContactBlock(c.contact, a, b, c.friction, h));
+// One contact block per contact, after the rod-rigid ones.
+void RodSoftCoupling::BuildRows(const WorldView& w, StepContext& ctx) {
+  first_block_ = ctx.rows.blocks.size();
+  const double h = w.settings.dt();
+  const uint32_t n = static_cast<uint32_t>(w.bodies.size());
+  for (const Contact& c : contacts_) {
+    const ContactBody a = PointBody(ctx.rod_first_point + c.point, c.contact.position,
+                                    ctx.rod_points[c.point].velocity);
+    const ContactBody b = PointBody(
+        n + c.soft_point, c.contact.position,
+        w.soft.PointMotion(c.soft, ctx.soft_points[c.soft_point].at) / h);
+    ctx.rows.blocks.push_back(MakeContactBlock(c.contact, a, b, c.friction, h));
   }
+}
+
+// The soft point's force and the rod point's join their sums (after the other couplings'
+// on the same points).
+void RodSoftCoupling::ApplySolvedForces(const WorldView&, StepContext& ctx) {
+  for (size_t k = 0; k < contacts_.size(); ++k) {
+    const ConstraintBlock& b = ctx.rows.blocks[first_block_ + k];
+    const Contact& c = contacts_[k];
+    assert(c.soft_point < ctx.soft_point_forces.size() && c.point < ctx.rod_point_forces.size());
+    ctx.soft_point_forces[c.soft_point] += b.jacobian_b.leftCols<3>().transpose() * b.force;
+    ctx.rod_point_forces[c.point] += b.jacobian_a.leftCols<3>().transpose() * b.force;
+  }
+}
+
+void RodSoftCoupling::ForEachContact(
+    absl::FunctionRef<void(size_t block, const ContactRecord& contact)> fn) const {
+  for (size_t k = 0; k < contacts_.size(); ++k) {
+    const Contact& c = contacts_[k];
+    fn(first_block_ + k, {false, true, static_cast<uint32_t>(c.rod),
+                          static_cast<uint32_t>(c.soft), true, -1, c.contact});
+  }
+}
+
+void RodSoftCoupling::RenumberSoftPoints(std::span<const uint32_t> new_index) {
+  for (Contact& c : contacts_) c.soft_point = new_index[c.soft_point];
 }
 
 }  // namespace ligature

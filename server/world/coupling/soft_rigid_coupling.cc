@@ -1,0 +1,179 @@
+// Soft bodies against rigid bodies through the world's Gauss-Seidel solve.
+//
+// The FEM soft bodies take their free motion with the rigid bodies'. Each boundary vertex
+// of theirs near a rigid shape is then a contact found like the rigid ones: at the
+// start-of-tick positions, within the contact margin plus how far the vertex and the body
+// move over the step (speculative, so that a vertex does not pass a thin shape in one
+// tick). The contacted vertices become solver points with linear DOFs only, numbered after
+// the rigid bodies (StepContext::soft_points); their contacts are unilateral rows with
+// Coulomb friction (the soft body's coefficient and the shape's, combined as two rigid
+// bodies' are), and their compliance is the soft body's over the step (soft_points.h). The
+// solve thus exchanges momentum between soft and rigid bodies as between two rigid ones;
+// the solved forces then move the soft bodies.
+//
+// The tunable pipeline has none of this: there the soft bodies step after the rigid bodies
+// and are projected out of their shapes (SoftWorld::Step), as mass-point bodies always are.
+
+#include "server/world/coupling/soft_rigid_coupling.h"
+
+#include <cassert>
+#include <cmath>
+#include <limits>
+
+#include "server/collision/narrowphase.h"
+#include "server/constraint/contact_rows.h"
+
+namespace ligature {
+namespace {
+
+// The radius of the sphere that stands for a vertex in the narrowphase, m.
+constexpr double kVertexProbe = 1e-5;
+
+bool Inside(const Vec3& p, const Aabb& box, double grow) {
+  return ((box.min.array() - grow) <= p.array()).all() &&
+         (p.array() <= (box.max.array() + grow)).all();
+}
+
+}  // namespace
+
+// Per soft body that stepped, its boundary vertices (held ones excepted) against every
+// rigid body whose bounds meet the body's swept bounds. Handles (bodies that soft or rod
+// constraints follow) are no obstacles, and a body that can be cut meets scalpels only at
+// their tips (SoftWorld's cutting).
+void SoftRigidCoupling::FindContacts(const WorldView& w, StepContext& ctx) {
+  contacts_.clear();
+  if (w.soft.empty() || w.settings.solver.kind != SolverKind::kGaussSeidel) return;
+  const double h = w.settings.dt();
+  const double margin = w.settings.contact_margin;
+  const absl::flat_hash_set<uint32_t> handles = w.Handles();
+  const Shape probe = Shape::Sphere(kVertexProbe);
+  const RigidBodies& bodies = w.bodies;
+  const std::vector<Aabb>& aabbs = ctx.aabbs;
+  ContactManifold manifold;
+  std::vector<int> boundary;
+  std::vector<int> point_of;
+  const auto& soft_bodies = w.soft.bodies();
+  for (size_t s = 0; s < soft_bodies.size(); ++s) {
+    const SoftWorld::Body& body = soft_bodies[s];
+    if (!body.stepped) continue;
+    const std::vector<Vec3>& start = body.start;
+    const std::vector<Vec3>& x = body.positions();
+    const std::vector<char>& fixed = body.fem_rest()->fixed;
+    boundary.clear();
+    for (const int v : body.surface_vertices) {
+      if (fixed[v] == 0) boundary.push_back(v);
+    }
+    if (boundary.empty()) continue;
+    // The body's bounds over the step.
+    constexpr double kInf = std::numeric_limits<double>::infinity();
+    Aabb swept{Vec3::Constant(kInf), Vec3::Constant(-kInf)};
+    for (const int v : boundary) {
+      swept.min = swept.min.cwiseMin(start[v]).cwiseMin(x[v]);
+      swept.max = swept.max.cwiseMax(start[v]).cwiseMax(x[v]);
+    }
+    swept.min.array() -= margin;
+    swept.max.array() += margin;
+    point_of.assign(x.size(), -1);
+    const size_t points_before = ctx.soft_points.size();
+    const size_t contacts_before = contacts_.size();
+    for (int i = 0; i < bodies.size(); ++i) {
+      if (handles.contains(static_cast<uint32_t>(i))) continue;
+      if (body.desc.cutting && w.scalpels.contains(bodies.id[i])) continue;
+      if (!swept.Overlaps(aabbs[i])) continue;
+      const Transform pose{bodies.position[i], bodies.orientation[i]};
+      const double reach_rigid = h * bodies.linear_velocity[i].norm();
+      for (const int v : boundary) {
+        const double reach = (x[v] - start[v]).norm();
+        // The bounds already grew by half the margin and the rigid body's reach.
+        if (!Inside(start[v], aabbs[i], 0.5 * margin + reach)) continue;
+        for (const ChildShape& child : bodies.shapes[i]) {
+          manifold.count = 0;
+          Collide(probe, Transform{start[v], Quat::Identity()}, child.shape, pose * child.local,
+                  margin + reach + reach_rigid, &manifold);
+          for (int k = 0; k < manifold.count; ++k) {
+            if (point_of[v] < 0) {
+              point_of[v] = static_cast<int>(ctx.soft_points.size());
+              ctx.soft_points.push_back(
+                  {static_cast<int>(s), SoftWorld::WeightedPoint::Vertex(v)});
+            }
+            ContactPoint c = manifold.points[k];
+            c.distance += kVertexProbe;  // the vertex's own distance
+            contacts_.push_back({static_cast<int>(s), v, static_cast<uint32_t>(point_of[v]),
+                                 static_cast<uint32_t>(i), c});
+          }
+        }
+      }
+    }
+    // A corotational body with more contacted vertices than its coupled compliance may
+    // take is projected instead (its lumped compliance would couple its vertices too
+    // weakly to keep a very soft body from inverting).
+    if (body.fem && body.factorized &&
+        ctx.soft_points.size() - points_before >
+            static_cast<size_t>(w.soft.MaxCoupledPoints(static_cast<int>(s)))) {
+      ctx.soft_points.resize(points_before);
+      contacts_.resize(contacts_before);
+      w.soft.ProjectContacts(static_cast<int>(s));
+    }
+  }
+}
+
+// One contact block per contact, after the rigid contacts and the joints.
+void SoftRigidCoupling::BuildRows(const WorldView& w, StepContext& ctx) {
+  first_block_ = ctx.rows.blocks.size();
+  const double h = w.settings.dt();
+  const uint32_t n = static_cast<uint32_t>(w.bodies.size());
+  for (const Contact& c : contacts_) {
+    const SoftWorld::Body& body = w.soft.bodies()[c.soft];
+    const ContactBody a = PointBody(n + c.point, c.contact.position,
+                                    (body.positions()[c.vertex] - body.start[c.vertex]) / h);
+    const ContactBody b = w.RigidContactBody(c.rigid, w.bodies.position[c.rigid]);
+    const double mu = std::sqrt(body.desc.friction * w.bodies.material[c.rigid].friction);
+    ConstraintBlock block = MakeContactBlock(c.contact, a, b, mu, h);
+    WarmStartBlock(warm_, {c.soft, c.vertex, c.rigid}, &block);
+    ctx.rows.blocks.push_back(block);
+  }
+}
+
+// Each vertex's force (its rows' Jacobians on the vertex carry it back) joins its point's
+// sum; the forces are kept for the next tick's warm start, and their impulses on dynamic
+// rigid bodies for the haptic buffers.
+void SoftRigidCoupling::ApplySolvedForces(const WorldView& w, StepContext& ctx) {
+  warm_.clear();
+  ctx.soft_solver_pushes.clear();
+  const double h = w.settings.dt();
+  for (size_t k = 0; k < contacts_.size(); ++k) {
+    const ConstraintBlock& b = ctx.rows.blocks[first_block_ + k];
+    const Contact& c = contacts_[k];
+    assert(c.point < ctx.soft_point_forces.size());
+    ctx.soft_point_forces[c.point] += b.jacobian_a.leftCols<3>().transpose() * b.force;
+    warm_[{c.soft, c.vertex, c.rigid}] = b.force;
+    if (w.bodies.IsDynamic(c.rigid) && !b.force.isZero()) {
+      ctx.soft_solver_pushes.push_back({c.rigid, c.contact.position,
+                                        h * (b.jacobian_b.leftCols<3>().transpose() * b.force),
+                                        c.soft, c.vertex});
+    }
+  }
+}
+
+void SoftRigidCoupling::ForEachContact(
+    absl::FunctionRef<void(size_t block, const ContactRecord& contact)> fn) const {
+  for (size_t k = 0; k < contacts_.size(); ++k) {
+    const Contact& c = contacts_[k];
+    fn(first_block_ + k,
+       {true, false, static_cast<uint32_t>(c.soft), c.rigid, false, c.vertex, c.contact});
+  }
+}
+
+void SoftRigidCoupling::RenumberSoftPoints(std::span<const uint32_t> new_index) {
+  for (Contact& c : contacts_) c.point = new_index[c.point];
+}
+
+void SoftRigidCoupling::SaveWarmStart(WorldSavedState* s) const {
+  s->soft_warm = SortedEntries(warm_);
+}
+
+void SoftRigidCoupling::RestoreWarmStart(const WorldSavedState& s) {
+  for (const auto& [key, force] : s.soft_warm) warm_[key] = force;
+}
+
+}  // namespace ligature

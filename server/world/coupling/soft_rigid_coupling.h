@@ -1,0 +1,51 @@
+#pragma once
+// Soft bodies against rigid bodies through the world's Gauss-Seidel solve: each boundary
+// vertex near a rigid shape becomes a solver point of its soft body, with one contact
+// block per touching shape, warm-started from last tick's force at the same vertex against
+// the same body.
+
+#include <cstdint>
+#include <span>
+#include <tuple>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "server/world/coupling/coupling.h"
+
+namespace ligature {
+
+class SoftRigidCoupling final : public Coupling {
+ public:
+  // A soft body's vertex against a rigid body (A the vertex, as solver body
+  // bodies.size() + point, B the rigid body).
+  struct Contact {
+    int soft = 0;
+    int vertex = 0;
+    uint32_t point = 0;
+    uint32_t rigid = 0;
+    ContactPoint contact;
+  };
+
+  void FindContacts(const WorldView& w, StepContext& ctx) override;
+  void BuildRows(const WorldView& w, StepContext& ctx) override;
+  void ApplySolvedForces(const WorldView& w, StepContext& ctx) override;
+  void ForEachContact(
+      absl::FunctionRef<void(size_t block, const ContactRecord& contact)> fn) const override;
+  void SaveWarmStart(WorldSavedState* s) const override;
+  void RestoreWarmStart(const WorldSavedState& s) override;
+
+  // The soft points renumbered (GroupSoftPoints): old point p is now new_index[p].
+  void RenumberSoftPoints(std::span<const uint32_t> new_index);
+  const std::vector<Contact>& contacts() const { return contacts_; }
+  // Last tick's forces by (soft body, vertex, rigid body), N.
+  const absl::flat_hash_map<std::tuple<int, int, uint32_t>, Vec3>& warm() const {
+    return warm_;
+  }
+
+ private:
+  std::vector<Contact> contacts_;
+  size_t first_block_ = 0;  // the contacts' first block in ctx.rows
+  absl::flat_hash_map<std::tuple<int, int, uint32_t>, Vec3> warm_;
+};
+
+}  // namespace ligature
