@@ -23,6 +23,8 @@ FLEET = os.path.join(DEPLOY, "agones", "fleet.yaml")
 # How often ligatured pings the Agones sidecar's /health (server/ops/agones_sdk.h).
 AGONES_HEALTH_PING_SECONDS = 2
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
+MAKE_CERTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "security",
+                          "make_certs.sh")
 
 
 def quantity(text):
@@ -114,9 +116,15 @@ class ManifestsTest(unittest.TestCase):
             if os.environ.get("LIGATURE_REQUIRE_ALL"):
                 self.fail(f"nginx is not installed at {NGINX}")
             self.skipTest("nginx is not installed: configuration syntax not checked")
-        # nginx -t resolves upstream names and opens the files it names: point them here.
+        # TLS ends at the router, with the certificate of a Secret.
+        self.assertRegex(conf, r"listen \d+ ssl http2;")
+        # nginx -t resolves upstream names and opens the files it names: point them here,
+        # the Secret's certificate and key made for the check.
         with tempfile.TemporaryDirectory() as tmp:
+            subprocess.run(["/bin/bash", MAKE_CERTS, tmp], check=True, timeout=60)
             local = re.sub(r"ligatured-\d+\.\S+?:", "127.0.0.1:", conf).replace("/tmp/", tmp + "/")
+            local = local.replace("/etc/ligature-router/tls/tls.crt", os.path.join(tmp, "server.pem"))
+            local = local.replace("/etc/ligature-router/tls/tls.key", os.path.join(tmp, "server.key"))
             path = os.path.join(tmp, "nginx.conf")
             with open(path, "w") as f:
                 f.write(local)

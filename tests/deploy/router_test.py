@@ -1,7 +1,9 @@
 """deploy/nginx/ligature-router.conf.template with Debian's nginx in front of three real
 ligatured instances: each world's calls, through the router, reach the instance that holds
 the world; an instance killed with SIGKILL and restarted on its data directory brings its
-worlds back, and the router reaches them as before."""
+worlds back, and the router reaches them as before. With security on, TLS ends at the
+router (pods in plaintext) or goes on to the pods (re-encrypted), and bearer tokens reach
+ligatured, which grants each role its rights."""
 
 import os
 import re
@@ -12,6 +14,8 @@ import subprocess
 import tempfile
 import time
 import unittest
+
+import grpc
 
 import ligature
 from server_process import ServerProcess
@@ -38,13 +42,18 @@ def fill(template, **values):
     return template
 
 
-class Router:
-    """nginx from the template on a free port, routing to `backends`."""
+PLAINTEXT = {"LISTEN_TLS": "", "TLS": "", "UPSTREAM": "grpc", "UPSTREAM_TLS": ""}
 
-    def __init__(self, backends):
+
+class Router:
+    """nginx from the template on a free port, routing to `backends`; `tls` fills the
+    template's TLS placeholders (plaintext by default)."""
+
+    def __init__(self, backends, tls=None):
         self.prefix = tempfile.mkdtemp(prefix="ligature-router-")
         os.chmod(self.prefix, 0o755)  # nginx workers may run as another user
         self.backends = backends
+        self.tls = tls or PLAINTEXT
         self.process = None
         self.port = None
 
@@ -56,6 +65,7 @@ class Router:
             conf = os.path.join(self.prefix, "nginx.conf")
             with open(conf, "w") as f:
                 f.write(fill(template, LISTEN=f"127.0.0.1:{self.port}", PREFIX=self.prefix,
+                             **self.tls,
                              **{f"BACKEND_{i}": b for i, b in enumerate(self.backends)}))
             subprocess.run([NGINX, "-t", "-q", "-p", self.prefix, "-c", conf], check=True)
             self.process = subprocess.Popen([NGINX, "-p", self.prefix, "-c", conf,
@@ -208,6 +218,85 @@ class RouterTest(unittest.TestCase):
             self.assertEqual(frame.tick, n + 2, world)
         for world in worlds:
             self.client.delete_world(world)
+
+
+MAKE_CERTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "security",
+                          "make_certs.sh")
+TOKENS = """owner-t owner *
+viewer-t viewer *
+"""
+
+
+class SecureRouterTest(unittest.TestCase):
+    """Three ligatured with a token file behind the router with TLS, in both layouts."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = tempfile.mkdtemp(prefix="ligature-router-tls-")
+        cls.addClassCleanup(shutil.rmtree, cls.dir, ignore_errors=True)
+        os.chmod(cls.dir, 0o755)  # nginx workers read the certificates
+        subprocess.run(["/bin/bash", MAKE_CERTS, cls.dir], check=True, timeout=60)
+        for name in os.listdir(cls.dir):
+            os.chmod(os.path.join(cls.dir, name), 0o644)
+        with open(cls.path("tokens"), "w") as f:
+            f.write(TOKENS)
+
+    @classmethod
+    def path(cls, name):
+        return os.path.join(cls.dir, name)
+
+    def route(self, pods_tls):
+        """Three servers (TLS or plaintext) and a TLS router in front; returns the router's
+        address."""
+        args = [f"--token_file={self.path('tokens')}"]
+        if pods_tls:
+            args += [f"--tls_cert={self.path('server.pem')}",
+                     f"--tls_key={self.path('server.key')}"]
+        servers = []
+        for _ in range(3):
+            server = ServerProcess(*args).start()
+            self.addCleanup(server.stop)
+            servers.append(server)
+        tls = {"LISTEN_TLS": "ssl",
+               "TLS": f"ssl_certificate {self.path('server.pem')}; "
+                      f"ssl_certificate_key {self.path('server.key')};",
+               "UPSTREAM": "grpcs" if pods_tls else "grpc",
+               "UPSTREAM_TLS": (f"grpc_ssl_trusted_certificate {self.path('ca.pem')}; "
+                                "grpc_ssl_verify on; grpc_ssl_name localhost;")
+                               if pods_tls else ""}
+        # The pods' names as the router dials them: localhost, which their certificate names.
+        router = Router([s.address.replace("127.0.0.1", "localhost") for s in servers], tls)
+        self.addCleanup(shutil.rmtree, router.prefix, ignore_errors=True)
+        self.addCleanup(router.stop)
+        router.start()
+        return f"localhost:{router.port}"
+
+    def check_tokens_reach_ligatured(self, address):
+        connect = lambda token: ligature.connect(address, tls=True, ca=self.path("ca.pem"),
+                                                 token=token)
+        scene = {"settings": {"rate_hz": 100, "paused": True},
+                 "bodies": [{"id": "ball", "shape": {"sphere": {"radius": 0.1}}}]}
+        with connect("owner-t") as owner, connect("viewer-t") as viewer, \
+                connect(None) as anonymous, connect("forged") as forged:
+            for n in range(6):
+                owner.create_world(f"s{n}", scene=scene)
+                self.assertEqual(owner.step_world(f"s{n}", n + 1).tick, n + 1)
+                self.assertEqual(viewer.get_world(f"s{n}").tick, n + 1)
+                with self.assertRaises(ligature.LigatureError) as denied:
+                    viewer.step_world(f"s{n}", 1)
+                self.assertEqual(denied.exception.code, grpc.StatusCode.PERMISSION_DENIED)
+            for client in (anonymous, forged):
+                with self.assertRaises(ligature.LigatureError) as refused:
+                    client.get_world("s0")
+                self.assertEqual(refused.exception.code, grpc.StatusCode.UNAUTHENTICATED)
+            for n in range(6):
+                owner.delete_world(f"s{n}")
+
+    def test_tls_ends_at_the_router(self):
+        self.check_tokens_reach_ligatured(self.route(pods_tls=False))
+
+    def test_tls_goes_on_to_the_pods(self):
+        self.check_tokens_reach_ligatured(self.route(pods_tls=True))
 
 
 if __name__ == "__main__":
