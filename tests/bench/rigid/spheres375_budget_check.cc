@@ -1,5 +1,7 @@
 // rigid/spheres375/budget-check: does the tunable solver keep its per-tick time budget?
-// The settled 375-sphere pile runs with a 200 us budget (iteration cap 200).
+// The settled 375-sphere pile runs with a 1 ms budget (iteration cap 200), well above what
+// the solver must always do (prepare its rows and take one step, some 0.2-0.4 ms here), so
+// that the check is about where the solver stops, not about that floor.
 //
 // What is timed: the solve stage of each World::Step, the wall time of its solver calls as
 // the world reports it (StepStats::solve_ms, what the budget covers; assembling the rows is
@@ -36,11 +38,13 @@ namespace ligature::bench {
 namespace {
 
 constexpr char kName[] = "rigid/spheres375/budget-check";
-constexpr double kBudgetUs = 200.0;
+constexpr double kBudgetUs = 1000.0;
 constexpr int kIterationCap = 200;
 constexpr int kSettleSteps = 300;
 constexpr int kChunkSteps = 50;
-constexpr double kMarginUs = 100.0;      // allowance for a shared (CI) machine
+// Allowance for a shared (CI) machine and for the part of a pass that the budget cannot
+// cut short (its preparation and first step; 0.2-0.4 ms here): half the budget.
+constexpr double kMarginUs = 500.0;
 constexpr double kPreemptedUs = 50.0;    // wall beyond CPU time that marks a disturbed tick
 
 // Per-tick figures of one world over its timed steps.
