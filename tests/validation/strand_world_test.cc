@@ -197,7 +197,8 @@ TEST(StrandWorld, TipConstraintOnADeviceBodyFollowsExportsAndGoesWithIt) {
     world->Step();
   }
   EXPECT_EQ(world->last_stats().recovered_bodies, 0);
-  const BodyState* rope = Find(world->MakeFrame(), "rope");
+  const Frame frame = world->MakeFrame();
+  const BodyState* rope = Find(frame, "rope");
   ASSERT_NE(rope, nullptr);
   EXPECT_LT((rope->strand_points.back() - Vec3(0.2, -0.03, 0)).norm(), 0.005);
   // Exported with the scene.

@@ -233,8 +233,9 @@ class SoftWorld {
 // topology, the surface re-extracted and the cut tets damaged. Nothing changes (and nothing
 // is returned) when the blade separates no vertex or a step fails. The body must allow
 // cutting; its model (mass-point, corotational or StVK) is rebuilt on the cut mesh, a
-// mass-point body's local constraints kept (held vertices' duplicates nailed too).
-std::optional<CutEvent> CutSoftBody(const SoftTool& tool, const Vec3& to,
+// mass-point body's local constraints kept (held vertices' duplicates nailed too). `to` is
+// taken by value: it may be one of the body's own positions, which the cut replaces.
+std::optional<CutEvent> CutSoftBody(const SoftTool& tool, Vec3 to,
                                     const CuttingAttempt& attempt, SoftWorld::Body* body);
 
 }  // namespace ligature

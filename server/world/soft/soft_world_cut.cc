@@ -149,7 +149,7 @@ bool RebuildModel(const TetMesh& mesh, const std::vector<int>& fixed,
 // every step succeeded. A mass-point body's rest data (masses, held vertices) is that of
 // the FEM rest of its mesh: its masses come from the tets' volumes alike, and the local
 // remeshing moves rest positions the same way.
-std::optional<CutEvent> CutSoftBody(const SoftTool& tool, const Vec3& to,
+std::optional<CutEvent> CutSoftBody(const SoftTool& tool, Vec3 to,
                                     const CuttingAttempt& attempt, SoftWorld::Body* body) {
   if (!body->desc.cutting) return std::nullopt;
   TetMesh mesh = body->desc.mesh;
