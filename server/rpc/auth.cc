@@ -1,11 +1,14 @@
 #include "server/rpc/auth.h"
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "absl/strings/strip.h"
 
 namespace ligature {
@@ -56,12 +59,29 @@ absl::StatusOr<std::map<std::string, Grants>> TokenStore::Parse(const std::strin
     std::vector<absl::string_view> words =
         absl::StrSplit(line, absl::ByAnyChar(" \t\r"), absl::SkipEmpty());
     if (words.empty()) continue;
-    const std::optional<Role> role = words.size() == 3 ? ParseRole(words[1]) : std::nullopt;
+    const bool sized = words.size() == 3 || words.size() == 4;
+    const std::optional<Role> role = sized ? ParseRole(words[1]) : std::nullopt;
     if (!role) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "token file line ", line_number, ": expected `TOKEN viewer|editor|owner WORLD`"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("token file line ", line_number,
+                       ": expected `TOKEN viewer|editor|owner WORLD [until=TIME]`"));
+    }
+    // The optional expiry: RFC 3339; the earliest of a token's lines holds.
+    std::optional<absl::Time> until;
+    if (words.size() == 4) {
+      absl::string_view text = words[3];
+      absl::Time t;
+      std::string error;
+      if (!absl::ConsumePrefix(&text, "until=") ||
+          !absl::ParseTime(absl::RFC3339_full, text, &t, &error)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "token file line ", line_number, ": expected until=TIME (RFC 3339), got `",
+            words[3], "`"));
+      }
+      until = t;
     }
     Grants& g = tokens[std::string(words[0])];
+    if (until) g.expires = g.expires ? std::min(*g.expires, *until) : *until;
     if (words[2] == "*") {
       g.any_world = std::max(g.any_world.value_or(*role), *role);
     } else {
@@ -94,8 +114,8 @@ absl::Status TokenStore::Reload() {
   return absl::OkStatus();
 }
 
-absl::StatusOr<Grants> TokenStore::Identify(
-    const std::optional<std::string>& authorization) const {
+absl::StatusOr<Grants> TokenStore::Identify(const std::optional<std::string>& authorization,
+                                            absl::Time now) const {
   if (!authorization) {
     return absl::UnauthenticatedError("missing `authorization: Bearer TOKEN` metadata");
   }
@@ -110,6 +130,11 @@ absl::StatusOr<Grants> TokenStore::Identify(
   }
   auto it = tokens->find(std::string(value));
   if (it == tokens->end()) return absl::UnauthenticatedError("unknown token");
+  if (it->second.expires && now >= *it->second.expires) {
+    return absl::UnauthenticatedError(absl::StrCat(
+        "token expired at ", absl::FormatTime(absl::RFC3339_sec, *it->second.expires,
+                                              absl::UTCTimeZone())));
+  }
   return it->second;
 }
 

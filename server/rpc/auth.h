@@ -1,10 +1,11 @@
 #pragma once
 // Bearer tokens with per-world roles.
 //
-// The token file has one grant per line, `TOKEN ROLE WORLD`: ROLE is viewer (watch, read),
-// editor (also edit, step, drive bodies) or owner (also create, delete and configure
-// worlds); WORLD is a world id or `*` for every world. A token may have several lines; '#'
-// starts a comment. Calls carry `authorization: Bearer TOKEN` metadata. The store is
+// The token file has one grant per line, `TOKEN ROLE WORLD [until=TIME]`: ROLE is viewer
+// (watch, read), editor (also edit, step, drive bodies) or owner (also create, delete and
+// configure worlds); WORLD is a world id or `*` for every world; TIME (RFC 3339, e.g.
+// 2026-12-31T23:59:59Z) is when the token stops being accepted. A token may have several
+// lines; when more than one gives a time, the earliest holds. '#' starts a comment. Calls carry `authorization: Bearer TOKEN` metadata. The store is
 // reloaded on demand (SIGHUP in ligatured) and swapped whole, so a call sees either the old
 // grants or the new ones. Checks run in each service (they work with TLS and without it,
 // unlike an AuthMetadataProcessor).
@@ -20,6 +21,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "absl/synchronization/mutex.h"
 
 namespace ligature {
@@ -40,6 +42,7 @@ class Grants {
 
   std::optional<Role> any_world;
   std::map<std::string, Role> worlds;
+  std::optional<absl::Time> expires;  // none: the token does not expire
 };
 
 class TokenStore {
@@ -53,9 +56,9 @@ class TokenStore {
   absl::Status Reload() ABSL_LOCKS_EXCLUDED(mu_);
 
   // The grants of an `authorization` metadata value: UNAUTHENTICATED when it is missing,
-  // not a bearer token, or an unknown token.
-  absl::StatusOr<Grants> Identify(const std::optional<std::string>& authorization) const
-      ABSL_LOCKS_EXCLUDED(mu_);
+  // not a bearer token, an unknown token, or one whose time has passed at `now`.
+  absl::StatusOr<Grants> Identify(const std::optional<std::string>& authorization,
+                                  absl::Time now = absl::Now()) const ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
   explicit TokenStore(std::string path) : path_(std::move(path)) {}

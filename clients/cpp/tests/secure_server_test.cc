@@ -107,7 +107,8 @@ class SecureServerTest : public ::testing::Test {
                                         "viewer-t viewer demo\n"
                                         "editor-t editor demo\n"
                                         "owner-t owner demo\n"
-                                        "owner-t owner scratch\n";
+                                        "owner-t owner scratch\n"
+                                        "expired-t owner * until=2020-01-01T00:00:00Z\n";
     const std::vector<std::string> common = {
         "--scene=default", "--world_id=demo", "--tls_cert=" + *dir_ + "/server.pem",
         "--tls_key=" + *dir_ + "/server.key", "--token_file=" + *dir_ + "/tokens"};
@@ -249,8 +250,9 @@ TEST_F(SecureServerTest, OwnerCreatesConfiguresAndDeletesItsWorlds) {
             absl::StatusCode::kPermissionDenied);
 }
 
+// Missing, unknown and expired tokens alike.
 TEST_F(SecureServerTest, MissingOrUnknownTokenIsUnauthenticated) {
-  for (const std::string token : {"", "forged-t", "viewer-t2", "Viewer-t"}) {
+  for (const std::string token : {"", "forged-t", "viewer-t2", "Viewer-t", "expired-t"}) {
     SCOPED_TRACE("token '" + token + "'");
     auto client = Connect(tls_->address(), Tls(token));
     ASSERT_NE(client, nullptr);

@@ -21,6 +21,7 @@ viewer-t viewer demo
 editor-t editor demo
 owner-t owner demo
 owner-t owner scratch
+expired-t owner * until=2020-01-01T00:00:00Z
 """
 
 DIR = None
@@ -116,7 +117,7 @@ class SecurityTest(unittest.TestCase):
                             "elsewhere", scene_name="default")
 
     def test_missing_or_unknown_token_is_unauthenticated(self):
-        for token in (None, "forged-t", "viewer-t2"):
+        for token in (None, "forged-t", "viewer-t2", "expired-t"):
             with self.subTest(token=token), connect(TLS, token) as client:
                 self.assertCode(grpc.StatusCode.UNAUTHENTICATED, client.get_world, "demo")
                 self.assertEqual(self.watch_code(client), grpc.StatusCode.UNAUTHENTICATED)

@@ -68,5 +68,34 @@ TEST(TokenStoreTest, IdentifyAndReload) {
   std::remove(path.c_str());
 }
 
+// A token with a time stops at it: accepted before, UNAUTHENTICATED from then on; the
+// earliest of its lines holds; a malformed time names its line.
+TEST(TokenStoreTest, TokensExpireAtTheirTime) {
+  auto tokens = TokenStore::Parse(
+      "temp viewer * until=2030-01-01T00:00:00Z\n"
+      "temp editor demo until=2029-06-01T12:00:00Z\n"
+      "forever owner *\n");
+  ASSERT_TRUE(tokens.ok()) << tokens.status();
+  ASSERT_TRUE(tokens->at("temp").expires.has_value());
+  EXPECT_EQ(*tokens->at("temp").expires, absl::FromUnixSeconds(1875009600));  // 2029-06-01T12:00:00Z
+  EXPECT_FALSE(tokens->at("forever").expires.has_value());
+
+  const std::string path = ::testing::TempDir() + "/ligature_tokens_expiry_test";
+  { std::ofstream(path) << "temp viewer * until=2030-01-01T00:00:00Z\nforever owner *\n"; }
+  auto store = TokenStore::Load(path);
+  ASSERT_TRUE(store.ok()) << store.status();
+  const absl::Time at = absl::FromUnixSeconds(1893456000);  // 2030-01-01T00:00:00Z
+  EXPECT_TRUE((*store)->Identify("Bearer temp", at - absl::Seconds(1)).ok());
+  const auto expired = (*store)->Identify("Bearer temp", at);
+  EXPECT_EQ(expired.status().code(), absl::StatusCode::kUnauthenticated);
+  EXPECT_NE(expired.status().message().find("expired"), std::string::npos);
+  EXPECT_TRUE((*store)->Identify("Bearer forever", at + absl::Hours(1e5)).ok());
+  std::remove(path.c_str());
+
+  const auto bad = TokenStore::Parse("ok viewer *\nlate viewer * until=tomorrow\n");
+  EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(bad.status().message().find("line 2"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace ligature
