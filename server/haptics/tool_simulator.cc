@@ -37,6 +37,8 @@ void ToolSimulator::Refresh(std::shared_ptr<const ToolLocalModel> model, double 
     Reset(std::move(model));
     return;
   }
+  // The model's planes (Reset keeps their offsets from the world's tool centre, which now
+  // follow the local one), the local tool drawn `blend` of the way to the world's.
   const ToolState local = state_;
   Reset(std::move(model));
   const ToolState& world = model_->tool;
@@ -44,11 +46,6 @@ void ToolSimulator::Refresh(std::shared_ptr<const ToolLocalModel> model, double 
   state_.orientation = local.orientation;
   state_.linear_velocity = local.linear_velocity;
   state_.angular_velocity = local.angular_velocity;
-  // The contact points keep their offsets from the world's tool centre, now from the
-  // local one.
-  for (size_t i = 0; i < model_->planes.size(); ++i) {
-    plane_lever_[i] = model_->planes[i].point - world.position;
-  }
 }
 
 // Rows of the planes (their gap follows the tool's motion since the tick) and of the

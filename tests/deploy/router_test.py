@@ -100,13 +100,13 @@ class RouterTest(unittest.TestCase):
         # Cleanups run even when a later start fails.
         cls.servers = []
         cls.data_dirs = []
+        # Stops whichever servers the list holds then (a test may replace one).
+        cls.addClassCleanup(cls.servers_stop)
         for _ in range(3):
             data_dir = tempfile.mkdtemp(prefix="ligature-data-")
             cls.addClassCleanup(shutil.rmtree, data_dir, ignore_errors=True)
             cls.data_dirs.append(data_dir)
-            server = ServerProcess(*cls.server_args(data_dir)).start()
-            cls.addClassCleanup(lambda: cls.servers_stop())
-            cls.servers.append(server)
+            cls.servers.append(ServerProcess(*cls.server_args(data_dir)).start())
         cls.router = Router([s.address for s in cls.servers])
         cls.addClassCleanup(shutil.rmtree, cls.router.prefix, ignore_errors=True)
         cls.addClassCleanup(cls.router.stop)

@@ -108,4 +108,11 @@ inline std::vector<Vec3> StrokeForces(double delay) {
   return out;
 }
 
+// The root mean square of the forces' magnitudes (N).
+inline double StrokeRms(const std::vector<Vec3>& forces) {
+  double sq = 0.0;
+  for (const Vec3& f : forces) sq += f.squaredNorm();
+  return std::sqrt(sq / forces.size());
+}
+
 }  // namespace ligature::testing

@@ -14,12 +14,6 @@
 namespace ligature::testing {
 namespace {
 
-double Rms(const std::vector<Vec3>& f) {
-  double sq = 0.0;
-  for (const Vec3& v : f) sq += v.squaredNorm();
-  return std::sqrt(sq / f.size());
-}
-
 double MedianError(const std::vector<Vec3>& a, const std::vector<Vec3>& b) {
   std::vector<double> e;
   for (size_t i = 0; i < a.size(); ++i) e.push_back((a[i] - b[i]).norm());
@@ -35,7 +29,7 @@ TEST_P(HapticsRemoteTest, ForceFollowsServerMode) {
   const std::vector<Vec3> remote = StrokeForces(delay);
   ASSERT_EQ(remote.size(), reference.size());
   // The stroke presses: the reference force is several newtons, not a vanishing one.
-  const double rms = Rms(reference);
+  const double rms = StrokeRms(reference);
   ASSERT_GT(rms, 1.0);
   EXPECT_LE(MedianError(remote, reference), share * rms) << "delay " << delay << " s";
   for (const Vec3& f : remote) ASSERT_TRUE(f.allFinite());

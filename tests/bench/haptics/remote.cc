@@ -23,9 +23,7 @@ RunResult Run(const RunOptions& options) {
   (void)options;
   RunResult result;
   const std::vector<Vec3> reference = testing::StrokeForces(0.0);
-  double ref_sq = 0.0;
-  for (const Vec3& f : reference) ref_sq += f.squaredNorm();
-  const double ref_rms = std::sqrt(ref_sq / reference.size());
+  const double ref_rms = testing::StrokeRms(reference);
   for (const double delay : {0.020, 0.050}) {
     const std::vector<Vec3> remote = testing::StrokeForces(delay);
     std::vector<double> err;
