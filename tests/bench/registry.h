@@ -3,6 +3,8 @@
 // benchmarks (one or more variants of our engine timed against zero or more peer engines
 // on the same scene, interleaved); a few run their own protocol and format their own lines.
 
+#include <array>
+#include <cstddef>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -27,6 +29,13 @@ class SteppedScene {
   // Optional facts about this side's steps since ResetSummary() for the notes, as
   // comma-separated key=value pairs (e.g. "iterations=10").
   virtual std::string Notes() const { return ""; }
+  // The world position (m) of the centre of mass of body `index` (in scene order) after
+  // the last step; nullopt for a static body or a side that does not report positions.
+  virtual std::optional<std::array<double, 3>> Position(size_t /*index*/) const {
+    return std::nullopt;
+  }
+  // Figures of this side a benchmark prints as fields of their own, in a fixed order.
+  virtual std::vector<std::pair<std::string, double>> Figures() const { return {}; }
 };
 
 using SceneFactory = std::function<absl::StatusOr<std::unique_ptr<SteppedScene>>()>;

@@ -123,8 +123,15 @@ std::string FormatLine(const StepBench& bench, const Side& ours, const Side* pee
       .Number("paper", bench.paper)
       .String("peer", peer ? std::optional<std::string>(peer->label) : std::nullopt)
       .Number("peer_median", peer_median)
-      .Number("ratio", ratio)
-      .String("notes", BuildNotes(bench, ours, peer, sides, budget_hit));
+      .Number("ratio", ratio);
+  // Each side's own figures, ours as named and the peer's with a "peer_" prefix.
+  if (ours.ready()) {
+    for (const auto& [name, value] : ours.scene->Figures()) line.Number(name, value);
+  }
+  if (peer != nullptr && peer->ready()) {
+    for (const auto& [name, value] : peer->scene->Figures()) line.Number("peer_" + name, value);
+  }
+  line.String("notes", BuildNotes(bench, ours, peer, sides, budget_hit));
   return line.Finish();
 }
 

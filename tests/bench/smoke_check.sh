@@ -1,7 +1,8 @@
 #!/bin/sh
 # Runs `ligature-bench --quick --filter ^NAME$` and checks that stdout holds at least one
 # line and only JSON result lines for NAME (one per solver and peer), each with numeric
-# median and ratio. Progress on stderr passes through untouched.
+# median and ratio, and any figures of the benchmark's own (numbers or null) before the
+# notes. Progress on stderr passes through untouched.
 # usage: smoke_check.sh BENCH_BINARY NAME
 set -u
 bin="$1"
@@ -19,7 +20,7 @@ if [ -z "$out" ]; then
 fi
 
 num='-?[0-9][0-9.eE+-]*'
-pattern="^\\{\"bench\":\"${name}\",\"metric\":\"[a-z_]+\",\"median\":${num},\"p99\":${num},\"n\":[1-9][0-9]*,\"paper\":(${num}|null),\"peer\":(\"[^\"]*\"|null),\"peer_median\":(${num}|null),\"ratio\":${num},\"notes\":\".*\"\\}\$"
+pattern="^\\{\"bench\":\"${name}\",\"metric\":\"[a-z_]+\",\"median\":${num},\"p99\":${num},\"n\":[1-9][0-9]*,\"paper\":(${num}|null),\"peer\":(\"[^\"]*\"|null),\"peer_median\":(${num}|null),\"ratio\":${num}(,\"[a-z_]+\":(${num}|null))*,\"notes\":\".*\"\\}\$"
 bad=$(printf '%s\n' "$out" | grep -Ev "$pattern")
 if [ -n "$bad" ]; then
   echo "smoke: malformed result line(s):" >&2

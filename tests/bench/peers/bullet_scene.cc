@@ -42,6 +42,12 @@ class BulletScene : public SteppedScene {
   void Step() override { world_->stepSimulation(dt_, 0, dt_); }
   int Contacts() const override;
   std::string Notes() const override;
+  // Bodies are added one per scene body, in scene order; static ones have no mass.
+  std::optional<std::array<double, 3>> Position(size_t index) const override {
+    if (index >= bodies_.size() || bodies_[index]->getInvMass() == 0.0f) return std::nullopt;
+    const btVector3& p = bodies_[index]->getCenterOfMassPosition();
+    return std::array<double, 3>{p.x(), p.y(), p.z()};
+  }
 
  private:
   // A static plane: Bullet's takes the world normal and offset, on a body at the origin.

@@ -57,6 +57,11 @@ class OdeScene : public SteppedScene {
   void Step() override;
   int Contacts() const override { return contacts_; }
   std::string Notes() const override;
+  std::optional<std::array<double, 3>> Position(size_t index) const override {
+    if (index >= bodies_.size() || bodies_[index] == nullptr) return std::nullopt;
+    const dReal* p = dBodyGetPosition(bodies_[index]);
+    return std::array<double, 3>{p[0], p[1], p[2]};
+  }
 
  private:
   // dSpaceCollide's callback: contact joints for one pair of geoms.
@@ -71,6 +76,7 @@ class OdeScene : public SteppedScene {
   dJointGroupID contacts_group_ = nullptr;
   std::deque<Material> materials_;  // one per body, pointed to by its geoms' data
   int contacts_ = 0;                // contact joints made by the last step
+  std::vector<dBodyID> bodies_;     // per scene body, in order; null for static ones
 };
 
 OdeScene::OdeScene(const WorldSettings& settings)
@@ -167,6 +173,7 @@ absl::Status OdeScene::AddBody(const BodyDesc& desc) {
     const Vec3 n = rigid.pose.orientation.normalized() * Vec3::UnitY();
     const dGeomID plane = dCreatePlane(space_, n.x(), n.y(), n.z(), n.dot(rigid.pose.position));
     dGeomSetData(plane, material);
+    bodies_.push_back(nullptr);
     return absl::OkStatus();
   }
   const std::vector<ChildShape> children = BodyChildren(rigid);
@@ -188,6 +195,7 @@ absl::Status OdeScene::AddBody(const BodyDesc& desc) {
       dGeomSetQuaternion(geom, q);
       dGeomSetData(geom, material);
     }
+    bodies_.push_back(nullptr);
     return absl::OkStatus();
   }
 
@@ -196,6 +204,7 @@ absl::Status OdeScene::AddBody(const BodyDesc& desc) {
   const PeerMass mass = BodyMass(rigid);
   const Transform center = CenterOfMassPose(rigid, mass.center);
   const dBodyID body = dBodyCreate(world_);
+  bodies_.push_back(body);
   dMass m;
   const Mat3& i = mass.inertia;
   dMassSetParameters(&m, mass.mass, 0.0, 0.0, 0.0, i(0, 0), i(1, 1), i(2, 2), i(0, 1), i(0, 2),

@@ -1,6 +1,8 @@
 #include "tests/bench/rigid/ligature_scene.h"
 
 #include <algorithm>
+#include <array>
+#include <optional>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -9,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "server/world/world.h"
+#include "tests/bench/peers/peer_body.h"
 #include "tests/bench/stats.h"
 
 namespace ligature::bench {
@@ -22,7 +25,13 @@ std::string Format(double value) {
 
 class LigatureScene : public SteppedScene {
  public:
-  explicit LigatureScene(std::unique_ptr<World> world) : world_(std::move(world)) {}
+  // A dynamic rigid body's id and the centre of mass in its frame, per scene body.
+  struct Tracked {
+    std::string id;
+    Vec3 center = Vec3::Zero();
+  };
+  LigatureScene(std::unique_ptr<World> world, std::vector<std::optional<Tracked>> tracked)
+      : world_(std::move(world)), tracked_(std::move(tracked)) {}
 
   // One world step, then its figures into the summary.
   void Step() override {
@@ -41,9 +50,18 @@ class LigatureScene : public SteppedScene {
     exhausted_ = 0;
   }
   std::string Notes() const override;
+  std::optional<std::array<double, 3>> Position(size_t index) const override {
+    if (index >= tracked_.size() || !tracked_[index]) return std::nullopt;
+    const absl::StatusOr<BodyDesc> body = world_->GetBody(tracked_[index]->id);
+    if (!body.ok() || !body->is_rigid()) return std::nullopt;
+    const Transform& pose = body->rigid()->pose;
+    const Vec3 p = pose.position + pose.orientation * tracked_[index]->center;
+    return std::array<double, 3>{p.x(), p.y(), p.z()};
+  }
 
  private:
   std::unique_ptr<World> world_;
+  std::vector<std::optional<Tracked>> tracked_;
   // Per step since the last ResetSummary().
   std::vector<double> iterations_;
   std::vector<double> residual_;     // m
@@ -78,7 +96,16 @@ std::string SolverName(SolverKind kind) {
 absl::StatusOr<std::unique_ptr<SteppedScene>> MakeLigatureScene(const SceneDesc& scene) {
   absl::StatusOr<std::unique_ptr<World>> world = World::FromScene("bench", scene, WorldLimits{});
   if (!world.ok()) return world.status();
-  return std::make_unique<LigatureScene>(*std::move(world));
+  // Dynamic rigid bodies can report where they are.
+  std::vector<std::optional<LigatureScene::Tracked>> tracked;
+  for (const BodyDesc& body : scene.bodies) {
+    if (body.kind != BodyKind::kDynamic || !body.is_rigid() || body.id.empty()) {
+      tracked.push_back(std::nullopt);
+      continue;
+    }
+    tracked.push_back(LigatureScene::Tracked{body.id, BodyMass(*body.rigid()).center});
+  }
+  return std::make_unique<LigatureScene>(*std::move(world), std::move(tracked));
 }
 
 }  // namespace ligature::bench

@@ -1,7 +1,7 @@
 // The four rigid scenes of the tunable-LCP paper's Table I (mendoza et al.), each from its
 // scene file under server/scenes/, timed once settled: ours with both solvers at equal
-// iterations (and, where the scene sets a tolerance, with it) against Bullet and ODE,
-// interleaved. `paper` is the paper's time per frame in ms.
+// iterations (and, where the scene sets a tolerance, with it) against Bullet, ODE and
+// MuJoCo, interleaved. `paper` is the paper's time per frame in ms.
 
 #include "tests/bench/registry.h"
 #include "tests/bench/rigid/scene_bench.h"

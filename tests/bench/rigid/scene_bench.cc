@@ -8,6 +8,7 @@
 #include "server/scene/scene_library.h"
 #include "server/scene/scene_proto.h"
 #include "tests/bench/peers/bullet_scene.h"
+#include "tests/bench/peers/mujoco_scene.h"
 #include "tests/bench/peers/ode_scene.h"
 #include "tests/bench/rigid/ligature_scene.h"
 
@@ -84,6 +85,15 @@ StepBench MakeSceneBench(const SceneBenchSpec& spec) {
     bench.peers.push_back({OdePeerName(), PeerFactory(spec.scene, MakeOdeScene)});
   } else {
     bench.setup += ", no ODE peer in this build";
+  }
+  // MuJoCo's projected Gauss-Seidel: the scene's iterations, tolerance 0.
+  if (MujocoPeerAvailable()) {
+    bench.peers.push_back({MujocoPeerName(MujocoSolver::kPgs),
+                           PeerFactory(spec.scene, [](const SceneDesc& scene) {
+                             return MakeMujocoScene(scene);
+                           })});
+  } else {
+    bench.setup += ", no MuJoCo peer in this build";
   }
   return bench;
 }

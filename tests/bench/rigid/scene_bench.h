@@ -1,6 +1,6 @@
 #pragma once
 // Step benchmarks on the built-in rigid scenes: both of our solvers against every peer that
-// can run the scene (Bullet, and ODE when built), all interleaved in one run.
+// can run the scene (Bullet, and ODE and MuJoCo when built), all interleaved in one run.
 
 #include <functional>
 #include <optional>
@@ -37,8 +37,9 @@ struct SceneBenchSpec {
 // The benchmark "rigid/<scene>": ours with the tunable LCP and with Gauss-Seidel at equal
 // work with the peers (the scene's dt and max_iterations, tolerance 0: every iteration
 // runs), and with the scene's tolerance as "<solver>, early exit" lines where it sets one,
-// against Bullet and ODE with the same dt and iterations. One line per variant and peer;
-// the notes name the solver, its tolerance and the iterations it took.
+// against Bullet, ODE and MuJoCo (its projected Gauss-Seidel at tolerance 0) with the same
+// dt and iterations. One line per variant and peer; the notes name the solver, its
+// tolerance and the iterations it took.
 StepBench MakeSceneBench(const SceneBenchSpec& spec);
 
 }  // namespace ligature::bench
