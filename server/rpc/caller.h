@@ -5,12 +5,16 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "grpcpp/server_context.h"
 #include "server/host/world_manager.h"
 #include "server/rpc/auth.h"
 #include "server/rpc/edit_rate_limiter.h"
 
 namespace ligature {
+
+// How long a handler waits for a world to apply its command.
+inline constexpr absl::Duration kApplyTimeout = absl::Seconds(30);
 
 // The grants of the caller of `ctx` (its `authorization` metadata); every grant when
 // `tokens` is null (no token file: authentication off). UNAUTHENTICATED for a missing or

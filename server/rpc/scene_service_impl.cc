@@ -10,7 +10,6 @@
 namespace ligature {
 namespace {
 
-constexpr absl::Duration kApplyTimeout = absl::Seconds(30);
 constexpr int kMaxBatchEdits = 10000;
 
 // Applies `edits` on the world's thread, all or none: on the first failure the world is

@@ -13,9 +13,6 @@
 namespace ligature {
 namespace {
 
-// How long an RPC waits for a world to apply its command.
-constexpr absl::Duration kApplyTimeout = absl::Seconds(30);
-
 // Copies the masked fields of `from` onto `to`; fails on a path it does not know.
 absl::Status MergeSettings(const v1::WorldSettings& from,
                            const google::protobuf::FieldMask& mask, v1::WorldSettings* to) {

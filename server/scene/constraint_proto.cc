@@ -3,19 +3,16 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
+#include "server/scene/field_error.h"
 #include "server/scene/rod_proto.h"
+#include "server/scene/scene_proto.h"
 #include "server/scene/soft_proto.h"
 #include "server/scene/strand_proto.h"
-#include "server/scene/scene_proto.h"
 
 namespace ligature {
 namespace {
 
 constexpr int kMaxCurvePoints = 10000;
-
-absl::Status Invalid(const std::string& field, absl::string_view why) {
-  return absl::InvalidArgumentError(absl::StrCat(field, ": ", why));
-}
 
 // The two frames of a joint: body ids and poses (in the bodies' frames, or the world's).
 absl::Status FramesFromProto(const v1::JointFrames& f, const std::string& field,
@@ -40,7 +37,7 @@ absl::Status LimitsFromProto(bool present, const v1::JointLimits& l, const std::
                              JointParams* params) {
   if (!present) return absl::OkStatus();
   if (!std::isfinite(l.lower()) || !std::isfinite(l.upper()) || l.lower() > l.upper()) {
-    return Invalid(field, "lower and upper must be finite with lower <= upper");
+    return InvalidField(field, "lower and upper must be finite with lower <= upper");
   }
   params->limited = true;
   params->lower = l.lower();
@@ -54,20 +51,20 @@ absl::Status CurveFromProto(const v1::CurveConstraint& c, const std::string& fie
   auto anchor = PositionFromProto(c.anchor(), field + ".anchor");
   if (!anchor.ok()) return anchor.status();
   if (c.points_size() < 2 || c.points_size() > kMaxCurvePoints) {
-    return Invalid(field + ".points", absl::StrCat("must hold 2 to ", kMaxCurvePoints, " points"));
+    return InvalidField(field + ".points", absl::StrCat("must hold 2 to ", kMaxCurvePoints, " points"));
   }
   JointParams& p = out->params;
   for (int i = 0; i < c.points_size(); ++i) {
     auto point = PositionFromProto(c.points(i), absl::StrCat(field, ".points[", i, "]"));
     if (!point.ok()) return point.status();
     if (i > 0 && (*point - p.curve.back()).norm() < 1e-9) {
-      return Invalid(absl::StrCat(field, ".points[", i, "]"),
+      return InvalidField(absl::StrCat(field, ".points[", i, "]"),
                      "repeats the previous point: segments need a length");
     }
     p.curve.push_back(*point);
   }
   if (!std::isfinite(c.friction()) || c.friction() < 0.0) {
-    return Invalid(field + ".friction", "must be finite and >= 0");
+    return InvalidField(field + ".friction", "must be finite and >= 0");
   }
   switch (c.end()) {
     case v1::CURVE_END_UNSPECIFIED:
@@ -78,7 +75,7 @@ absl::Status CurveFromProto(const v1::CurveConstraint& c, const std::string& fie
       p.curve_end = CurveEnd::kRelease;
       break;
     default:
-      return Invalid(field + ".end", "unknown curve end");
+      return InvalidField(field + ".end", "unknown curve end");
   }
   p.kind = JointKind::kCurve;
   p.smooth = c.smooth();
@@ -169,7 +166,7 @@ absl::StatusOr<ConstraintDesc> ConstraintFromProto(const v1::Constraint& c,
       break;
     }
     case v1::Constraint::KIND_NOT_SET:
-      return Invalid(field,
+      return InvalidField(field,
                      "a constraint kind (point, hinge, slider, fixed, curve, rod, pearl, soft, "
                      "strand) "
                      "is required");

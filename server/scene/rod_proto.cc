@@ -4,6 +4,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "server/scene/field_error.h"
 #include "server/scene/scene_proto.h"
 
 namespace ligature {
@@ -11,19 +12,15 @@ namespace {
 
 constexpr int kMaxRodPoints = 10000;
 
-absl::Status Invalid(const std::string& field, absl::string_view why) {
-  return absl::InvalidArgumentError(absl::StrCat(field, ": ", why));
-}
-
 // An optional positive value, or its default.
 absl::StatusOr<double> PositiveOr(bool present, double value, double fallback,
                                   const std::string& field) {
   if (!present) return fallback;
-  if (!std::isfinite(value) || value <= 0.0) return Invalid(field, "must be > 0");
+  if (!std::isfinite(value) || value <= 0.0) return InvalidField(field, "must be > 0");
   return value;
 }
 absl::StatusOr<double> NonNegative(double value, const std::string& field) {
-  if (!std::isfinite(value) || value < 0.0) return Invalid(field, "must be >= 0");
+  if (!std::isfinite(value) || value < 0.0) return InvalidField(field, "must be >= 0");
   return value;
 }
 
@@ -52,7 +49,7 @@ absl::StatusOr<RodMaterial> RodMaterialFromProto(const v1::RodMaterial& m,
 
 absl::StatusOr<RodPointRef> RodPointFromProto(const v1::RodPoint& p, const std::string& field) {
   if (auto s = ValidateId(p.body(), field + ".body"); !s.ok()) return s;
-  if (!std::isfinite(p.u()) || p.u() < 0.0) return Invalid(field + ".u", "must be >= 0 m");
+  if (!std::isfinite(p.u()) || p.u() < 0.0) return InvalidField(field + ".u", "must be >= 0 m");
   return RodPointRef{p.body(), p.u()};
 }
 
@@ -69,7 +66,7 @@ absl::StatusOr<RodConstraintKind> KindFromProto(v1::RodConstraintKind kind,
     case v1::ROD_CONSTRAINT_KIND_DISTANCE: return RodConstraintKind::kDistance;
     case v1::ROD_CONSTRAINT_KIND_RELATIVE_PLANE: return RodConstraintKind::kRelativePlane;
     case v1::ROD_CONSTRAINT_KIND_RELATIVE_KEYHOLE: return RodConstraintKind::kRelativeKeyhole;
-    default: return Invalid(field, "a rod constraint kind is required");
+    default: return InvalidField(field, "a rod constraint kind is required");
   }
 }
 
@@ -94,7 +91,7 @@ v1::RodConstraintKind KindToProto(RodConstraintKind kind) {
 absl::StatusOr<RodDesc> RodFromProto(const v1::Rod& rod, const std::string& field) {
   RodDesc out;
   if (rod.points_size() < 2 || rod.points_size() > kMaxRodPoints) {
-    return Invalid(field + ".points", absl::StrCat("must hold 2 to ", kMaxRodPoints, " points"));
+    return InvalidField(field + ".points", absl::StrCat("must hold 2 to ", kMaxRodPoints, " points"));
   }
   for (int i = 0; i < rod.points_size(); ++i) {
     auto p = PositionFromProto(rod.points(i), absl::StrCat(field, ".points[", i, "]"));
@@ -102,11 +99,11 @@ absl::StatusOr<RodDesc> RodFromProto(const v1::Rod& rod, const std::string& fiel
     out.points.push_back(*p);
   }
   if (rod.control_points() != 0 && (rod.control_points() < 4 || rod.control_points() > 4000)) {
-    return Invalid(field + ".control_points", "must be 0 (automatic) or in [4, 4000]");
+    return InvalidField(field + ".control_points", "must be 0 (automatic) or in [4, 4000]");
   }
   out.control_points = rod.control_points();
   if (rod.rest_points_size() == 1 || rod.rest_points_size() > kMaxRodPoints) {
-    return Invalid(field + ".rest_points",
+    return InvalidField(field + ".rest_points",
                    absl::StrCat("must be empty or hold 2 to ", kMaxRodPoints, " points"));
   }
   for (int i = 0; i < rod.rest_points_size(); ++i) {
@@ -114,7 +111,7 @@ absl::StatusOr<RodDesc> RodFromProto(const v1::Rod& rod, const std::string& fiel
     if (!p.ok()) return p.status();
     out.rest_points.push_back(*p);
   }
-  if (!std::isfinite(rod.rest_twist())) return Invalid(field + ".rest_twist", "must be finite");
+  if (!std::isfinite(rod.rest_twist())) return InvalidField(field + ".rest_twist", "must be finite");
   out.rest_twist = rod.rest_twist();
   out.rod_contact = rod.rod_contact();
   if (rod.has_friction()) {
@@ -128,7 +125,7 @@ absl::StatusOr<RodDesc> RodFromProto(const v1::Rod& rod, const std::string& fiel
   // The shape itself (length > 0) is checked when the model is built.
   if (auto model = RodModel::Make(out); !model.ok()) {
     const bool rest = absl::StartsWith(model.status().message(), "rest_points");
-    return Invalid(field + (rest ? ".rest_points" : ".points"), model.status().message());
+    return InvalidField(field + (rest ? ".rest_points" : ".points"), model.status().message());
   }
   return out;
 }
@@ -153,10 +150,10 @@ absl::StatusOr<RodConstraintDesc> RodConstraintFromProto(const v1::RodConstraint
   auto direction = Vec3FromProto(c.direction(), field + ".direction");
   if (!direction.ok()) return direction.status();
   out.direction = *direction;
-  if (!std::isfinite(c.distance())) return Invalid(field + ".distance", "not finite");
+  if (!std::isfinite(c.distance())) return InvalidField(field + ".distance", "not finite");
   out.distance = c.distance();
   if (c.has_twist()) {
-    if (!std::isfinite(c.twist())) return Invalid(field + ".twist", "not finite");
+    if (!std::isfinite(c.twist())) return InvalidField(field + ".twist", "not finite");
     out.twist = c.twist();
   }
   out.unilateral = c.unilateral();
@@ -167,7 +164,7 @@ absl::StatusOr<RodConstraintDesc> RodConstraintFromProto(const v1::RodConstraint
   out.friction = *friction;
   if (!c.follow_body().empty()) {
     if (IsRelative(out.kind)) {
-      return Invalid(field + ".follow_body", "only absolute constraints follow a body");
+      return InvalidField(field + ".follow_body", "only absolute constraints follow a body");
     }
     if (auto s = ValidateId(c.follow_body(), field + ".follow_body"); !s.ok()) return s;
   }
@@ -181,7 +178,7 @@ absl::StatusOr<PearlDesc> PearlFromProto(const v1::Pearl& p, const std::string& 
   if (!at.ok()) return at.status();
   out.rod = at->rod;
   out.u = at->u;
-  if (!std::isfinite(p.mass()) || p.mass() <= 0.0) return Invalid(field + ".mass", "must be > 0");
+  if (!std::isfinite(p.mass()) || p.mass() <= 0.0) return InvalidField(field + ".mass", "must be > 0");
   out.mass = p.mass();
   auto radius = NonNegative(p.radius(), field + ".radius");
   auto friction = NonNegative(p.friction(), field + ".friction");
@@ -193,7 +190,7 @@ absl::StatusOr<PearlDesc> PearlFromProto(const v1::Pearl& p, const std::string& 
   out.friction = *friction;
   out.viscous = *viscous;
   if (!std::isfinite(p.speed()) || std::abs(p.speed()) > 1e5) {
-    return Invalid(field + ".speed", "must be finite, at most 1e5 m/s");
+    return InvalidField(field + ".speed", "must be finite, at most 1e5 m/s");
   }
   out.speed = p.speed();
   return out;

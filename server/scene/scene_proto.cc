@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "server/base/status_macros.h"
 #include "server/math/unit_quat.h"
+#include "server/scene/field_error.h"
 #include "server/scene/rod_proto.h"
 #include "server/scene/soft_proto.h"
 #include "server/scene/strand_proto.h"
@@ -13,17 +14,13 @@
 namespace ligature {
 namespace {
 
-absl::Status Invalid(const std::string& field, absl::string_view why) {
-  return absl::InvalidArgumentError(absl::StrCat(field, ": ", why));
-}
-
 absl::Status CheckFinite(double v, const std::string& field) {
-  if (!std::isfinite(v)) return Invalid(field, "must be finite");
+  if (!std::isfinite(v)) return InvalidField(field, "must be finite");
   return absl::OkStatus();
 }
 
 absl::Status CheckPositive(double v, const std::string& field) {
-  if (!std::isfinite(v) || v <= 0.0) return Invalid(field, "must be finite and > 0");
+  if (!std::isfinite(v) || v <= 0.0) return InvalidField(field, "must be finite and > 0");
   return absl::OkStatus();
 }
 
@@ -37,7 +34,7 @@ constexpr double kMaxMass = 1e9;       // kg
 
 absl::Status CheckLength(double v, const std::string& field) {
   if (!std::isfinite(v) || v < kMinLength || v > kMaxLength) {
-    return Invalid(field, absl::StrCat("must be in [", kMinLength, ", ", kMaxLength, "] m"));
+    return InvalidField(field, absl::StrCat("must be in [", kMinLength, ", ", kMaxLength, "] m"));
   }
   return absl::OkStatus();
 }
@@ -62,11 +59,11 @@ absl::StatusOr<Shape> ShapeFromProto(const v1::Shape& s, const std::string& fiel
     case v1::Shape::kPlane:
       return Shape::Plane();
     case v1::Shape::kCompound:
-      return Invalid(field + ".compound", "a compound cannot be nested or hold a plane");
+      return InvalidField(field + ".compound", "a compound cannot be nested or hold a plane");
     case v1::Shape::KIND_NOT_SET:
       break;
   }
-  return Invalid(field, "a shape (sphere, box, capsule or plane) is required");
+  return InvalidField(field, "a shape (sphere, box, capsule or plane) is required");
 }
 
 // The children of a compound: 1 to 64 primitive shapes (no planes) with their poses.
@@ -74,13 +71,13 @@ absl::StatusOr<std::vector<ChildShape>> CompoundFromProto(const v1::Compound& c,
                                                           const std::string& field) {
   constexpr int kMaxChildren = 64;
   if (c.children_size() < 1 || c.children_size() > kMaxChildren) {
-    return Invalid(field + ".children", absl::StrCat("must hold 1 to ", kMaxChildren, " shapes"));
+    return InvalidField(field + ".children", absl::StrCat("must hold 1 to ", kMaxChildren, " shapes"));
   }
   std::vector<ChildShape> out;
   for (int i = 0; i < c.children_size(); ++i) {
     const std::string child = absl::StrCat(field, ".children[", i, "]");
     if (c.children(i).shape().has_plane()) {
-      return Invalid(child + ".shape.plane", "a compound cannot hold a plane");
+      return InvalidField(child + ".shape.plane", "a compound cannot hold a plane");
     }
     auto shape = ShapeFromProto(c.children(i).shape(), child + ".shape");
     if (!shape.ok()) return shape.status();
@@ -96,7 +93,7 @@ absl::StatusOr<std::vector<ChildShape>> CompoundFromProto(const v1::Compound& c,
 absl::Status ValidateId(const std::string& id, const std::string& field) {
   static const std::regex kId("[a-z0-9][a-z0-9_-]{0,62}");
   if (!std::regex_match(id, kId)) {
-    return Invalid(field, "must match [a-z0-9][a-z0-9_-]{0,62}");
+    return InvalidField(field, "must match [a-z0-9][a-z0-9_-]{0,62}");
   }
   return absl::OkStatus();
 }
@@ -112,7 +109,7 @@ absl::StatusOr<Vec3> Vec3FromProto(const v1::Vec3& v, const std::string& field) 
 absl::StatusOr<Vec3> VelocityFromProto(const v1::Vec3& v, const std::string& field) {
   auto out = Vec3FromProto(v, field);
   if (out.ok() && out->norm() > kMaxSpeed) {
-    return Invalid(field, absl::StrCat("magnitude must be at most ", kMaxSpeed));
+    return InvalidField(field, absl::StrCat("magnitude must be at most ", kMaxSpeed));
   }
   return out;
 }
@@ -123,7 +120,7 @@ absl::StatusOr<Quat> QuatFromProto(const v1::Quaternion& q, const std::string& f
   if (q.x() == 0.0 && q.y() == 0.0 && q.z() == 0.0 && q.w() == 0.0) return Quat::Identity();
   const Quat out(q.w(), q.x(), q.y(), q.z());
   if (std::abs(out.norm() - 1.0) > 1e-6) {
-    return Invalid(field, absl::StrCat("must be a unit quaternion (x, y, z, w); norm is ",
+    return InvalidField(field, absl::StrCat("must be a unit quaternion (x, y, z, w); norm is ",
                                        out.norm()));
   }
   return UnitQuat(out);
@@ -132,7 +129,7 @@ absl::StatusOr<Quat> QuatFromProto(const v1::Quaternion& q, const std::string& f
 absl::StatusOr<Vec3> PositionFromProto(const v1::Vec3& p, const std::string& field) {
   auto position = Vec3FromProto(p, field);
   if (position.ok() && position->cwiseAbs().maxCoeff() > kMaxLength) {
-    return Invalid(field, absl::StrCat("must be within ", kMaxLength, " m"));
+    return InvalidField(field, absl::StrCat("must be within ", kMaxLength, " m"));
   }
   return position;
 }
@@ -150,22 +147,22 @@ absl::StatusOr<Material> MaterialFromProto(const v1::Material& m, const std::str
   if (m.has_density()) {
     LIGATURE_RETURN_IF_ERROR(CheckPositive(m.density(), field + ".density"));
     if (m.density() > kMaxDensity) {
-      return Invalid(field + ".density", absl::StrCat("must be at most ", kMaxDensity, " kg/m^3"));
+      return InvalidField(field + ".density", absl::StrCat("must be at most ", kMaxDensity, " kg/m^3"));
     }
     out.density = m.density();
   }
   if (!std::isfinite(m.mass()) || m.mass() < 0.0 || m.mass() > kMaxMass) {
-    return Invalid(field + ".mass", absl::StrCat("must be in [0, ", kMaxMass, "] kg"));
+    return InvalidField(field + ".mass", absl::StrCat("must be in [0, ", kMaxMass, "] kg"));
   }
   out.mass = m.mass();
   if (m.has_friction()) {
     if (!std::isfinite(m.friction()) || m.friction() < 0.0) {
-      return Invalid(field + ".friction", "must be finite and >= 0");
+      return InvalidField(field + ".friction", "must be finite and >= 0");
     }
     out.friction = m.friction();
   }
   if (!std::isfinite(m.restitution()) || m.restitution() < 0.0 || m.restitution() > 1.0) {
-    return Invalid(field + ".restitution", "must be in [0, 1]");
+    return InvalidField(field + ".restitution", "must be in [0, 1]");
   }
   out.restitution = m.restitution();
   return out;
@@ -187,10 +184,10 @@ absl::StatusOr<BodyDesc> BodyFromProto(const v1::Body& b, const std::string& fie
       out.kind = BodyKind::kStatic;
       break;
     default:
-      return Invalid(field + ".kind", "unknown body kind");
+      return InvalidField(field + ".kind", "unknown body kind");
   }
   if (b.has_scalpel() && (b.has_rod() || b.has_soft() || b.has_strand())) {
-    return Invalid(field + ".scalpel", "only a rigid body can be a scalpel");
+    return InvalidField(field + ".scalpel", "only a rigid body can be a scalpel");
   }
   // A rod: its own shape and material; the rigid fields are not read.
   if (b.has_rod()) {
@@ -231,7 +228,7 @@ absl::StatusOr<BodyDesc> BodyFromProto(const v1::Body& b, const std::string& fie
   }
   if (rigid.children.empty() && rigid.shape.type == ShapeType::kPlane &&
       out.kind != BodyKind::kStatic) {
-    return Invalid(field + ".kind", "a plane must be BODY_KIND_STATIC");
+    return InvalidField(field + ".kind", "a plane must be BODY_KIND_STATIC");
   }
   auto material = MaterialFromProto(b.material(), field + ".material");
   if (!material.ok()) return material.status();
@@ -265,30 +262,30 @@ absl::StatusOr<SolverSettings> SolverFromProto(const v1::SolverSettings& s,
       out.kind = SolverKind::kTunableLcp;
       break;
     default:
-      return Invalid(field + ".kind", "unknown solver kind");
+      return InvalidField(field + ".kind", "unknown solver kind");
   }
   if (s.max_iterations() != 0) {
     if (s.max_iterations() < 1 || s.max_iterations() > 10000) {
-      return Invalid(field + ".max_iterations", "must be in [1, 10000]");
+      return InvalidField(field + ".max_iterations", "must be in [1, 10000]");
     }
     out.max_iterations = s.max_iterations();
   }
   if (s.has_tolerance()) {
     if (!std::isfinite(s.tolerance()) || s.tolerance() < 0.0) {
-      return Invalid(field + ".tolerance", "must be finite and >= 0");
+      return InvalidField(field + ".tolerance", "must be finite and >= 0");
     }
     out.tolerance = s.tolerance();
   }
   if (s.has_warm_start()) out.warm_start = s.warm_start();
   if (!std::isfinite(s.time_budget_us()) || s.time_budget_us() < 0.0 ||
       s.time_budget_us() > 1e6) {
-    return Invalid(field + ".time_budget_us", "must be in [0, 1e6] us");
+    return InvalidField(field + ".time_budget_us", "must be in [0, 1e6] us");
   }
   out.time_budget_us = s.time_budget_us();
   if (s.has_position_share()) {
     if (!std::isfinite(s.position_share()) || s.position_share() < 0.0 ||
         s.position_share() > 1.0) {
-      return Invalid(field + ".position_share", "must be in [0, 1]");
+      return InvalidField(field + ".position_share", "must be in [0, 1]");
     }
     out.position_share = s.position_share();
   }
@@ -300,14 +297,14 @@ absl::StatusOr<WorldSettings> SettingsFromProto(const v1::WorldSettings& s,
   WorldSettings out;
   if (s.rate_hz() != 0.0) {
     if (!std::isfinite(s.rate_hz()) || s.rate_hz() < 1.0 || s.rate_hz() > 1000.0) {
-      return Invalid(field + ".rate_hz", "must be in [1, 1000] Hz");
+      return InvalidField(field + ".rate_hz", "must be in [1, 1000] Hz");
     }
     out.rate_hz = s.rate_hz();
   }
   if (s.has_gravity()) {
     auto g = Vec3FromProto(s.gravity(), field + ".gravity");
     if (!g.ok()) return g.status();
-    if (g->norm() > 1e4) return Invalid(field + ".gravity", "must be at most 1e4 m/s^2");
+    if (g->norm() > 1e4) return InvalidField(field + ".gravity", "must be at most 1e4 m/s^2");
     out.gravity = *g;
   }
   out.paused = s.paused();
@@ -317,7 +314,7 @@ absl::StatusOr<WorldSettings> SettingsFromProto(const v1::WorldSettings& s,
   if (s.has_contact_margin()) {
     if (!std::isfinite(s.contact_margin()) || s.contact_margin() < 0.0 ||
         s.contact_margin() > 10.0) {
-      return Invalid(field + ".contact_margin", "must be in [0, 10] m");
+      return InvalidField(field + ".contact_margin", "must be in [0, 10] m");
     }
     out.contact_margin = s.contact_margin();
   }

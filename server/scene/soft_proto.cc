@@ -6,6 +6,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "server/scene/field_error.h"
 #include "server/scene/scene_proto.h"
 
 namespace ligature {
@@ -14,22 +15,18 @@ namespace {
 constexpr size_t kMaxGmshBytes = 16 << 20;
 constexpr int kMaxVertices = 200000;
 
-absl::Status Invalid(const std::string& field, absl::string_view why) {
-  return absl::InvalidArgumentError(absl::StrCat(field, ": ", why));
-}
-
 // An optional positive (or non-negative) value, or its default.
 absl::StatusOr<double> ValueOr(bool present, double value, double fallback, bool zero_ok,
                                const std::string& field) {
   if (!present) return fallback;
   if (!std::isfinite(value) || value < 0.0 || (!zero_ok && value == 0.0)) {
-    return Invalid(field, zero_ok ? "must be >= 0" : "must be > 0");
+    return InvalidField(field, zero_ok ? "must be >= 0" : "must be > 0");
   }
   return value;
 }
 
 absl::Status CheckCount(int value, int lo, int hi, const std::string& field) {
-  if (value < lo || value > hi) return Invalid(field, absl::StrCat("must be in [", lo, ", ", hi, "]"));
+  if (value < lo || value > hi) return InvalidField(field, absl::StrCat("must be in [", lo, ", ", hi, "]"));
   return absl::OkStatus();
 }
 
@@ -44,8 +41,8 @@ absl::Status CheckTets(const TetMesh& mesh, const std::string& field) {
   for (size_t t = 0; t < mesh.tets.size(); ++t) {
     const std::string at = absl::StrCat(field, "[", 4 * t, "]");
     const double volume = TetVolume(mesh, static_cast<int>(t));
-    if (!(std::abs(volume) > tiny)) return Invalid(at, "a degenerate (flat) tetrahedron");
-    if (volume < 0.0) return Invalid(at, "an inverted tetrahedron (negative volume)");
+    if (!(std::abs(volume) > tiny)) return InvalidField(at, "a degenerate (flat) tetrahedron");
+    if (volume < 0.0) return InvalidField(at, "an inverted tetrahedron (negative volume)");
     const auto& k = mesh.tets[t];
     for (const std::array<int, 3>& f : {std::array<int, 3>{k[0], k[1], k[2]},
                                         std::array<int, 3>{k[0], k[1], k[3]},
@@ -54,9 +51,9 @@ absl::Status CheckTets(const TetMesh& mesh, const std::string& field) {
       std::array<int, 3> key = f;
       std::sort(key.begin(), key.end());
       if (key[0] == key[1] || key[1] == key[2]) {
-        return Invalid(at, "a tetrahedron repeats a vertex");
+        return InvalidField(at, "a tetrahedron repeats a vertex");
       }
-      if (++faces[key] > 2) return Invalid(at, "a face shared by more than two tetrahedra");
+      if (++faces[key] > 2) return InvalidField(at, "a face shared by more than two tetrahedra");
     }
   }
   return absl::OkStatus();
@@ -69,7 +66,7 @@ absl::StatusOr<TetMesh> MeshFromProto(const v1::SoftBody& s, const std::string& 
       const v1::SoftBoxMesh& b = s.box();
       auto half = Vec3FromProto(b.half_extents(), field + ".box.half_extents");
       if (!half.ok()) return half.status();
-      if (!(half->minCoeff() > 0.0)) return Invalid(field + ".box.half_extents", "each must be > 0");
+      if (!(half->minCoeff() > 0.0)) return InvalidField(field + ".box.half_extents", "each must be > 0");
       for (const auto& [n, name] : {std::pair{b.cells_x(), "cells_x"}, {b.cells_y(), "cells_y"},
                                     {b.cells_z(), "cells_z"}}) {
         if (auto st = CheckCount(n, 1, 64, absl::StrCat(field, ".box.", name)); !st.ok()) return st;
@@ -79,7 +76,7 @@ absl::StatusOr<TetMesh> MeshFromProto(const v1::SoftBody& s, const std::string& 
     case v1::SoftBody::kSphere: {
       const v1::SoftSphereMesh& sp = s.sphere();
       if (!std::isfinite(sp.radius()) || sp.radius() <= 0.0) {
-        return Invalid(field + ".sphere.radius", "must be > 0");
+        return InvalidField(field + ".sphere.radius", "must be > 0");
       }
       if (auto st = CheckCount(sp.resolution(), 1, 16, field + ".sphere.resolution"); !st.ok()) {
         return st;
@@ -89,10 +86,10 @@ absl::StatusOr<TetMesh> MeshFromProto(const v1::SoftBody& s, const std::string& 
     case v1::SoftBody::kCylinder: {
       const v1::SoftCylinderMesh& c = s.cylinder();
       if (!std::isfinite(c.radius()) || c.radius() <= 0.0) {
-        return Invalid(field + ".cylinder.radius", "must be > 0");
+        return InvalidField(field + ".cylinder.radius", "must be > 0");
       }
       if (!std::isfinite(c.half_height()) || c.half_height() <= 0.0) {
-        return Invalid(field + ".cylinder.half_height", "must be > 0");
+        return InvalidField(field + ".cylinder.half_height", "must be > 0");
       }
       if (auto st = CheckCount(c.rings(), 1, 32, field + ".cylinder.rings"); !st.ok()) return st;
       if (auto st = CheckCount(c.around(), 3, 128, field + ".cylinder.around"); !st.ok()) return st;
@@ -100,16 +97,16 @@ absl::StatusOr<TetMesh> MeshFromProto(const v1::SoftBody& s, const std::string& 
       return MakeCylinderMesh(c.radius(), c.half_height(), c.rings(), c.around(), c.layers());
     }
     case v1::SoftBody::kGmsh: {
-      if (s.gmsh().size() > kMaxGmshBytes) return Invalid(field + ".gmsh", "larger than 16 MiB");
+      if (s.gmsh().size() > kMaxGmshBytes) return InvalidField(field + ".gmsh", "larger than 16 MiB");
       auto mesh = ReadGmshMsh41(s.gmsh());
-      if (!mesh.ok()) return Invalid(field + ".gmsh", mesh.status().message());
+      if (!mesh.ok()) return InvalidField(field + ".gmsh", mesh.status().message());
       return mesh;
     }
     case v1::SoftBody::kTets: {
       const v1::TetMeshData& t = s.tets();
-      if (t.vertices_size() > kMaxVertices) return Invalid(field + ".tets.vertices", "too many");
+      if (t.vertices_size() > kMaxVertices) return InvalidField(field + ".tets.vertices", "too many");
       if (t.tets_size() == 0 || t.tets_size() % 4 != 0) {
-        return Invalid(field + ".tets.tets", "must hold four indices per tetrahedron");
+        return InvalidField(field + ".tets.tets", "must hold four indices per tetrahedron");
       }
       TetMesh mesh;
       for (int i = 0; i < t.vertices_size(); ++i) {
@@ -122,7 +119,7 @@ absl::StatusOr<TetMesh> MeshFromProto(const v1::SoftBody& s, const std::string& 
         for (int k = 0; k < 4; ++k) {
           tet[k] = t.tets(i + k);
           if (tet[k] < 0 || tet[k] >= t.vertices_size()) {
-            return Invalid(absl::StrCat(field, ".tets.tets[", i + k, "]"), "not a vertex index");
+            return InvalidField(absl::StrCat(field, ".tets.tets[", i + k, "]"), "not a vertex index");
           }
         }
         mesh.tets.push_back(tet);
@@ -133,7 +130,7 @@ absl::StatusOr<TetMesh> MeshFromProto(const v1::SoftBody& s, const std::string& 
     case v1::SoftBody::MESH_NOT_SET:
       break;
   }
-  return Invalid(field, "a mesh (box, sphere, cylinder, gmsh or tets) is required");
+  return InvalidField(field, "a mesh (box, sphere, cylinder, gmsh or tets) is required");
 }
 
 absl::StatusOr<Integrator> IntegratorFromProto(v1::SoftIntegrator i, const std::string& field) {
@@ -145,7 +142,7 @@ absl::StatusOr<Integrator> IntegratorFromProto(v1::SoftIntegrator i, const std::
     case v1::SOFT_INTEGRATOR_MIDPOINT: return Integrator::kMidpoint;
     case v1::SOFT_INTEGRATOR_RUNGE_KUTTA_2: return Integrator::kRungeKutta2;
     case v1::SOFT_INTEGRATOR_VERLET: return Integrator::kVerlet;
-    default: return Invalid(field, "unknown integrator");
+    default: return InvalidField(field, "unknown integrator");
   }
 }
 
@@ -174,13 +171,13 @@ absl::StatusOr<CuttingParams> CuttingFromProto(const v1::SoftCutting& c, const s
   out.alpha = *alpha;
   if (c.has_damage()) {
     if (!(c.damage() >= 0.1 && c.damage() <= 1.0)) {
-      return Invalid(field + ".damage", "must be in [0.1, 1]");
+      return InvalidField(field + ".damage", "must be in [0.1, 1]");
     }
     out.zeta = c.damage();
   }
   if (c.has_cut_damage()) {
     if (!(c.cut_damage() >= 0.1 && c.cut_damage() <= 1.0)) {
-      return Invalid(field + ".cut_damage", "must be in [0.1, 1]");
+      return InvalidField(field + ".cut_damage", "must be in [0.1, 1]");
     }
     out.cut_zeta = c.cut_damage();
   }
@@ -193,7 +190,7 @@ absl::StatusOr<CuttingParams> CuttingFromProto(const v1::SoftCutting& c, const s
 absl::StatusOr<ScalpelDesc> ScalpelFromProto(const v1::Scalpel& s, const std::string& field) {
   ScalpelDesc out;
   out.tip = Vec3(s.tip().x(), s.tip().y(), s.tip().z());
-  if (!out.tip.allFinite()) return Invalid(field + ".tip", "must be finite");
+  if (!out.tip.allFinite()) return InvalidField(field + ".tip", "must be finite");
   auto depth = ValueOr(s.has_cut_depth(), s.cut_depth(), out.cut_depth, false, field + ".cut_depth");
   auto sharpness = ValueOr(s.has_sharpness(), s.sharpness(), out.sharpness, false,
                            field + ".sharpness");
@@ -229,7 +226,7 @@ absl::StatusOr<SoftBodyDesc> SoftBodyFromProto(const v1::SoftBody& s, const Tran
     case v1::SOFT_MODEL_MASS_POINT: out.model = SoftModelKind::kMassPoint; break;
     case v1::SOFT_MODEL_COROTATIONAL_FEM: out.model = SoftModelKind::kCorotational; break;
     case v1::SOFT_MODEL_STVK_FEM: out.model = SoftModelKind::kStVK; break;
-    default: return Invalid(field + ".model", "unknown soft model");
+    default: return InvalidField(field + ".model", "unknown soft model");
   }
   auto integrator = IntegratorFromProto(s.integrator(), field + ".integrator");
   if (!integrator.ok()) return integrator.status();
@@ -247,7 +244,7 @@ absl::StatusOr<SoftBodyDesc> SoftBodyFromProto(const v1::SoftBody& s, const Tran
   }
   const double nu = s.has_poisson_ratio() ? s.poisson_ratio() : 0.3;
   if (!std::isfinite(nu) || nu < 0.0 || nu >= 0.5) {
-    return Invalid(field + ".poisson_ratio", "must be in [0, 0.5)");
+    return InvalidField(field + ".poisson_ratio", "must be in [0, 0.5)");
   }
   out.mass_point = {*density, *kd, *kv, *damping};
   out.fem.young = *young;
@@ -276,7 +273,7 @@ absl::StatusOr<SoftConstraintDesc> SoftConstraintFromProto(const v1::SoftConstra
       out.type = LocalConstraintType::kPointToTetrahedron;
       break;
     case v1::SOFT_CONSTRAINT_KIND_POINT_TO_SURFACE: out.type = LocalConstraintType::kPointToSurface; break;
-    default: return Invalid(field + ".kind", "a soft constraint kind is required");
+    default: return InvalidField(field + ".kind", "a soft constraint kind is required");
   }
   if (auto st = ValidateId(c.body(), field + ".body"); !st.ok()) return st;
   out.body = c.body();
@@ -286,12 +283,12 @@ absl::StatusOr<SoftConstraintDesc> SoftConstraintFromProto(const v1::SoftConstra
   out.goal = *goal;
   if (!c.follow_body().empty()) {
     if (out.type != LocalConstraintType::kNail) {
-      return Invalid(field + ".follow_body", "only a nail follows a body");
+      return InvalidField(field + ".follow_body", "only a nail follows a body");
     }
     if (auto st = ValidateId(c.follow_body(), field + ".follow_body"); !st.ok()) return st;
   }
   out.follow_body = c.follow_body();
-  if (c.self_assembly_steps() < 0) return Invalid(field + ".self_assembly_steps", "must be >= 0");
+  if (c.self_assembly_steps() < 0) return InvalidField(field + ".self_assembly_steps", "must be >= 0");
   out.self_assembly_steps = c.self_assembly_steps();
   return out;
 }

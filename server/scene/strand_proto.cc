@@ -4,6 +4,7 @@
 #include <numbers>
 
 #include "absl/strings/str_cat.h"
+#include "server/scene/field_error.h"
 #include "server/scene/scene_proto.h"
 
 namespace ligature {
@@ -12,14 +13,10 @@ namespace {
 constexpr int kMaxPoints = 10000;
 constexpr double kMaxTimeScale = 100.0;
 
-absl::Status Invalid(const std::string& field, absl::string_view why) {
-  return absl::InvalidArgumentError(absl::StrCat(field, ": ", why));
-}
-
 // A finite value >= 0 (> 0 when `positive`).
 absl::Status CheckValue(double value, bool positive, const std::string& field) {
   if (!std::isfinite(value) || value < 0.0 || (positive && value == 0.0)) {
-    return Invalid(field, positive ? "must be finite and > 0" : "must be finite and >= 0");
+    return InvalidField(field, positive ? "must be finite and > 0" : "must be finite and >= 0");
   }
   return absl::OkStatus();
 }
@@ -74,7 +71,7 @@ absl::StatusOr<StrandBodyDesc> StrandFromProto(const v1::Strand& s, const Transf
   out.pose = pose;
   // The rest curve and its tree.
   if (s.points_size() < 2 || s.points_size() > kMaxPoints) {
-    return Invalid(field + ".points", absl::StrCat("must hold 2 to ", kMaxPoints, " points"));
+    return InvalidField(field + ".points", absl::StrCat("must hold 2 to ", kMaxPoints, " points"));
   }
   for (int i = 0; i < s.points_size(); ++i) {
     auto p = PositionFromProto(s.points(i), absl::StrCat(field, ".points[", i, "]"));
@@ -83,12 +80,12 @@ absl::StatusOr<StrandBodyDesc> StrandFromProto(const v1::Strand& s, const Transf
   }
   const int segments = s.points_size() - 1;
   if (s.parents_size() != 0 && s.parents_size() != segments) {
-    return Invalid(field + ".parents",
+    return InvalidField(field + ".parents",
                    absl::StrCat("must be empty or hold one parent per segment (", segments, ")"));
   }
   for (int i = 0; i < s.parents_size(); ++i) {
     if (s.parents(i) < -1 || s.parents(i) >= i) {
-      return Invalid(absl::StrCat(field, ".parents[", i, "]"),
+      return InvalidField(absl::StrCat(field, ".parents[", i, "]"),
                      "must be -1 (the base) or a smaller segment index");
     }
     out.strand.parents.push_back(s.parents(i));
@@ -100,7 +97,7 @@ absl::StatusOr<StrandBodyDesc> StrandFromProto(const v1::Strand& s, const Transf
     out.strand.materials = {*m};
   } else {
     if (s.segment_materials_size() != segments) {
-      return Invalid(field + ".segment_materials",
+      return InvalidField(field + ".segment_materials",
                      absl::StrCat("must be empty or hold one material per segment (", segments,
                                   ")"));
     }
@@ -119,10 +116,10 @@ absl::StatusOr<StrandBodyDesc> StrandFromProto(const v1::Strand& s, const Transf
   // Art direction.
   out.time_scale = s.has_time_scale() ? s.time_scale() : 1.0;
   if (!std::isfinite(out.time_scale) || out.time_scale < 0.0 || out.time_scale > kMaxTimeScale) {
-    return Invalid(field + ".time_scale", absl::StrCat("must be in [0, ", kMaxTimeScale, "]"));
+    return InvalidField(field + ".time_scale", absl::StrCat("must be in [0, ", kMaxTimeScale, "]"));
   }
   if (!(s.local_dynamics() >= 0.0 && s.local_dynamics() <= 1.0)) {
-    return Invalid(field + ".local_dynamics", "must be in [0, 1]");
+    return InvalidField(field + ".local_dynamics", "must be in [0, 1]");
   }
   out.local_dynamics = s.local_dynamics();
   if (!s.local_dynamics_body().empty()) {
@@ -146,7 +143,7 @@ absl::StatusOr<StrandBodyDesc> StrandFromProto(const v1::Strand& s, const Transf
     out.friction = s.friction();
   }
   if (!(s.restitution() >= 0.0 && s.restitution() <= 1.0)) {
-    return Invalid(field + ".restitution", "must be in [0, 1]");
+    return InvalidField(field + ".restitution", "must be in [0, 1]");
   }
   out.restitution = s.restitution();
   if (s.has_wind()) {
@@ -184,7 +181,7 @@ absl::StatusOr<StrandConstraintDesc> StrandConstraintFromProto(const v1::StrandC
   StrandConstraintDesc out;
   if (absl::Status s = ValidateId(c.body(), field + ".body"); !s.ok()) return s;
   out.body = c.body();
-  if (c.segment() < 0) return Invalid(field + ".segment", "must be >= 0");
+  if (c.segment() < 0) return InvalidField(field + ".segment", "must be >= 0");
   out.segment = c.segment();
   absl::StatusOr<Vec3> point = PositionFromProto(c.point(), field + ".point");
   if (!point.ok()) return point.status();
@@ -206,14 +203,14 @@ absl::StatusOr<StrandConstraintDesc> StrandConstraintFromProto(const v1::StrandC
     case v1::STRAND_CONSTRAINT_KIND_CURVE:
       out.kind = StrandConstraintKind::kCurve;
       if (c.curve_size() < 2 || c.curve_size() > kMaxPoints) {
-        return Invalid(field + ".curve", absl::StrCat("must hold 2 to ", kMaxPoints, " points"));
+        return InvalidField(field + ".curve", absl::StrCat("must hold 2 to ", kMaxPoints, " points"));
       }
       for (int i = 0; i < c.curve_size(); ++i) {
         const std::string at = absl::StrCat(field, ".curve[", i, "]");
         absl::StatusOr<Vec3> p = PositionFromProto(c.curve(i), at);
         if (!p.ok()) return p.status();
         if (i > 0 && (*p - out.curve.back()).norm() < 1e-9) {
-          return Invalid(at, "repeats the previous point: segments need a length");
+          return InvalidField(at, "repeats the previous point: segments need a length");
         }
         out.curve.push_back(*p);
       }
@@ -228,7 +225,7 @@ absl::StatusOr<StrandConstraintDesc> StrandConstraintFromProto(const v1::StrandC
     case v1::STRAND_CONSTRAINT_KIND_JOINT_LIMIT:
       out.kind = StrandConstraintKind::kJointLimit;
       if (!(c.max_bend() > 0.0 && c.max_bend() < std::numbers::pi)) {
-        return Invalid(field + ".max_bend", "must be in (0, pi) rad");
+        return InvalidField(field + ".max_bend", "must be in (0, pi) rad");
       }
       out.max_bend = c.max_bend();
       if (c.has_margin()) {
@@ -237,7 +234,7 @@ absl::StatusOr<StrandConstraintDesc> StrandConstraintFromProto(const v1::StrandC
       }
       break;
     default:
-      return Invalid(field + ".kind", "must be POINT, CURVE, JOINT_VALUE or JOINT_LIMIT");
+      return InvalidField(field + ".kind", "must be POINT, CURVE, JOINT_VALUE or JOINT_LIMIT");
   }
   return out;
 }

@@ -75,9 +75,17 @@ for entry in json.load(open(database)):
         if not selected.search(source.read()):
             continue
     argv = entry.get("arguments") or shlex.split(entry["command"])
-    # The compiler is the first word that is not a launcher (ccache) in front of it.
-    while argv and os.path.basename(argv[0]) in ("ccache", "sccache"):
-        argv = argv[1:]
+    # The compiler is the first word that is not a launcher in front of it: ccache, and in
+    # cold builds `cmake -E env NAME=VALUE...` setting ccache's options.
+    while argv:
+        if os.path.basename(argv[0]) in ("ccache", "sccache"):
+            argv = argv[1:]
+        elif os.path.basename(argv[0]) == "cmake" and argv[1:3] == ["-E", "env"]:
+            argv = argv[3:]
+            while argv and "=" in argv[0] and not argv[0].startswith("-"):
+                argv = argv[1:]
+        else:
+            break
     args = []
     rest = iter(argv[1:])
     for arg in rest:

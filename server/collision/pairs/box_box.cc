@@ -18,11 +18,10 @@ namespace {
 // Edge axes from nearly parallel edges are skipped: their direction is noise, and the face
 // axes already cover those configurations.
 constexpr double kMinEdgeAxisLength = 1e-6;
-// Bias towards A's faces over B's, and towards faces over edges, so that the manifold does
-// not flip between candidates that are equally good (relative and absolute parts).
+// Bias towards A's faces over B's (relative part; the absolute part and the bias towards
+// faces over edges are in geometry.h), so that the manifold does not flip between
+// candidates that are equally good.
 constexpr double kFaceRelativeTolerance = 0.02;
-constexpr double kEdgeRelativeTolerance = 0.05;
-constexpr double kAbsoluteTolerance = 1e-6;
 
 // A box in world space: centre, unit axes as columns, half extents.
 struct OrientedBox {

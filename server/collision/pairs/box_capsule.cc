@@ -16,9 +16,6 @@ namespace {
 constexpr double kFaceAlignment = 1.0 - 1e-9;
 // Clipped segments shorter than this (m) give a single point.
 constexpr double kMinClipLength = 1e-9;
-// Edge axes are preferred over face axes only when clearly better (bias for stability).
-constexpr double kEdgeRelativeTolerance = 0.05;
-constexpr double kAbsoluteTolerance = 1e-6;
 
 // The capsule in the box frame: its segment end points and radius.
 struct LocalCapsule {

@@ -13,6 +13,12 @@ namespace ligature {
 // Lengths below this are treated as zero when a direction is needed (m).
 inline constexpr double kGeometryEpsilon = 1e-12;
 
+// The separating-axis tests of boxes prefer a face axis to an edge axis unless the edge
+// separates clearly more: by this share of the face's separation plus an absolute 1e-6 m,
+// so that a resting manifold does not flip between nearly equal candidates.
+inline constexpr double kEdgeRelativeTolerance = 0.05;
+inline constexpr double kAbsoluteTolerance = 1e-6;
+
 // Unit vector along `v`, or `fallback` (assumed unit) when `v` is too short to normalize.
 Vec3 NormalizedOr(const Vec3& v, const Vec3& fallback);
 
