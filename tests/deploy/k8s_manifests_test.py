@@ -110,8 +110,10 @@ class ManifestsTest(unittest.TestCase):
                          if p["name"] == "grpc")
         expected = [f"ligatured-{i}.{sts['spec']['serviceName']}:{grpc_port}"
                     for i in range(sts["spec"]["replicas"])]
-        self.assertEqual(re.findall(r"^\s*server (\S+);", conf, re.M), expected)
+        self.assertEqual(re.findall(r"^\s*server (\S+) max_fails=0;", conf, re.M), expected)
         self.assertIn("hash $http_ligature_world consistent;", conf)
+        # A call is never passed on to a pod that does not hold its world.
+        self.assertIn("grpc_next_upstream off;", conf)
         if not os.access(NGINX, os.X_OK):
             if os.environ.get("LIGATURE_REQUIRE_ALL"):
                 self.fail(f"nginx is not installed at {NGINX}")

@@ -154,29 +154,14 @@ void BulletScene::AddRigidBody(const RigidBodyDesc& desc, btCollisionShape* shap
 }
 
 absl::Status BulletScene::AddBody(const BodyDesc& desc) {
-  const std::string where = absl::StrCat("bullet peer: body \"", desc.id, "\": ");
-  if (desc.kind == BodyKind::kKinematic) {
-    return absl::InvalidArgumentError(where + "kinematic bodies are not supported");
-  }
-  // Only rigid bodies have a Bullet twin here.
-  if (!desc.is_rigid()) {
-    return absl::InvalidArgumentError(where + "only rigid bodies are supported");
-  }
+  if (absl::Status ok = CheckPeerBody(desc, "bullet peer"); !ok.ok()) return ok;
   const RigidBodyDesc& rigid = *desc.rigid();
-  // A plane is a body of its own, static only.
-  if (rigid.children.empty() && rigid.shape.type == ShapeType::kPlane) {
-    if (desc.kind != BodyKind::kStatic) {
-      return absl::InvalidArgumentError(where + "only static planes are supported");
-    }
+  // A plane is a body of its own.
+  if (IsPlane(rigid)) {
     AddPlane(rigid);
     return absl::OkStatus();
   }
   const std::vector<ChildShape> children = BodyChildren(rigid);
-  for (const ChildShape& child : children) {
-    if (child.shape.type == ShapeType::kPlane) {
-      return absl::InvalidArgumentError(where + "a plane cannot be a compound child");
-    }
-  }
 
   // A static body stays at its pose with its shapes as given. A dynamic body's Bullet frame
   // is its centre of mass in its principal axes (Bullet takes a diagonal inertia), and its

@@ -118,29 +118,13 @@ absl::StatusOr<Mjcf> WriteMjcf(const SceneDesc& scene, const MujocoSceneOptions&
   int next_body = 1;  // body 0 is the world
   int contacts = 64;  // the contact buffer
   for (const BodyDesc& desc : scene.bodies) {
-    const std::string where = absl::StrCat("mujoco peer: body \"", desc.id, "\": ");
-    if (!desc.is_rigid()) {
-      return absl::InvalidArgumentError(where + "only rigid bodies are supported");
-    }
-    if (desc.kind == BodyKind::kKinematic) {
-      return absl::InvalidArgumentError(where + "kinematic bodies are not supported");
-    }
+    if (absl::Status ok = CheckPeerBody(desc, "mujoco peer"); !ok.ok()) return ok;
     const RigidBodyDesc& rigid = *desc.rigid();
     if (rigid.material.restitution > 0.0) {
-      return absl::InvalidArgumentError(where + "restitution is not supported");
+      return absl::InvalidArgumentError(
+          absl::StrCat("mujoco peer: body \"", desc.id, "\": restitution is not supported"));
     }
     const std::vector<ChildShape> children = BodyChildren(rigid);
-    const bool plane = rigid.children.empty() && rigid.shape.type == ShapeType::kPlane;
-    if (plane && desc.kind != BodyKind::kStatic) {
-      return absl::InvalidArgumentError(where + "only static planes are supported");
-    }
-    if (!plane) {
-      for (const ChildShape& child : children) {
-        if (child.shape.type == ShapeType::kPlane) {
-          return absl::InvalidArgumentError(where + "a plane cannot be a compound child");
-        }
-      }
-    }
     const Transform pose{rigid.pose.position, rigid.pose.orientation.normalized()};
 
     // A static body: geoms of the world body at their world poses.

@@ -153,23 +153,13 @@ dGeomID OdeScene::CreateGeom(const Shape& shape) {
 }
 
 absl::Status OdeScene::AddBody(const BodyDesc& desc) {
-  const std::string where = absl::StrCat("ode peer: body \"", desc.id, "\": ");
-  if (desc.kind == BodyKind::kKinematic) {
-    return absl::InvalidArgumentError(where + "kinematic bodies are not supported");
-  }
-  // Only rigid bodies have an ODE twin here.
-  if (!desc.is_rigid()) {
-    return absl::InvalidArgumentError(where + "only rigid bodies are supported");
-  }
+  if (absl::Status ok = CheckPeerBody(desc, "ode peer"); !ok.ok()) return ok;
   const RigidBodyDesc& rigid = *desc.rigid();
   materials_.push_back(rigid.material);
   Material* material = &materials_.back();
 
   // A plane: ODE's takes the world normal (the body's +Y) and its offset along it.
-  if (rigid.children.empty() && rigid.shape.type == ShapeType::kPlane) {
-    if (desc.kind != BodyKind::kStatic) {
-      return absl::InvalidArgumentError(where + "only static planes are supported");
-    }
+  if (IsPlane(rigid)) {
     const Vec3 n = rigid.pose.orientation.normalized() * Vec3::UnitY();
     const dGeomID plane = dCreatePlane(space_, n.x(), n.y(), n.z(), n.dot(rigid.pose.position));
     dGeomSetData(plane, material);
@@ -177,11 +167,6 @@ absl::Status OdeScene::AddBody(const BodyDesc& desc) {
     return absl::OkStatus();
   }
   const std::vector<ChildShape> children = BodyChildren(rigid);
-  for (const ChildShape& child : children) {
-    if (child.shape.type == ShapeType::kPlane) {
-      return absl::InvalidArgumentError(where + "a plane cannot be a compound child");
-    }
-  }
 
   // A static body: body-less geoms at their world poses.
   const Transform pose{rigid.pose.position, rigid.pose.orientation.normalized()};

@@ -2,10 +2,40 @@
 
 #include <Eigen/Eigenvalues>
 #include <cmath>
+#include <string>
+
+#include "absl/strings/str_cat.h"
 
 #include "server/model/rigid/mass_properties.h"
 
 namespace ligature::bench {
+
+absl::Status CheckPeerBody(const BodyDesc& desc, absl::string_view peer) {
+  const std::string where = absl::StrCat(peer, ": body \"", desc.id, "\": ");
+  if (!desc.is_rigid()) {
+    return absl::InvalidArgumentError(where + "only rigid bodies are supported");
+  }
+  if (desc.kind == BodyKind::kKinematic) {
+    return absl::InvalidArgumentError(where + "kinematic bodies are not supported");
+  }
+  const RigidBodyDesc& rigid = *desc.rigid();
+  if (IsPlane(rigid)) {
+    if (desc.kind != BodyKind::kStatic) {
+      return absl::InvalidArgumentError(where + "only static planes are supported");
+    }
+    return absl::OkStatus();
+  }
+  for (const ChildShape& child : BodyChildren(rigid)) {
+    if (child.shape.type == ShapeType::kPlane) {
+      return absl::InvalidArgumentError(where + "a plane cannot be a compound child");
+    }
+  }
+  return absl::OkStatus();
+}
+
+bool IsPlane(const RigidBodyDesc& desc) {
+  return desc.children.empty() && desc.shape.type == ShapeType::kPlane;
+}
 
 std::vector<ChildShape> BodyChildren(const RigidBodyDesc& desc) {
   if (!desc.children.empty()) return desc.children;

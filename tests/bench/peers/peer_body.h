@@ -1,14 +1,24 @@
 #pragma once
 // What every peer needs from one of our rigid body descriptions to build the same physical
-// body: its shapes as a list of children, and its mass, centre of mass and inertia computed
-// by our engine's own functions, so that both sides start from identical masses and states.
+// body: whether it can (one check for all peers), its shapes as a list of children, and its
+// mass, centre of mass and inertia computed by our engine's own functions, so that both
+// sides start from identical masses and states.
 
 #include <vector>
 
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 #include "server/math/transform.h"
 #include "server/model/rigid/body_desc.h"
 
 namespace ligature::bench {
+
+// Whether a peer can build `desc`: a dynamic or static rigid body, whose plane, if it has
+// one, is the whole of a static body. INVALID_ARGUMENT naming `peer` and the body otherwise.
+absl::Status CheckPeerBody(const BodyDesc& desc, absl::string_view peer);
+
+// Whether the body is a single plane.
+bool IsPlane(const RigidBodyDesc& desc);
 
 // The body's shapes in its frame: its children, or its single shape at the origin.
 std::vector<ChildShape> BodyChildren(const RigidBodyDesc& desc);
