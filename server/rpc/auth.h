@@ -5,10 +5,11 @@
 // (watch, read), editor (also edit, step, drive bodies) or owner (also create, delete and
 // configure worlds); WORLD is a world id or `*` for every world; TIME (RFC 3339, e.g.
 // 2026-12-31T23:59:59Z) is when the token stops being accepted. A token may have several
-// lines; when more than one gives a time, the earliest holds. '#' starts a comment. Calls carry `authorization: Bearer TOKEN` metadata. The store is
-// reloaded on demand (SIGHUP in ligatured) and swapped whole, so a call sees either the old
-// grants or the new ones. Checks run in each service (they work with TLS and without it,
-// unlike an AuthMetadataProcessor).
+// lines; when more than one gives a time, the earliest holds. '#' starts a comment. Calls
+// carry `authorization: Bearer TOKEN` metadata. The store is reloaded on demand (SIGHUP in
+// ligatured) and swapped whole, so a call sees either the old grants or the new ones.
+// Checks run in each service (they work with TLS and without it, unlike an
+// AuthMetadataProcessor).
 //
 // Threading: a TokenStore's `mu_` guards only the pointer to the current grants; the map it
 // points to is never changed once published, so Identify reads it after releasing mu_.
@@ -21,8 +22,8 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/time/time.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 
 namespace ligature {
 

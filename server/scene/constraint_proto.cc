@@ -51,7 +51,8 @@ absl::Status CurveFromProto(const v1::CurveConstraint& c, const std::string& fie
   auto anchor = PositionFromProto(c.anchor(), field + ".anchor");
   if (!anchor.ok()) return anchor.status();
   if (c.points_size() < 2 || c.points_size() > kMaxCurvePoints) {
-    return InvalidField(field + ".points", absl::StrCat("must hold 2 to ", kMaxCurvePoints, " points"));
+    return InvalidField(field + ".points",
+                        absl::StrCat("must hold 2 to ", kMaxCurvePoints, " points"));
   }
   JointParams& p = out->params;
   for (int i = 0; i < c.points_size(); ++i) {

@@ -91,7 +91,8 @@ v1::RodConstraintKind KindToProto(RodConstraintKind kind) {
 absl::StatusOr<RodDesc> RodFromProto(const v1::Rod& rod, const std::string& field) {
   RodDesc out;
   if (rod.points_size() < 2 || rod.points_size() > kMaxRodPoints) {
-    return InvalidField(field + ".points", absl::StrCat("must hold 2 to ", kMaxRodPoints, " points"));
+    return InvalidField(field + ".points",
+                        absl::StrCat("must hold 2 to ", kMaxRodPoints, " points"));
   }
   for (int i = 0; i < rod.points_size(); ++i) {
     auto p = PositionFromProto(rod.points(i), absl::StrCat(field, ".points[", i, "]"));
@@ -111,7 +112,8 @@ absl::StatusOr<RodDesc> RodFromProto(const v1::Rod& rod, const std::string& fiel
     if (!p.ok()) return p.status();
     out.rest_points.push_back(*p);
   }
-  if (!std::isfinite(rod.rest_twist())) return InvalidField(field + ".rest_twist", "must be finite");
+  if (!std::isfinite(rod.rest_twist()))
+    return InvalidField(field + ".rest_twist", "must be finite");
   out.rest_twist = rod.rest_twist();
   out.rod_contact = rod.rod_contact();
   if (rod.has_friction()) {
@@ -178,7 +180,8 @@ absl::StatusOr<PearlDesc> PearlFromProto(const v1::Pearl& p, const std::string& 
   if (!at.ok()) return at.status();
   out.rod = at->rod;
   out.u = at->u;
-  if (!std::isfinite(p.mass()) || p.mass() <= 0.0) return InvalidField(field + ".mass", "must be > 0");
+  if (!std::isfinite(p.mass()) || p.mass() <= 0.0)
+    return InvalidField(field + ".mass", "must be > 0");
   out.mass = p.mass();
   auto radius = NonNegative(p.radius(), field + ".radius");
   auto friction = NonNegative(p.friction(), field + ".friction");

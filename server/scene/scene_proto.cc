@@ -54,7 +54,8 @@ absl::StatusOr<Shape> ShapeFromProto(const v1::Shape& s, const std::string& fiel
     }
     case v1::Shape::kCapsule:
       LIGATURE_RETURN_IF_ERROR(CheckLength(s.capsule().radius(), field + ".capsule.radius"));
-      LIGATURE_RETURN_IF_ERROR(CheckLength(s.capsule().half_length(), field + ".capsule.half_length"));
+      LIGATURE_RETURN_IF_ERROR(
+          CheckLength(s.capsule().half_length(), field + ".capsule.half_length"));
       return Shape::Capsule(s.capsule().radius(), s.capsule().half_length());
     case v1::Shape::kPlane:
       return Shape::Plane();
@@ -71,7 +72,8 @@ absl::StatusOr<std::vector<ChildShape>> CompoundFromProto(const v1::Compound& c,
                                                           const std::string& field) {
   constexpr int kMaxChildren = 64;
   if (c.children_size() < 1 || c.children_size() > kMaxChildren) {
-    return InvalidField(field + ".children", absl::StrCat("must hold 1 to ", kMaxChildren, " shapes"));
+    return InvalidField(field + ".children",
+                        absl::StrCat("must hold 1 to ", kMaxChildren, " shapes"));
   }
   std::vector<ChildShape> out;
   for (int i = 0; i < c.children_size(); ++i) {
@@ -147,7 +149,8 @@ absl::StatusOr<Material> MaterialFromProto(const v1::Material& m, const std::str
   if (m.has_density()) {
     LIGATURE_RETURN_IF_ERROR(CheckPositive(m.density(), field + ".density"));
     if (m.density() > kMaxDensity) {
-      return InvalidField(field + ".density", absl::StrCat("must be at most ", kMaxDensity, " kg/m^3"));
+      return InvalidField(field + ".density",
+                          absl::StrCat("must be at most ", kMaxDensity, " kg/m^3"));
     }
     out.density = m.density();
   }

@@ -26,7 +26,8 @@ absl::StatusOr<double> ValueOr(bool present, double value, double fallback, bool
 }
 
 absl::Status CheckCount(int value, int lo, int hi, const std::string& field) {
-  if (value < lo || value > hi) return InvalidField(field, absl::StrCat("must be in [", lo, ", ", hi, "]"));
+  if (value < lo || value > hi)
+    return InvalidField(field, absl::StrCat("must be in [", lo, ", ", hi, "]"));
   return absl::OkStatus();
 }
 
@@ -66,7 +67,8 @@ absl::StatusOr<TetMesh> MeshFromProto(const v1::SoftBody& s, const std::string& 
       const v1::SoftBoxMesh& b = s.box();
       auto half = Vec3FromProto(b.half_extents(), field + ".box.half_extents");
       if (!half.ok()) return half.status();
-      if (!(half->minCoeff() > 0.0)) return InvalidField(field + ".box.half_extents", "each must be > 0");
+      if (!(half->minCoeff() > 0.0))
+        return InvalidField(field + ".box.half_extents", "each must be > 0");
       for (const auto& [n, name] : {std::pair{b.cells_x(), "cells_x"}, {b.cells_y(), "cells_y"},
                                     {b.cells_z(), "cells_z"}}) {
         if (auto st = CheckCount(n, 1, 64, absl::StrCat(field, ".box.", name)); !st.ok()) return st;
@@ -97,14 +99,16 @@ absl::StatusOr<TetMesh> MeshFromProto(const v1::SoftBody& s, const std::string& 
       return MakeCylinderMesh(c.radius(), c.half_height(), c.rings(), c.around(), c.layers());
     }
     case v1::SoftBody::kGmsh: {
-      if (s.gmsh().size() > kMaxGmshBytes) return InvalidField(field + ".gmsh", "larger than 16 MiB");
+      if (s.gmsh().size() > kMaxGmshBytes)
+        return InvalidField(field + ".gmsh", "larger than 16 MiB");
       auto mesh = ReadGmshMsh41(s.gmsh());
       if (!mesh.ok()) return InvalidField(field + ".gmsh", mesh.status().message());
       return mesh;
     }
     case v1::SoftBody::kTets: {
       const v1::TetMeshData& t = s.tets();
-      if (t.vertices_size() > kMaxVertices) return InvalidField(field + ".tets.vertices", "too many");
+      if (t.vertices_size() > kMaxVertices)
+        return InvalidField(field + ".tets.vertices", "too many");
       if (t.tets_size() == 0 || t.tets_size() % 4 != 0) {
         return InvalidField(field + ".tets.tets", "must hold four indices per tetrahedron");
       }
@@ -119,7 +123,8 @@ absl::StatusOr<TetMesh> MeshFromProto(const v1::SoftBody& s, const std::string& 
         for (int k = 0; k < 4; ++k) {
           tet[k] = t.tets(i + k);
           if (tet[k] < 0 || tet[k] >= t.vertices_size()) {
-            return InvalidField(absl::StrCat(field, ".tets.tets[", i + k, "]"), "not a vertex index");
+            return InvalidField(absl::StrCat(field, ".tets.tets[", i + k, "]"),
+                                "not a vertex index");
           }
         }
         mesh.tets.push_back(tet);
@@ -191,7 +196,8 @@ absl::StatusOr<ScalpelDesc> ScalpelFromProto(const v1::Scalpel& s, const std::st
   ScalpelDesc out;
   out.tip = Vec3(s.tip().x(), s.tip().y(), s.tip().z());
   if (!out.tip.allFinite()) return InvalidField(field + ".tip", "must be finite");
-  auto depth = ValueOr(s.has_cut_depth(), s.cut_depth(), out.cut_depth, false, field + ".cut_depth");
+  auto depth =
+      ValueOr(s.has_cut_depth(), s.cut_depth(), out.cut_depth, false, field + ".cut_depth");
   auto sharpness = ValueOr(s.has_sharpness(), s.sharpness(), out.sharpness, false,
                            field + ".sharpness");
   auto contact = ValueOr(s.has_contact_distance(), s.contact_distance(), out.contact_distance,
@@ -232,7 +238,8 @@ absl::StatusOr<SoftBodyDesc> SoftBodyFromProto(const v1::SoftBody& s, const Tran
   if (!integrator.ok()) return integrator.status();
   out.integrator = *integrator;
   auto density = ValueOr(s.has_density(), s.density(), 1000.0, false, field + ".density");
-  auto young = ValueOr(s.has_young_modulus(), s.young_modulus(), 1e5, false, field + ".young_modulus");
+  auto young =
+      ValueOr(s.has_young_modulus(), s.young_modulus(), 1e5, false, field + ".young_modulus");
   auto kd = ValueOr(s.has_distance_stiffness(), s.distance_stiffness(), 1e3, true,
                     field + ".distance_stiffness");
   auto kv = ValueOr(s.has_volume_stiffness(), s.volume_stiffness(), 1e3, true,
@@ -266,13 +273,21 @@ absl::StatusOr<SoftConstraintDesc> SoftConstraintFromProto(const v1::SoftConstra
   SoftConstraintDesc out;
   switch (c.kind()) {
     case v1::SOFT_CONSTRAINT_KIND_NAIL: out.type = LocalConstraintType::kNail; break;
-    case v1::SOFT_CONSTRAINT_KIND_POINTS_TO_POINT: out.type = LocalConstraintType::kPointsToPoint; break;
-    case v1::SOFT_CONSTRAINT_KIND_POINT_TO_LINE: out.type = LocalConstraintType::kPointToLine; break;
-    case v1::SOFT_CONSTRAINT_KIND_POINT_TO_TRIANGLE: out.type = LocalConstraintType::kPointToTriangle; break;
+    case v1::SOFT_CONSTRAINT_KIND_POINTS_TO_POINT:
+      out.type = LocalConstraintType::kPointsToPoint;
+      break;
+    case v1::SOFT_CONSTRAINT_KIND_POINT_TO_LINE:
+      out.type = LocalConstraintType::kPointToLine;
+      break;
+    case v1::SOFT_CONSTRAINT_KIND_POINT_TO_TRIANGLE:
+      out.type = LocalConstraintType::kPointToTriangle;
+      break;
     case v1::SOFT_CONSTRAINT_KIND_POINT_TO_TETRAHEDRON:
       out.type = LocalConstraintType::kPointToTetrahedron;
       break;
-    case v1::SOFT_CONSTRAINT_KIND_POINT_TO_SURFACE: out.type = LocalConstraintType::kPointToSurface; break;
+    case v1::SOFT_CONSTRAINT_KIND_POINT_TO_SURFACE:
+      out.type = LocalConstraintType::kPointToSurface;
+      break;
     default: return InvalidField(field + ".kind", "a soft constraint kind is required");
   }
   if (auto st = ValidateId(c.body(), field + ".body"); !st.ok()) return st;
@@ -288,7 +303,8 @@ absl::StatusOr<SoftConstraintDesc> SoftConstraintFromProto(const v1::SoftConstra
     if (auto st = ValidateId(c.follow_body(), field + ".follow_body"); !st.ok()) return st;
   }
   out.follow_body = c.follow_body();
-  if (c.self_assembly_steps() < 0) return InvalidField(field + ".self_assembly_steps", "must be >= 0");
+  if (c.self_assembly_steps() < 0)
+    return InvalidField(field + ".self_assembly_steps", "must be >= 0");
   out.self_assembly_steps = c.self_assembly_steps();
   return out;
 }
@@ -327,13 +343,21 @@ void SoftBodyToProto(const SoftBodyDesc& soft, v1::SoftBody* out) {
 void SoftConstraintToProto(const SoftConstraintDesc& c, v1::SoftConstraint* out) {
   switch (c.type) {
     case LocalConstraintType::kNail: out->set_kind(v1::SOFT_CONSTRAINT_KIND_NAIL); break;
-    case LocalConstraintType::kPointsToPoint: out->set_kind(v1::SOFT_CONSTRAINT_KIND_POINTS_TO_POINT); break;
-    case LocalConstraintType::kPointToLine: out->set_kind(v1::SOFT_CONSTRAINT_KIND_POINT_TO_LINE); break;
-    case LocalConstraintType::kPointToTriangle: out->set_kind(v1::SOFT_CONSTRAINT_KIND_POINT_TO_TRIANGLE); break;
+    case LocalConstraintType::kPointsToPoint:
+      out->set_kind(v1::SOFT_CONSTRAINT_KIND_POINTS_TO_POINT);
+      break;
+    case LocalConstraintType::kPointToLine:
+      out->set_kind(v1::SOFT_CONSTRAINT_KIND_POINT_TO_LINE);
+      break;
+    case LocalConstraintType::kPointToTriangle:
+      out->set_kind(v1::SOFT_CONSTRAINT_KIND_POINT_TO_TRIANGLE);
+      break;
     case LocalConstraintType::kPointToTetrahedron:
       out->set_kind(v1::SOFT_CONSTRAINT_KIND_POINT_TO_TETRAHEDRON);
       break;
-    case LocalConstraintType::kPointToSurface: out->set_kind(v1::SOFT_CONSTRAINT_KIND_POINT_TO_SURFACE); break;
+    case LocalConstraintType::kPointToSurface:
+      out->set_kind(v1::SOFT_CONSTRAINT_KIND_POINT_TO_SURFACE);
+      break;
   }
   out->set_body(c.body);
   for (const int v : c.vertices) out->add_vertices(v);

@@ -37,11 +37,14 @@ absl::StatusOr<StrandMaterial> MaterialFromProto(const v1::StrandMaterial& m,
     bool positive;
     const char* name;
   } fields[] = {
-      {out.mass_per_length, true, "mass_per_length"}, {out.radius, true, "radius"},
+      {out.mass_per_length, true, "mass_per_length"},
+      {out.radius, true, "radius"},
       {m.bend_stiffness_x(), false, "bend_stiffness_x"},
       {m.bend_stiffness_y(), false, "bend_stiffness_y"},
-      {m.bend_damping(), false, "bend_damping"},     {m.twist_stiffness(), false, "twist_stiffness"},
-      {m.twist_damping(), false, "twist_damping"},   {m.air_drag(), false, "air_drag"},
+      {m.bend_damping(), false, "bend_damping"},
+      {m.twist_stiffness(), false, "twist_stiffness"},
+      {m.twist_damping(), false, "twist_damping"},
+      {m.air_drag(), false, "air_drag"},
   };
   for (const auto& f : fields) {
     if (absl::Status s = CheckValue(f.value, f.positive, absl::StrCat(field, ".", f.name));
@@ -203,7 +206,8 @@ absl::StatusOr<StrandConstraintDesc> StrandConstraintFromProto(const v1::StrandC
     case v1::STRAND_CONSTRAINT_KIND_CURVE:
       out.kind = StrandConstraintKind::kCurve;
       if (c.curve_size() < 2 || c.curve_size() > kMaxPoints) {
-        return InvalidField(field + ".curve", absl::StrCat("must hold 2 to ", kMaxPoints, " points"));
+        return InvalidField(field + ".curve",
+                            absl::StrCat("must hold 2 to ", kMaxPoints, " points"));
       }
       for (int i = 0; i < c.curve_size(); ++i) {
         const std::string at = absl::StrCat(field, ".curve[", i, "]");

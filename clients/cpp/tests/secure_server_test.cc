@@ -238,7 +238,8 @@ TEST_F(SecureServerTest, EditorEditsButDoesNotOwn) {
 TEST_F(SecureServerTest, OwnerCreatesConfiguresAndDeletesItsWorlds) {
   auto client = Connect(tls_->address(), Tls("owner-t"));
   ASSERT_NE(client, nullptr);
-  absl::StatusOr<ligature::v1::World> created = client->CreateWorldFromBuiltin("scratch", "default");
+  absl::StatusOr<ligature::v1::World> created =
+      client->CreateWorldFromBuiltin("scratch", "default");
   ASSERT_TRUE(created.ok()) << created.status();
   ligature::v1::World changes;
   changes.mutable_settings()->set_rate_hz(30);

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "absl/strings/str_cat.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "tests/bench/peers/peer_body.h"
 
@@ -189,9 +189,8 @@ absl::StatusOr<mjModel*> Compile(const std::string& xml) {
 
 class MujocoScene : public SteppedScene {
  public:
-  MujocoScene(mjModel* model, std::vector<int> body_of, const MujocoSceneOptions& options)
-      : model_(model), data_(mj_makeData(model)), body_of_(std::move(body_of)),
-        solver_(options.solver) {}
+  MujocoScene(mjModel* model, std::vector<int> body_of, MujocoSolver solver)
+      : model_(model), data_(mj_makeData(model)), body_of_(std::move(body_of)), solver_(solver) {}
   ~MujocoScene() override {
     mj_deleteData(data_);
     mj_deleteModel(model_);
@@ -283,7 +282,7 @@ absl::StatusOr<std::unique_ptr<SteppedScene>> MakeMujocoScene(const SceneDesc& s
   if (!mjcf.ok()) return mjcf.status();
   absl::StatusOr<mjModel*> model = Compile(mjcf->xml);
   if (!model.ok()) return model.status();
-  auto peer = std::make_unique<MujocoScene>(*model, mjcf->body_of, options);
+  auto peer = std::make_unique<MujocoScene>(*model, mjcf->body_of, options.solver);
 
   // The bodies' starting velocities; the model starts at rest.
   for (size_t i = 0; i < scene.bodies.size(); ++i) {

@@ -17,8 +17,8 @@
 // (the ctest bench/budget_gate runs the quick form). Another process on the other core can
 // slow a few ticks' solves without taking the core away, so a failed check runs once more
 // and the second run decides (both print their line); a solver that overruns its budget
-// fails both. The line keeps the standard fields
-// (median and p99 of the budgeted solve); the notes carry the distributions and verdict.
+// fails both. The line keeps the standard fields (median and p99 of the budgeted solve); the
+// notes carry the distributions and verdict.
 
 #include <algorithm>
 #include <chrono>
@@ -196,9 +196,11 @@ RunResult RunOnce(const RunOptions& options) {
       ", check=", pass ? "PASS" : "FAIL", " (undisturbed solve p99 <= budget + one iteration + ",
       Format(kMarginUs), " us, over at least half the ticks), ", kSettleSteps,
       " settling steps, interleaved chunks of ", kChunkSteps, " steps");
-  std::fprintf(stderr, "[%s] %s: undisturbed solve p99 %.1f us (%zu of %zu ticks), limit %.1f us + margin %.0f us\n",
-               kName, pass ? "PASS" : "FAIL", p99_us, clean.size(), with_budget.solve_us.size(),
-               limit_us, kMarginUs);
+  std::fprintf(
+      stderr,
+      "[%s] %s: undisturbed solve p99 %.1f us (%zu of %zu ticks), limit %.1f us + margin %.0f us\n",
+      kName, pass ? "PASS" : "FAIL", p99_us, clean.size(), with_budget.solve_us.size(), limit_us,
+      kMarginUs);
   result.json_lines.push_back(FormatLine(with_budget, notes));
   result.ok = pass;
   return result;

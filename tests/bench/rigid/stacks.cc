@@ -90,9 +90,6 @@ class TopDrift : public SteppedScene {
   int Contacts() const override { return inner_->Contacts(); }
   void ResetSummary() override { inner_->ResetSummary(); }
   std::string Notes() const override { return inner_->Notes(); }
-  std::optional<std::array<double, 3>> Position(size_t index) const override {
-    return inner_->Position(index);
-  }
   std::vector<std::pair<std::string, double>> Figures() const override {
     const std::optional<std::array<double, 3>> now = inner_->Position(top_);
     if (!start_ || !now) return {{"top_drift_m", NAN}};
