@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Installs what is missing, then configures and builds Ligature (Release) into ./build.
 # Arguments go to cmake --build (e.g. --target ligatured). LIGATURE_REQUIRE_ALL=ON in the
-# environment stops the configure when any test suite would be left out (deploy/test.sh).
+# environment stops the configure when any test suite would be left out.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 deploy/install-deps.sh
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release \
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DLIGATURE_CORE_SUITES=ON \
   -DLIGATURE_REQUIRE_ALL="${LIGATURE_REQUIRE_ALL:-OFF}" >/dev/null
 cmake --build build -j "$(nproc)" "$@"

@@ -75,17 +75,21 @@ void GaussSeidelSolver::Prepare(const ConstraintRows& rows,
 void GaussSeidelSolver::Displace(uint32_t body, const BlockJacobian& j,
                                  const Eigen::Matrix<double, 6, 3>& cjt, const Vec3& df,
                                  std::span<const CoupledPoints> coupled,
-                                 std::vector<Vec6>* dq) const {
+                                 std::vector<Vec6>* dq) {
   const int g = group_of_[body];
   if (g < 0) {
-    (*dq)[body] += cjt * df;
+    (*dq)[body].noalias() += cjt * df;
     return;
   }
+  // The group's response to a force on point p is the compliance's column strip p times
+  // that force: one matrix-vector product into a reused buffer, then spread over the points.
   const CoupledPoints& group = coupled[g];
   const int p = static_cast<int>(body - group.first);
   const Vec3 force = j.leftCols<3>().transpose() * df;
+  group_response_.resize(3 * group.count);
+  group_response_.noalias() = group.compliance.middleCols<3>(3 * p) * force;
   for (int q = 0; q < group.count; ++q) {
-    (*dq)[group.first + q].head<3>() += group.compliance.block<3, 3>(3 * q, 3 * p) * force;
+    (*dq)[group.first + q].head<3>() += group_response_.segment<3>(3 * q);
   }
 }
 

@@ -38,11 +38,11 @@ class GaussSeidelSolver final : public ConstraintSolver {
   // Adds the displacements a force change df on one side of a block causes: to that body,
   // or to every point of its coupled group.
   void Displace(uint32_t body, const BlockJacobian& j, const Eigen::Matrix<double, 6, 3>& cjt,
-                const Vec3& df, std::span<const CoupledPoints> coupled,
-                std::vector<Vec6>* dq) const;
+                const Vec3& df, std::span<const CoupledPoints> coupled, std::vector<Vec6>* dq);
 
   std::vector<BlockCache> cache_;
   std::vector<int> group_of_;  // per body, its coupled group or -1
+  Eigen::VectorXd group_response_;  // Displace's scratch: a group's 3 count displacements
 };
 
 }  // namespace ligature
