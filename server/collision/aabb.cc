@@ -25,6 +25,15 @@ Aabb ComputeAabb(const Shape& shape, const Transform& pose, double margin) {
       const double inf = std::numeric_limits<double>::infinity();
       return {Vec3::Constant(-inf), Vec3::Constant(inf)};
     }
+    // A hull: its local box, rotated, about the local box's centre placed in the world.
+    case ShapeType::kHull: {
+      const ConvexHull& hull = *shape.hull;
+      const Vec3 centre = pose.Apply(0.5 * (hull.local_min + hull.local_max));
+      const Vec3 half = 0.5 * (hull.local_max - hull.local_min);
+      extent = pose.orientation.toRotationMatrix().cwiseAbs() * half;
+      extent.array() += margin;
+      return {centre - extent, centre + extent};
+    }
   }
   extent.array() += margin;
   return {pose.position - extent, pose.position + extent};

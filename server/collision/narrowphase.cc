@@ -11,29 +11,40 @@ struct PairEntry {
   bool swapped;
 };
 
-// Indexed [type of a][type of b]. Each pair has one function written for the lower type
-// first; the mirrored cell calls it with the arguments swapped.
+// Indexed [type of a][type of b]. Each pair has one function written for one order: the
+// lower type first, except hull-plane, written hull first (the plane is always `b`). The
+// mirrored cell calls it with the arguments swapped.
 constexpr PairEntry kPairTable[kShapeTypeCount][kShapeTypeCount] = {
     // a = sphere
     {{CollideSphereSphere, false},
      {CollideSphereBox, false},
      {CollideSphereCapsule, false},
-     {CollideSpherePlane, false}},
+     {CollideSpherePlane, false},
+     {CollideSphereHull, false}},
     // a = box
     {{CollideSphereBox, true},
      {CollideBoxBox, false},
      {CollideBoxCapsule, false},
-     {CollideBoxPlane, false}},
+     {CollideBoxPlane, false},
+     {CollideBoxHull, false}},
     // a = capsule
     {{CollideSphereCapsule, true},
      {CollideBoxCapsule, true},
      {CollideCapsuleCapsule, false},
-     {CollideCapsulePlane, false}},
+     {CollideCapsulePlane, false},
+     {CollideCapsuleHull, false}},
     // a = plane
     {{CollideSpherePlane, true},
      {CollideBoxPlane, true},
      {CollideCapsulePlane, true},
-     {CollidePlanePlane, false}},
+     {CollidePlanePlane, false},
+     {CollideHullPlane, true}},
+    // a = hull
+    {{CollideSphereHull, true},
+     {CollideBoxHull, true},
+     {CollideCapsuleHull, true},
+     {CollideHullPlane, false},
+     {CollideHullHull, false}},
 };
 
 }  // namespace

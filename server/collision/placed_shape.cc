@@ -21,6 +21,8 @@ double BoundingRadius(const Shape& shape) {
       return shape.half_length + shape.radius;
     case ShapeType::kPlane:
       return 0.0;
+    case ShapeType::kHull:
+      return shape.hull->bounding_radius;
   }
   return 0.0;
 }

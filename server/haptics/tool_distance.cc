@@ -59,6 +59,11 @@ SurfaceQuery ToolDistance(std::span<const ChildShape> shapes, const Transform& p
       }
       case ShapeType::kPlane:
         continue;
+      case ShapeType::kHull: {
+        const HullSurfacePoint s = NearestSurfacePoint(*child.shape.hull, p);
+        q = {s.distance, s.point, s.normal};
+        break;
+      }
     }
     if (q.distance < best.distance) {
       best = {q.distance, at.Apply(q.surface), at.Rotate(q.normal)};

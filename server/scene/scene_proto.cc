@@ -1,11 +1,13 @@
 #include "server/scene/scene_proto.h"
 
+#include <algorithm>
 #include <cmath>
 #include <regex>
 
 #include "absl/strings/str_cat.h"
 #include "server/base/status_macros.h"
 #include "server/math/unit_quat.h"
+#include "server/model/rigid/convex_hull_builder.h"
 #include "server/scene/field_error.h"
 #include "server/scene/rod_proto.h"
 #include "server/scene/soft_proto.h"
@@ -39,6 +41,37 @@ absl::Status CheckLength(double v, const std::string& field) {
   return absl::OkStatus();
 }
 
+// A hull from its points, each within kMaxLength of the body origin; the builder's own
+// complaints (a point, the options, a flat set) come back under the field's path.
+absl::StatusOr<Shape> HullFromProto(const v1::ConvexHull& h, const std::string& field) {
+  if (h.points_size() > kMaxHullPoints) {
+    return InvalidField(field + ".points",
+                        absl::StrCat(h.points_size(), " points, at most ", kMaxHullPoints));
+  }
+  std::vector<Vec3> points;
+  points.reserve(h.points_size());
+  for (int i = 0; i < h.points_size(); ++i) {
+    const std::string point = absl::StrCat(field, ".points[", i, "]");
+    auto p = Vec3FromProto(h.points(i), point);
+    if (!p.ok()) return p.status();
+    if (p->cwiseAbs().maxCoeff() > kMaxLength) {
+      return InvalidField(point, absl::StrCat("must be within ", kMaxLength, " m of the origin"));
+    }
+    points.push_back(*p);
+  }
+  HullOptions options;
+  if (h.max_vertices() != 0) {
+    options.max_vertices = static_cast<int>(std::min<uint32_t>(h.max_vertices(), 1u << 20));
+  }
+  options.weld_tolerance = h.weld_tolerance();
+  // The builder names its own fields (points, max_vertices, weld_tolerance).
+  auto hull = BuildConvexHull(points, options);
+  if (!hull.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(field, ".", hull.status().message()));
+  }
+  return Shape::Hull(*std::move(hull));
+}
+
 absl::StatusOr<Shape> ShapeFromProto(const v1::Shape& s, const std::string& field) {
   switch (s.kind_case()) {
     case v1::Shape::kSphere:
@@ -59,15 +92,17 @@ absl::StatusOr<Shape> ShapeFromProto(const v1::Shape& s, const std::string& fiel
       return Shape::Capsule(s.capsule().radius(), s.capsule().half_length());
     case v1::Shape::kPlane:
       return Shape::Plane();
+    case v1::Shape::kHull:
+      return HullFromProto(s.hull(), field + ".hull");
     case v1::Shape::kCompound:
       return InvalidField(field + ".compound", "a compound cannot be nested or hold a plane");
     case v1::Shape::KIND_NOT_SET:
       break;
   }
-  return InvalidField(field, "a shape (sphere, box, capsule or plane) is required");
+  return InvalidField(field, "a shape (sphere, box, capsule, plane or hull) is required");
 }
 
-// The children of a compound: 1 to 64 primitive shapes (no planes) with their poses.
+// The children of a compound: 1 to 64 shapes (no planes) with their poses.
 absl::StatusOr<std::vector<ChildShape>> CompoundFromProto(const v1::Compound& c,
                                                           const std::string& field) {
   constexpr int kMaxChildren = 64;
@@ -392,6 +427,13 @@ void ShapeToProto(const Shape& s, v1::Shape* shape) {
     case ShapeType::kPlane:
       shape->mutable_plane();
       break;
+    case ShapeType::kHull: {
+      v1::ConvexHull* hull = shape->mutable_hull();
+      for (const Vec3& p : s.hull->points) Vec3ToProto(p, hull->add_points());
+      hull->set_max_vertices(s.hull->max_vertices);
+      hull->set_weld_tolerance(s.hull->weld_tolerance);
+      break;
+    }
   }
 }
 

@@ -31,6 +31,11 @@ void Grow(size_t n, std::vector<T>* v) {
 // blocks, and this many take a few microseconds.
 constexpr size_t kBlocksPerClockCheck = 128;
 
+// A CG direction whose curvature p . W p is below this share of r . z is taken for one in
+// W's null space (see Solve): far below any conditioning real rows reach, far above
+// rounding.
+constexpr double kMinRelativeCurvature = 1e-12;
+
 // j . (c j) for one half-row j against a body's compliance c.
 double Quadratic(const std::array<double, 6>& j, const std::array<double, 9>& ang,
                  double linear) {
@@ -884,7 +889,11 @@ SolveResult TunableLcpSolver::Solve(ConstraintRows& rows,
     // A restart measured the residual of the changed forces: converged, no step is taken.
     if (restart_pending && converge_test && result.residual < options.tolerance) break;
     restart_pending = false;
-    const bool can_step = pq > 0.0 && rz_ > 0.0;
+    // A direction W barely bends (pq against r . z, which it matches when W is near its
+    // diagonal) lies in W's null space: redundant rows, such as many contacts of one body on
+    // one plane, make W singular, and such a step's length rz / pq would blow up. CG has
+    // then done what it can on these rows.
+    const bool can_step = pq > kMinRelativeCurvature * rz_ && rz_ > 0.0;
     beta = 0.0;
     double vanishing = 0.0;
     if (can_step) equality = Step(pq, &beta, &vanishing);

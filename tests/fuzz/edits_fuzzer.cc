@@ -183,7 +183,7 @@ struct Session {
     v1::Edit e;
     v1::Body* b = e.mutable_create_body();
     v1::Shape* s = b->mutable_shape();
-    switch (in.Byte() % 6) {
+    switch (in.Byte() % 7) {
       case 0: s->mutable_sphere()->set_radius(in.Number()); break;
       case 1: Vec3(s->mutable_box()->mutable_half_extents()); break;
       case 2:
@@ -195,6 +195,13 @@ struct Session {
         v1::CompoundChild* c = s->mutable_compound()->add_children();
         c->mutable_shape()->mutable_sphere()->set_radius(in.Number());
         Pose(c->mutable_pose());
+        break;
+      }
+      case 5: {
+        v1::ConvexHull* hull = s->mutable_hull();
+        for (int i = in.Byte() % 12; i > 0; --i) Vec3(hull->add_points());
+        hull->set_max_vertices(in.Byte() % 16);
+        if (in.Byte() % 4 == 0) hull->set_weld_tolerance(in.Number());
         break;
       }
       default: break;  // no shape

@@ -102,6 +102,8 @@ function encodeShape(shape) {
     case 'box': return { kind: 'box', halfExtents: vec3(s.half_extents) };
     case 'capsule': return { kind: 'capsule', radius: s.radius, halfLength: s.half_length };
     case 'plane': return { kind: 'plane' };
+    // A hull's points, flat (x, y, z, ...): the viewer draws their convex hull.
+    case 'hull': return { kind: 'hull', points: (s.points || []).flatMap(vec3) };
     case 'compound':
       return {
         kind: 'compound',

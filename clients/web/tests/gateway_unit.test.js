@@ -67,6 +67,11 @@ test('scene bodies: compound children keep their shapes and poses; rods their ra
   assert.deepEqual(compound.shape.children[0], {
     shape: { kind: 'box', halfExtents: [1, 2, 3] }, p: [0, 1, 0], q: [0, 0, 0, 1] });
   assert.deepEqual(compound.shape.children[1].shape, { kind: 'capsule', radius: 0.1, halfLength: 0.5 });
+  const hull = encodeSceneBody({
+    id: 'mug', kind: 'BODY_KIND_DYNAMIC', pose: null,
+    shape: { kind: 'hull', hull: { points: [v(0, 0, 0), v(1, 0, 0), v(0, 1, 0), v(0, 0, 1)] } },
+  });
+  assert.deepEqual(hull.shape, { kind: 'hull', points: [0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1] });
   const rod = encodeSceneBody({ id: 'r', kind: 'BODY_KIND_DYNAMIC', rod: { material: { radius: 0 } } });
   assert.equal(rod.type, 'rod');
   assert.equal(rod.radius, 0.005, 'the API default when unset');

@@ -1,7 +1,8 @@
 #pragma once
-// One function per pair of shape types, in canonical order (lower ShapeType first). Each
-// clears `out`, writes the points whose signed distance is below `margin`, with normals
-// pointing from `a` to `b`, and returns how many it wrote.
+// One function per pair of shape types, in canonical order (lower ShapeType first, except
+// that the plane is always `b`, so hull-plane takes the hull first). Each clears `out`,
+// writes the points whose signed distance is below `margin`, with normals pointing from `a`
+// to `b`, and returns how many it wrote.
 
 #include "server/collision/contact.h"
 #include "server/geometry/shape.h"
@@ -41,5 +42,17 @@ int CollideCapsulePlane(const Shape& a, const Transform& pa, const Shape& b, con
                         double margin, ContactManifold* out);
 int CollidePlanePlane(const Shape& a, const Transform& pa, const Shape& b, const Transform& pb,
                       double margin, ContactManifold* out);
+
+// hull_pairs.cc (the hull is `b`, except against the plane, which is always `b`)
+int CollideSphereHull(const Shape& a, const Transform& pa, const Shape& b, const Transform& pb,
+                      double margin, ContactManifold* out);
+int CollideBoxHull(const Shape& a, const Transform& pa, const Shape& b, const Transform& pb,
+                   double margin, ContactManifold* out);
+int CollideCapsuleHull(const Shape& a, const Transform& pa, const Shape& b, const Transform& pb,
+                       double margin, ContactManifold* out);
+int CollideHullHull(const Shape& a, const Transform& pa, const Shape& b, const Transform& pb,
+                    double margin, ContactManifold* out);
+int CollideHullPlane(const Shape& a, const Transform& pa, const Shape& b, const Transform& pb,
+                     double margin, ContactManifold* out);
 
 }  // namespace ligature

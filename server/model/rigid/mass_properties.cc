@@ -2,6 +2,8 @@
 
 #include <numbers>
 
+#include <Eigen/Eigenvalues>
+
 namespace ligature {
 namespace {
 
@@ -29,8 +31,27 @@ Vec3 UnitInertia(const Shape& s) {
     }
     case ShapeType::kPlane:
       return Vec3::Zero();
+    // Principal moments of the hull's tensor about its centroid.
+    case ShapeType::kHull: {
+      const Eigen::SelfAdjointEigenSolver<Mat3> eigen(s.hull->unit_inertia, Eigen::EigenvaluesOnly);
+      return eigen.eigenvalues() / s.hull->volume;
+    }
   }
   return Vec3::Zero();
+}
+
+// A solid's centre and inertia tensor about it, in its shape's frame: a hull's centroid is
+// wherever its points put it, and its tensor is full; the other solids are centred on their
+// origin with principal axes along the local ones.
+struct SolidFrame {
+  double mass = 0.0;
+  Vec3 center = Vec3::Zero();
+  Mat3 inertia = Mat3::Zero();
+};
+SolidFrame ComputeSolidFrame(const Shape& shape, const Material& material) {
+  const MassProperties mp = ComputeMassProperties(shape, material);
+  if (shape.type != ShapeType::kHull) return {mp.mass, Vec3::Zero(), mp.inertia.asDiagonal()};
+  return {mp.mass, shape.hull->centroid, mp.mass / shape.hull->volume * shape.hull->unit_inertia};
 }
 
 }  // namespace
@@ -45,6 +66,8 @@ double ShapeVolume(const Shape& s) {
       return kPi * s.radius * s.radius * (2.0 * s.half_length + 4.0 / 3.0 * s.radius);
     case ShapeType::kPlane:
       return 0.0;
+    case ShapeType::kHull:
+      return s.hull->volume;
   }
   return 0.0;
 }
@@ -62,21 +85,24 @@ CompoundMass ComputeCompoundMass(const std::vector<ChildShape>& children,
   Material per_child = material;
   per_child.mass = 0.0;
   CompoundMass out;
+  std::vector<SolidFrame> solids;
+  solids.reserve(children.size());
   for (const ChildShape& c : children) {
-    const double m = ComputeMassProperties(c.shape, per_child).mass;
-    out.mass += m;
-    out.center += m * c.local.position;
+    solids.push_back(ComputeSolidFrame(c.shape, per_child));
+    out.mass += solids.back().mass;
+    out.center += solids.back().mass * c.local.Apply(solids.back().center);
   }
   if (out.mass <= 0.0) return out;
   out.center /= out.mass;
-  // Each child's principal inertia rotated to the body axes, moved to the centre of mass
-  // by the parallel-axis theorem.
-  for (const ChildShape& c : children) {
-    const MassProperties mp = ComputeMassProperties(c.shape, per_child);
+  // Each child's inertia rotated to the body axes, moved to the centre of mass by the
+  // parallel-axis theorem.
+  for (size_t i = 0; i < children.size(); ++i) {
+    const ChildShape& c = children[i];
+    const SolidFrame& solid = solids[i];
     const Mat3 r = c.local.orientation.toRotationMatrix();
-    const Vec3 d = c.local.position - out.center;
-    out.inertia += r * mp.inertia.asDiagonal() * r.transpose() +
-                   mp.mass * (d.squaredNorm() * Mat3::Identity() - d * d.transpose());
+    const Vec3 d = c.local.Apply(solid.center) - out.center;
+    out.inertia += r * solid.inertia * r.transpose() +
+                   solid.mass * (d.squaredNorm() * Mat3::Identity() - d * d.transpose());
   }
   if (material.mass > 0.0) {
     out.inertia *= material.mass / out.mass;

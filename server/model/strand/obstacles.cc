@@ -47,6 +47,10 @@ SurfaceDistance Distance(const Obstacle& o, const Vec3& p) {
     }
     case ShapeType::kBox:
       return BoxDistance(o, p);
+    case ShapeType::kHull: {
+      const HullSurfacePoint s = NearestSurfacePoint(*o.shape.hull, o.pose.InverseApply(p));
+      return {s.distance, o.pose.Rotate(s.normal)};
+    }
   }
   return {};
 }

@@ -26,6 +26,9 @@ btQuaternion ToBullet(const Quat& q) {
                       static_cast<btScalar>(q.z()), static_cast<btScalar>(q.w()));
 }
 
+// m: the collision margin of Bullet's hulls (see BulletScene::Primitive).
+constexpr double kHullMargin = 0.001;
+
 btTransform ToBullet(const Transform& t) {
   return btTransform(ToBullet(t.orientation), ToBullet(t.position));
 }
@@ -74,6 +77,8 @@ class BulletScene : public SteppedScene {
   std::vector<std::unique_ptr<btCollisionShape>> shapes_;
   // Shared primitives by (type, radius, half_length, half_extents), owned by shapes_.
   std::map<std::tuple<int, double, double, double, double, double>, btCollisionShape*> primitives_;
+  // Shared hulls by our hull, owned by shapes_.
+  std::map<const ConvexHull*, btCollisionShape*> hulls_;
   std::vector<std::unique_ptr<btRigidBody>> bodies_;
 };
 
@@ -92,6 +97,21 @@ BulletScene::~BulletScene() {
 }
 
 btCollisionShape* BulletScene::Primitive(const Shape& shape) {
+  // A hull: Bullet's convex hull of our hull's vertices, one per hull. Its collision margin
+  // (a rounded shell Bullet adds around the vertices, 4 cm unless set) is 1 mm, and its
+  // polyhedral features are on, so that hull-hull contacts are clipped face manifolds.
+  if (shape.type == ShapeType::kHull) {
+    btCollisionShape*& hull = hulls_[shape.hull.get()];
+    if (hull != nullptr) return hull;
+    auto bullet = std::make_unique<btConvexHullShape>();
+    for (const Vec3& v : shape.hull->vertices) bullet->addPoint(ToBullet(v), false);
+    bullet->recalcLocalAabb();
+    bullet->setMargin(static_cast<btScalar>(kHullMargin));
+    bullet->initializePolyhedralFeatures();
+    hull = bullet.get();
+    shapes_.push_back(std::move(bullet));
+    return hull;
+  }
   const Vec3& h = shape.half_extents;
   btCollisionShape*& cached = primitives_[{static_cast<int>(shape.type), shape.radius,
                                            shape.half_length, h.x(), h.y(), h.z()}];
@@ -109,7 +129,8 @@ btCollisionShape* BulletScene::Primitive(const Shape& shape) {
           static_cast<btScalar>(shape.radius), static_cast<btScalar>(2.0 * shape.half_length)));
       break;
     case ShapeType::kPlane:
-      return nullptr;  // callers map planes themselves
+    case ShapeType::kHull:
+      return nullptr;  // callers map planes themselves; hulls are made above
   }
   cached = shapes_.back().get();
   return cached;
@@ -154,7 +175,7 @@ void BulletScene::AddRigidBody(const RigidBodyDesc& desc, btCollisionShape* shap
 }
 
 absl::Status BulletScene::AddBody(const BodyDesc& desc) {
-  if (absl::Status ok = CheckPeerBody(desc, "bullet peer"); !ok.ok()) return ok;
+  if (absl::Status ok = CheckPeerBody(desc, "bullet peer", true); !ok.ok()) return ok;
   const RigidBodyDesc& rigid = *desc.rigid();
   // A plane is a body of its own.
   if (IsPlane(rigid)) {

@@ -22,7 +22,8 @@ std::string BulletPeerName();
 
 // Bullet's copy of `scene`: its gravity, dt = 1 / rate_hz and max_iterations as the
 // solver's iteration count, and one Bullet body per scene body. Mapped: dynamic and static
-// spheres, boxes and capsules, static planes, and compounds of spheres, boxes and capsules.
+// spheres, boxes, capsules and hulls (btConvexHullShape of our hull's vertices, 1 mm
+// margin, polyhedral contact clipping), static planes, and compounds of them.
 // Masses and inertias are our engine's (peer_body.h) and each body starts at its centre of
 // mass, in its principal axes. Kinematic bodies and constraints are an INVALID_ARGUMENT
 // error naming the body.

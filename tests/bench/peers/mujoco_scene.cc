@@ -100,6 +100,8 @@ std::string GeomXml(const Shape& shape, const Transform& pose, const Material& m
       type = "plane";
       size = "0 0 1";  // infinite; the third number only spaces the rendering grid
       break;
+    case ShapeType::kHull:
+      break;  // refused before (CheckPeerBody)
   }
   return absl::StrCat("<geom type=\"", type, "\" size=\"", size, "\" pos=\"", Vec(pose.position),
                       "\" quat=\"", QuatText(pose.orientation.normalized() * AxisFix(shape)),
@@ -118,7 +120,7 @@ absl::StatusOr<Mjcf> WriteMjcf(const SceneDesc& scene, const MujocoSceneOptions&
   int next_body = 1;  // body 0 is the world
   int contacts = 64;  // the contact buffer
   for (const BodyDesc& desc : scene.bodies) {
-    if (absl::Status ok = CheckPeerBody(desc, "mujoco peer"); !ok.ok()) return ok;
+    if (absl::Status ok = CheckPeerBody(desc, "mujoco peer", false); !ok.ok()) return ok;
     const RigidBodyDesc& rigid = *desc.rigid();
     if (rigid.material.restitution > 0.0) {
       return absl::InvalidArgumentError(

@@ -147,13 +147,14 @@ dGeomID OdeScene::CreateGeom(const Shape& shape) {
     case ShapeType::kCapsule:
       return dCreateCapsule(space_, shape.radius, 2.0 * shape.half_length);
     case ShapeType::kPlane:
-      return nullptr;  // callers map planes themselves
+    case ShapeType::kHull:
+      return nullptr;  // callers map planes themselves; hulls are refused (CheckPeerBody)
   }
   return nullptr;
 }
 
 absl::Status OdeScene::AddBody(const BodyDesc& desc) {
-  if (absl::Status ok = CheckPeerBody(desc, "ode peer"); !ok.ok()) return ok;
+  if (absl::Status ok = CheckPeerBody(desc, "ode peer", false); !ok.ok()) return ok;
   const RigidBodyDesc& rigid = *desc.rigid();
   materials_.push_back(rigid.material);
   Material* material = &materials_.back();

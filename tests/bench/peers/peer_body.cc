@@ -10,7 +10,7 @@
 
 namespace ligature::bench {
 
-absl::Status CheckPeerBody(const BodyDesc& desc, absl::string_view peer) {
+absl::Status CheckPeerBody(const BodyDesc& desc, absl::string_view peer, bool maps_hulls) {
   const std::string where = absl::StrCat(peer, ": body \"", desc.id, "\": ");
   if (!desc.is_rigid()) {
     return absl::InvalidArgumentError(where + "only rigid bodies are supported");
@@ -28,6 +28,9 @@ absl::Status CheckPeerBody(const BodyDesc& desc, absl::string_view peer) {
   for (const ChildShape& child : BodyChildren(rigid)) {
     if (child.shape.type == ShapeType::kPlane) {
       return absl::InvalidArgumentError(where + "a plane cannot be a compound child");
+    }
+    if (child.shape.type == ShapeType::kHull && !maps_hulls) {
+      return absl::InvalidArgumentError(where + "hulls are not supported");
     }
   }
   return absl::OkStatus();

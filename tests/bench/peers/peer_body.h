@@ -14,8 +14,9 @@
 namespace ligature::bench {
 
 // Whether a peer can build `desc`: a dynamic or static rigid body, whose plane, if it has
-// one, is the whole of a static body. INVALID_ARGUMENT naming `peer` and the body otherwise.
-absl::Status CheckPeerBody(const BodyDesc& desc, absl::string_view peer);
+// one, is the whole of a static body, and with hulls only where the peer maps them.
+// INVALID_ARGUMENT naming `peer` and the body otherwise.
+absl::Status CheckPeerBody(const BodyDesc& desc, absl::string_view peer, bool maps_hulls);
 
 // Whether the body is a single plane.
 bool IsPlane(const RigidBodyDesc& desc);

@@ -7,6 +7,7 @@
 
 #include "server/collision/pairs/pair_functions.h"
 #include "tests/unit/collision/collision_test_util.h"
+#include "tests/unit/collision/pairs/hull_fixtures.h"
 
 namespace ligature {
 namespace {
@@ -15,9 +16,11 @@ using collision_testing::AxisAngleDeg;
 using collision_testing::ExpectWellFormed;
 using collision_testing::Pose;
 
+Shape TestHull() { return Shape::Hull(hull_fixtures::OctahedronHull(0.7)); }
+
 std::vector<Shape> AllShapes() {
   return {Shape::Sphere(0.5), Shape::Box(Vec3(0.6, 0.4, 0.8)), Shape::Capsule(0.3, 0.7),
-          Shape::Plane()};
+          Shape::Plane(), TestHull()};
 }
 
 const char* Name(ShapeType t) {
@@ -30,6 +33,8 @@ const char* Name(ShapeType t) {
       return "capsule";
     case ShapeType::kPlane:
       return "plane";
+    case ShapeType::kHull:
+      return "hull";
   }
   return "?";
 }
@@ -40,7 +45,7 @@ TEST(NarrowphaseTest, DispatchMatchesDirectCalls) {
   const Transform pa = Pose(Vec3(0.1, 0.2, 0.0), AxisAngleDeg(Vec3(1, 0, 1), 20));
   const Transform pb = Pose(Vec3(0.3, 0.7, -0.1), AxisAngleDeg(Vec3(0, 1, 1), 35));
   const Shape sphere = Shape::Sphere(0.5), box = Shape::Box(Vec3(0.6, 0.4, 0.8)),
-              capsule = Shape::Capsule(0.3, 0.7), plane = Shape::Plane();
+              capsule = Shape::Capsule(0.3, 0.7), plane = Shape::Plane(), hull = TestHull();
   struct Case {
     const Shape* a;
     const Shape* b;
@@ -56,6 +61,11 @@ TEST(NarrowphaseTest, DispatchMatchesDirectCalls) {
       {&box, &plane, CollideBoxPlane},
       {&capsule, &capsule, CollideCapsuleCapsule},
       {&capsule, &plane, CollideCapsulePlane},
+      {&sphere, &hull, CollideSphereHull},
+      {&box, &hull, CollideBoxHull},
+      {&capsule, &hull, CollideCapsuleHull},
+      {&hull, &plane, CollideHullPlane},
+      {&hull, &hull, CollideHullHull},
   };
   for (const Case& c : cases) {
     ContactManifold via_table, direct;

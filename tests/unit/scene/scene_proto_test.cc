@@ -6,8 +6,10 @@
 #include <functional>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "google/protobuf/util/message_differencer.h"
+#include "server/model/rigid/convex_hull_builder.h"
 
 namespace ligature {
 namespace {
@@ -463,6 +465,68 @@ TEST(SceneFromProtoTest, BadCompoundNamesItsField) {
   auto scene = SceneFromProto(s);
   ASSERT_TRUE(scene.ok()) << scene.status();
   EXPECT_EQ(scene->bodies[1].rigid()->children.size(), 64u);
+}
+
+// A hull body: its points as given, so that reading it back rebuilds the same hull.
+v1::ConvexHull* MakeHull(v1::Scene& s, const std::vector<Vec3>& points) {
+  v1::ConvexHull* hull = s.mutable_bodies(1)->mutable_shape()->mutable_hull();
+  for (const Vec3& p : points) {
+    v1::Vec3* q = hull->add_points();
+    q->set_x(p.x());
+    q->set_y(p.y());
+    q->set_z(p.z());
+  }
+  return hull;
+}
+
+const std::vector<Vec3> kTetrahedron = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+
+TEST(SceneFromProtoTest, HullConvertsAndReadsBack) {
+  v1::Scene s = ValidScene();
+  std::vector<Vec3> points = kTetrahedron;
+  points.push_back({0.1, 0.1, 0.1});  // inside
+  v1::ConvexHull* hull = MakeHull(s, points);
+  hull->set_max_vertices(12);
+  hull->set_weld_tolerance(1e-4);
+  auto scene = SceneFromProto(s);
+  ASSERT_TRUE(scene.ok()) << scene.status();
+  const Shape& shape = scene->bodies[1].rigid()->shape;
+  ASSERT_EQ(shape.type, ShapeType::kHull);
+  EXPECT_EQ(shape.hull->vertices.size(), 4u);
+  EXPECT_EQ(shape.hull->max_vertices, 12);
+  EXPECT_NEAR(shape.hull->volume, 1.0 / 6.0, 1e-15);
+  const v1::Body back = BodyToProto(scene->bodies[1]);
+  EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(back.shape(),
+                                                                 s.bodies(1).shape()));
+  // Unset, the cap is the default.
+  s.mutable_bodies(1)->mutable_shape()->mutable_hull()->clear_max_vertices();
+  scene = SceneFromProto(s);
+  ASSERT_TRUE(scene.ok());
+  EXPECT_EQ(scene->bodies[1].rigid()->shape.hull->max_vertices, kDefaultHullVertices);
+}
+
+TEST(SceneFromProtoTest, BadHullNamesItsField) {
+  ExpectInvalid(
+      [](v1::Scene& s) { MakeHull(s, kTetrahedron)->mutable_points(2)->set_y(kNaN); },
+      "bodies[1].shape.hull.points[2].y");
+  ExpectInvalid(
+      [](v1::Scene& s) { MakeHull(s, kTetrahedron)->mutable_points(3)->set_z(2e6); },
+      "bodies[1].shape.hull.points[3]");
+  ExpectInvalid([](v1::Scene& s) { MakeHull(s, {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {1, 1, 0}}); },
+                "bodies[1].shape.hull.points");
+  ExpectInvalid([](v1::Scene& s) { MakeHull(s, {}); }, "bodies[1].shape.hull.points");
+  ExpectInvalid([](v1::Scene& s) { MakeHull(s, kTetrahedron)->set_max_vertices(3); },
+                "bodies[1].shape.hull.max_vertices");
+  ExpectInvalid([](v1::Scene& s) { MakeHull(s, kTetrahedron)->set_max_vertices(4000000000u); },
+                "bodies[1].shape.hull.max_vertices");
+  ExpectInvalid([](v1::Scene& s) { MakeHull(s, kTetrahedron)->set_weld_tolerance(-1.0); },
+                "bodies[1].shape.hull.weld_tolerance");
+  ExpectInvalid(
+      [](v1::Scene& s) {
+        v1::Compound* compound = MakeCompound(s, 2);
+        compound->mutable_children(1)->mutable_shape()->mutable_hull()->add_points();
+      },
+      "bodies[1].shape.compound.children[1].shape.hull.points");
 }
 
 // Sizes are in [1e-4, 1e6] m and positions within 1e6 m.

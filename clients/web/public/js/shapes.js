@@ -1,7 +1,8 @@
 // Meshes for rigid shapes, in the body's frame: sphere, box, capsule (axis along local y),
-// plane (the local XZ plane, normal +y, drawn as a large square with a grid) and compounds of
-// them, each child at its pose.
+// plane (the local XZ plane, normal +y, drawn as a large square with a grid), convex hulls
+// (the hull of their points) and compounds of them, each child at its pose.
 import * as THREE from 'three';
+import { ConvexGeometry } from 'three/addons/geometries/ConvexGeometry.js';
 import { COLOURS } from './colours.js';
 
 const PLANE_SIZE = 40;
@@ -20,6 +21,13 @@ export function buildShape(shape, material) {
         new THREE.CapsuleGeometry(shape.radius, 2 * shape.halfLength, 8, 24), material);
     case 'plane':
       return buildPlane();
+    case 'hull': {
+      const points = [];
+      for (let i = 0; i + 2 < shape.points.length; i += 3) {
+        points.push(new THREE.Vector3(shape.points[i], shape.points[i + 1], shape.points[i + 2]));
+      }
+      return new THREE.Mesh(new ConvexGeometry(points), material);
+    }
     case 'compound': {
       const group = new THREE.Group();
       for (const child of shape.children) {

@@ -7,6 +7,8 @@
 #include <numbers>
 #include <vector>
 
+#include "server/model/rigid/convex_hull_builder.h"
+
 namespace ligature {
 namespace {
 
@@ -274,6 +276,38 @@ TEST(CompoundMassTest, SingleChildAtOriginMatchesShape) {
   EXPECT_NEAR(cm.mass, mp.mass, 1e-12 * mp.mass);
   EXPECT_TRUE(cm.center.isZero());
   ExpectMatNear(cm.inertia, mp.inertia.asDiagonal().toDenseMatrix(), 1e-12 * mp.inertia.norm());
+}
+
+// A hull child is placed by its own centroid and carries its full tensor: a box whose
+// points sit off the hull's origin, in a child frame rotated about z, has the mass, centre
+// and inertia of the same box as a box child placed where the points put it.
+TEST(CompoundMassTest, HullChildMatchesTheSameBox) {
+  const Vec3 half(0.1, 0.2, 0.3), offset(0.5, -0.2, 0.1);
+  std::vector<Vec3> points;
+  for (int k = 0; k < 8; ++k) {
+    points.push_back(offset + Vec3(k & 1 ? half.x() : -half.x(), k & 2 ? half.y() : -half.y(),
+                                   k & 4 ? half.z() : -half.z()));
+  }
+  auto hull = BuildConvexHull(points, {});
+  ASSERT_TRUE(hull.ok());
+  const Quat turn(Eigen::AngleAxisd(0.7, Vec3::UnitZ()));
+  const Vec3 at(1.0, 2.0, 3.0);
+  ChildShape hull_child{Shape::Hull(*hull), Transform{at, turn}};
+  ChildShape box_child{Shape::Box(half), Transform{at + turn * offset, turn}};
+  const CompoundMass a = ComputeCompoundMass({hull_child}, Density(700.0));
+  const CompoundMass b = ComputeCompoundMass({box_child}, Density(700.0));
+  EXPECT_NEAR(a.mass, 700.0 * 8.0 * half.prod(), 1e-9);
+  EXPECT_NEAR(a.mass, b.mass, 1e-12 * b.mass);
+  EXPECT_LT((a.center - b.center).norm(), 1e-12);
+  ExpectMatNear(a.inertia, b.inertia, 1e-12 * b.inertia.norm());
+  // The hull's principal moments are the box's.
+  const MassProperties mp = ComputeMassProperties(Shape::Hull(*hull), Density(700.0));
+  Vec3 sorted = mp.inertia;
+  std::sort(sorted.data(), sorted.data() + 3);
+  const Vec3 box = ComputeMassProperties(Shape::Box(half), Density(700.0)).inertia;
+  Vec3 box_sorted = box;
+  std::sort(box_sorted.data(), box_sorted.data() + 3);
+  ExpectVecNear(sorted, box_sorted, 1e-12);
 }
 
 }  // namespace
