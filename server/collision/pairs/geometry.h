@@ -19,6 +19,11 @@ inline constexpr double kGeometryEpsilon = 1e-12;
 inline constexpr double kEdgeRelativeTolerance = 0.05;
 inline constexpr double kAbsoluteTolerance = 1e-6;
 
+// Edge axes from two edges (or an edge and a segment) whose directions make an angle with
+// a sine below this are skipped: their cross product is noise, and the face axes cover
+// those configurations.
+inline constexpr double kMinEdgeAxisSine = 1e-6;
+
 // Unit vector along `v`, or `fallback` (assumed unit) when `v` is too short to normalize.
 Vec3 NormalizedOr(const Vec3& v, const Vec3& fallback);
 

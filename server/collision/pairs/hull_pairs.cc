@@ -25,8 +25,6 @@ namespace {
 constexpr double kFaceAlignment = 1.0 - 1e-9;
 // Clipped segments shorter than this (m) give a single point.
 constexpr double kMinClipLength = 1e-9;
-// Edge axes of a segment and a hull edge closer to parallel than this sine are skipped.
-constexpr double kMinEdgeAxisSine = 1e-6;
 
 // Bounding spheres (centres, radii) apart by the margin or more: nothing to find, and no
 // need to place the polytopes.

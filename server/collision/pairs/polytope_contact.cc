@@ -18,9 +18,6 @@
 namespace ligature {
 namespace {
 
-// Edge pairs whose directions make an angle with a sine below this are skipped: their
-// cross product is noise, and the face axes cover those configurations.
-constexpr double kMinEdgeAxisSine = 1e-6;
 // Bias towards A's faces over B's, as box-box uses (relative part; the absolute part and
 // the bias towards faces over edges are in geometry.h), so that the manifold does not flip
 // between candidates that are equally good.
@@ -49,6 +46,8 @@ struct Scratch {
   std::vector<Vec3> polygon;
   std::vector<Vec3> clipped;
   std::vector<ContactPoint> candidates;
+  std::vector<int> edges_a;  // the edges BestEdgeAxis pairs
+  std::vector<int> edges_b;
 };
 Scratch& ThreadScratch() {
   thread_local Scratch scratch;
@@ -86,18 +85,70 @@ bool BestFaceAxis(const Polytope& ref, const Polytope& other, bool ref_is_a, dou
   return true;
 }
 
+// The world bounds of a polytope's vertices.
+struct Bounds {
+  Vec3 min;
+  Vec3 max;
+};
+Bounds BoundsOf(const Polytope& p) {
+  Bounds out{p.vertices[0], p.vertices[0]};
+  for (const Vec3& v : p.vertices) {
+    out.min = out.min.cwiseMin(v);
+    out.max = out.max.cwiseMax(v);
+  }
+  return out;
+}
+
+// Whether segment [p, q] meets the box grown by `reach` on every side (slab test).
+bool SegmentMeetsBox(const Vec3& p, const Vec3& q, const Bounds& box, double reach) {
+  double t0 = 0.0, t1 = 1.0;
+  for (int k = 0; k < 3; ++k) {
+    const double lo = box.min[k] - reach, hi = box.max[k] + reach;
+    const double d = q[k] - p[k];
+    if (std::abs(d) < 1e-300) {
+      if (p[k] < lo || p[k] > hi) return false;
+      continue;
+    }
+    double enter = (lo - p[k]) / d, leave = (hi - p[k]) / d;
+    if (enter > leave) std::swap(enter, leave);
+    t0 = std::max(t0, enter);
+    t1 = std::min(t1, leave);
+    if (t0 > t1) return false;
+  }
+  return true;
+}
+
+// The edges of `p` that come within `reach` of the box `other`, into `out`.
+void EdgesNear(const Polytope& p, const Bounds& other, double reach, std::vector<int>* out) {
+  out->clear();
+  for (int i = 0; i < p.edge_count(); ++i) {
+    const ConvexHull::Edge& e = p.topology->edges[i];
+    if (SegmentMeetsBox(p.vertices[e.a], p.vertices[e.b], other, reach)) out->push_back(i);
+  }
+}
+
 // The edge pair (forming a Minkowski face) of largest separation. Along such an axis both
 // edges support their polytope, so the separation is exact from one point of each edge.
 // Returns false as soon as one separates by the margin or more.
-bool BestEdgeAxis(const Polytope& a, const Polytope& b, double margin, SatAxis* best) {
-  for (int i = 0; i < a.edge_count(); ++i) {
+//
+// Only edges within `reach` of the other polytope's bounds are paired. Where the polytopes
+// overlap, the axis of least penetration is a Minkowski face that the origin projects into,
+// so its two edges hold points |separation| apart, and |separation| is at most the best
+// face axis' penetration: a reach of that (or the margin, if larger) keeps it. Apart, a
+// pair left out can only lower the bound, and the exact gap comes from GJK after.
+bool BestEdgeAxis(const Polytope& a, const Polytope& b, double margin, double reach,
+                  SatAxis* best) {
+  Scratch& scratch = ThreadScratch();
+  EdgesNear(a, BoundsOf(b), reach, &scratch.edges_a);
+  EdgesNear(b, BoundsOf(a), reach, &scratch.edges_b);
+  for (const int i : scratch.edges_a) {
     const ConvexHull::Edge& ea = a.topology->edges[i];
     assert(ea.face_left < a.face_count() && ea.face_right < a.face_count());
     const Vec3& ua = a.normals[ea.face_left];
     const Vec3& va = a.normals[ea.face_right];
     const Vec3 da = a.vertices[ea.b] - a.vertices[ea.a];
     const double da2 = da.squaredNorm();
-    for (int j = 0; j < b.edge_count(); ++j) {
+    for (const int j : scratch.edges_b) {
       const ConvexHull::Edge& eb = b.topology->edges[j];
       assert(eb.face_left < b.face_count() && eb.face_right < b.face_count());
       if (!ArcsCross(ua, va, a.edge_gauss[i], -b.normals[eb.face_left], -b.normals[eb.face_right],
@@ -240,7 +291,10 @@ int CollidePolytopes(const Polytope& a, const Polytope& b, double margin, Contac
   SatAxis edge;
   if (!BestFaceAxis(a, b, true, margin, &face_a)) return 0;
   if (!BestFaceAxis(b, a, false, margin, &face_b)) return 0;
-  if (!BestEdgeAxis(a, b, margin, &edge)) return 0;
+  const double face_best = std::max(face_a.separation, face_b.separation);
+  const double reach = std::max(margin, -face_best) +
+                       kAbsoluteTolerance * (1.0 + std::max(a.radius, b.radius));
+  if (!BestEdgeAxis(a, b, margin, reach, &edge)) return 0;
 
   // The axis of least penetration, preferring A's faces, then B's, then edges.
   SatAxis best = ClearlyBetter(face_b, face_a, kFaceRelativeTolerance) ? face_b : face_a;
