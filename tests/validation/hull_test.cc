@@ -5,12 +5,14 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "server/constraint/contact_rows.h"
 #include "server/model/rigid/convex_hull_builder.h"
 #include "server/model/rigid/mass_properties.h"
 #include "tests/validation/test_scenes.h"
@@ -207,6 +209,41 @@ TEST_P(HullTest, CompoundOfHullsMugStandsUpright) {
   EXPECT_LT(Vec3(ball.x() - now.pose.position.x(), 0.0, ball.z() - now.pose.position.z()).norm(),
             radius - wall);
   EXPECT_NEAR(ball.y(), 0.008 + 0.02, 3e-3);
+}
+
+// A soft cube on a hull box on a static hull floor (the soft contact test's stack, with
+// hulls for boxes): the floor carries both weights, the box the cube's, each step, within
+// 0.5 % (averaged over the last second of three, at 100 Hz); nothing sinks.
+TEST(HullSoftContact, SoftCubeOnHullBoxOnHullFloorCarriesBothWeights) {
+  SceneDesc scene;
+  scene.settings.rate_hz = 100.0;
+  scene.bodies.push_back(testing::MakeBody("floor", HullBox(Vec3(1.0, 0.05, 1.0)),
+                                           Vec3(0.0, -0.05, 0.0), BodyKind::kStatic));
+  BodyDesc box = testing::MakeBody("box", HullBox(Vec3(0.1, 0.05, 0.1)), Vec3(0, 0.05, 0));
+  box.rigid()->material.mass = 2.0;
+  scene.bodies.push_back(box);
+  scene.bodies.push_back(testing::SoftFemBox("cube", Vec3::Constant(0.05), Vec3(0, 0.151, 0),
+                                             {2, 2, 2}, SoftModelKind::kCorotational, 2e5, 5.0));
+  auto world = testing::MakeWorld(scene);
+  const double m_soft = testing::SoftMass(*world, "cube");
+  const double dt = scene.settings.dt();
+  double floor_sum = 0.0, box_sum = 0.0;
+  constexpr int kSettle = 200, kMeasure = 100;
+  for (int i = 0; i < kSettle + kMeasure; ++i) {
+    world->Step();
+    if (i < kSettle) continue;
+    floor_sum += testing::VerticalImpulse(*world, "floor", "box");
+    box_sum += testing::VerticalImpulse(*world, "cube", "box");
+  }
+  const double both = (m_soft + 2.0) * kG * dt;
+  EXPECT_NEAR(floor_sum / kMeasure, both, 0.005 * both);
+  EXPECT_NEAR(box_sum / kMeasure, m_soft * kG * dt, 0.005 * m_soft * kG * dt);
+  EXPECT_NEAR(testing::PositionOf(*world, "box").y(), 0.05, kPenetrationSlop);
+  double lowest = 1e9;
+  for (const Vec3& p : world->soft_bodies().FindBody("cube")->positions()) {
+    lowest = std::min(lowest, p.y());
+  }
+  EXPECT_NEAR(lowest, 0.1, kPenetrationSlop);
 }
 
 INSTANTIATE_TEST_SUITE_P(Solvers, HullTest,

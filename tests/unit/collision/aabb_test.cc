@@ -5,8 +5,10 @@
 #include <cmath>
 #include <limits>
 #include <random>
+#include <vector>
 
 #include "server/collision/pairs/geometry.h"
+#include "server/model/rigid/convex_hull_builder.h"
 #include "tests/unit/collision/collision_test_util.h"
 
 namespace ligature {
@@ -109,6 +111,29 @@ TEST(AabbTest, RandomCapsulesBoundTheirEndSpheres) {
     EXPECT_LT((box.min - (tip0.cwiseMin(tip1) - grow)).norm(), 1e-9);
     EXPECT_LT((box.max - (tip0.cwiseMax(tip1) + grow)).norm(), 1e-9);
   }
+}
+
+// A hull's box is its local box turned: it holds every vertex, grown by the margin, and a
+// hull of a box's corners off its origin gets that box's bounds, shifted.
+TEST(AabbTest, HullHoldsItsVerticesAndMatchesItsBox) {
+  const Vec3 h(0.1, 0.2, 0.3), offset(0.5, 0.0, -0.25);
+  std::vector<Vec3> corners;
+  for (int k = 0; k < 8; ++k) {
+    corners.push_back(offset +
+                      Vec3(k & 1 ? h.x() : -h.x(), k & 2 ? h.y() : -h.y(), k & 4 ? h.z() : -h.z()));
+  }
+  auto hull = BuildConvexHull(corners, {});
+  ASSERT_TRUE(hull.ok());
+  const Transform pose = Pose(Vec3(1, 2, 3), AxisAngleDeg(Vec3(1, 1, 0), 35.0));
+  const Aabb box = ComputeAabb(Shape::Hull(*hull), pose, 0.01);
+  for (const Vec3& v : (*hull)->vertices) {
+    const Vec3 w = pose.Apply(v);
+    EXPECT_TRUE((w.array() >= box.min.array() + 0.01 - 1e-12).all()) << w.transpose();
+    EXPECT_TRUE((w.array() <= box.max.array() - 0.01 + 1e-12).all()) << w.transpose();
+  }
+  const Aabb same =
+      ComputeAabb(Shape::Box(h), Transform{pose.Apply(offset), pose.orientation}, 0.01);
+  ExpectBox(box, same.min, same.max);
 }
 
 }  // namespace
