@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The memory-error pass, the second half of deploy/test.sh: builds the unit and validation
+# The memory-error pass: builds the unit and validation
 # suites and the fuzz corpus replays with clang, AddressSanitizer, UndefinedBehaviorSanitizer
 # and asserts on, in their own build dir (build-asan), and runs them through ctest. It needs
 # what deploy/install-deps.sh installs (clang among it). The build is a cold build

@@ -1,15 +1,9 @@
 #!/usr/bin/env bash
-# Installs, builds and runs every test through ctest, in two builds:
-#  - release (./build): the integration, client, deploy and benchmark suites, the layer and
-#    thread-safety checks and the snapshot golden bytes;
-#  - sanitizer (./build-asan, deploy/sanitize.sh): the unit and validation suites and the
-#    fuzz corpus replays with AddressSanitizer, UndefinedBehaviorSanitizer and asserts on.
-# Every suite is required: a missing tool stops the configure naming it, and no suite skips.
+# Installs, builds and runs every test (unit, validation, integration, client, benchmark
+# smoke run) through ctest. Every suite is required: a missing tool stops the configure
+# naming it, and no suite skips. The memory-error pass (ASan, UBSan, asserts on) is
+# deploy/sanitize.sh, a command of its own.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-deploy/install-deps.sh
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DLIGATURE_REQUIRE_ALL=ON \
-  -DLIGATURE_CORE_SUITES=OFF > /dev/null
-cmake --build build -j "$(nproc)"
+LIGATURE_REQUIRE_ALL=ON deploy/build.sh
 ctest --test-dir build --output-on-failure -j "$(nproc)"
-deploy/sanitize.sh
