@@ -189,12 +189,6 @@ void AddSupportContact(const OrientedBox& a, const OrientedBox& b, const SatAxis
   }
 }
 
-double MinDistance(const ContactManifold& m) {
-  double d = std::numeric_limits<double>::infinity();
-  for (int i = 0; i < m.count; ++i) d = std::min(d, m.points[i].distance);
-  return d;
-}
-
 }  // namespace
 
 int CollideBoxBox(const Shape& a, const Transform& pa, const Shape& b, const Transform& pb,
@@ -265,15 +259,8 @@ int CollideBoxBox(const Shape& a, const Transform& pa, const Shape& b, const Tra
   // Otherwise (corner against edge, corner against corner, ...) measure the exact gap: keep
   // the face manifold if its deepest point matches it, else report the exact closest pair.
   const BoxClosestPoints exact = ClosestPointsOfDisjointBoxes(a, pa, b, pb);
-  if (!(exact.distance < margin)) {
-    out->count = 0;
-    return 0;
-  }
-  if (out->count > 0 && MinDistance(*out) <= exact.distance + tolerance) return out->count;
-  out->count = 0;
-  const Vec3 n = NormalizedOr(exact.on_b - exact.on_a, best.normal);
-  out->Add(MakeContact(exact.on_a, exact.on_b, n, exact.distance));
-  return out->count;
+  return KeepManifoldOrExact(exact.on_a, exact.on_b, exact.distance, best.normal, margin,
+                             tolerance, out);
 }
 
 }  // namespace ligature

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace ligature {
 
@@ -200,6 +201,38 @@ ContactPoint MakeContact(const Vec3& on_a, const Vec3& on_b, const Vec3& normal,
   p.normal = normal;
   p.distance = distance;
   return p;
+}
+
+double MinDistance(const ContactManifold& m) {
+  double d = std::numeric_limits<double>::infinity();
+  for (int i = 0; i < m.count; ++i) d = std::min(d, m.points[i].distance);
+  return d;
+}
+
+int KeepManifoldOrExact(const Vec3& on_a, const Vec3& on_b, double distance,
+                        const Vec3& fallback_normal, double margin, double tolerance,
+                        ContactManifold* out) {
+  if (!(distance < margin)) {
+    out->count = 0;
+    return 0;
+  }
+  if (out->count > 0 && MinDistance(*out) <= distance + tolerance) return out->count;
+  out->count = 0;
+  out->Add(MakeContact(on_a, on_b, NormalizedOr(on_b - on_a, fallback_normal), distance));
+  return out->count;
+}
+
+int SupportIndexOf(std::span<const Vec3> points, const Vec3& direction) {
+  int best = 0;
+  double best_dot = points[0].dot(direction);
+  for (int i = 1; i < static_cast<int>(points.size()); ++i) {
+    const double d = points[i].dot(direction);
+    if (d > best_dot) {
+      best_dot = d;
+      best = i;
+    }
+  }
+  return best;
 }
 
 }  // namespace ligature

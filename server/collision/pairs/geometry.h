@@ -3,6 +3,7 @@
 // on segments and boxes, and building a contact point from two surface points.
 
 #include <array>
+#include <span>
 
 #include "server/collision/contact.h"
 #include "server/geometry/shape.h"
@@ -97,5 +98,21 @@ std::array<Vec3, 8> BoxCorners(const Shape& box, const Transform& pose);
 
 // Contact with position midway between the surface point on A and the one on B.
 ContactPoint MakeContact(const Vec3& on_a, const Vec3& on_b, const Vec3& normal, double distance);
+
+// The smallest distance among a manifold's points (infinity for none).
+double MinDistance(const ContactManifold& m);
+
+// The end of a pair of polytopes apart within the margin, once the exact gap `distance` and
+// its closest points are known: nothing when the gap reaches the margin; the face manifold
+// already in `out` when its nearest point is the gap (within `tolerance`); else one point
+// between the closest points, its normal along them (`fallback_normal` when they
+// coincide). Returns the point count.
+int KeepManifoldOrExact(const Vec3& on_a, const Vec3& on_b, double distance,
+                        const Vec3& fallback_normal, double margin, double tolerance,
+                        ContactManifold* out);
+
+// The index of a point of `points` (not empty) farthest along `direction`, the lowest index
+// among ties.
+int SupportIndexOf(std::span<const Vec3> points, const Vec3& direction);
 
 }  // namespace ligature

@@ -12,6 +12,8 @@
 #include <cmath>
 #include <cstddef>
 
+#include "server/collision/pairs/geometry.h"
+
 namespace ligature {
 namespace {
 
@@ -180,16 +182,7 @@ bool ReduceToClosest(Simplex* s) {
 
 Vec3 PointSetSupport::Support(const Vec3& direction) const {
   assert(!points_.empty());
-  std::size_t best = 0;
-  double best_dot = points_[0].dot(direction);
-  for (std::size_t i = 1; i < points_.size(); ++i) {
-    const double d = points_[i].dot(direction);
-    if (d > best_dot) {
-      best_dot = d;
-      best = i;
-    }
-  }
-  return points_[best];
+  return points_[SupportIndexOf(points_, direction)];
 }
 
 GjkResult GjkDistance(const ConvexSupport& a, const ConvexSupport& b) {

@@ -284,7 +284,7 @@ int CollideHullPlane(const Shape& a, const Transform& pa, const Shape& /*b*/, co
   const Vec3 up = pb.Rotate(Vec3::UnitY());
   if (!(up.dot(pa.position - pb.position) - hull.bounding_radius < margin)) return 0;
   const Vec3 down_local = pa.InverseRotate(-up);
-  const int deepest = hull.SupportIndex(down_local);
+  const int deepest = SupportIndexOf(hull.vertices, down_local);
   const ConvexHull::Face* support = nullptr;
   double best = -std::numeric_limits<double>::infinity();
   for (const ConvexHull::Face& face : hull.faces) {

@@ -7,6 +7,8 @@
 #include <cmath>
 #include <cstddef>
 
+#include "server/collision/pairs/geometry.h"
+
 namespace ligature {
 namespace {
 
@@ -107,16 +109,7 @@ double Polytope::MinProjection(const Vec3& direction) const {
 
 int Polytope::SupportIndex(const Vec3& direction) const {
   assert(!vertices.empty());
-  int best = 0;
-  double best_dot = vertices[0].dot(direction);
-  for (int i = 1; i < static_cast<int>(vertices.size()); ++i) {
-    const double d = vertices[i].dot(direction);
-    if (d > best_dot) {
-      best_dot = d;
-      best = i;
-    }
-  }
-  return best;
+  return SupportIndexOf(vertices, direction);
 }
 
 const ConvexHull& UnitBoxTopology() {

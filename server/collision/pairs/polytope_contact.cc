@@ -274,12 +274,6 @@ void AddSupportContact(const Polytope& a, const Polytope& b, const SatAxis& axis
   }
 }
 
-double MinDistance(const ContactManifold& m) {
-  double d = std::numeric_limits<double>::infinity();
-  for (int i = 0; i < m.count; ++i) d = std::min(d, m.points[i].distance);
-  return d;
-}
-
 }  // namespace
 
 int CollidePolytopes(const Polytope& a, const Polytope& b, double margin, ContactManifold* out) {
@@ -335,15 +329,8 @@ int CollidePolytopes(const Polytope& a, const Polytope& b, double margin, Contac
     if (out->count == 0) AddSupportContact(a, b, best, out);
     return out->count;
   }
-  if (!(exact.distance < margin)) {
-    out->count = 0;
-    return 0;
-  }
-  if (out->count > 0 && MinDistance(*out) <= exact.distance + tolerance) return out->count;
-  out->count = 0;
-  const Vec3 n = NormalizedOr(exact.on_b - exact.on_a, best.normal);
-  out->Add(MakeContact(exact.on_a, exact.on_b, n, exact.distance));
-  return out->count;
+  return KeepManifoldOrExact(exact.on_a, exact.on_b, exact.distance, best.normal, margin,
+                             tolerance, out);
 }
 
 }  // namespace ligature

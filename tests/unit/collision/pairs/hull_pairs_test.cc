@@ -22,7 +22,6 @@ using collision_testing::AlongZ;
 using collision_testing::AxisAngleDeg;
 using collision_testing::ExpectHasPoint;
 using collision_testing::ExpectWellFormed;
-using collision_testing::MinDistance;
 using collision_testing::Pose;
 using hull_fixtures::BoxHull;
 using hull_fixtures::HullShape;
@@ -425,7 +424,8 @@ TEST(BoxHullTest, RandomPosesMatchBoxBox) {
     ++differing;
     ExpectHasPoint(via_hull, via_box.points[0].position, via_box.points[0].normal,
                    via_box.points[0].distance);
-    EXPECT_NEAR(MinDistance(via_hull), MinDistance(via_box), 1e-9);
+    EXPECT_NEAR(collision_testing::MinDistance(via_hull),
+                collision_testing::MinDistance(via_box), 1e-9);
   }
   EXPECT_GT(contacts, 200);
   EXPECT_LE(differing, 4);
@@ -541,7 +541,7 @@ TEST(HullHullTest, RandomApartPosesGetTheExactGap) {
     ASSERT_EQ(m.count > 0, gap < 0.25) << "gap " << gap;
     if (m.count == 0) continue;
     ++contacts;
-    EXPECT_NEAR(MinDistance(m), gap, 1e-9);
+    EXPECT_NEAR(collision_testing::MinDistance(m), gap, 1e-9);
   }
   EXPECT_GT(contacts, 30);
 }
@@ -813,10 +813,10 @@ TEST(HullNarrowphaseTest, NormalsPointFromAToB) {
     ASSERT_GT(Collide(other, Pose(Vec3::Zero()), hull, ph, 0.0, &m), 0);
     Transform apart = ph;
     apart.position += 0.05 * m.points[0].normal;
-    const double before = MinDistance(m);
+    const double before = collision_testing::MinDistance(m);
     Collide(other, Pose(Vec3::Zero()), hull, apart, 1.0, &moved);
     ASSERT_GT(moved.count, 0);
-    EXPECT_GT(MinDistance(moved), before + 0.01) << static_cast<int>(other.type);
+    EXPECT_GT(collision_testing::MinDistance(moved), before + 0.01) << static_cast<int>(other.type);
   }
 }
 
