@@ -49,22 +49,6 @@ struct ConvexHull {
   Vec3 centroid = Vec3::Zero();
   Mat3 unit_inertia = Mat3::Zero();
 
-  // The index of a vertex farthest along `direction` (the lowest index among ties).
-  int SupportIndex(const Vec3& direction) const {
-    int best = 0;
-    double best_dot = vertices[0].dot(direction);
-    for (int i = 1; i < static_cast<int>(vertices.size()); ++i) {
-      const double d = vertices[i].dot(direction);
-      if (d > best_dot) {
-        best_dot = d;
-        best = i;
-      }
-    }
-    return best;
-  }
-  const Vec3& Support(const Vec3& direction) const {
-    return vertices[SupportIndex(direction)];
-  }
   // The face loop's i-th vertex.
   const Vec3& FaceVertex(const Face& f, int i) const {
     return vertices[face_vertices[f.first + i]];
