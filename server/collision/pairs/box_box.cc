@@ -241,9 +241,9 @@ int CollideBoxBox(const Shape& a, const Transform& pa, const Shape& b, const Tra
   }
 
   // Separated within the margin. The best axis bounds the gap from below; when the chosen
-  // features realize that bound, it is the exact gap and they are kept.
-  const double tolerance =
-      kAbsoluteTolerance * (1.0 + std::max(a.half_extents.maxCoeff(), b.half_extents.maxCoeff()));
+  // features realize that bound (up to rounding), it is the exact gap and they are kept.
+  const double scale = 1.0 + std::max(a.half_extents.maxCoeff(), b.half_extents.maxCoeff());
+  const double tolerance = kExactGapTolerance * scale;
   if (best.kind == AxisKind::kEdge) {
     const SegmentClosestPoints c =
         EdgeClosestPoints(box_a, best.index_a, box_b, best.index_b, best.normal);
@@ -259,8 +259,8 @@ int CollideBoxBox(const Shape& a, const Transform& pa, const Shape& b, const Tra
   // Otherwise (corner against edge, corner against corner, ...) measure the exact gap: keep
   // the face manifold if its deepest point matches it, else report the exact closest pair.
   const BoxClosestPoints exact = ClosestPointsOfDisjointBoxes(a, pa, b, pb);
-  return KeepManifoldOrExact(exact.on_a, exact.on_b, exact.distance, best.normal, margin,
-                             tolerance, out);
+  return KeepManifoldOrExact(exact.on_a, exact.on_b, exact.distance, best.normal, margin, scale,
+                             out);
 }
 
 }  // namespace ligature

@@ -210,13 +210,25 @@ double MinDistance(const ContactManifold& m) {
 }
 
 int KeepManifoldOrExact(const Vec3& on_a, const Vec3& on_b, double distance,
-                        const Vec3& fallback_normal, double margin, double tolerance,
+                        const Vec3& fallback_normal, double margin, double scale,
                         ContactManifold* out) {
   if (!(distance < margin)) {
     out->count = 0;
     return 0;
   }
-  if (out->count > 0 && MinDistance(*out) <= distance + tolerance) return out->count;
+  // The manifold's nearest point: kept when it is the gap within the coarse tolerance, and
+  // moved onto the closest pair (along the manifold's normal) when not within rounding.
+  int nearest = -1;
+  for (int i = 0; i < out->count; ++i) {
+    if (nearest < 0 || out->points[i].distance < out->points[nearest].distance) nearest = i;
+  }
+  if (nearest >= 0 && out->points[nearest].distance <= distance + kAbsoluteTolerance * scale) {
+    ContactPoint& p = out->points[nearest];
+    if (p.distance > distance + kExactGapTolerance * scale) {
+      p = MakeContact(on_a, on_b, p.normal, distance);
+    }
+    return out->count;
+  }
   out->count = 0;
   out->Add(MakeContact(on_a, on_b, NormalizedOr(on_b - on_a, fallback_normal), distance));
   return out->count;

@@ -102,13 +102,19 @@ ContactPoint MakeContact(const Vec3& on_a, const Vec3& on_b, const Vec3& normal,
 // The smallest distance among a manifold's points (infinity for none).
 double MinDistance(const ContactManifold& m);
 
+// Gaps that differ by less than this share of the pair's size (1 + largest radius) count as
+// equal when a manifold's nearest point is checked against the exact gap.
+inline constexpr double kExactGapTolerance = 1e-10;
+
 // The end of a pair of polytopes apart within the margin, once the exact gap `distance` and
-// its closest points are known: nothing when the gap reaches the margin; the face manifold
-// already in `out` when its nearest point is the gap (within `tolerance`); else one point
-// between the closest points, its normal along them (`fallback_normal` when they
-// coincide). Returns the point count.
+// its closest points are known. Nothing when the gap reaches the margin. The face manifold
+// already in `out` when its nearest point is the gap within kAbsoluteTolerance * `scale`;
+// if it is off by more than kExactGapTolerance * `scale` (the closest pair lies a little
+// outside the clipped face), that point is moved onto the closest pair, so the manifold
+// reports the exact gap. Else one point between the closest points, its normal along them
+// (`fallback_normal` when they coincide). Returns the point count.
 int KeepManifoldOrExact(const Vec3& on_a, const Vec3& on_b, double distance,
-                        const Vec3& fallback_normal, double margin, double tolerance,
+                        const Vec3& fallback_normal, double margin, double scale,
                         ContactManifold* out);
 
 // The index of a point of `points` (not empty) farthest along `direction`, the lowest index

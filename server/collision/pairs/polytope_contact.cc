@@ -1,6 +1,7 @@
-// Polytope against polytope: separating-axis test over face normals and the Minkowski-face
-// edge pairs (Gauss-map arcs that cross), then a clipped face manifold or one edge-edge
-// point; apart within the margin, the exact gap from GJK on the two vertex sets.
+// Polytope against polytope. GJK first measures the gap: apart within the margin, the best
+// face axis' clipped manifold or the closest pair. Overlapping, a separating-axis test over
+// face normals and the Minkowski-face edge pairs (Gauss-map arcs that cross), then a clipped
+// face manifold or one edge-edge point.
 
 #include "server/collision/pairs/polytope_contact.h"
 
@@ -134,8 +135,8 @@ void EdgesNear(const Polytope& p, const Bounds& other, double reach, std::vector
 // Only edges within `reach` of the other polytope's bounds are paired. Where the polytopes
 // overlap, the axis of least penetration is a Minkowski face that the origin projects into,
 // so its two edges hold points |separation| apart, and |separation| is at most the best
-// face axis' penetration: a reach of that (or the margin, if larger) keeps it. Apart, a
-// pair left out can only lower the bound, and the exact gap comes from GJK after.
+// face axis' penetration: a reach of that (or the margin, if larger) keeps it. Apart, GJK
+// gives the gap, and edges are not paired.
 bool BestEdgeAxis(const Polytope& a, const Polytope& b, double margin, double reach,
                   SatAxis* best) {
   Scratch& scratch = ThreadScratch();
@@ -279,58 +280,42 @@ void AddSupportContact(const Polytope& a, const Polytope& b, const SatAxis& axis
 int CollidePolytopes(const Polytope& a, const Polytope& b, double margin, ContactManifold* out) {
   out->count = 0;
   assert(a.face_count() > 0 && b.face_count() > 0);
-  // Face axes of A and B, then the edge pairs; any axis separating by the margin ends it.
+  // The exact gap first: apart by the margin or more ends it.
+  const GjkResult exact = GjkDistance(PointSetSupport(a.vertices), PointSetSupport(b.vertices));
+  if (!exact.intersecting && !(exact.distance < margin)) return 0;
+
+  // Face axes of A and B, the best preferring A's.
   SatAxis face_a;
   SatAxis face_b;
-  SatAxis edge;
   if (!BestFaceAxis(a, b, true, margin, &face_a)) return 0;
   if (!BestFaceAxis(b, a, false, margin, &face_b)) return 0;
-  const double face_best = std::max(face_a.separation, face_b.separation);
-  const double reach = std::max(margin, -face_best) +
-                       kAbsoluteTolerance * (1.0 + std::max(a.radius, b.radius));
-  if (!BestEdgeAxis(a, b, margin, reach, &edge)) return 0;
-
-  // The axis of least penetration, preferring A's faces, then B's, then edges.
   SatAxis best = ClearlyBetter(face_b, face_a, kFaceRelativeTolerance) ? face_b : face_a;
-  if (ClearlyBetter(edge, best, kEdgeRelativeTolerance)) best = edge;
+  const double scale = 1.0 + std::max(a.radius, b.radius);
 
-  // Overlapping: a clipped face manifold, or one point between the two edges.
-  if (best.separation <= 0.0) {
-    if (best.kind == AxisKind::kEdge) {
-      const SegmentClosestPoints c = EdgeClosestPoints(a, b, best);
-      out->Add(MakeContact(c.on_first, c.on_second, best.normal, best.separation));
-    } else {
-      AddFaceContact(a, b, best, margin, out);
-      if (out->count == 0) AddSupportContact(a, b, best, out);
-    }
-    return out->count;
+  // Apart within the margin: the best face's clipped manifold when a face separates (each
+  // of its points is a pair of surface points, so none is nearer than the gap), kept if its
+  // nearest point is the gap; else the closest pair (vertex against edge, edge against
+  // edge, ...).
+  if (!exact.intersecting) {
+    if (best.separation > 0.0) AddFaceContact(a, b, best, margin, out);
+    return KeepManifoldOrExact(exact.on_a, exact.on_b, exact.distance, best.normal, margin, scale,
+                               out);
   }
 
-  // Separated within the margin. The best axis bounds the gap from below; when the chosen
-  // features realize that bound, it is the exact gap and they are kept.
-  const double tolerance = kAbsoluteTolerance * (1.0 + std::max(a.radius, b.radius));
+  // Overlapping (or touching closer than GJK resolves): the edge pairs too, then the axis
+  // of least penetration, preferring faces to edges.
+  SatAxis edge;
+  const double reach = std::max(margin, -best.separation) + kAbsoluteTolerance * scale;
+  if (!BestEdgeAxis(a, b, margin, reach, &edge)) return 0;
+  if (ClearlyBetter(edge, best, kEdgeRelativeTolerance)) best = edge;
   if (best.kind == AxisKind::kEdge) {
     const SegmentClosestPoints c = EdgeClosestPoints(a, b, best);
-    if ((c.on_second - c.on_first).norm() <= best.separation + tolerance) {
-      out->Add(MakeContact(c.on_first, c.on_second, best.normal, best.separation));
-      return out->count;
-    }
+    out->Add(MakeContact(c.on_first, c.on_second, best.normal, best.separation));
   } else {
     AddFaceContact(a, b, best, margin, out);
-    if (out->count > 0 && MinDistance(*out) <= best.separation + tolerance) return out->count;
-  }
-
-  // Otherwise (vertex against edge, parallel edges, ...) measure the exact gap: keep the
-  // face manifold if its nearest point matches it, else report the exact closest pair along
-  // the direction joining it.
-  const GjkResult exact = GjkDistance(PointSetSupport(a.vertices), PointSetSupport(b.vertices));
-  if (exact.intersecting) {
-    // Touching closer than GJK resolves: the axis' own answer is as good as any.
     if (out->count == 0) AddSupportContact(a, b, best, out);
-    return out->count;
   }
-  return KeepManifoldOrExact(exact.on_a, exact.on_b, exact.distance, best.normal, margin,
-                             tolerance, out);
+  return out->count;
 }
 
 }  // namespace ligature

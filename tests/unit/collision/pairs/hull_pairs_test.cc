@@ -525,12 +525,25 @@ TEST(HullHullTest, RandomApartPosesGetTheExactGap) {
   const auto prism = PrismHull(0.7, 0.9, 0.5);
   std::mt19937 rng(19);
   std::uniform_real_distribution<double> u(-1.0, 1.0);
+  // Draws in a fixed order (function arguments are unsequenced).
+  const auto vec = [&] {
+    Vec3 v;
+    for (int k = 0; k < 3; ++k) v[k] = u(rng);
+    return v;
+  };
+  const auto rotation = [&] {
+    double q[4];
+    for (double& c : q) c = u(rng);
+    return Quat(q[0], q[1], q[2], q[3]).normalized();
+  };
   int contacts = 0;
   for (int trial = 0; trial < 400; ++trial) {
-    const Transform pa =
-        Pose(Vec3(u(rng), u(rng), u(rng)), Quat(u(rng), u(rng), u(rng), u(rng)).normalized());
-    const Transform pb = Pose(pa.position + 1.6 * Vec3(u(rng), u(rng), u(rng)),
-                              Quat(u(rng), u(rng), u(rng), u(rng)).normalized());
+    const Vec3 at = vec();
+    const Quat qa = rotation();
+    const Vec3 offset = 1.6 * vec();
+    const Quat qb = rotation();
+    const Transform pa = Pose(at, qa);
+    const Transform pb = Pose(at + offset, qb);
     if (!Disjoint(*tet, pa, *prism, pb)) continue;
     const double gap = DisjointHullDistance(*tet, pa, *prism, pb);
     if (std::abs(gap - 0.25) < 1e-6) continue;  // too close to the margin to call
