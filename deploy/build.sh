@@ -2,13 +2,11 @@
 # Installs what is missing, then configures and builds Ligature (Release) into ./build.
 # Arguments go to cmake --build (e.g. --target ligatured). In the environment,
 # LIGATURE_REQUIRE_ALL=ON stops the configure when any test suite would be left out,
-# LIGATURE_CORE_SUITES=OFF leaves out the unit and validation suites, and
-# LIGATURE_COLD_BUILD=ON builds in unity units (faster without a warm compiler cache).
+# LIGATURE_CORE_SUITES=OFF leaves out the unit and validation suites.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 deploy/install-deps.sh
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release \
   -DLIGATURE_CORE_SUITES="${LIGATURE_CORE_SUITES:-ON}" \
-  -DLIGATURE_COLD_BUILD="${LIGATURE_COLD_BUILD:-OFF}" \
   -DLIGATURE_REQUIRE_ALL="${LIGATURE_REQUIRE_ALL:-OFF}" >/dev/null
 cmake --build build -j "$(nproc)" "$@"
