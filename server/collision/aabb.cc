@@ -3,6 +3,17 @@
 #include <limits>
 
 namespace ligature {
+namespace {
+
+// The world box of a local box [lo, hi] at `pose`, grown by `margin`.
+Aabb RotatedLocalBox(const Vec3& lo, const Vec3& hi, const Transform& pose, double margin) {
+  const Vec3 centre = pose.Apply(0.5 * (lo + hi));
+  Vec3 extent = pose.orientation.toRotationMatrix().cwiseAbs() * (0.5 * (hi - lo));
+  extent.array() += margin;
+  return {centre - extent, centre + extent};
+}
+
+}  // namespace
 
 Aabb ComputeAabb(const Shape& shape, const Transform& pose, double margin) {
   Vec3 extent = Vec3::Zero();
@@ -25,15 +36,12 @@ Aabb ComputeAabb(const Shape& shape, const Transform& pose, double margin) {
       const double inf = std::numeric_limits<double>::infinity();
       return {Vec3::Constant(-inf), Vec3::Constant(inf)};
     }
-    // A hull: its local box, rotated, about the local box's centre placed in the world.
-    case ShapeType::kHull: {
-      const ConvexHull& hull = *shape.hull;
-      const Vec3 centre = pose.Apply(0.5 * (hull.local_min + hull.local_max));
-      const Vec3 half = 0.5 * (hull.local_max - hull.local_min);
-      extent = pose.orientation.toRotationMatrix().cwiseAbs() * half;
-      extent.array() += margin;
-      return {centre - extent, centre + extent};
-    }
+    // A hull or a mesh: its local box, rotated, about the local box's centre placed in the
+    // world.
+    case ShapeType::kHull:
+      return RotatedLocalBox(shape.hull->local_min, shape.hull->local_max, pose, margin);
+    case ShapeType::kMesh:
+      return RotatedLocalBox(shape.mesh->local_min, shape.mesh->local_max, pose, margin);
   }
   extent.array() += margin;
   return {pose.position - extent, pose.position + extent};

@@ -12,39 +12,52 @@ struct PairEntry {
 };
 
 // Indexed [type of a][type of b]. Each pair has one function written for one order: the
-// lower type first, except hull-plane, written hull first (the plane is always `b`). The
-// mirrored cell calls it with the arguments swapped.
+// lower type first, except hull-plane and mesh-plane, written with the plane second (the
+// plane is always `b`). The mirrored cell calls it with the arguments swapped. Meshes meet
+// planes and meshes never (both are fixed).
 constexpr PairEntry kPairTable[kShapeTypeCount][kShapeTypeCount] = {
     // a = sphere
     {{CollideSphereSphere, false},
      {CollideSphereBox, false},
      {CollideSphereCapsule, false},
      {CollideSpherePlane, false},
-     {CollideSphereHull, false}},
+     {CollideSphereHull, false},
+     {CollideSphereMesh, false}},
     // a = box
     {{CollideSphereBox, true},
      {CollideBoxBox, false},
      {CollideBoxCapsule, false},
      {CollideBoxPlane, false},
-     {CollideBoxHull, false}},
+     {CollideBoxHull, false},
+     {CollideBoxMesh, false}},
     // a = capsule
     {{CollideSphereCapsule, true},
      {CollideBoxCapsule, true},
      {CollideCapsuleCapsule, false},
      {CollideCapsulePlane, false},
-     {CollideCapsuleHull, false}},
+     {CollideCapsuleHull, false},
+     {CollideCapsuleMesh, false}},
     // a = plane
     {{CollideSpherePlane, true},
      {CollideBoxPlane, true},
      {CollideCapsulePlane, true},
      {CollidePlanePlane, false},
-     {CollideHullPlane, true}},
+     {CollideHullPlane, true},
+     {CollideMeshFixed, false}},
     // a = hull
     {{CollideSphereHull, true},
      {CollideBoxHull, true},
      {CollideCapsuleHull, true},
      {CollideHullPlane, false},
-     {CollideHullHull, false}},
+     {CollideHullHull, false},
+     {CollideHullMesh, false}},
+    // a = mesh
+    {{CollideSphereMesh, true},
+     {CollideBoxMesh, true},
+     {CollideCapsuleMesh, true},
+     {CollideMeshFixed, false},
+     {CollideHullMesh, true},
+     {CollideMeshFixed, false}},
 };
 
 }  // namespace

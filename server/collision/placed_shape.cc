@@ -23,6 +23,8 @@ double BoundingRadius(const Shape& shape) {
       return 0.0;
     case ShapeType::kHull:
       return shape.hull->bounding_radius;
+    case ShapeType::kMesh:
+      return shape.mesh->local_min.cwiseAbs().cwiseMax(shape.mesh->local_max.cwiseAbs()).norm();
   }
   return 0.0;
 }

@@ -1,19 +1,28 @@
 #pragma once
 // Collision shapes in their body's local frame. The world is Y-up: a plane is the local
 // XZ plane through the body origin with outward normal local +Y; a capsule's segment runs
-// along local Y from -half_length to +half_length. A hull is a convex polyhedron shared,
-// constant, by every shape that uses it.
+// along local Y from -half_length to +half_length. A hull is a convex polyhedron, and a mesh
+// a surface of triangles (for static and kinematic bodies), each shared, constant, by every
+// shape that uses it.
 
 #include <cstdint>
 #include <memory>
 
 #include "server/geometry/convex_hull.h"
+#include "server/geometry/triangle_mesh.h"
 #include "server/math/transform.h"
 
 namespace ligature {
 
-enum class ShapeType : uint8_t { kSphere = 0, kBox = 1, kCapsule = 2, kPlane = 3, kHull = 4 };
-inline constexpr int kShapeTypeCount = 5;
+enum class ShapeType : uint8_t {
+  kSphere = 0,
+  kBox = 1,
+  kCapsule = 2,
+  kPlane = 3,
+  kHull = 4,
+  kMesh = 5,
+};
+inline constexpr int kShapeTypeCount = 6;
 
 struct Shape {
   ShapeType type = ShapeType::kSphere;
@@ -21,6 +30,7 @@ struct Shape {
   Vec3 half_extents = Vec3::Zero();          // box (m)
   double half_length = 0.0;                  // capsule: half the segment length (m)
   std::shared_ptr<const ConvexHull> hull;    // hull
+  std::shared_ptr<const TriangleMesh> mesh;  // mesh
 
   static Shape Sphere(double r) { Shape s; s.type = ShapeType::kSphere; s.radius = r; return s; }
   static Shape Box(const Vec3& h) { Shape s; s.type = ShapeType::kBox; s.half_extents = h; return s; }
@@ -30,6 +40,9 @@ struct Shape {
   static Shape Plane() { Shape s; s.type = ShapeType::kPlane; return s; }
   static Shape Hull(std::shared_ptr<const ConvexHull> h) {
     Shape s; s.type = ShapeType::kHull; s.hull = std::move(h); return s;
+  }
+  static Shape Mesh(std::shared_ptr<const TriangleMesh> m) {
+    Shape s; s.type = ShapeType::kMesh; s.mesh = std::move(m); return s;
   }
 };
 

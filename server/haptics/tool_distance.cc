@@ -64,6 +64,11 @@ SurfaceQuery ToolDistance(std::span<const ChildShape> shapes, const Transform& p
         q = {s.distance, s.point, s.normal};
         break;
       }
+      case ShapeType::kMesh: {
+        const MeshSurfacePoint s = NearestSurfacePoint(*child.shape.mesh, p);
+        q = {s.distance, s.point, s.normal};
+        break;
+      }
     }
     if (q.distance < best.distance) {
       best = {q.distance, at.Apply(q.surface), at.Rotate(q.normal)};

@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <cmath>
 #include <regex>
+#include <span>
 
 #include "absl/strings/str_cat.h"
 #include "server/base/status_macros.h"
 #include "server/math/unit_quat.h"
 #include "server/model/rigid/convex_hull_builder.h"
+#include "server/model/rigid/triangle_mesh_builder.h"
 #include "server/scene/field_error.h"
 #include "server/scene/rod_proto.h"
 #include "server/scene/soft_proto.h"
@@ -41,35 +43,56 @@ absl::Status CheckLength(double v, const std::string& field) {
   return absl::OkStatus();
 }
 
-// A hull from its points, each within kMaxLength of the body origin; the builder's own
-// complaints (a point, the options, a flat set) come back under the field's path.
-absl::StatusOr<Shape> HullFromProto(const v1::ConvexHull& h, const std::string& field) {
-  if (h.points_size() > kMaxHullPoints) {
-    return InvalidField(field + ".points",
-                        absl::StrCat(h.points_size(), " points, at most ", kMaxHullPoints));
+// Points of a hull or vertices of a mesh (`field`, with the element named on error): at
+// most `max_count`, each within kMaxLength of the body origin.
+absl::StatusOr<std::vector<Vec3>> PointsFromProto(
+    const google::protobuf::RepeatedPtrField<v1::Vec3>& in, const std::string& field,
+    int max_count) {
+  if (in.size() > max_count) {
+    return InvalidField(field, absl::StrCat(in.size(), " given, at most ", max_count));
   }
   std::vector<Vec3> points;
-  points.reserve(h.points_size());
-  for (int i = 0; i < h.points_size(); ++i) {
-    const std::string point = absl::StrCat(field, ".points[", i, "]");
-    auto p = Vec3FromProto(h.points(i), point);
+  points.reserve(in.size());
+  for (int i = 0; i < in.size(); ++i) {
+    const std::string point = absl::StrCat(field, "[", i, "]");
+    auto p = Vec3FromProto(in.Get(i), point);
     if (!p.ok()) return p.status();
     if (p->cwiseAbs().maxCoeff() > kMaxLength) {
       return InvalidField(point, absl::StrCat("must be within ", kMaxLength, " m of the origin"));
     }
     points.push_back(*p);
   }
+  return points;
+}
+
+// A hull from its points; the builder's own complaints (a point, the options, a flat set)
+// come back under the field's path.
+absl::StatusOr<Shape> HullFromProto(const v1::ConvexHull& h, const std::string& field) {
+  auto points = PointsFromProto(h.points(), field + ".points", kMaxHullPoints);
+  if (!points.ok()) return points.status();
   HullOptions options;
   if (h.max_vertices() != 0) {
     options.max_vertices = static_cast<int>(std::min<uint32_t>(h.max_vertices(), 1u << 20));
   }
   options.weld_tolerance = h.weld_tolerance();
   // The builder names its own fields (points, max_vertices, weld_tolerance).
-  auto hull = BuildConvexHull(points, options);
+  auto hull = BuildConvexHull(*points, options);
   if (!hull.ok()) {
     return absl::InvalidArgumentError(absl::StrCat(field, ".", hull.status().message()));
   }
   return Shape::Hull(*std::move(hull));
+}
+
+// A triangle mesh: its vertices, then the builder's checks (which name the indices).
+absl::StatusOr<Shape> MeshFromProto(const v1::TriangleMesh& m, const std::string& field) {
+  auto vertices = PointsFromProto(m.vertices(), field + ".vertices", kMaxMeshVertices);
+  if (!vertices.ok()) return vertices.status();
+  const std::span<const uint32_t> indices(m.indices().data(), m.indices_size());
+  auto mesh = BuildTriangleMesh(*vertices, indices);
+  if (!mesh.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(field, ".", mesh.status().message()));
+  }
+  return Shape::Mesh(*std::move(mesh));
 }
 
 absl::StatusOr<Shape> ShapeFromProto(const v1::Shape& s, const std::string& field) {
@@ -94,12 +117,15 @@ absl::StatusOr<Shape> ShapeFromProto(const v1::Shape& s, const std::string& fiel
       return Shape::Plane();
     case v1::Shape::kHull:
       return HullFromProto(s.hull(), field + ".hull");
+    case v1::Shape::kMesh:
+      return MeshFromProto(s.mesh(), field + ".mesh");
     case v1::Shape::kCompound:
-      return InvalidField(field + ".compound", "a compound cannot be nested or hold a plane");
+      return InvalidField(field + ".compound",
+                          "a compound cannot be nested or hold a plane or a mesh");
     case v1::Shape::KIND_NOT_SET:
       break;
   }
-  return InvalidField(field, "a shape (sphere, box, capsule, plane or hull) is required");
+  return InvalidField(field, "a shape (sphere, box, capsule, plane, hull or mesh) is required");
 }
 
 // The children of a compound: 1 to 64 shapes (no planes) with their poses.
@@ -115,6 +141,9 @@ absl::StatusOr<std::vector<ChildShape>> CompoundFromProto(const v1::Compound& c,
     const std::string child = absl::StrCat(field, ".children[", i, "]");
     if (c.children(i).shape().has_plane()) {
       return InvalidField(child + ".shape.plane", "a compound cannot hold a plane");
+    }
+    if (c.children(i).shape().has_mesh()) {
+      return InvalidField(child + ".shape.mesh", "a compound cannot hold a mesh");
     }
     auto shape = ShapeFromProto(c.children(i).shape(), child + ".shape");
     if (!shape.ok()) return shape.status();
@@ -267,6 +296,12 @@ absl::StatusOr<BodyDesc> BodyFromProto(const v1::Body& b, const std::string& fie
   if (rigid.children.empty() && rigid.shape.type == ShapeType::kPlane &&
       out.kind != BodyKind::kStatic) {
     return InvalidField(field + ".kind", "a plane must be BODY_KIND_STATIC");
+  }
+  if (rigid.children.empty() && rigid.shape.type == ShapeType::kMesh &&
+      out.kind == BodyKind::kDynamic) {
+    return InvalidField(field + ".kind",
+                        "a mesh must be BODY_KIND_STATIC or BODY_KIND_KINEMATIC (a dynamic "
+                        "concave body is a compound of hulls)");
   }
   auto material = MaterialFromProto(b.material(), field + ".material");
   if (!material.ok()) return material.status();
@@ -432,6 +467,14 @@ void ShapeToProto(const Shape& s, v1::Shape* shape) {
       for (const Vec3& p : s.hull->points) Vec3ToProto(p, hull->add_points());
       hull->set_max_vertices(s.hull->max_vertices);
       hull->set_weld_tolerance(s.hull->weld_tolerance);
+      break;
+    }
+    case ShapeType::kMesh: {
+      v1::TriangleMesh* mesh = shape->mutable_mesh();
+      for (const Vec3& v : s.mesh->vertices) Vec3ToProto(v, mesh->add_vertices());
+      for (const auto& t : s.mesh->triangles) {
+        for (const int i : t) mesh->add_indices(static_cast<uint32_t>(i));
+      }
       break;
     }
   }

@@ -81,6 +81,11 @@ absl::Status World::UpdateBody(const std::string& id, const BodyUpdate& u) {
   auto it = body_ids_.find(id);
   if (it == body_ids_.end()) return absl::NotFoundError(absl::StrCat("body ", id, " not found"));
   const uint32_t i = bodies_.Index(it->second);
+  if (u.kind == BodyKind::kDynamic && bodies_.shapes[i].front().shape.type == ShapeType::kMesh) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "body.kind: body ", id, " is a mesh, which must be BODY_KIND_STATIC or "
+        "BODY_KIND_KINEMATIC"));
+  }
   if (u.kind) bodies_.SetKind(i, *u.kind);
   if (u.material) bodies_.SetMaterial(i, *u.material);
   if (u.position || u.orientation) {

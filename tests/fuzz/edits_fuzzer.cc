@@ -183,7 +183,7 @@ struct Session {
     v1::Edit e;
     v1::Body* b = e.mutable_create_body();
     v1::Shape* s = b->mutable_shape();
-    switch (in.Byte() % 7) {
+    switch (in.Byte() % 8) {
       case 0: s->mutable_sphere()->set_radius(in.Number()); break;
       case 1: Vec3(s->mutable_box()->mutable_half_extents()); break;
       case 2:
@@ -202,6 +202,12 @@ struct Session {
         for (int i = in.Byte() % 12; i > 0; --i) Vec3(hull->add_points());
         hull->set_max_vertices(in.Byte() % 16);
         if (in.Byte() % 4 == 0) hull->set_weld_tolerance(in.Number());
+        break;
+      }
+      case 6: {
+        v1::TriangleMesh* mesh = s->mutable_mesh();
+        for (int i = in.Byte() % 8; i > 0; --i) Vec3(mesh->add_vertices());
+        for (int i = in.Byte() % 13; i > 0; --i) mesh->add_indices(in.Byte() % 9);
         break;
       }
       default: break;  // no shape

@@ -104,6 +104,9 @@ function encodeShape(shape) {
     case 'plane': return { kind: 'plane' };
     // A hull's points, flat (x, y, z, ...): the viewer draws their convex hull.
     case 'hull': return { kind: 'hull', points: (s.points || []).flatMap(vec3) };
+    // A mesh's vertices, flat, and its triangles' indices, three each.
+    case 'mesh':
+      return { kind: 'mesh', vertices: (s.vertices || []).flatMap(vec3), indices: s.indices || [] };
     case 'compound':
       return {
         kind: 'compound',

@@ -72,6 +72,11 @@ test('scene bodies: compound children keep their shapes and poses; rods their ra
     shape: { kind: 'hull', hull: { points: [v(0, 0, 0), v(1, 0, 0), v(0, 1, 0), v(0, 0, 1)] } },
   });
   assert.deepEqual(hull.shape, { kind: 'hull', points: [0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1] });
+  const mesh = encodeSceneBody({
+    id: 'floor', kind: 'BODY_KIND_STATIC', pose: null,
+    shape: { kind: 'mesh', mesh: { vertices: [v(0, 0, 0), v(1, 0, 0), v(0, 0, 1)], indices: [0, 2, 1] } },
+  });
+  assert.deepEqual(mesh.shape, { kind: 'mesh', vertices: [0, 0, 0, 1, 0, 0, 0, 0, 1], indices: [0, 2, 1] });
   const rod = encodeSceneBody({ id: 'r', kind: 'BODY_KIND_DYNAMIC', rod: { material: { radius: 0 } } });
   assert.equal(rod.type, 'rod');
   assert.equal(rod.radius, 0.005, 'the API default when unset');

@@ -1,8 +1,17 @@
 #include "server/collision/pairs/contact_reduction.h"
 
+#include <algorithm>
 #include <cstddef>
 
 namespace ligature {
+namespace {
+
+// Depths within this of the deepest count as equally deep (m).
+constexpr double kDepthTie = 1e-9;
+// Points within this of the line through the first two are on it (m).
+constexpr double kOffLine = 1e-9;
+
+}  // namespace
 
 void ReduceContacts(std::span<const ContactPoint> candidates, const Vec3& normal,
                     ContactManifold* out) {
@@ -12,10 +21,23 @@ void ReduceContacts(std::span<const ContactPoint> candidates, const Vec3& normal
     return;
   }
 
-  // First: the deepest point.
-  std::size_t first = 0;
-  for (std::size_t i = 1; i < n; ++i) {
-    if (candidates[i].distance < candidates[first].distance) first = i;
+  // First: a deepest point. Of points as deep within kDepthTie (a face resting flat, where
+  // rounding alone would pick), the one farthest from the candidates' mean: a corner, not a
+  // point where a seam or an edge crosses the face.
+  double deepest = candidates[0].distance;
+  Vec3 mean = Vec3::Zero();
+  for (const ContactPoint& p : candidates) {
+    deepest = std::min(deepest, p.distance);
+    mean += p.position;
+  }
+  mean /= static_cast<double>(n);
+  std::size_t first = n;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (candidates[i].distance > deepest + kDepthTie) continue;
+    if (first == n || (candidates[i].position - mean).squaredNorm() >
+                          (candidates[first].position - mean).squaredNorm()) {
+      first = i;
+    }
   }
   const Vec3& p0 = candidates[first].position;
 
@@ -33,12 +55,13 @@ void ReduceContacts(std::span<const ContactPoint> candidates, const Vec3& normal
   if (second == first) return;  // all points coincide
   out->Add(candidates[second]);
 
-  // Third and fourth: largest signed triangle area on each side of the first two.
+  // Third and fourth: largest signed triangle area on each side of the first two; points
+  // within kOffLine of their line (collinear but for rounding) add nothing.
   const Vec3 edge = candidates[second].position - p0;
   std::size_t third = first;
   std::size_t fourth = first;
-  double max_area = 0.0;
-  double min_area = 0.0;
+  double max_area = kOffLine * edge.norm();
+  double min_area = -max_area;
   for (std::size_t i = 0; i < n; ++i) {
     const double area = edge.cross(candidates[i].position - p0).dot(normal);
     if (area > max_area) {

@@ -1,6 +1,6 @@
 #pragma once
 // One function per pair of shape types, in canonical order (lower ShapeType first, except
-// that the plane is always `b`, so hull-plane takes the hull first). Each clears `out`,
+// that the plane is always `b`, so hull-plane takes the hull first and mesh-plane the mesh). Each clears `out`,
 // writes the points whose signed distance is below `margin`, with normals pointing from `a`
 // to `b`, and returns how many it wrote.
 
@@ -53,6 +53,19 @@ int CollideCapsuleHull(const Shape& a, const Transform& pa, const Shape& b, cons
 int CollideHullHull(const Shape& a, const Transform& pa, const Shape& b, const Transform& pb,
                     double margin, ContactManifold* out);
 int CollideHullPlane(const Shape& a, const Transform& pa, const Shape& b, const Transform& pb,
+                     double margin, ContactManifold* out);
+
+// mesh_pairs.cc (the mesh is `b`; a mesh against a plane or a mesh, both fixed, never
+// touches)
+int CollideSphereMesh(const Shape& a, const Transform& pa, const Shape& b, const Transform& pb,
+                      double margin, ContactManifold* out);
+int CollideBoxMesh(const Shape& a, const Transform& pa, const Shape& b, const Transform& pb,
+                   double margin, ContactManifold* out);
+int CollideCapsuleMesh(const Shape& a, const Transform& pa, const Shape& b, const Transform& pb,
+                       double margin, ContactManifold* out);
+int CollideHullMesh(const Shape& a, const Transform& pa, const Shape& b, const Transform& pb,
+                    double margin, ContactManifold* out);
+int CollideMeshFixed(const Shape& a, const Transform& pa, const Shape& b, const Transform& pb,
                      double margin, ContactManifold* out);
 
 }  // namespace ligature

@@ -36,6 +36,9 @@ Vec3 UnitInertia(const Shape& s) {
       const Eigen::SelfAdjointEigenSolver<Mat3> eigen(s.hull->unit_inertia, Eigen::EigenvaluesOnly);
       return eigen.eigenvalues() / s.hull->volume;
     }
+    // A surface has no volume (meshes are for static and kinematic bodies).
+    case ShapeType::kMesh:
+      return Vec3::Zero();
   }
   return Vec3::Zero();
 }
@@ -68,6 +71,8 @@ double ShapeVolume(const Shape& s) {
       return 0.0;
     case ShapeType::kHull:
       return s.hull->volume;
+    case ShapeType::kMesh:
+      return 0.0;
   }
   return 0.0;
 }

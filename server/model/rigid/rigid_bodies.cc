@@ -6,6 +6,15 @@
 #include "server/model/rigid/mass_properties.h"
 
 namespace ligature {
+namespace {
+
+// A plane or a mesh: a surface with no volume, so no mass, its frame its own origin.
+bool IsSurface(const std::vector<ChildShape>& shapes) {
+  return shapes.size() == 1 && (shapes[0].shape.type == ShapeType::kPlane ||
+                                shapes[0].shape.type == ShapeType::kMesh);
+}
+
+}  // namespace
 
 BodyHandle RigidBodies::Add(const BodyDesc& desc) {
   // Only rigid bodies live here (the world keeps the other kinds).
@@ -29,9 +38,8 @@ BodyHandle RigidBodies::Add(const BodyDesc& desc) {
   // move it: one material per body).
   std::vector<ChildShape> children = rigid.children;
   if (children.empty()) children.push_back({rigid.shape, Transform{}});
-  const Vec3 center = rigid.shape.type == ShapeType::kPlane && rigid.children.empty()
-                          ? Vec3::Zero()
-                          : ComputeCompoundMass(children, rigid.material).center;
+  const Vec3 center =
+      IsSurface(children) ? Vec3::Zero() : ComputeCompoundMass(children, rigid.material).center;
   for (ChildShape& c : children) c.local.position -= center;
 
   id.push_back(desc.id);
@@ -129,10 +137,10 @@ BodyDesc RigidBodies::Describe(uint32_t i) const {
   return d;
 }
 
-// Only dynamic bodies have finite mass; the others do not respond to forces or constraints.
+// Only dynamic bodies have finite mass; the others (and surfaces, whatever their kind) do
+// not respond to forces or constraints.
 void RigidBodies::UpdateMass(uint32_t i) {
-  const bool plane = shapes[i].front().shape.type == ShapeType::kPlane;
-  if (kind[i] != BodyKind::kDynamic || plane) {
+  if (kind[i] != BodyKind::kDynamic || IsSurface(shapes[i])) {
     inv_mass[i] = 0.0;
     inv_inertia_local[i].setZero();
     return;

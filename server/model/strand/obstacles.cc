@@ -51,6 +51,10 @@ SurfaceDistance Distance(const Obstacle& o, const Vec3& p) {
       const HullSurfacePoint s = NearestSurfacePoint(*o.shape.hull, o.pose.InverseApply(p));
       return {s.distance, o.pose.Rotate(s.normal)};
     }
+    case ShapeType::kMesh: {
+      const MeshSurfacePoint s = NearestSurfacePoint(*o.shape.mesh, o.pose.InverseApply(p));
+      return {s.distance, o.pose.Rotate(s.normal)};
+    }
   }
   return {};
 }

@@ -1,5 +1,6 @@
 #include "tests/bench/peers/bullet_scene.h"
 
+#include <BulletCollision/CollisionDispatch/btInternalEdgeUtility.h>
 #include <btBulletDynamicsCommon.h>
 
 #include <cmath>
@@ -32,6 +33,28 @@ constexpr double kHullMargin = 0.001;
 btTransform ToBullet(const Transform& t) {
   return btTransform(ToBullet(t.orientation), ToBullet(t.position));
 }
+
+// Bullet's internal-edge correction, for each new contact point on a mesh body (one with
+// CF_CUSTOM_MATERIAL_CALLBACK): the mesh's wrapper goes first.
+bool AdjustMeshEdges(btManifoldPoint& cp, const btCollisionObjectWrapper* w0, int part0,
+                     int index0, const btCollisionObjectWrapper* w1, int part1, int index1) {
+  if (w0->getCollisionObject()->getCollisionShape()->getShapeType() ==
+      TRIANGLE_MESH_SHAPE_PROXYTYPE) {
+    btAdjustInternalEdgeContacts(cp, w0, w1, part0, index0);
+  } else {
+    btAdjustInternalEdgeContacts(cp, w1, w0, part1, index1);
+  }
+  return true;
+}
+
+// A mesh's data as Bullet reads it in place: vertices at Bullet's precision, indices, the
+// array over them and the internal-edge information.
+struct MeshBuffers {
+  std::vector<btScalar> vertices;
+  std::vector<int> indices;
+  std::unique_ptr<btTriangleIndexVertexArray> array;
+  std::unique_ptr<btTriangleInfoMap> edges;
+};
 
 class BulletScene : public SteppedScene {
  public:
@@ -74,11 +97,13 @@ class BulletScene : public SteppedScene {
   btDbvtBroadphase broadphase_;
   btSequentialImpulseConstraintSolver solver_;
   std::unique_ptr<btDiscreteDynamicsWorld> world_;
+  std::vector<std::unique_ptr<MeshBuffers>> mesh_buffers_;  // outlive the shapes over them
   std::vector<std::unique_ptr<btCollisionShape>> shapes_;
   // Shared primitives by (type, radius, half_length, half_extents), owned by shapes_.
   std::map<std::tuple<int, double, double, double, double, double>, btCollisionShape*> primitives_;
-  // Shared hulls by our hull, owned by shapes_.
+  // Shared hulls by our hull, and meshes by our mesh, owned by shapes_.
   std::map<const ConvexHull*, btCollisionShape*> hulls_;
+  std::map<const TriangleMesh*, btCollisionShape*> meshes_;
   std::vector<std::unique_ptr<btRigidBody>> bodies_;
 };
 
@@ -90,6 +115,7 @@ BulletScene::BulletScene(const WorldSettings& settings, const BulletSceneOptions
       std::make_unique<btDiscreteDynamicsWorld>(&dispatcher_, &broadphase_, &solver_, &config_);
   world_->setGravity(ToBullet(settings.gravity));
   world_->getSolverInfo().m_numIterations = iterations_;
+  gContactAddedCallback = AdjustMeshEdges;
 }
 
 BulletScene::~BulletScene() {
@@ -112,6 +138,30 @@ btCollisionShape* BulletScene::Primitive(const Shape& shape) {
     shapes_.push_back(std::move(bullet));
     return hull;
   }
+  // A mesh: Bullet's bounding-volume-tree triangle mesh over our vertices and indices, with
+  // its internal-edge information, so that contacts on flat seams are corrected as Bullet's
+  // users do (btAdjustInternalEdgeContacts, from the contact-added callback).
+  if (shape.type == ShapeType::kMesh) {
+    btCollisionShape*& mesh = meshes_[shape.mesh.get()];
+    if (mesh != nullptr) return mesh;
+    MeshBuffers& buffers = *mesh_buffers_.emplace_back(std::make_unique<MeshBuffers>());
+    for (const Vec3& v : shape.mesh->vertices) {
+      for (int k = 0; k < 3; ++k) buffers.vertices.push_back(static_cast<btScalar>(v[k]));
+    }
+    for (const auto& t : shape.mesh->triangles) {
+      buffers.indices.insert(buffers.indices.end(), t.begin(), t.end());
+    }
+    buffers.array = std::make_unique<btTriangleIndexVertexArray>(
+        static_cast<int>(shape.mesh->triangles.size()), buffers.indices.data(),
+        static_cast<int>(3 * sizeof(int)), static_cast<int>(shape.mesh->vertices.size()),
+        buffers.vertices.data(), static_cast<int>(3 * sizeof(btScalar)));
+    auto bvh = std::make_unique<btBvhTriangleMeshShape>(buffers.array.get(), true);
+    buffers.edges = std::make_unique<btTriangleInfoMap>();
+    btGenerateInternalEdgeInfo(bvh.get(), buffers.edges.get());
+    mesh = bvh.get();
+    shapes_.push_back(std::move(bvh));
+    return mesh;
+  }
   const Vec3& h = shape.half_extents;
   btCollisionShape*& cached = primitives_[{static_cast<int>(shape.type), shape.radius,
                                            shape.half_length, h.x(), h.y(), h.z()}];
@@ -130,7 +180,8 @@ btCollisionShape* BulletScene::Primitive(const Shape& shape) {
       break;
     case ShapeType::kPlane:
     case ShapeType::kHull:
-      return nullptr;  // callers map planes themselves; hulls are made above
+    case ShapeType::kMesh:
+      return nullptr;  // callers map planes themselves; hulls and meshes are made above
   }
   cached = shapes_.back().get();
   return cached;
@@ -207,6 +258,11 @@ absl::Status BulletScene::AddBody(const BodyDesc& desc) {
   btCollisionShape* shape = rigid.children.empty() && identity ? Primitive(rigid.shape)
                                                                : Compound(children, shapes_frame);
   AddRigidBody(rigid, shape, pose, mass, inertia);
+  if (rigid.children.empty() && rigid.shape.type == ShapeType::kMesh) {
+    btRigidBody* body = bodies_.back().get();
+    body->setCollisionFlags(body->getCollisionFlags() |
+                            btCollisionObject::CF_CUSTOM_MATERIAL_CALLBACK);
+  }
   return absl::OkStatus();
 }
 

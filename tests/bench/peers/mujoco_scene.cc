@@ -101,6 +101,7 @@ std::string GeomXml(const Shape& shape, const Transform& pose, const Material& m
       size = "0 0 1";  // infinite; the third number only spaces the rendering grid
       break;
     case ShapeType::kHull:
+    case ShapeType::kMesh:
       break;  // refused before (CheckPeerBody)
   }
   return absl::StrCat("<geom type=\"", type, "\" size=\"", size, "\" pos=\"", Vec(pose.position),

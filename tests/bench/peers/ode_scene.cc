@@ -148,7 +148,9 @@ dGeomID OdeScene::CreateGeom(const Shape& shape) {
       return dCreateCapsule(space_, shape.radius, 2.0 * shape.half_length);
     case ShapeType::kPlane:
     case ShapeType::kHull:
-      return nullptr;  // callers map planes themselves; hulls are refused (CheckPeerBody)
+    case ShapeType::kMesh:
+      return nullptr;  // callers map planes themselves; hulls and meshes are refused
+                       // (CheckPeerBody)
   }
   return nullptr;
 }

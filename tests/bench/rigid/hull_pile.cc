@@ -3,7 +3,11 @@
 // in the same run, at 20 iterations with no early exit on every side. Bullet collides
 // btConvexHullShapes of the same vertices (1 mm margin, polyhedral contact clipping) and
 // gets the same masses and inertias; the contact counts of both sides are in the lines.
+// rigid/hulls_on_mesh: the same pile on a static terrain mesh of 20,000 triangles (10 m
+// square, gentle waves) in place of the plane; Bullet collides a btBvhTriangleMeshShape of
+// the same triangles with its internal-edge correction.
 
+#include <cmath>
 #include <memory>
 #include <random>
 #include <string>
@@ -14,6 +18,7 @@
 #include "tests/bench/peers/bullet_scene.h"
 #include "tests/bench/registry.h"
 #include "tests/bench/rigid/ligature_scene.h"
+#include "tests/support/grid_mesh.h"
 
 namespace ligature::bench {
 namespace {
@@ -21,10 +26,16 @@ namespace {
 constexpr int kHulls = 300;
 constexpr int kIterations = 20;
 
-// The pile: hulls of 8 to 32 points on ellipsoids with semi-axes 0.1 to 0.2 m, 0.5 m apart
-// in a grid of 10 x 10 per layer, layers 0.5 m apart from 0.3 m up; the same hulls (one
-// fixed seed) on every side.
-SceneDesc HullPile() {
+// The terrain: 100 x 100 cells of 0.1 m, two triangles each, heights within 5 cm.
+Shape Terrain() {
+  return Shape::Mesh(testing::GridMesh(
+      100, 0.1, [](double x, double z) { return 0.05 * std::sin(1.3 * x) * std::cos(0.9 * z); }));
+}
+
+// The pile on `ground` (a static shape at the origin): hulls of 8 to 32 points on
+// ellipsoids with semi-axes 0.1 to 0.2 m, 0.5 m apart in a grid of 10 x 10 per layer,
+// layers 0.5 m apart from 0.3 m up; the same hulls (one fixed seed) on every side.
+SceneDesc HullPile(const Shape& ground_shape) {
   SceneDesc scene;
   scene.settings.rate_hz = 60.0;
   scene.settings.solver.max_iterations = kIterations;
@@ -32,9 +43,9 @@ SceneDesc HullPile() {
   BodyDesc ground;
   ground.id = "ground";
   ground.kind = BodyKind::kStatic;
-  RigidBodyDesc plane;
-  plane.shape = Shape::Plane();
-  ground.body = plane;
+  RigidBodyDesc rigid_ground;
+  rigid_ground.shape = ground_shape;
+  ground.body = rigid_ground;
   scene.bodies.push_back(ground);
 
   std::mt19937 rng(2024);
@@ -62,27 +73,31 @@ SceneDesc HullPile() {
   return scene;
 }
 
-StepBench HullPileBench() {
+// The pile on `ground`, named `name`, described as lying on `ground_text`.
+StepBench HullPileBench(const std::string& name, const Shape& ground,
+                        const std::string& ground_text) {
   StepBench bench;
-  bench.name = "rigid/hull_pile";
-  bench.setup = absl::StrCat(kHulls, " hulls of 8-32 vertices on a plane, 60 Hz, ", kIterations,
-                             " iterations on every side, no early exit");
+  bench.name = name;
+  bench.setup = absl::StrCat(kHulls, " hulls of 8-32 vertices on ", ground_text, ", 60 Hz, ",
+                             kIterations, " iterations on every side, no early exit");
   bench.settle_steps = 300;
   bench.timed_steps = 600;
   bench.quick_timed_steps = 60;
   bench.chunk_steps = 60;
   for (const SolverKind kind : {SolverKind::kGaussSeidel, SolverKind::kTunableLcp}) {
-    bench.ours.push_back({SolverName(kind), [kind]() {
-                            SceneDesc scene = HullPile();
+    bench.ours.push_back({SolverName(kind), [kind, ground]() {
+                            SceneDesc scene = HullPile(ground);
                             scene.settings.solver.kind = kind;
                             return MakeLigatureScene(scene);
                           }});
   }
-  bench.peers.push_back({BulletPeerName(), [] { return MakeBulletScene(HullPile()); }});
+  bench.peers.push_back({BulletPeerName(), [ground] { return MakeBulletScene(HullPile(ground)); }});
   return bench;
 }
 
-const Registrar kHullPile(HullPileBench());
+const Registrar kHullPile(HullPileBench("rigid/hull_pile", Shape::Plane(), "a plane"));
+const Registrar kHullsOnMesh(HullPileBench("rigid/hulls_on_mesh", Terrain(),
+                                           "a 20,000-triangle terrain mesh"));
 
 }  // namespace
 }  // namespace ligature::bench

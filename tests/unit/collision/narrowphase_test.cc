@@ -35,6 +35,8 @@ const char* Name(ShapeType t) {
       return "plane";
     case ShapeType::kHull:
       return "hull";
+    case ShapeType::kMesh:
+      return "mesh";
   }
   return "?";
 }

@@ -529,6 +529,62 @@ TEST(SceneFromProtoTest, BadHullNamesItsField) {
       "bodies[1].shape.compound.children[1].shape.hull.points");
 }
 
+// A square of two triangles as body 1's mesh (body 1 made static).
+v1::TriangleMesh* MakeMesh(v1::Scene& s) {
+  v1::Body* body = s.mutable_bodies(1);
+  body->set_kind(v1::BODY_KIND_STATIC);
+  v1::TriangleMesh* mesh = body->mutable_shape()->mutable_mesh();
+  for (const Vec3& p : std::vector<Vec3>{{0, 0, 0}, {1, 0, 0}, {0, 0, 1}, {1, 0, 1}}) {
+    v1::Vec3* q = mesh->add_vertices();
+    q->set_x(p.x());
+    q->set_y(p.y());
+    q->set_z(p.z());
+  }
+  for (const uint32_t i : {0, 2, 1, 1, 2, 3}) mesh->add_indices(i);
+  return mesh;
+}
+
+TEST(SceneFromProtoTest, MeshConvertsAndReadsBack) {
+  v1::Scene s = ValidScene();
+  MakeMesh(s);
+  auto scene = SceneFromProto(s);
+  ASSERT_TRUE(scene.ok()) << scene.status();
+  const Shape& shape = scene->bodies[1].rigid()->shape;
+  ASSERT_EQ(shape.type, ShapeType::kMesh);
+  EXPECT_EQ(shape.mesh->triangles.size(), 2u);
+  const v1::Body back = BodyToProto(scene->bodies[1]);
+  EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(back.shape(),
+                                                                 s.bodies(1).shape()));
+  // Kinematic is allowed too.
+  s.mutable_bodies(1)->set_kind(v1::BODY_KIND_KINEMATIC);
+  EXPECT_TRUE(SceneFromProto(s).ok());
+}
+
+TEST(SceneFromProtoTest, BadMeshNamesItsField) {
+  ExpectInvalid([](v1::Scene& s) { MakeMesh(s)->mutable_vertices(2)->set_y(kNaN); },
+                "bodies[1].shape.mesh.vertices[2].y");
+  ExpectInvalid([](v1::Scene& s) { MakeMesh(s)->mutable_vertices(3)->set_z(2e6); },
+                "bodies[1].shape.mesh.vertices[3]");
+  ExpectInvalid([](v1::Scene& s) { MakeMesh(s)->set_indices(4, 9); },
+                "bodies[1].shape.mesh.indices[4]");
+  ExpectInvalid([](v1::Scene& s) { MakeMesh(s)->set_indices(5, 1); },
+                "bodies[1].shape.mesh.indices[3..5]");
+  ExpectInvalid([](v1::Scene& s) { MakeMesh(s)->add_indices(0); },
+                "bodies[1].shape.mesh.indices");
+  ExpectInvalid(
+      [](v1::Scene& s) {
+        MakeMesh(s);
+        s.mutable_bodies(1)->set_kind(v1::BODY_KIND_DYNAMIC);
+      },
+      "bodies[1].kind");
+  ExpectInvalid(
+      [](v1::Scene& s) {
+        v1::Compound* compound = MakeCompound(s, 2);
+        compound->mutable_children(1)->mutable_shape()->mutable_mesh();
+      },
+      "bodies[1].shape.compound.children[1].shape.mesh");
+}
+
 // Sizes are in [1e-4, 1e6] m and positions within 1e6 m.
 TEST(SceneFromProtoTest, SizeAndPositionRanges) {
   ExpectInvalid(

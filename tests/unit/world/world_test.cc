@@ -7,6 +7,8 @@
 #include <memory>
 #include <string>
 
+#include "tests/support/grid_mesh.h"
+
 namespace ligature {
 namespace {
 
@@ -167,6 +169,22 @@ TEST(WorldTest, RemoveBodyKeepsOthersIntact) {
   ASSERT_EQ(scene.constraints.size(), 1u);
   EXPECT_EQ(scene.constraints[0].body_a, "c");
   EXPECT_EQ(scene.constraints[0].frame_a.position, Vec3(0.0, 0.25, 0.0));
+}
+
+// A mesh body stays fixed: it cannot be made dynamic, and the refusal changes nothing.
+TEST(WorldTest, MeshBodyCannotBecomeDynamic) {
+  auto world = EmptyWorld();
+  BodyDesc floor = Body("floor", Vec3::Zero(), BodyKind::kStatic);
+  floor.rigid()->shape = Shape::Mesh(testing::GridMesh(2, 1.0));
+  ASSERT_TRUE(world->AddBody(floor).ok());
+  BodyUpdate u;
+  u.kind = BodyKind::kDynamic;
+  const absl::Status status = world->UpdateBody("floor", u);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(status.message()), StartsWith("body.kind:"));
+  EXPECT_EQ(world->GetBody("floor")->kind, BodyKind::kStatic);
+  u.kind = BodyKind::kKinematic;
+  EXPECT_TRUE(world->UpdateBody("floor", u).ok());
 }
 
 // UpdateBody changes exactly the given fields.

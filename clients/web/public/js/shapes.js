@@ -1,6 +1,7 @@
 // Meshes for rigid shapes, in the body's frame: sphere, box, capsule (axis along local y),
 // plane (the local XZ plane, normal +y, drawn as a large square with a grid), convex hulls
-// (the hull of their points) and compounds of them, each child at its pose.
+// (the hull of their points), triangle meshes (both sides drawn) and compounds of them, each child
+// at its pose.
 import * as THREE from 'three';
 import { ConvexGeometry } from 'three/addons/geometries/ConvexGeometry.js';
 import { COLOURS } from './colours.js';
@@ -27,6 +28,16 @@ export function buildShape(shape, material) {
         points.push(new THREE.Vector3(shape.points[i], shape.points[i + 1], shape.points[i + 2]));
       }
       return new THREE.Mesh(new ConvexGeometry(points), material);
+    }
+    case 'mesh': {
+      // Both sides drawn, so a mesh wound the wrong way still shows.
+      const geometry = new THREE.BufferGeometry();
+      geometry.setAttribute('position', new THREE.Float32BufferAttribute(shape.vertices, 3));
+      geometry.setIndex(shape.indices);
+      geometry.computeVertexNormals();
+      const twoSided = material.clone();
+      twoSided.side = THREE.DoubleSide;
+      return new THREE.Mesh(geometry, twoSided);
     }
     case 'compound': {
       const group = new THREE.Group();

@@ -1,0 +1,223 @@
+// The mesh's bounding-volume tree (build and box query) and the marking of active edges.
+
+#include "server/geometry/triangle_mesh.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <utility>
+
+namespace ligature {
+namespace {
+
+// Bounds of triangles order[first, first + count).
+void BoundTriangles(const TriangleMesh& mesh, int first, int count, TriangleMesh::Node* node) {
+  node->min = Vec3::Constant(std::numeric_limits<double>::infinity());
+  node->max = Vec3::Constant(-std::numeric_limits<double>::infinity());
+  for (int i = first; i < first + count; ++i) {
+    for (int k = 0; k < 3; ++k) {
+      const Vec3& v = mesh.Corner(mesh.order[i], k);
+      node->min = node->min.cwiseMin(v);
+      node->max = node->max.cwiseMax(v);
+    }
+  }
+}
+
+// Builds the subtree over order[first, first + count) at nodes[index]; `centres` holds
+// each triangle's centroid.
+void BuildNode(int index, int first, int count, int leaf_size, const std::vector<Vec3>& centres,
+               TriangleMesh* mesh) {
+  BoundTriangles(*mesh, first, count, &mesh->nodes[index]);
+  if (count <= leaf_size) {
+    mesh->nodes[index].first = first;
+    mesh->nodes[index].count = count;
+    return;
+  }
+  // Split at the median centre along the axis where the centres spread most.
+  Vec3 lo = Vec3::Constant(std::numeric_limits<double>::infinity());
+  Vec3 hi = -lo;
+  for (int i = first; i < first + count; ++i) {
+    lo = lo.cwiseMin(centres[mesh->order[i]]);
+    hi = hi.cwiseMax(centres[mesh->order[i]]);
+  }
+  int axis = 0;
+  (hi - lo).maxCoeff(&axis);
+  const int half = count / 2;
+  const auto begin = mesh->order.begin() + first;
+  std::nth_element(begin, begin + half, begin + count, [&](int a, int b) {
+    const double ca = centres[a][axis], cb = centres[b][axis];
+    return ca < cb || (ca == cb && a < b);
+  });
+  const int left = static_cast<int>(mesh->nodes.size());
+  mesh->nodes.emplace_back();
+  mesh->nodes.emplace_back();
+  mesh->nodes[index].left = left;
+  mesh->nodes[index].right = left + 1;
+  BuildNode(left, first, half, leaf_size, centres, mesh);
+  BuildNode(left + 1, first + half, count - half, leaf_size, centres, mesh);
+}
+
+// Squared distance from `p` to the box [lo, hi].
+double BoxDistance2(const Vec3& lo, const Vec3& hi, const Vec3& p) {
+  return (lo - p).cwiseMax(p - hi).cwiseMax(0.0).squaredNorm();
+}
+
+// The point of triangle abc nearest to p: corner regions, then edge regions, then the
+// inside (the Voronoi regions of the triangle's features).
+Vec3 NearestOnTriangle(const Vec3& a, const Vec3& b, const Vec3& c, const Vec3& p) {
+  const Vec3 ab = b - a, ac = c - a, ap = p - a;
+  const double d1 = ab.dot(ap), d2 = ac.dot(ap);
+  if (d1 <= 0.0 && d2 <= 0.0) return a;
+  const Vec3 bp = p - b;
+  const double d3 = ab.dot(bp), d4 = ac.dot(bp);
+  if (d3 >= 0.0 && d4 <= d3) return b;
+  const double vc = d1 * d4 - d3 * d2;
+  if (vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0) return a + ab * (d1 / (d1 - d3));
+  const Vec3 cp = p - c;
+  const double d5 = ab.dot(cp), d6 = ac.dot(cp);
+  if (d6 >= 0.0 && d5 <= d6) return c;
+  const double vb = d5 * d2 - d1 * d6;
+  if (vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0) return a + ac * (d2 / (d2 - d6));
+  const double va = d3 * d6 - d5 * d4;
+  if (va <= 0.0 && d4 - d3 >= 0.0 && d5 - d6 >= 0.0) {
+    return b + (c - b) * ((d4 - d3) / ((d4 - d3) + (d5 - d6)));
+  }
+  const double sum = va + vb + vc;
+  return a + ab * (vb / sum) + ac * (vc / sum);
+}
+
+bool BoxesMeet(const Vec3& amin, const Vec3& amax, const Vec3& bmin, const Vec3& bmax) {
+  return (amin.array() <= bmax.array()).all() && (bmin.array() <= amax.array()).all();
+}
+
+}  // namespace
+
+void TriangleMesh::Overlapping(const Vec3& lo, const Vec3& hi, std::vector<int>* out) const {
+  if (nodes.empty()) return;
+  // Depth-first with an explicit stack: the tree is balanced, so 64 levels cover any mesh.
+  int stack[64];
+  int depth = 0;
+  stack[depth++] = 0;
+  while (depth > 0) {
+    const Node& node = nodes[stack[--depth]];
+    if (!BoxesMeet(node.min, node.max, lo, hi)) continue;
+    if (node.left < 0) {
+      for (int i = node.first; i < node.first + node.count; ++i) {
+        const int t = order[i];
+        Vec3 tmin = Corner(t, 0), tmax = Corner(t, 0);
+        for (int k = 1; k < 3; ++k) {
+          tmin = tmin.cwiseMin(Corner(t, k));
+          tmax = tmax.cwiseMax(Corner(t, k));
+        }
+        if (BoxesMeet(tmin, tmax, lo, hi)) out->push_back(t);
+      }
+      continue;
+    }
+    assert(depth + 2 <= 64);
+    stack[depth++] = node.right;
+    stack[depth++] = node.left;
+  }
+}
+
+MeshSurfacePoint NearestSurfacePoint(const TriangleMesh& mesh, const Vec3& p) {
+  MeshSurfacePoint best;
+  best.distance = std::numeric_limits<double>::infinity();
+  if (mesh.nodes.empty()) return best;
+  // Depth-first, nearer child first, skipping nodes farther than the best so far.
+  double best2 = std::numeric_limits<double>::infinity();
+  int stack[64];
+  int depth = 0;
+  stack[depth++] = 0;
+  while (depth > 0) {
+    const TriangleMesh::Node& node = mesh.nodes[stack[--depth]];
+    if (BoxDistance2(node.min, node.max, p) >= best2) continue;
+    if (node.left < 0) {
+      for (int i = node.first; i < node.first + node.count; ++i) {
+        const int t = mesh.order[i];
+        const Vec3 q =
+            NearestOnTriangle(mesh.Corner(t, 0), mesh.Corner(t, 1), mesh.Corner(t, 2), p);
+        const double d2 = (p - q).squaredNorm();
+        if (d2 < best2) {
+          best2 = d2;
+          best.point = q;
+          best.triangle = t;
+        }
+      }
+      continue;
+    }
+    const TriangleMesh::Node& l = mesh.nodes[node.left];
+    const TriangleMesh::Node& r = mesh.nodes[node.right];
+    const bool left_first = BoxDistance2(l.min, l.max, p) <= BoxDistance2(r.min, r.max, p);
+    assert(depth + 2 <= 64);
+    stack[depth++] = left_first ? node.right : node.left;
+    stack[depth++] = left_first ? node.left : node.right;
+  }
+  // Behind the nearest triangle, or on it: out along its front; else straight away.
+  best.distance = std::sqrt(best2);
+  const Vec3& n = mesh.normals[best.triangle];
+  const Vec3 away = p - best.point;
+  if (n.dot(away) < 0.0 || !(best.distance > 1e-12)) {
+    if (n.dot(away) < 0.0) best.distance = -best.distance;
+    best.normal = n;
+  } else {
+    best.normal = away / best.distance;
+  }
+  return best;
+}
+
+void MarkActiveEdges(double crease_angle, TriangleMesh* mesh) {
+  const int n = static_cast<int>(mesh->triangles.size());
+  // Each undirected edge (lower vertex first) with the (triangle, corner) sides along it.
+  std::map<std::pair<int, int>, std::vector<std::pair<int, int>>> sides;
+  for (int t = 0; t < n; ++t) {
+    for (int k = 0; k < 3; ++k) {
+      const int a = mesh->triangles[t][k], b = mesh->triangles[t][(k + 1) % 3];
+      sides[{std::min(a, b), std::max(a, b)}].push_back({t, k});
+    }
+  }
+  const double cos_crease = std::cos(crease_angle);
+  mesh->active_edges.assign(n, 0);
+  for (const auto& [edge, along] : sides) {
+    if (along.size() != 2) {
+      for (const auto& [t, k] : along) mesh->active_edges[t] |= uint8_t(1u << k);
+      continue;
+    }
+    const auto [t0, k0] = along[0];
+    const auto [t1, k1] = along[1];
+    // A neighbour wound the other way round (the edge runs the same direction in both)
+    // faces the other way: its normal is flipped for the comparison.
+    const bool same_direction = mesh->triangles[t0][k0] == mesh->triangles[t1][k1];
+    const Vec3 n0 = mesh->normals[t0];
+    const Vec3 n1 = same_direction ? Vec3(-mesh->normals[t1]) : mesh->normals[t1];
+    // Convex when the neighbour's far corner lies behind this triangle's plane.
+    const Vec3& far = mesh->Corner(t1, (k1 + 2) % 3);
+    const bool convex = n0.dot(far - mesh->Corner(t0, k0)) < 0.0;
+    if (convex && n0.dot(n1) < cos_crease) {
+      mesh->active_edges[t0] |= uint8_t(1u << k0);
+      mesh->active_edges[t1] |= uint8_t(1u << k1);
+    }
+  }
+}
+
+void BuildMeshTree(int leaf_size, TriangleMesh* mesh) {
+  assert(leaf_size >= 1);
+  const int n = static_cast<int>(mesh->triangles.size());
+  mesh->nodes.clear();
+  mesh->order.resize(n);
+  for (int t = 0; t < n; ++t) mesh->order[t] = t;
+  mesh->local_min = mesh->local_max = Vec3::Zero();
+  if (n == 0) return;
+  std::vector<Vec3> centres(n);
+  for (int t = 0; t < n; ++t) {
+    centres[t] = (mesh->Corner(t, 0) + mesh->Corner(t, 1) + mesh->Corner(t, 2)) / 3.0;
+  }
+  mesh->nodes.reserve(2 * (n / leaf_size + 1));
+  mesh->nodes.emplace_back();
+  BuildNode(0, 0, n, leaf_size, centres, mesh);
+  mesh->local_min = mesh->nodes[0].min;
+  mesh->local_max = mesh->nodes[0].max;
+}
+
+}  // namespace ligature
