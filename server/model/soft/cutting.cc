@@ -28,13 +28,8 @@ Face SortedFace(int a, int b, int c) {
   return f;
 }
 
-// Signed volume of the tet with corners p0..p3 (positive when positively oriented).
-double SignedVolume(const Vec3& p0, const Vec3& p1, const Vec3& p2, const Vec3& p3) {
-  return (p1 - p0).dot((p2 - p0).cross(p3 - p0)) / 6.0;
-}
-
 // Signed volume of `tet` with its corners taken from `pos`.
-double SignedVolume(const std::vector<Vec3>& pos, const std::array<int, 4>& tet) {
+double VolumeOf(const std::vector<Vec3>& pos, const std::array<int, 4>& tet) {
   return SignedVolume(pos[tet[0]], pos[tet[1]], pos[tet[2]], pos[tet[3]]);
 }
 
@@ -611,10 +606,10 @@ absl::Status MoveCutVertex(int v, const Vec3& target, const FemMaterial& materia
   x_trial[v] = target;
   for (int t : tets) {
     const auto& tet = mesh->tets[t];
-    const double rest_before = SignedVolume(mesh->vertices, tet);
-    const double rest_after = SignedVolume(rest_trial, tet);
-    const double now_before = SignedVolume(state->x, tet);
-    const double now_after = SignedVolume(x_trial, tet);
+    const double rest_before = VolumeOf(mesh->vertices, tet);
+    const double rest_after = VolumeOf(rest_trial, tet);
+    const double now_before = VolumeOf(state->x, tet);
+    const double now_after = VolumeOf(x_trial, tet);
     if (!(rest_after > 0.0 && rest_after >= min_volume_ratio * rest_before &&
           now_after > 0.0 && now_after >= min_volume_ratio * now_before)) {
       return absl::FailedPreconditionError(absl::StrCat(
@@ -627,7 +622,7 @@ absl::Status MoveCutVertex(int v, const Vec3& target, const FemMaterial& materia
   state->x[v] = target;
   for (int t : tets) {
     const auto& tet = mesh->tets[t];
-    const double volume = SignedVolume(mesh->vertices, tet);
+    const double volume = VolumeOf(mesh->vertices, tet);
     const double delta_mass = 0.25 * material.density * (volume - rest->volume[t]);
     for (int u : tet) rest->mass[u] += delta_mass;
     rest->volume[t] = volume;

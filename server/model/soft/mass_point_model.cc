@@ -16,11 +16,6 @@
 namespace ligature {
 namespace {
 
-// Signed volume of the tet (a, b, c, d): positive when positively oriented.
-double SignedVolume(const Vec3& a, const Vec3& b, const Vec3& c, const Vec3& d) {
-  return (b - a).dot((c - a).cross(d - a)) / 6.0;
-}
-
 // Gradient of the signed volume with respect to each of the four vertices.
 std::array<Vec3, 4> VolumeGradient(const Vec3& a, const Vec3& b, const Vec3& c,
                                    const Vec3& d) {

@@ -375,11 +375,14 @@ std::array<std::array<int, 3>, 4> OutwardFaces(const std::array<int, 4>& t) {
 }  // namespace
 
 // (b - a) . ((c - a) x (d - a)) / 6.
+double SignedVolume(const Vec3& a, const Vec3& b, const Vec3& c, const Vec3& d) {
+  return (b - a).dot((c - a).cross(d - a)) / 6.0;
+}
+
 double TetVolume(const TetMesh& mesh, int t) {
   const std::array<int, 4>& v = mesh.tets[t];
-  const Vec3& a = mesh.vertices[v[0]];
-  return (mesh.vertices[v[1]] - a).dot((mesh.vertices[v[2]] - a).cross(mesh.vertices[v[3]] - a)) /
-         6.0;
+  return SignedVolume(mesh.vertices[v[0]], mesh.vertices[v[1]], mesh.vertices[v[2]],
+                      mesh.vertices[v[3]]);
 }
 
 double MeshVolume(const TetMesh& mesh) {

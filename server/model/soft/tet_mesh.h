@@ -22,6 +22,9 @@ struct TetMesh {
   std::vector<std::array<int, 4>> tets;  // indices into vertices, positively oriented
 };
 
+// Signed volume of the tet a, b, c, d: positive for a positively oriented tet.
+double SignedVolume(const Vec3& a, const Vec3& b, const Vec3& c, const Vec3& d);
+
 // Signed volume of tet t: positive for a positively oriented tet.
 double TetVolume(const TetMesh& mesh, int t);
 
