@@ -41,9 +41,9 @@ constexpr PairEntry kPairTable[kShapeTypeCount][kShapeTypeCount] = {
     {{CollideSpherePlane, true},
      {CollideBoxPlane, true},
      {CollideCapsulePlane, true},
-     {CollidePlanePlane, false},
+     {CollideFixedShapes, false},
      {CollideHullPlane, true},
-     {CollideMeshFixed, false}},
+     {CollideFixedShapes, false}},
     // a = hull
     {{CollideSphereHull, true},
      {CollideBoxHull, true},
@@ -55,9 +55,9 @@ constexpr PairEntry kPairTable[kShapeTypeCount][kShapeTypeCount] = {
     {{CollideSphereMesh, true},
      {CollideBoxMesh, true},
      {CollideCapsuleMesh, true},
-     {CollideMeshFixed, false},
+     {CollideFixedShapes, false},
      {CollideHullMesh, true},
-     {CollideMeshFixed, false}},
+     {CollideFixedShapes, false}},
 };
 
 }  // namespace

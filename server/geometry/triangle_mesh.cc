@@ -12,24 +12,32 @@
 namespace ligature {
 namespace {
 
-// Bounds of triangles order[first, first + count).
-void BoundTriangles(const TriangleMesh& mesh, int first, int count, TriangleMesh::Node* node) {
-  node->min = Vec3::Constant(std::numeric_limits<double>::infinity());
-  node->max = Vec3::Constant(-std::numeric_limits<double>::infinity());
-  for (int i = first; i < first + count; ++i) {
-    for (int k = 0; k < 3; ++k) {
-      const Vec3& v = mesh.Corner(mesh.order[i], k);
-      node->min = node->min.cwiseMin(v);
-      node->max = node->max.cwiseMax(v);
-    }
+// Bounds of triangle t.
+Aabb TriangleBounds(const TriangleMesh& mesh, int t) {
+  Aabb box{mesh.Corner(t, 0), mesh.Corner(t, 0)};
+  for (int k = 1; k < 3; ++k) {
+    box.min = box.min.cwiseMin(mesh.Corner(t, k));
+    box.max = box.max.cwiseMax(mesh.Corner(t, k));
   }
+  return box;
+}
+
+// Bounds of triangles order[first, first + count) (count >= 1).
+Aabb BoundTriangles(const TriangleMesh& mesh, int first, int count) {
+  Aabb box = TriangleBounds(mesh, mesh.order[first]);
+  for (int i = first + 1; i < first + count; ++i) {
+    const Aabb t = TriangleBounds(mesh, mesh.order[i]);
+    box.min = box.min.cwiseMin(t.min);
+    box.max = box.max.cwiseMax(t.max);
+  }
+  return box;
 }
 
 // Builds the subtree over order[first, first + count) at nodes[index]; `centres` holds
 // each triangle's centroid.
 void BuildNode(int index, int first, int count, int leaf_size, const std::vector<Vec3>& centres,
                TriangleMesh* mesh) {
-  BoundTriangles(*mesh, first, count, &mesh->nodes[index]);
+  mesh->nodes[index].bounds = BoundTriangles(*mesh, first, count);
   if (count <= leaf_size) {
     mesh->nodes[index].first = first;
     mesh->nodes[index].count = count;
@@ -59,9 +67,9 @@ void BuildNode(int index, int first, int count, int leaf_size, const std::vector
   BuildNode(left + 1, first + half, count - half, leaf_size, centres, mesh);
 }
 
-// Squared distance from `p` to the box [lo, hi].
-double BoxDistance2(const Vec3& lo, const Vec3& hi, const Vec3& p) {
-  return (lo - p).cwiseMax(p - hi).cwiseMax(0.0).squaredNorm();
+// Squared distance from `p` to `box`.
+double BoxDistance2(const Aabb& box, const Vec3& p) {
+  return (box.min - p).cwiseMax(p - box.max).cwiseMax(0.0).squaredNorm();
 }
 
 // The point of triangle abc nearest to p: corner regions, then edge regions, then the
@@ -88,13 +96,9 @@ Vec3 NearestOnTriangle(const Vec3& a, const Vec3& b, const Vec3& c, const Vec3& 
   return a + ab * (vb / sum) + ac * (vc / sum);
 }
 
-bool BoxesMeet(const Vec3& amin, const Vec3& amax, const Vec3& bmin, const Vec3& bmax) {
-  return (amin.array() <= bmax.array()).all() && (bmin.array() <= amax.array()).all();
-}
-
 }  // namespace
 
-void TriangleMesh::Overlapping(const Vec3& lo, const Vec3& hi, std::vector<int>* out) const {
+void TriangleMesh::Overlapping(const Aabb& box, std::vector<int>* out) const {
   if (nodes.empty()) return;
   // Depth-first with an explicit stack: the tree is balanced, so 64 levels cover any mesh.
   int stack[64];
@@ -102,16 +106,10 @@ void TriangleMesh::Overlapping(const Vec3& lo, const Vec3& hi, std::vector<int>*
   stack[depth++] = 0;
   while (depth > 0) {
     const Node& node = nodes[stack[--depth]];
-    if (!BoxesMeet(node.min, node.max, lo, hi)) continue;
+    if (!node.bounds.Overlaps(box)) continue;
     if (node.left < 0) {
       for (int i = node.first; i < node.first + node.count; ++i) {
-        const int t = order[i];
-        Vec3 tmin = Corner(t, 0), tmax = Corner(t, 0);
-        for (int k = 1; k < 3; ++k) {
-          tmin = tmin.cwiseMin(Corner(t, k));
-          tmax = tmax.cwiseMax(Corner(t, k));
-        }
-        if (BoxesMeet(tmin, tmax, lo, hi)) out->push_back(t);
+        if (TriangleBounds(*this, order[i]).Overlaps(box)) out->push_back(order[i]);
       }
       continue;
     }
@@ -132,7 +130,7 @@ MeshSurfacePoint NearestSurfacePoint(const TriangleMesh& mesh, const Vec3& p) {
   stack[depth++] = 0;
   while (depth > 0) {
     const TriangleMesh::Node& node = mesh.nodes[stack[--depth]];
-    if (BoxDistance2(node.min, node.max, p) >= best2) continue;
+    if (BoxDistance2(node.bounds, p) >= best2) continue;
     if (node.left < 0) {
       for (int i = node.first; i < node.first + node.count; ++i) {
         const int t = mesh.order[i];
@@ -149,7 +147,7 @@ MeshSurfacePoint NearestSurfacePoint(const TriangleMesh& mesh, const Vec3& p) {
     }
     const TriangleMesh::Node& l = mesh.nodes[node.left];
     const TriangleMesh::Node& r = mesh.nodes[node.right];
-    const bool left_first = BoxDistance2(l.min, l.max, p) <= BoxDistance2(r.min, r.max, p);
+    const bool left_first = BoxDistance2(l.bounds, p) <= BoxDistance2(r.bounds, p);
     assert(depth + 2 <= 64);
     stack[depth++] = left_first ? node.right : node.left;
     stack[depth++] = left_first ? node.left : node.right;
@@ -216,8 +214,8 @@ void BuildMeshTree(int leaf_size, TriangleMesh* mesh) {
   mesh->nodes.reserve(2 * (n / leaf_size + 1));
   mesh->nodes.emplace_back();
   BuildNode(0, 0, n, leaf_size, centres, mesh);
-  mesh->local_min = mesh->nodes[0].min;
-  mesh->local_max = mesh->nodes[0].max;
+  mesh->local_min = mesh->nodes[0].bounds.min;
+  mesh->local_max = mesh->nodes[0].bounds.max;
 }
 
 }  // namespace ligature

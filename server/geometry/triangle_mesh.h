@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "server/geometry/aabb.h"
 #include "server/math/types.h"
 
 namespace ligature {
@@ -19,8 +20,7 @@ struct TriangleMesh {
   // One node of the bounding-volume tree: its bounds, and either two children or, for a
   // leaf, `count` triangles of `order` from `first`.
   struct Node {
-    Vec3 min = Vec3::Zero();
-    Vec3 max = Vec3::Zero();
+    Aabb bounds;
     int left = -1;  // inner node: index of its first child; -1 for a leaf
     int right = -1;
     int first = 0;  // leaf: first index into `order`
@@ -41,9 +41,8 @@ struct TriangleMesh {
 
   const Vec3& Corner(int triangle, int k) const { return vertices[triangles[triangle][k]]; }
 
-  // The triangles whose bounds meet the box [lo, hi] (local frame), appended to `out` in
-  // tree order.
-  void Overlapping(const Vec3& lo, const Vec3& hi, std::vector<int>* out) const;
+  // The triangles whose bounds meet `box` (local frame), appended to `out` in tree order.
+  void Overlapping(const Aabb& box, std::vector<int>* out) const;
 };
 
 // The point of a mesh's surface nearest to a point, all in the mesh's frame: the distance

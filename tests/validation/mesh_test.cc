@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numbers>
 #include <string>
 
 #include "server/constraint/contact_rows.h"
@@ -93,8 +94,9 @@ TEST_P(MeshTest, BoxRestsOnTerrain) {
   scene.bodies.push_back(terrain);
   // On the crest at x = pi/2, z = 0, where the terrain is level.
   const Vec3 half(0.15, 0.1, 0.15);
-  const double top = height(M_PI / 2, 0.0);
-  scene.bodies.push_back(testing::MakeBody("box", Shape::Box(half), Vec3(M_PI / 2, 0.2, 0.0)));
+  const double top = height(std::numbers::pi / 2, 0.0);
+  scene.bodies.push_back(
+      testing::MakeBody("box", Shape::Box(half), Vec3(std::numbers::pi / 2, 0.2, 0.0)));
   auto world = testing::MakeWorld(scene);
   for (int i = 0; i < 120; ++i) world->Step();
   const Vec3 settled = testing::PositionOf(*world, "box");

@@ -147,7 +147,7 @@ int CollideShapeMesh(PairFunction with_hull, const Shape& a, const Transform& pa
   const Transform local{pb.InverseApply(pa.position), pb.orientation.conjugate() * pa.orientation};
   const Aabb bounds = ComputeAabb(a, local, std::max(margin, 0.0));
   scratch.triangles.clear();
-  mesh.Overlapping(bounds.min, bounds.max, &scratch.triangles);
+  mesh.Overlapping(bounds, &scratch.triangles);
   if (scratch.triangles.empty()) return 0;
 
   // Each triangle as a prism extending behind its front, as deep as the triangle is long: a
@@ -157,11 +157,7 @@ int CollideShapeMesh(PairFunction with_hull, const Shape& a, const Transform& pa
   bool any_face = false;
   ContactManifold m;
   for (const int t : scratch.triangles) {
-    double depth = 0.0;
-    for (int k = 0; k < 3; ++k) {
-      depth = std::max(depth, (mesh.Corner(t, (k + 1) % 3) - mesh.Corner(t, k)).norm());
-    }
-    const Vec3 at = PlaceTrianglePrism(mesh, t, mesh.normals[t], depth, &scratch.prism);
+    const Vec3 at = PlaceTrianglePrism(mesh, t, &scratch.prism);
     with_hull(a, pa, scratch.prism_shape, Transform{pb.Apply(at), pb.orientation}, margin, &m);
     const Vec3 front_world = pb.Rotate(mesh.normals[t]);
     for (int i = 0; i < m.count; ++i) {
@@ -216,12 +212,6 @@ int CollideCapsuleMesh(const Shape& a, const Transform& pa, const Shape& b, cons
 int CollideHullMesh(const Shape& a, const Transform& pa, const Shape& b, const Transform& pb,
                     double margin, ContactManifold* out) {
   return CollideShapeMesh(CollideHullHull, a, pa, b, pb, margin, out);
-}
-
-int CollideMeshFixed(const Shape& /*a*/, const Transform& /*pa*/, const Shape& /*b*/,
-                     const Transform& /*pb*/, double /*margin*/, ContactManifold* out) {
-  out->count = 0;
-  return 0;
 }
 
 }  // namespace ligature

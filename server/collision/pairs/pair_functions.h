@@ -40,8 +40,9 @@ int CollideBoxPlane(const Shape& a, const Transform& pa, const Shape& b, const T
                     double margin, ContactManifold* out);
 int CollideCapsulePlane(const Shape& a, const Transform& pa, const Shape& b, const Transform& pb,
                         double margin, ContactManifold* out);
-int CollidePlanePlane(const Shape& a, const Transform& pa, const Shape& b, const Transform& pb,
-                      double margin, ContactManifold* out);
+// Two fixed shapes: plane against plane, and a mesh against a plane or a mesh.
+int CollideFixedShapes(const Shape& a, const Transform& pa, const Shape& b, const Transform& pb,
+                       double margin, ContactManifold* out);
 
 // hull_pairs.cc (the hull is `b`, except against the plane, which is always `b`)
 int CollideSphereHull(const Shape& a, const Transform& pa, const Shape& b, const Transform& pb,
@@ -55,8 +56,7 @@ int CollideHullHull(const Shape& a, const Transform& pa, const Shape& b, const T
 int CollideHullPlane(const Shape& a, const Transform& pa, const Shape& b, const Transform& pb,
                      double margin, ContactManifold* out);
 
-// mesh_pairs.cc (the mesh is `b`; a mesh against a plane or a mesh, both fixed, never
-// touches)
+// mesh_pairs.cc (the mesh is `b`)
 int CollideSphereMesh(const Shape& a, const Transform& pa, const Shape& b, const Transform& pb,
                       double margin, ContactManifold* out);
 int CollideBoxMesh(const Shape& a, const Transform& pa, const Shape& b, const Transform& pb,
@@ -65,7 +65,5 @@ int CollideCapsuleMesh(const Shape& a, const Transform& pa, const Shape& b, cons
                        double margin, ContactManifold* out);
 int CollideHullMesh(const Shape& a, const Transform& pa, const Shape& b, const Transform& pb,
                     double margin, ContactManifold* out);
-int CollideMeshFixed(const Shape& a, const Transform& pa, const Shape& b, const Transform& pb,
-                     double margin, ContactManifold* out);
 
 }  // namespace ligature

@@ -1,4 +1,5 @@
-// Sphere, box and capsule against a static plane (always B), and plane against plane.
+// Sphere, box and capsule against a static plane (always B), and two fixed shapes (planes,
+// meshes), which never touch.
 // The plane is a half-space: everything below it counts as overlap.
 
 #include <algorithm>
@@ -70,9 +71,9 @@ int CollideCapsulePlane(const Shape& a, const Transform& pa, const Shape& /*b*/,
   return out->count;
 }
 
-// Planes are static and infinite: nothing to report.
-int CollidePlanePlane(const Shape& /*a*/, const Transform& /*pa*/, const Shape& /*b*/,
-                      const Transform& /*pb*/, double /*margin*/, ContactManifold* out) {
+// Two fixed shapes (planes, meshes: static or kinematic, never pushed): nothing to report.
+int CollideFixedShapes(const Shape& /*a*/, const Transform& /*pa*/, const Shape& /*b*/,
+                       const Transform& /*pb*/, double /*margin*/, ContactManifold* out) {
   out->count = 0;
   return 0;
 }

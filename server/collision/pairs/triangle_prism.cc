@@ -9,15 +9,17 @@
 
 namespace ligature {
 
-Vec3 PlaceTrianglePrism(const TriangleMesh& mesh, int t, const Vec3& front, double depth,
-                        ConvexHull* out) {
-  assert(depth > 0.0);
+Vec3 PlaceTrianglePrism(const TriangleMesh& mesh, int t, ConvexHull* out) {
   const Vec3 centre = (mesh.Corner(t, 0) + mesh.Corner(t, 1) + mesh.Corner(t, 2)) / 3.0;
-  // The front loop runs counter-clockwise about `front`: the triangle's own order, or
-  // reversed when the prism faces its back.
-  const bool reversed = front.dot(mesh.normals[t]) < 0.0;
+  const Vec3& front = mesh.normals[t];
+  // The corners, counter-clockwise about the normal, and the prism's depth: the longest edge.
   std::array<Vec3, 3> top;
-  for (int k = 0; k < 3; ++k) top[k] = mesh.Corner(t, reversed ? 2 - k : k) - centre;
+  double depth = 0.0;
+  for (int k = 0; k < 3; ++k) {
+    top[k] = mesh.Corner(t, k) - centre;
+    depth = std::max(depth, (mesh.Corner(t, (k + 1) % 3) - mesh.Corner(t, k)).norm());
+  }
+  assert(depth > 0.0);
 
   // Vertices 0-2 on the front, 3-5 behind them.
   out->vertices.resize(6);

@@ -26,7 +26,7 @@ TEST(TriangleMeshTest, OverlappingMatchesBruteForce) {
     const Vec3 lo(u(rng), u(rng) * 0.2, u(rng));
     const Vec3 hi = lo + Vec3(size(rng), size(rng), size(rng));
     std::vector<int> found;
-    mesh->Overlapping(lo, hi, &found);
+    mesh->Overlapping(Aabb{lo, hi}, &found);
     std::sort(found.begin(), found.end());
     std::vector<int> expected;
     for (int t = 0; t < static_cast<int>(mesh->triangles.size()); ++t) {

@@ -195,7 +195,7 @@ TEST(MeshNarrowphaseTest, DispatchFlipsAndFixedPairsAreEmpty) {
   EXPECT_LT((m.points[0].normal - Vec3::UnitY()).norm(), 1e-12);
   EXPECT_EQ(Collide(floor, Pose(Vec3::Zero()), Shape::Plane(), Pose(Vec3::Zero()), 1.0, &m), 0);
   EXPECT_EQ(Collide(floor, Pose(Vec3::Zero()), floor, Pose(Vec3(0, 0.1, 0)), 1.0, &m), 0);
-  // Far away: nothing, and no triangle visited in vain.
+  // Far from every triangle: nothing.
   EXPECT_EQ(Collide(Shape::Box(Vec3::Constant(0.2)), Pose(Vec3(9, 0, 0)), floor, Pose(Vec3::Zero()),
                     0.1, &m),
             0);

@@ -185,8 +185,8 @@ TEST(CapsulePlaneTest, MarginAndSwap) {
 TEST(PlanePlaneTest, NothingEvenWhenCrossing) {
   ContactManifold m;
   m.count = 3;
-  EXPECT_EQ(CollidePlanePlane(kPlane, kGround, kPlane,
-                              Pose(Vec3::Zero(), AxisAngleDeg(Vec3::UnitX(), 90)), 1.0, &m),
+  EXPECT_EQ(CollideFixedShapes(kPlane, kGround, kPlane,
+                               Pose(Vec3::Zero(), AxisAngleDeg(Vec3::UnitX(), 90)), 1.0, &m),
             0);
   EXPECT_EQ(m.count, 0);
   EXPECT_EQ(Collide(kPlane, kGround, kPlane, kGround, 1.0, &m), 0);

@@ -12,16 +12,19 @@ namespace ligature {
 namespace {
 
 // The prism is a closed convex polyhedron: each face's loop lies on its plane and runs
-// counter-clockwise seen from outside, every vertex is on or behind every face, each edge
-// joins the faces whose loops run along it in opposite directions, and V - E + F = 2.
-TEST(TrianglePrismTest, IsAClosedConvexPrismFacingEitherWay) {
+// counter-clockwise seen from outside, every vertex is on or behind every face, and each
+// edge joins the faces whose loops run along it in opposite directions. Its front is the
+// triangle, and it reaches the longest edge (here 2.5 m, from corner 1 to 2) behind.
+TEST(TrianglePrismTest, IsAClosedConvexPrismBehindTheTriangle) {
   const std::vector<Vec3> v = {{0.3, 1.0, -0.2}, {2.0, 1.4, 0.1}, {0.5, 0.2, 1.7}};
   auto mesh = BuildTriangleMesh(v, std::vector<uint32_t>{0, 1, 2});
   ASSERT_TRUE(mesh.ok());
   const Vec3 n = (*mesh)->normals[0];
-  for (const Vec3& front : {n, Vec3(-n)}) {
+  {
+    const Vec3 front = n;
+    const double depth = (v[2] - v[1]).norm();
     ConvexHull prism;
-    const Vec3 centre = PlaceTrianglePrism(**mesh, 0, front, 0.4, &prism);
+    const Vec3 centre = PlaceTrianglePrism(**mesh, 0, &prism);
     EXPECT_LT((centre - (v[0] + v[1] + v[2]) / 3.0).norm(), 1e-15);
     ASSERT_EQ(prism.vertices.size(), 6u);
     ASSERT_EQ(prism.faces.size(), 5u);
@@ -65,7 +68,8 @@ TEST(TrianglePrismTest, IsAClosedConvexPrismFacingEitherWay) {
       EXPECT_TRUE(runs(e.face_left, e.a, e.b));
       EXPECT_TRUE(runs(e.face_right, e.b, e.a));
     }
-    EXPECT_NEAR(prism.centroid.dot(front), -0.2, 1e-12);
+    EXPECT_NEAR(prism.centroid.dot(front), -0.5 * depth, 1e-12);
+    for (int k = 3; k < 6; ++k) EXPECT_NEAR(prism.vertices[k].dot(front), -depth, 1e-12);
   }
 }
 

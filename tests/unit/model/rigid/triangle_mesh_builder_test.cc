@@ -63,8 +63,8 @@ TEST(TriangleMeshBuilderTest, TreeHoldsEveryTriangleOnce) {
       const int t = mesh.order[i];
       ++seen[t];
       for (int k = 0; k < 3; ++k) {
-        EXPECT_TRUE((mesh.Corner(t, k).array() >= node.min.array()).all());
-        EXPECT_TRUE((mesh.Corner(t, k).array() <= node.max.array()).all());
+        EXPECT_TRUE((mesh.Corner(t, k).array() >= node.bounds.min.array()).all());
+        EXPECT_TRUE((mesh.Corner(t, k).array() <= node.bounds.max.array()).all());
       }
     }
   }
