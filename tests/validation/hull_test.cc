@@ -201,7 +201,8 @@ TEST_P(HullTest, CompoundOfHullsMugStandsUpright) {
   scene.bodies.push_back(testing::MakeBody("ball", Shape::Sphere(0.02), Vec3(0.0, 0.09, 0.0)));
   auto world = testing::MakeWorld(scene);
   for (int i = 0; i < 240; ++i) world->Step();
-  const RigidBodyDesc& now = *world->GetBody("mug")->rigid();
+  const BodyDesc mug_now = *world->GetBody("mug");
+  const RigidBodyDesc& now = *mug_now.rigid();
   const Vec3 up = now.pose.orientation * Vec3::UnitY();
   EXPECT_GT(up.y(), std::cos(1.0 * kPi / 180.0));
   EXPECT_NEAR(now.pose.position.y(), 0.004, 2e-3);
