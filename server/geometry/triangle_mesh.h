@@ -9,9 +9,11 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "server/geometry/aabb.h"
+#include "server/geometry/height_field.h"
 #include "server/math/types.h"
 
 namespace ligature {
@@ -38,6 +40,9 @@ struct TriangleMesh {
 
   Vec3 local_min = Vec3::Zero();  // local bounds of the vertices (m)
   Vec3 local_max = Vec3::Zero();
+
+  // The grid a height-field mesh was built from; none for a mesh given as triangles.
+  std::shared_ptr<const HeightField> height_field;
 
   const Vec3& Corner(int triangle, int k) const { return vertices[triangles[triangle][k]]; }
 

@@ -4,11 +4,13 @@
 #include <cmath>
 #include <regex>
 #include <span>
+#include <tuple>
 
 #include "absl/strings/str_cat.h"
 #include "server/base/status_macros.h"
 #include "server/math/unit_quat.h"
 #include "server/model/rigid/convex_hull_builder.h"
+#include "server/model/rigid/height_field_builder.h"
 #include "server/model/rigid/triangle_mesh_builder.h"
 #include "server/scene/field_error.h"
 #include "server/scene/rod_proto.h"
@@ -95,6 +97,29 @@ absl::StatusOr<Shape> MeshFromProto(const v1::TriangleMesh& m, const std::string
   return Shape::Mesh(*std::move(mesh));
 }
 
+// A height field: sides beyond any allowed size are refused here, before they are narrowed
+// to the grid's integers; the builder's checks name the rest.
+absl::StatusOr<Shape> HeightFieldFromProto(const v1::HeightField& h, const std::string& field) {
+  HeightField grid;
+  for (const auto& [given, side, name] : {std::tuple(h.rows(), &grid.rows, "rows"),
+                                          std::tuple(h.columns(), &grid.columns, "columns")}) {
+    if (given > static_cast<uint32_t>(kMaxHeightFieldSide)) {
+      return InvalidField(absl::StrCat(field, ".", name),
+                          absl::StrCat("at most ", kMaxHeightFieldSide, " grid points"));
+    }
+    *side = static_cast<int>(given);
+  }
+  grid.spacing_x = h.spacing_x();
+  grid.spacing_z = h.spacing_z();
+  grid.heights.assign(h.heights().begin(), h.heights().end());
+  grid.holes.assign(h.holes().begin(), h.holes().end());
+  auto mesh = BuildHeightField(std::move(grid));
+  if (!mesh.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(field, ".", mesh.status().message()));
+  }
+  return Shape::Mesh(*std::move(mesh));
+}
+
 absl::StatusOr<Shape> ShapeFromProto(const v1::Shape& s, const std::string& field) {
   switch (s.kind_case()) {
     case v1::Shape::kSphere:
@@ -119,13 +144,16 @@ absl::StatusOr<Shape> ShapeFromProto(const v1::Shape& s, const std::string& fiel
       return HullFromProto(s.hull(), field + ".hull");
     case v1::Shape::kMesh:
       return MeshFromProto(s.mesh(), field + ".mesh");
+    case v1::Shape::kHeightField:
+      return HeightFieldFromProto(s.height_field(), field + ".height_field");
     case v1::Shape::kCompound:
       return InvalidField(field + ".compound",
-                          "a compound cannot be nested or hold a plane or a mesh");
+                          "a compound cannot be nested or hold a plane, a mesh or a height field");
     case v1::Shape::KIND_NOT_SET:
       break;
   }
-  return InvalidField(field, "a shape (sphere, box, capsule, plane, hull or mesh) is required");
+  return InvalidField(
+      field, "a shape (sphere, box, capsule, plane, hull, mesh or height field) is required");
 }
 
 // The children of a compound: 1 to 64 shapes (no planes) with their poses.
@@ -144,6 +172,9 @@ absl::StatusOr<std::vector<ChildShape>> CompoundFromProto(const v1::Compound& c,
     }
     if (c.children(i).shape().has_mesh()) {
       return InvalidField(child + ".shape.mesh", "a compound cannot hold a mesh");
+    }
+    if (c.children(i).shape().has_height_field()) {
+      return InvalidField(child + ".shape.height_field", "a compound cannot hold a height field");
     }
     auto shape = ShapeFromProto(c.children(i).shape(), child + ".shape");
     if (!shape.ok()) return shape.status();
@@ -300,8 +331,8 @@ absl::StatusOr<BodyDesc> BodyFromProto(const v1::Body& b, const std::string& fie
   if (rigid.children.empty() && rigid.shape.type == ShapeType::kMesh &&
       out.kind == BodyKind::kDynamic) {
     return InvalidField(field + ".kind",
-                        "a mesh must be BODY_KIND_STATIC or BODY_KIND_KINEMATIC (a dynamic "
-                        "concave body is a compound of hulls)");
+                        "a mesh or height field must be BODY_KIND_STATIC or BODY_KIND_KINEMATIC "
+                        "(a dynamic concave body is a compound of hulls)");
   }
   auto material = MaterialFromProto(b.material(), field + ".material");
   if (!material.ok()) return material.status();
@@ -447,6 +478,20 @@ v1::WorldSettings SettingsToProto(const WorldSettings& s) {
   return out;
 }
 
+namespace {
+
+// A height field's grid as it was given.
+void HeightFieldToProto(const HeightField& grid, v1::HeightField* out) {
+  out->set_rows(static_cast<uint32_t>(grid.rows));
+  out->set_columns(static_cast<uint32_t>(grid.columns));
+  out->set_spacing_x(grid.spacing_x);
+  out->set_spacing_z(grid.spacing_z);
+  out->mutable_heights()->Assign(grid.heights.begin(), grid.heights.end());
+  out->mutable_holes()->Assign(grid.holes.begin(), grid.holes.end());
+}
+
+}  // namespace
+
 void ShapeToProto(const Shape& s, v1::Shape* shape) {
   switch (s.type) {
     case ShapeType::kSphere:
@@ -470,6 +515,10 @@ void ShapeToProto(const Shape& s, v1::Shape* shape) {
       break;
     }
     case ShapeType::kMesh: {
+      if (const HeightField* grid = s.mesh->height_field.get()) {
+        HeightFieldToProto(*grid, shape->mutable_height_field());
+        break;
+      }
       v1::TriangleMesh* mesh = shape->mutable_mesh();
       for (const Vec3& v : s.mesh->vertices) Vec3ToProto(v, mesh->add_vertices());
       for (const auto& t : s.mesh->triangles) {

@@ -210,7 +210,17 @@ struct Session {
         for (int i = in.Byte() % 13; i > 0; --i) mesh->add_indices(in.Byte() % 9);
         break;
       }
-      default: break;  // no shape
+      default: {
+        if (in.Byte() % 2) break;  // no shape
+        v1::HeightField* field = s->mutable_height_field();
+        field->set_rows(in.Byte() % 6);
+        field->set_columns(in.Byte() % 6);
+        field->set_spacing_x(in.Number());
+        field->set_spacing_z(in.Number());
+        for (int i = in.Byte() % 40; i > 0; --i) field->add_heights(in.Number());
+        for (int i = in.Byte() % 4; i > 0; --i) field->add_holes(in.Byte() % 30);
+        break;
+      }
     }
     b->set_kind(static_cast<v1::BodyKind>(in.Byte() % 5));
     if (in.Byte() % 2) b->set_id(in.Byte() % 2 ? PickBody() : absl::StrCat("b", in.Byte()));

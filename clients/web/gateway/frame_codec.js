@@ -94,6 +94,32 @@ function encodeSceneBody(b) {
   return out;
 }
 
+// The triangles of a height field as the server lays them: the grid centred on the origin
+// in XZ (columns along +x, rows along +z), two triangles a cell that is not a hole, facing
+// +y, with the diagonal alternating between neighbouring cells.
+function heightFieldMesh(h) {
+  const rows = h.rows || 0, columns = h.columns || 0;
+  const heights = h.heights || [];
+  const holes = new Set(h.holes || []);
+  const vertices = [];
+  for (let r = 0; r < rows; r++) {
+    for (let c = 0; c < columns; c++) {
+      vertices.push((c - 0.5 * (columns - 1)) * h.spacing_x, heights[r * columns + c] || 0,
+        (r - 0.5 * (rows - 1)) * h.spacing_z);
+    }
+  }
+  const indices = [];
+  for (let r = 0; r + 1 < rows; r++) {
+    for (let c = 0; c + 1 < columns; c++) {
+      if (holes.has(r * (columns - 1) + c)) continue;
+      const p00 = r * columns + c, p01 = p00 + 1, p10 = p00 + columns, p11 = p10 + 1;
+      if ((r + c) % 2 === 0) indices.push(p00, p10, p01, p01, p10, p11);
+      else indices.push(p00, p10, p11, p00, p11, p01);
+    }
+  }
+  return { vertices, indices };
+}
+
 function encodeShape(shape) {
   if (!shape || !shape.kind) return null;
   const s = shape[shape.kind];
@@ -107,6 +133,8 @@ function encodeShape(shape) {
     // A mesh's vertices, flat, and its triangles' indices, three each.
     case 'mesh':
       return { kind: 'mesh', vertices: (s.vertices || []).flatMap(vec3), indices: s.indices || [] };
+    // A height field is drawn as the mesh it collides as.
+    case 'height_field': return { kind: 'mesh', ...heightFieldMesh(s) };
     case 'compound':
       return {
         kind: 'compound',

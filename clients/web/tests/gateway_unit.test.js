@@ -77,6 +77,18 @@ test('scene bodies: compound children keep their shapes and poses; rods their ra
     shape: { kind: 'mesh', mesh: { vertices: [v(0, 0, 0), v(1, 0, 0), v(0, 0, 1)], indices: [0, 2, 1] } },
   });
   assert.deepEqual(mesh.shape, { kind: 'mesh', vertices: [0, 0, 0, 1, 0, 0, 0, 0, 1], indices: [0, 2, 1] });
+  // Two rows of three points, 1 m apart, centred on the origin; the first cell is a hole, so
+  // only the second cell's two triangles (its diagonal from (0, 1) to (1, 2)) are drawn.
+  const terrain = encodeSceneBody({
+    id: 'terrain', kind: 'BODY_KIND_STATIC', pose: null,
+    shape: { kind: 'height_field', height_field: {
+      rows: 2, columns: 3, spacing_x: 1, spacing_z: 1, heights: [0, 1, 2, 3, 4, 5], holes: [0] } },
+  });
+  assert.deepEqual(terrain.shape, {
+    kind: 'mesh',
+    vertices: [-1, 0, -0.5, 0, 1, -0.5, 1, 2, -0.5, -1, 3, 0.5, 0, 4, 0.5, 1, 5, 0.5],
+    indices: [1, 4, 5, 1, 5, 2],
+  });
   const rod = encodeSceneBody({ id: 'r', kind: 'BODY_KIND_DYNAMIC', rod: { material: { radius: 0 } } });
   assert.equal(rod.type, 'rod');
   assert.equal(rod.radius, 0.005, 'the API default when unset');

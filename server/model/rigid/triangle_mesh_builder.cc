@@ -20,7 +20,8 @@ constexpr double kMinAreaRatio = 1e-10;
 }  // namespace
 
 absl::StatusOr<std::shared_ptr<const TriangleMesh>> BuildTriangleMesh(
-    std::span<const Vec3> vertices, std::span<const uint32_t> indices) {
+    std::span<const Vec3> vertices, std::span<const uint32_t> indices,
+    std::shared_ptr<const HeightField> height_field) {
   if (vertices.size() < 3 || vertices.size() > static_cast<std::size_t>(kMaxMeshVertices)) {
     return absl::InvalidArgumentError(
         absl::StrCat("vertices: ", vertices.size(), " given, 3 to ", kMaxMeshVertices, " allowed"));
@@ -68,6 +69,7 @@ absl::StatusOr<std::shared_ptr<const TriangleMesh>> BuildTriangleMesh(
   }
   MarkActiveEdges(kMeshCreaseAngle, mesh.get());
   BuildMeshTree(kLeafSize, mesh.get());
+  mesh->height_field = std::move(height_field);
   return std::shared_ptr<const TriangleMesh>(std::move(mesh));
 }
 

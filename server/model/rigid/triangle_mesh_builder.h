@@ -22,8 +22,10 @@ inline constexpr double kMeshCreaseAngle = 5.0 * 3.14159265358979323846 / 180.0;
 // clockwise seen from the front). INVALID_ARGUMENT naming the offending element
 // (vertices[i], indices[j]) for a vertex that is not finite, an index out of range, a
 // triangle that is degenerate (two corners the same, or all on a line), an index count that
-// is not a multiple of three, or too many (or no) vertices or triangles.
+// is not a multiple of three, or too many (or no) vertices or triangles. A height-field
+// mesh keeps `height_field`, the grid it was built from.
 absl::StatusOr<std::shared_ptr<const TriangleMesh>> BuildTriangleMesh(
-    std::span<const Vec3> vertices, std::span<const uint32_t> indices);
+    std::span<const Vec3> vertices, std::span<const uint32_t> indices,
+    std::shared_ptr<const HeightField> height_field = nullptr);
 
 }  // namespace ligature

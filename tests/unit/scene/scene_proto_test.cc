@@ -585,6 +585,65 @@ TEST(SceneFromProtoTest, BadMeshNamesItsField) {
       "bodies[1].shape.compound.children[1].shape.mesh");
 }
 
+// A grid of 3 x 4 points, 0.5 m apart, as body 1's height field (body 1 made static).
+v1::HeightField* MakeHeightField(v1::Scene& s) {
+  v1::Body* body = s.mutable_bodies(1);
+  body->set_kind(v1::BODY_KIND_STATIC);
+  v1::HeightField* field = body->mutable_shape()->mutable_height_field();
+  field->set_rows(3);
+  field->set_columns(4);
+  field->set_spacing_x(0.5);
+  field->set_spacing_z(0.5);
+  for (int i = 0; i < 12; ++i) field->add_heights(0.1 * i);
+  field->add_holes(4);
+  return field;
+}
+
+TEST(SceneFromProtoTest, HeightFieldConvertsAndReadsBackAsItsGrid) {
+  v1::Scene s = ValidScene();
+  MakeHeightField(s);
+  auto scene = SceneFromProto(s);
+  ASSERT_TRUE(scene.ok()) << scene.status();
+  const Shape& shape = scene->bodies[1].rigid()->shape;
+  ASSERT_EQ(shape.type, ShapeType::kMesh);
+  // Six cells, one of them a hole: ten triangles.
+  EXPECT_EQ(shape.mesh->triangles.size(), 10u);
+  const v1::Body back = BodyToProto(scene->bodies[1]);
+  EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(back.shape(),
+                                                                 s.bodies(1).shape()));
+  s.mutable_bodies(1)->set_kind(v1::BODY_KIND_KINEMATIC);
+  EXPECT_TRUE(SceneFromProto(s).ok());
+}
+
+TEST(SceneFromProtoTest, BadHeightFieldNamesItsField) {
+  ExpectInvalid([](v1::Scene& s) { MakeHeightField(s)->set_rows(1); },
+                "bodies[1].shape.height_field.rows");
+  ExpectInvalid([](v1::Scene& s) { MakeHeightField(s)->set_columns(4000000000u); },
+                "bodies[1].shape.height_field.columns");
+  ExpectInvalid([](v1::Scene& s) { MakeHeightField(s)->set_spacing_x(0.0); },
+                "bodies[1].shape.height_field.spacing_x");
+  ExpectInvalid([](v1::Scene& s) { MakeHeightField(s)->set_spacing_z(kNaN); },
+                "bodies[1].shape.height_field.spacing_z");
+  ExpectInvalid([](v1::Scene& s) { MakeHeightField(s)->add_heights(0.0); },
+                "bodies[1].shape.height_field.heights");
+  ExpectInvalid([](v1::Scene& s) { MakeHeightField(s)->set_heights(7, kNaN); },
+                "bodies[1].shape.height_field.heights[7]");
+  ExpectInvalid([](v1::Scene& s) { MakeHeightField(s)->add_holes(6); },
+                "bodies[1].shape.height_field.holes[1]");
+  ExpectInvalid(
+      [](v1::Scene& s) {
+        MakeHeightField(s);
+        s.mutable_bodies(1)->set_kind(v1::BODY_KIND_DYNAMIC);
+      },
+      "bodies[1].kind");
+  ExpectInvalid(
+      [](v1::Scene& s) {
+        v1::Compound* compound = MakeCompound(s, 2);
+        compound->mutable_children(0)->mutable_shape()->mutable_height_field();
+      },
+      "bodies[1].shape.compound.children[0].shape.height_field");
+}
+
 // Sizes are in [1e-4, 1e6] m and positions within 1e6 m.
 TEST(SceneFromProtoTest, SizeAndPositionRanges) {
   ExpectInvalid(
