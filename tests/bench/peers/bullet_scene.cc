@@ -226,7 +226,7 @@ void BulletScene::AddRigidBody(const RigidBodyDesc& desc, btCollisionShape* shap
 }
 
 absl::Status BulletScene::AddBody(const BodyDesc& desc) {
-  if (absl::Status ok = CheckPeerBody(desc, "bullet peer", true); !ok.ok()) return ok;
+  if (absl::Status ok = CheckPeerBody(desc, "bullet peer", true, true); !ok.ok()) return ok;
   const RigidBodyDesc& rigid = *desc.rigid();
   // A plane is a body of its own.
   if (IsPlane(rigid)) {

@@ -26,6 +26,8 @@ namespace {
 // rows. PGS keeps a dense matrix of rows x rows, so the buffers are not simply made huge.
 constexpr int kContactsPerDynamicBox = 12;
 constexpr int kContactsPerDynamicGeom = 4;
+// A pile's hull rests on about five points (ours and Bullet's count): room for six.
+constexpr int kContactsPerDynamicHull = 6;
 constexpr int kRowsPerContact = 4;
 
 // MuJoCo prints its warnings and errors on stdout (and into a log file) unless told
@@ -80,8 +82,18 @@ const char* SolverXml(MujocoSolver solver) {
 
 std::string SolverLabel(MujocoSolver solver) { return absl::AsciiStrToLower(SolverXml(solver)); }
 
-// One <geom> of `shape` at `pose` in its body's frame, with the body's friction.
-std::string GeomXml(const Shape& shape, const Transform& pose, const Material& material) {
+// The <asset> entries geoms refer to: one mesh per hull.
+struct Assets {
+  std::string xml;
+  int meshes = 0;
+};
+
+// One <geom> of `shape` at `pose` in its body's frame, with the body's friction. A hull is
+// a mesh geom of the hull's vertices, added to `assets`: MuJoCo collides a mesh as the
+// convex hull of its vertices (the same hull) and keeps it where the vertices put it in the
+// geom's frame.
+std::string GeomXml(const Shape& shape, const Transform& pose, const Material& material,
+                    Assets* assets) {
   std::string type, size;
   switch (shape.type) {
     case ShapeType::kSphere:
@@ -100,7 +112,15 @@ std::string GeomXml(const Shape& shape, const Transform& pose, const Material& m
       type = "plane";
       size = "0 0 1";  // infinite; the third number only spaces the rendering grid
       break;
-    case ShapeType::kHull:
+    case ShapeType::kHull: {
+      const std::string name = absl::StrCat("hull", assets->meshes++);
+      std::string vertices;
+      for (const Vec3& v : shape.hull->vertices) absl::StrAppend(&vertices, Vec(v), " ");
+      absl::StrAppend(&assets->xml, "<mesh name=\"", name, "\" vertex=\"", vertices, "\"/>\n");
+      return absl::StrCat("<geom type=\"mesh\" mesh=\"", name, "\" pos=\"", Vec(pose.position),
+                          "\" quat=\"", QuatText(pose.orientation.normalized()),
+                          "\" friction=\"", Num(material.friction), " 0 0\"/>\n");
+    }
     case ShapeType::kMesh:
       break;  // refused before (CheckPeerBody)
   }
@@ -117,11 +137,12 @@ struct Mjcf {
 
 absl::StatusOr<Mjcf> WriteMjcf(const SceneDesc& scene, const MujocoSceneOptions& options) {
   std::string bodies;
+  Assets assets;
   std::vector<int> body_of;
   int next_body = 1;  // body 0 is the world
   int contacts = 64;  // the contact buffer
   for (const BodyDesc& desc : scene.bodies) {
-    if (absl::Status ok = CheckPeerBody(desc, "mujoco peer", false); !ok.ok()) return ok;
+    if (absl::Status ok = CheckPeerBody(desc, "mujoco peer", true, false); !ok.ok()) return ok;
     const RigidBodyDesc& rigid = *desc.rigid();
     if (rigid.material.restitution > 0.0) {
       return absl::InvalidArgumentError(
@@ -133,7 +154,8 @@ absl::StatusOr<Mjcf> WriteMjcf(const SceneDesc& scene, const MujocoSceneOptions&
     // A static body: geoms of the world body at their world poses.
     if (desc.kind == BodyKind::kStatic) {
       for (const ChildShape& child : children) {
-        absl::StrAppend(&bodies, GeomXml(child.shape, pose * child.local, rigid.material));
+        absl::StrAppend(&bodies,
+                        GeomXml(child.shape, pose * child.local, rigid.material, &assets));
       }
       body_of.push_back(-1);
       continue;
@@ -151,9 +173,10 @@ absl::StatusOr<Mjcf> WriteMjcf(const SceneDesc& scene, const MujocoSceneOptions&
                     Num(i(0, 2)), " ", Num(i(1, 2)), "\"/>\n");
     for (const ChildShape& child : children) {
       const Transform local{child.local.position - mass.center, child.local.orientation};
-      absl::StrAppend(&bodies, GeomXml(child.shape, local, rigid.material));
-      contacts += child.shape.type == ShapeType::kBox ? kContactsPerDynamicBox
-                                                      : kContactsPerDynamicGeom;
+      absl::StrAppend(&bodies, GeomXml(child.shape, local, rigid.material, &assets));
+      contacts += child.shape.type == ShapeType::kBox    ? kContactsPerDynamicBox
+                  : child.shape.type == ShapeType::kHull ? kContactsPerDynamicHull
+                                                         : kContactsPerDynamicGeom;
     }
     absl::StrAppend(&bodies, "</body>\n");
     body_of.push_back(next_body++);
@@ -169,7 +192,10 @@ absl::StatusOr<Mjcf> WriteMjcf(const SceneDesc& scene, const MujocoSceneOptions&
       "<size nconmax=\"", contacts, "\" njmax=\"", kRowsPerContact * contacts, "\"/>\n",
       "<option timestep=\"", Num(s.dt()), "\" gravity=\"", Vec(s.gravity), "\" solver=\"",
       SolverXml(options.solver), "\" iterations=\"", iterations,
-      "\" tolerance=\"", Num(options.tolerance), "\" cone=\"pyramidal\"/>\n",
+      "\" tolerance=\"", Num(options.tolerance), "\" cone=\"pyramidal\">\n",
+      // Hulls meet at up to four points a pair, as boxes do (one, the deepest, without it).
+      assets.meshes > 0 ? "<flag multiccd=\"enable\"/>\n" : "", "</option>\n",
+      assets.meshes > 0 ? absl::StrCat("<asset>\n", assets.xml, "</asset>\n") : "",
       "<worldbody>\n", bodies, "</worldbody>\n</mujoco>\n");
   return mjcf;
 }
@@ -247,7 +273,8 @@ std::string MujocoScene::Notes() const {
       " iterations=", model_->opt.iterations, " tolerance=", model_->opt.tolerance,
       " iterations run=", steps_ > 0 ? absl::StrFormat("%.3g", double(iterations_) / steps_)
                                      : std::string("n/a"),
-      " cone=pyramidal solref/solimp=default nconmax=", model_->nconmax,
+      " cone=pyramidal solref/solimp=default multiccd=",
+      (model_->opt.enableflags & mjENBL_MULTICCD) ? "on" : "off", " nconmax=", model_->nconmax,
       " buffer overflows=", dropped);
 }
 

@@ -42,11 +42,12 @@ std::string MujocoPeerName(MujocoSolver solver);
 // iterations, a pyramidal friction cone and default contact softness (solref, solimp). One
 // free body per dynamic scene body at its centre of mass with our engine's mass and full
 // inertia (peer_body.h), one geom per shape at its offset; static bodies are geoms of the
-// world body and planes are MuJoCo planes. Each geom carries its body's friction: MuJoCo
+// world body and planes are MuJoCo planes; hulls are mesh geoms of their vertices, with
+// MuJoCo's multi-point convex collision on. Each geom carries its body's friction: MuJoCo
 // takes the larger of two, which equals our geometric mean when both are equal (every
 // built-in scene). Contact buffers are sized from the scene so that no contact is dropped;
-// the notes count any that were. Kinematic bodies, restitution and constraints are an
-// INVALID_ARGUMENT error.
+// the notes count any that were. Kinematic bodies, triangle meshes, restitution and
+// constraints are an INVALID_ARGUMENT error.
 absl::StatusOr<std::unique_ptr<SteppedScene>> MakeMujocoScene(
     const SceneDesc& scene, const MujocoSceneOptions& options = {});
 

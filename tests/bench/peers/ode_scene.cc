@@ -156,7 +156,7 @@ dGeomID OdeScene::CreateGeom(const Shape& shape) {
 }
 
 absl::Status OdeScene::AddBody(const BodyDesc& desc) {
-  if (absl::Status ok = CheckPeerBody(desc, "ode peer", false); !ok.ok()) return ok;
+  if (absl::Status ok = CheckPeerBody(desc, "ode peer", false, false); !ok.ok()) return ok;
   const RigidBodyDesc& rigid = *desc.rigid();
   materials_.push_back(rigid.material);
   Material* material = &materials_.back();

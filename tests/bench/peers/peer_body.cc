@@ -10,8 +10,8 @@
 
 namespace ligature::bench {
 
-absl::Status CheckPeerBody(const BodyDesc& desc, absl::string_view peer,
-                           bool maps_hulls_and_meshes) {
+absl::Status CheckPeerBody(const BodyDesc& desc, absl::string_view peer, bool maps_hulls,
+                           bool maps_meshes) {
   const std::string where = absl::StrCat(peer, ": body \"", desc.id, "\": ");
   if (!desc.is_rigid()) {
     return absl::InvalidArgumentError(where + "only rigid bodies are supported");
@@ -30,10 +30,10 @@ absl::Status CheckPeerBody(const BodyDesc& desc, absl::string_view peer,
     if (child.shape.type == ShapeType::kPlane) {
       return absl::InvalidArgumentError(where + "a plane cannot be a compound child");
     }
-    if (child.shape.type == ShapeType::kHull && !maps_hulls_and_meshes) {
+    if (child.shape.type == ShapeType::kHull && !maps_hulls) {
       return absl::InvalidArgumentError(where + "hulls are not supported");
     }
-    if (child.shape.type == ShapeType::kMesh && !maps_hulls_and_meshes) {
+    if (child.shape.type == ShapeType::kMesh && !maps_meshes) {
       return absl::InvalidArgumentError(where + "meshes are not supported");
     }
   }

@@ -16,8 +16,8 @@ namespace ligature::bench {
 // Whether a peer can build `desc`: a dynamic or static rigid body, whose plane, if it has
 // one, is the whole of a static body, and with hulls and meshes only where the peer maps
 // them. INVALID_ARGUMENT naming `peer` and the body otherwise.
-absl::Status CheckPeerBody(const BodyDesc& desc, absl::string_view peer,
-                           bool maps_hulls_and_meshes);
+absl::Status CheckPeerBody(const BodyDesc& desc, absl::string_view peer, bool maps_hulls,
+                           bool maps_meshes);
 
 // Whether the body is a single plane.
 bool IsPlane(const RigidBodyDesc& desc);
