@@ -133,10 +133,7 @@ TEST(MeshSoftContact, SoftCubeRestsAcrossSeams) {
 
 INSTANTIATE_TEST_SUITE_P(BothSolvers, MeshTest,
                          ::testing::Values(SolverKind::kGaussSeidel, SolverKind::kTunableLcp),
-                         [](const auto& info) {
-                           return info.param == SolverKind::kGaussSeidel ? "gauss_seidel"
-                                                                         : "tunable";
-                         });
+                         [](const auto& info) { return testing::SolverName(info.param); });
 
 }  // namespace
 }  // namespace ligature

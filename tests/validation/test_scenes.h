@@ -34,6 +34,22 @@ inline Vec3 VelocityOf(const World& w, const std::string& id) {
   return w.GetBody(id)->rigid()->linear_velocity;
 }
 
+// The mean acceleration (m/s^2) of body `id` along the unit `direction` over `steps` steps,
+// after `settle` steps that let its contacts settle.
+inline double AccelerationAlong(World& world, const std::string& id, const Vec3& direction,
+                                int settle, int steps) {
+  for (int i = 0; i < settle; ++i) world.Step();
+  const double v0 = VelocityOf(world, id).dot(direction);
+  const double t0 = world.sim_time();
+  for (int i = 0; i < steps; ++i) world.Step();
+  return (VelocityOf(world, id).dot(direction) - v0) / (world.sim_time() - t0);
+}
+
+// The name of a test run under each solver.
+inline std::string SolverName(SolverKind kind) {
+  return kind == SolverKind::kGaussSeidel ? "gauss_seidel" : "tunable";
+}
+
 // An FEM soft box of half extents `half` centred at `centre`, `cells` per axis,
 // 1000 kg/m^3, Poisson ratio 0.3, with Rayleigh damping alpha `damping` and beta
 // `stiffness_damping`.
