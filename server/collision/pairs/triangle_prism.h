@@ -1,8 +1,9 @@
 #pragma once
 // One triangle of a mesh as a convex hull, so that every shape meets a mesh's triangles
 // through the hull pair functions: a prism whose front face is the triangle itself and
-// whose body extends behind it (so a shape sunk into the front is pushed back out). The prism's frame is the mesh's, moved to the triangle's centroid, so its
-// bounding radius is the triangle's own.
+// whose body extends behind it (so a shape sunk into the front is pushed back out). The
+// prism's frame is the mesh's, moved to the triangle's centroid, so its bounding radius is
+// the triangle's own.
 
 #include "server/geometry/convex_hull.h"
 #include "server/geometry/triangle_mesh.h"

@@ -2,6 +2,7 @@
 
 #include "server/model/rigid/height_field_builder.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <utility>
@@ -56,16 +57,14 @@ absl::StatusOr<std::vector<bool>> CheckGrid(const HeightField& grid) {
   }
   const std::size_t cells = static_cast<std::size_t>(grid.rows - 1) * (grid.columns - 1);
   std::vector<bool> hole(cells, false);
-  std::size_t holes = 0;
   for (std::size_t j = 0; j < grid.holes.size(); ++j) {
     if (grid.holes[j] >= cells) {
       return absl::InvalidArgumentError(absl::StrCat("holes[", j, "]: cell ", grid.holes[j],
                                                      " is out of range (", cells, " cells)"));
     }
-    if (!hole[grid.holes[j]]) ++holes;
     hole[grid.holes[j]] = true;
   }
-  if (holes == cells) {
+  if (std::find(hole.begin(), hole.end(), false) == hole.end()) {
     return absl::InvalidArgumentError("holes: every cell is a hole, no surface is left");
   }
   return hole;

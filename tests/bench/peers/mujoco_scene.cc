@@ -94,37 +94,37 @@ struct Assets {
 // geom's frame.
 std::string GeomXml(const Shape& shape, const Transform& pose, const Material& material,
                     Assets* assets) {
-  std::string type, size;
+  std::string type, sizes;  // the geom's type, and its size or mesh attribute
   switch (shape.type) {
     case ShapeType::kSphere:
       type = "sphere";
-      size = Num(shape.radius);
+      sizes = absl::StrCat("size=\"", Num(shape.radius), "\"");
       break;
     case ShapeType::kBox:
       type = "box";
-      size = Vec(shape.half_extents);
+      sizes = absl::StrCat("size=\"", Vec(shape.half_extents), "\"");
       break;
     case ShapeType::kCapsule:
       type = "capsule";
-      size = absl::StrCat(Num(shape.radius), " ", Num(shape.half_length));
+      sizes = absl::StrCat("size=\"", Num(shape.radius), " ", Num(shape.half_length), "\"");
       break;
     case ShapeType::kPlane:
       type = "plane";
-      size = "0 0 1";  // infinite; the third number only spaces the rendering grid
+      sizes = "size=\"0 0 1\"";  // infinite; the third number only spaces the rendering grid
       break;
     case ShapeType::kHull: {
+      type = "mesh";
       const std::string name = absl::StrCat("hull", assets->meshes++);
       std::string vertices;
       for (const Vec3& v : shape.hull->vertices) absl::StrAppend(&vertices, Vec(v), " ");
       absl::StrAppend(&assets->xml, "<mesh name=\"", name, "\" vertex=\"", vertices, "\"/>\n");
-      return absl::StrCat("<geom type=\"mesh\" mesh=\"", name, "\" pos=\"", Vec(pose.position),
-                          "\" quat=\"", QuatText(pose.orientation.normalized()),
-                          "\" friction=\"", Num(material.friction), " 0 0\"/>\n");
+      sizes = absl::StrCat("mesh=\"", name, "\"");
+      break;
     }
     case ShapeType::kMesh:
       break;  // refused before (CheckPeerBody)
   }
-  return absl::StrCat("<geom type=\"", type, "\" size=\"", size, "\" pos=\"", Vec(pose.position),
+  return absl::StrCat("<geom type=\"", type, "\" ", sizes, " pos=\"", Vec(pose.position),
                       "\" quat=\"", QuatText(pose.orientation.normalized() * AxisFix(shape)),
                       "\" friction=\"", Num(material.friction), " 0 0\"/>\n");
 }
