@@ -9,7 +9,7 @@ set -euo pipefail
 
 if [[ "${1:-}" == "--runtime" ]]; then
   packages=(libgrpc++1.51 libgrpc29 libprotobuf32 libabsl20220623 libprometheus-cpp-core1.0
-    libprometheus-cpp-pull1.0 libqhull-r8.0)
+    libprometheus-cpp-pull1.0 libqhull-r8.0 libssl3)
 elif [[ "${1:-}" == "--fuzz" ]]; then
   packages=(clang libclang-rt-14-dev)
 else
@@ -18,6 +18,7 @@ else
     libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
     libeigen3-dev libabsl-dev libgtest-dev libgmock-dev libbenchmark-dev
     libbullet-dev libode-dev libmujoco-dev liblapack-dev grpc-proto libqhull-dev
+    libassimp-dev liburdfdom-dev libssl-dev python3-pyassimp
     python3 python3-grpcio python3-protobuf python3-yaml prometheus-cpp-dev nginx openssl
     nodejs chromium python3-matplotlib
     python3-venv python3-setuptools python3-wheel python3-pip
