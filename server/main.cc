@@ -1,5 +1,6 @@
 // ligatured: flags -> ServerOptions -> run until SIGINT or SIGTERM.
 
+#include <algorithm>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
@@ -61,6 +62,9 @@ ABSL_FLAG(double, diverge_max_angular_speed, 1e6,
 ABSL_FLAG(std::string, data_dir, "",
           "Directory for world snapshots: every world is restored from its newest valid "
           "snapshot at start, and snapshotted every --snapshot_interval_s. Empty: none.");
+ABSL_FLAG(int, asset_store_mb, 1024,
+          "Mesh asset geometry the server keeps in all (MiB); an upload beyond it gets "
+          "RESOURCE_EXHAUSTED. With --data_dir the assets are kept in its assets/ folder.");
 ABSL_FLAG(double, snapshot_interval_s, 60.0,
           "Seconds between snapshots of every world to --data_dir (> 0).");
 
@@ -90,6 +94,16 @@ void RestoreWorlds(const std::string& dir, ligature::Server* server,
     std::fprintf(stderr, "ligatured: world %s restored from %s (tick %llu)\n",
                  (*host)->name().c_str(), w.path.c_str(), static_cast<unsigned long long>(tick));
   }
+}
+
+// The mesh assets kept under --data_dir; a file that does not load is reported and left out.
+void LoadAssets(ligature::Server* server) {
+  const std::string& dir = server->worlds().options().assets.dir;
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  std::vector<std::string> problems;
+  server->worlds().assets().Load(&problems);
+  for (const std::string& p : problems) std::fprintf(stderr, "ligatured: %s\n", p.c_str());
 }
 
 // A scene flag names a file when it looks like a path, else a built-in scene.
@@ -123,6 +137,12 @@ absl::StatusOr<ligature::ServerOptions> OptionsFromFlags() {
   options.worlds.worker_threads = absl::GetFlag(FLAGS_worker_threads);
   options.max_message_bytes = absl::GetFlag(FLAGS_max_message_mb) << 20;
   options.max_edits_per_second = absl::GetFlag(FLAGS_max_edits_per_second);
+  options.worlds.assets.max_bytes =
+      static_cast<uint64_t>(std::max(0, absl::GetFlag(FLAGS_asset_store_mb))) << 20;
+  if (!absl::GetFlag(FLAGS_data_dir).empty()) {
+    options.worlds.assets.dir =
+        (std::filesystem::path(absl::GetFlag(FLAGS_data_dir)) / "assets").string();
+  }
   options.token_file = absl::GetFlag(FLAGS_token_file);
   options.tls_cert = absl::GetFlag(FLAGS_tls_cert);
   options.tls_key = absl::GetFlag(FLAGS_tls_key);
@@ -163,6 +183,7 @@ absl::StatusOr<std::unique_ptr<ligature::SnapshotWriter>> RestoreFromDataDir(
   snapshot_options.dir = data_dir;
   snapshot_options.interval = absl::Seconds(snapshot_interval);
   auto snapshots = std::make_unique<ligature::SnapshotWriter>(&server->worlds(), snapshot_options);
+  LoadAssets(server);
   RestoreWorlds(data_dir, server, snapshots.get());
   return snapshots;
 }
@@ -175,7 +196,8 @@ absl::Status CreateStartupWorld(ligature::Server* server) {
   if (scene_flag.empty() || restored) return absl::OkStatus();
   auto proto = LoadStartupScene(scene_flag);
   absl::StatusOr<ligature::SceneDesc> scene =
-      proto.ok() ? ligature::SceneFromProto(*proto) : proto.status();
+      proto.ok() ? ligature::SceneFromProto(*proto, server->worlds().assets().Lookup())
+                 : proto.status();
   if (!scene.ok()) {
     return absl::InvalidArgumentError(
         absl::StrCat("--scene=", scene_flag, ": ", scene.status().message()));

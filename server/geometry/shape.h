@@ -3,12 +3,13 @@
 // XZ plane through the body origin with outward normal local +Y; a capsule's segment runs
 // along local Y from -half_length to +half_length. A hull is a convex polyhedron, and a mesh
 // a surface of triangles (for static and kinematic bodies), each shared, constant, by every
-// shape that uses it.
+// shape that uses it; either may come from a mesh asset.
 
 #include <cstdint>
 #include <memory>
 
 #include "server/geometry/convex_hull.h"
+#include "server/geometry/mesh_asset.h"
 #include "server/geometry/triangle_mesh.h"
 #include "server/math/transform.h"
 
@@ -31,6 +32,10 @@ struct Shape {
   double half_length = 0.0;                  // capsule: half the segment length (m)
   std::shared_ptr<const ConvexHull> hull;    // hull
   std::shared_ptr<const TriangleMesh> mesh;  // mesh
+  // A hull or mesh made from a stored mesh asset, its vertices scaled per axis: exports give
+  // back the reference, snapshots carry the asset.
+  std::shared_ptr<const MeshAsset> asset;
+  Vec3 asset_scale = Vec3::Ones();
 
   static Shape Sphere(double r) { Shape s; s.type = ShapeType::kSphere; s.radius = r; return s; }
   static Shape Box(const Vec3& h) { Shape s; s.type = ShapeType::kBox; s.half_extents = h; return s; }

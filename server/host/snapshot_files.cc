@@ -91,12 +91,11 @@ absl::StatusOr<std::vector<SnapshotFile>> ListSnapshotFiles(const std::string& d
   return files;
 }
 
-absl::StatusOr<std::string> WriteSnapshotFile(const std::string& dir,
-                                              const std::string& world_id, uint64_t tick,
-                                              std::string_view bytes, int keep) {
-  const std::string name = FileName(world_id, tick);
+absl::StatusOr<std::string> WriteFileAtomically(const std::string& dir,
+                                                const std::string& name,
+                                                std::string_view bytes) {
   const std::string final_path = (std::filesystem::path(dir) / name).string();
-  // A dot name never matches a snapshot file, so a torn temporary file is never loaded.
+  // A dot name never matches a final name, so a torn temporary file is never loaded.
   const std::string temp_path = (std::filesystem::path(dir) / ("." + name + ".tmp")).string();
   if (absl::Status s = WriteAndSync(temp_path, bytes); !s.ok()) {
     ::unlink(temp_path.c_str());
@@ -108,6 +107,14 @@ absl::StatusOr<std::string> WriteSnapshotFile(const std::string& dir,
     return s;
   }
   if (absl::Status s = SyncDirectory(dir); !s.ok()) return s;
+  return final_path;
+}
+
+absl::StatusOr<std::string> WriteSnapshotFile(const std::string& dir,
+                                              const std::string& world_id, uint64_t tick,
+                                              std::string_view bytes, int keep) {
+  auto final_path = WriteFileAtomically(dir, FileName(world_id, tick), bytes);
+  if (!final_path.ok()) return final_path.status();
   // Older files of this world beyond the newest `keep`.
   absl::StatusOr<std::vector<SnapshotFile>> files = ListSnapshotFiles(dir);
   if (!files.ok()) return files.status();

@@ -30,6 +30,11 @@ struct SnapshotFile {
 // ignored.
 absl::StatusOr<std::vector<SnapshotFile>> ListSnapshotFiles(const std::string& dir);
 
+// Writes `bytes` to `dir`/`name` atomically (as a snapshot, see above); returns the path.
+absl::StatusOr<std::string> WriteFileAtomically(const std::string& dir,
+                                                const std::string& name,
+                                                std::string_view bytes);
+
 // Writes `bytes` as world `world_id`'s snapshot at `tick` (atomically, see above), then
 // removes that world's files beyond the newest `keep`. Returns the path written.
 absl::StatusOr<std::string> WriteSnapshotFile(const std::string& dir,

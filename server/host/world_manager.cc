@@ -12,7 +12,7 @@ std::string WorldIdFromName(const std::string& name) {
 std::string WorldName(const std::string& id) { return absl::StrCat("worlds/", id); }
 
 WorldManager::WorldManager(const WorldManagerOptions& options)
-    : options_(options), scheduler_(options.worker_threads) {}
+    : options_(options), assets_(options.assets), scheduler_(options.worker_threads) {}
 
 WorldManager::~WorldManager() { Shutdown(); }
 

@@ -13,6 +13,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "server/host/asset_store.h"
 #include "server/host/scheduler.h"
 #include "server/host/world_host.h"
 
@@ -23,6 +24,7 @@ struct WorldManagerOptions {
   WorldLimits world_limits;
   int worker_threads = 2;
   DivergenceGuardOptions guard;  // each world's divergence check and rollback
+  AssetStoreOptions assets;      // the mesh assets the worlds' shapes are made from
 };
 
 struct WorldPage {
@@ -56,9 +58,12 @@ class WorldManager {
   void Shutdown() ABSL_LOCKS_EXCLUDED(mu_);
 
   const WorldManagerOptions& options() const { return options_; }
+  // The mesh assets shared by every world.
+  AssetStore& assets() { return assets_; }
 
  private:
   const WorldManagerOptions options_;
+  AssetStore assets_;
   mutable absl::Mutex mu_;
   std::map<std::string, std::shared_ptr<WorldHost>> worlds_ ABSL_GUARDED_BY(mu_);
   uint64_t next_id_ ABSL_GUARDED_BY(mu_) = 1;

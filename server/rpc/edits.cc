@@ -57,6 +57,10 @@ absl::StatusOr<UpdateBodyEdit> UpdateBodyFromProto(const v1::UpdateBodyRequest& 
       if (!v.ok()) return v.status();
       edit.update.angular_velocity = *v;
     } else if (p == "material") {
+      if (b.material().has_inertia()) {
+        return absl::InvalidArgumentError(
+            field + "body.material.inertia: is fixed when the body is created");
+      }
       auto m = MaterialFromProto(b.material(), field + "body.material");
       if (!m.ok()) return m.status();
       edit.update.material = *m;
@@ -84,10 +88,11 @@ absl::StatusOr<UpdateBodyEdit> UpdateBodyFromProto(const v1::UpdateBodyRequest& 
 }
 
 absl::StatusOr<SceneEdit> EditFromProto(const v1::Edit& e, const std::string& world_id,
-                                        const std::string& field) {
+                                        const std::string& field,
+                                        const MeshAssetLookup& assets) {
   switch (e.kind_case()) {
     case v1::Edit::kCreateBody: {
-      auto body = BodyFromProto(e.create_body(), field + ".create_body");
+      auto body = BodyFromProto(e.create_body(), field + ".create_body", assets);
       if (!body.ok()) return body.status();
       return CreateBodyEdit{std::move(*body)};
     }

@@ -7,6 +7,7 @@
 
 #include "absl/status/statusor.h"
 #include "ligature/v1/scene_service.pb.h"
+#include "server/scene/mesh_asset_proto.h"
 #include "server/world/world.h"
 
 namespace ligature {
@@ -39,9 +40,10 @@ using SceneEdit = std::variant<CreateBodyEdit, UpdateBodyEdit, DeleteBodyEdit,
 absl::StatusOr<UpdateBodyEdit> UpdateBodyFromProto(const v1::UpdateBodyRequest& req,
                                                    const std::string& world_id,
                                                    const std::string& field);
-// Validates one edit of a batch on world `world_id`.
+// Validates one edit of a batch on world `world_id`; new shapes find mesh assets in `assets`.
 absl::StatusOr<SceneEdit> EditFromProto(const v1::Edit& edit, const std::string& world_id,
-                                        const std::string& field);
+                                        const std::string& field,
+                                        const MeshAssetLookup& assets = {});
 
 // Applies one edit; returns the resource name it created, or "" when it created nothing.
 absl::StatusOr<std::string> ApplyEdit(const SceneEdit& edit, World& world);

@@ -1,5 +1,6 @@
 #include "server/rpc/names.h"
 
+#include <regex>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -16,6 +17,16 @@ absl::StatusOr<std::string> ParseWorldName(const std::string& name, const std::s
   }
   if (auto s = ValidateId(parts[1], field); !s.ok()) return s;
   return parts[1];
+}
+
+absl::StatusOr<std::string> ParseAssetName(const std::string& name, const std::string& field) {
+  static const std::regex kName("assets/[0-9a-f]{64}");
+  if (!std::regex_match(name, kName)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        field, ": expected assets/{sha256, 64 lower-case hex digits}, got \"",
+        name.substr(0, 100), "\""));
+  }
+  return name;
 }
 
 absl::StatusOr<ChildName> ParseChildName(const std::string& name, const std::string& collection,

@@ -1,6 +1,6 @@
 #pragma once
 // Resource names: worlds/{world}, worlds/{world}/bodies/{body},
-// worlds/{world}/constraints/{constraint}.
+// worlds/{world}/constraints/{constraint}, assets/{sha256}.
 
 #include <string>
 
@@ -15,6 +15,8 @@ struct ChildName {
 
 // Parses worlds/{world}; `field` names the request field in errors.
 absl::StatusOr<std::string> ParseWorldName(const std::string& name, const std::string& field);
+// Checks assets/{sha256} and returns it whole.
+absl::StatusOr<std::string> ParseAssetName(const std::string& name, const std::string& field);
 // Parses worlds/{world}/{collection}/{id}, collection being "bodies" or "constraints".
 absl::StatusOr<ChildName> ParseChildName(const std::string& name, const std::string& collection,
                                          const std::string& field);

@@ -51,7 +51,7 @@ grpc::Status SceneServiceImpl::CreateBody(grpc::ServerContext* ctx,
   auto call = OpenWorldCall(checks_, *ctx, ParseWorldName(req->parent(), "parent"),
                             Role::kEditor, 1);
   if (!call.ok()) return ToGrpcStatus(call.status());
-  auto body = BodyFromProto(req->body(), "body");
+  auto body = BodyFromProto(req->body(), "body", checks_.manager->assets().Lookup());
   if (!body.ok()) return ToGrpcStatus(body.status());
   const std::string& world_id = call->world_id;
   auto created = call->host->Call<BodyDesc>(
@@ -152,7 +152,8 @@ grpc::Status SceneServiceImpl::BatchEdit(grpc::ServerContext* ctx, const v1::Bat
   std::vector<SceneEdit> edits;
   edits.reserve(req->edits_size());
   for (int i = 0; i < req->edits_size(); ++i) {
-    auto edit = EditFromProto(req->edits(i), world_id, absl::StrCat("edits[", i, "]"));
+    auto edit = EditFromProto(req->edits(i), world_id, absl::StrCat("edits[", i, "]"),
+                              checks_.manager->assets().Lookup());
     if (!edit.ok()) return ToGrpcStatus(edit.status());
     edits.push_back(std::move(*edit));
   }

@@ -8,6 +8,7 @@
 
 #include "absl/status/status.h"
 #include "grpcpp/server.h"
+#include "server/rpc/asset_service_impl.h"
 #include "server/rpc/auth.h"
 #include "server/rpc/haptics_service_impl.h"
 #include "server/rpc/scene_service_impl.h"
@@ -66,6 +67,7 @@ class Server {
   SceneServiceImpl scene_service_;
   SessionServiceImpl session_service_;
   HapticsServiceImpl haptics_service_;
+  AssetServiceImpl asset_service_;
   std::unique_ptr<grpc::Server> server_;
   int port_ = 0;
 };

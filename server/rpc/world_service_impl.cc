@@ -106,7 +106,7 @@ grpc::Status WorldServiceImpl::CreateWorld(grpc::ServerContext* ctx,
     case v1::CreateWorldRequest::SOURCE_NOT_SET:
       break;  // an empty world with default settings
   }
-  auto scene = SceneFromProto(scene_proto);
+  auto scene = SceneFromProto(scene_proto, checks_.manager->assets().Lookup());
   if (!scene.ok()) {
     return ToGrpcStatus(absl::InvalidArgumentError(absl::StrCat(
         req->source_case() == v1::CreateWorldRequest::kScene ? "scene." : "scene_name: ",

@@ -6,6 +6,8 @@
 #include <span>
 #include <tuple>
 
+#include <Eigen/Eigenvalues>
+
 #include "absl/strings/str_cat.h"
 #include "server/base/status_macros.h"
 #include "server/math/unit_quat.h"
@@ -13,6 +15,7 @@
 #include "server/model/rigid/height_field_builder.h"
 #include "server/model/rigid/triangle_mesh_builder.h"
 #include "server/scene/field_error.h"
+#include "server/scene/mesh_asset_proto.h"
 #include "server/scene/rod_proto.h"
 #include "server/scene/soft_proto.h"
 #include "server/scene/strand_proto.h"
@@ -37,6 +40,7 @@ constexpr double kMaxLength = 1e6;     // m
 constexpr double kMaxSpeed = 1e5;      // m/s and rad/s
 constexpr double kMaxDensity = 1e6;    // kg/m^3
 constexpr double kMaxMass = 1e9;       // kg
+constexpr double kMaxInertia = 1e12;   // kg m^2
 
 absl::Status CheckLength(double v, const std::string& field) {
   if (!std::isfinite(v) || v < kMinLength || v > kMaxLength) {
@@ -85,18 +89,6 @@ absl::StatusOr<Shape> HullFromProto(const v1::ConvexHull& h, const std::string& 
   return Shape::Hull(*std::move(hull));
 }
 
-// A triangle mesh: its vertices, then the builder's checks (which name the indices).
-absl::StatusOr<Shape> MeshFromProto(const v1::TriangleMesh& m, const std::string& field) {
-  auto vertices = PointsFromProto(m.vertices(), field + ".vertices", kMaxMeshVertices);
-  if (!vertices.ok()) return vertices.status();
-  const std::span<const uint32_t> indices(m.indices().data(), m.indices_size());
-  auto mesh = BuildTriangleMesh(*vertices, indices);
-  if (!mesh.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat(field, ".", mesh.status().message()));
-  }
-  return Shape::Mesh(*std::move(mesh));
-}
-
 // A height field: sides beyond any allowed size are refused here, before they are narrowed
 // to the grid's integers; the builder's checks name the rest.
 absl::StatusOr<Shape> HeightFieldFromProto(const v1::HeightField& h, const std::string& field) {
@@ -120,7 +112,8 @@ absl::StatusOr<Shape> HeightFieldFromProto(const v1::HeightField& h, const std::
   return Shape::Mesh(*std::move(mesh));
 }
 
-absl::StatusOr<Shape> ShapeFromProto(const v1::Shape& s, const std::string& field) {
+absl::StatusOr<Shape> ShapeFromProto(const v1::Shape& s, const std::string& field,
+                                     const MeshAssetLookup& assets) {
   switch (s.kind_case()) {
     case v1::Shape::kSphere:
       LIGATURE_RETURN_IF_ERROR(CheckLength(s.sphere().radius(), field + ".sphere.radius"));
@@ -142,8 +135,13 @@ absl::StatusOr<Shape> ShapeFromProto(const v1::Shape& s, const std::string& fiel
       return Shape::Plane();
     case v1::Shape::kHull:
       return HullFromProto(s.hull(), field + ".hull");
-    case v1::Shape::kMesh:
-      return MeshFromProto(s.mesh(), field + ".mesh");
+    case v1::Shape::kMesh: {
+      auto mesh = TriangleMeshFromProto(s.mesh(), field + ".mesh");
+      if (!mesh.ok()) return mesh.status();
+      return Shape::Mesh(*std::move(mesh));
+    }
+    case v1::Shape::kMeshAsset:
+      return MeshAssetShapeFromProto(s.mesh_asset(), assets, field + ".mesh_asset");
     case v1::Shape::kHeightField:
       return HeightFieldFromProto(s.height_field(), field + ".height_field");
     case v1::Shape::kCompound:
@@ -152,13 +150,15 @@ absl::StatusOr<Shape> ShapeFromProto(const v1::Shape& s, const std::string& fiel
     case v1::Shape::KIND_NOT_SET:
       break;
   }
-  return InvalidField(
-      field, "a shape (sphere, box, capsule, plane, hull, mesh or height field) is required");
+  return InvalidField(field,
+                      "a shape (sphere, box, capsule, plane, hull, mesh, height field or mesh "
+                      "asset) is required");
 }
 
 // The children of a compound: 1 to 64 shapes (no planes) with their poses.
 absl::StatusOr<std::vector<ChildShape>> CompoundFromProto(const v1::Compound& c,
-                                                          const std::string& field) {
+                                                          const std::string& field,
+                                                          const MeshAssetLookup& assets) {
   constexpr int kMaxChildren = 64;
   if (c.children_size() < 1 || c.children_size() > kMaxChildren) {
     return InvalidField(field + ".children",
@@ -176,7 +176,11 @@ absl::StatusOr<std::vector<ChildShape>> CompoundFromProto(const v1::Compound& c,
     if (c.children(i).shape().has_height_field()) {
       return InvalidField(child + ".shape.height_field", "a compound cannot hold a height field");
     }
-    auto shape = ShapeFromProto(c.children(i).shape(), child + ".shape");
+    if (c.children(i).shape().has_mesh_asset() && !c.children(i).shape().mesh_asset().as_hull()) {
+      return InvalidField(child + ".shape.mesh_asset.as_hull",
+                          "a compound holds a mesh asset only as a hull");
+    }
+    auto shape = ShapeFromProto(c.children(i).shape(), child + ".shape", assets);
     if (!shape.ok()) return shape.status();
     auto pose = PoseFromProto(c.children(i).pose(), child + ".pose");
     if (!pose.ok()) return pose.status();
@@ -186,6 +190,19 @@ absl::StatusOr<std::vector<ChildShape>> CompoundFromProto(const v1::Compound& c,
 }
 
 }  // namespace
+
+absl::StatusOr<std::shared_ptr<const TriangleMesh>> TriangleMeshFromProto(
+    const v1::TriangleMesh& m, const std::string& field) {
+  // The vertices, then the builder's checks (which name the indices).
+  auto vertices = PointsFromProto(m.vertices(), field + ".vertices", kMaxMeshVertices);
+  if (!vertices.ok()) return vertices.status();
+  const std::span<const uint32_t> indices(m.indices().data(), m.indices_size());
+  auto mesh = BuildTriangleMesh(*vertices, indices);
+  if (!mesh.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(field, ".", mesh.status().message()));
+  }
+  return mesh;
+}
 
 absl::Status ValidateId(const std::string& id, const std::string& field) {
   static const std::regex kId("[a-z0-9][a-z0-9_-]{0,62}");
@@ -239,6 +256,43 @@ absl::StatusOr<Transform> PoseFromProto(const v1::Pose& p, const std::string& fi
   return Transform{*position, *orientation};
 }
 
+absl::StatusOr<GivenInertia> InertiaFromProto(const v1::Inertia& in, const std::string& field) {
+  GivenInertia out;
+  auto center = PositionFromProto(in.center_of_mass(), field + ".center_of_mass");
+  if (!center.ok()) return center.status();
+  out.center = *center;
+  // The tensor: finite, positive definite, its principal moments a possible solid's.
+  const double ixx = in.ixx(), iyy = in.iyy(), izz = in.izz();
+  const double ixy = in.ixy(), ixz = in.ixz(), iyz = in.iyz();
+  for (const double v : {ixx, iyy, izz, ixy, ixz, iyz}) {
+    if (!std::isfinite(v) || std::abs(v) > kMaxInertia) {
+      return InvalidField(field, absl::StrCat("components must be finite and within ",
+                                              kMaxInertia, " kg m^2"));
+    }
+  }
+  out.tensor << ixx, ixy, ixz, ixy, iyy, iyz, ixz, iyz, izz;
+  const Vec3 moments = Eigen::SelfAdjointEigenSolver<Mat3>(out.tensor).eigenvalues();
+  const double tolerance = 1e-9 * moments.cwiseAbs().maxCoeff();
+  if (!(moments.minCoeff() > tolerance)) {
+    return InvalidField(field, "must be positive definite");
+  }
+  if (moments.maxCoeff() > moments.sum() - moments.maxCoeff() + tolerance) {
+    return InvalidField(field, "principal moments must satisfy the triangle inequality "
+                               "(each at most the sum of the other two)");
+  }
+  return out;
+}
+
+void InertiaToProto(const GivenInertia& in, v1::Inertia* out) {
+  Vec3ToProto(in.center, out->mutable_center_of_mass());
+  out->set_ixx(in.tensor(0, 0));
+  out->set_iyy(in.tensor(1, 1));
+  out->set_izz(in.tensor(2, 2));
+  out->set_ixy(in.tensor(0, 1));
+  out->set_ixz(in.tensor(0, 2));
+  out->set_iyz(in.tensor(1, 2));
+}
+
 absl::StatusOr<Material> MaterialFromProto(const v1::Material& m, const std::string& field) {
   Material out;
   if (m.has_density()) {
@@ -263,10 +317,17 @@ absl::StatusOr<Material> MaterialFromProto(const v1::Material& m, const std::str
     return InvalidField(field + ".restitution", "must be in [0, 1]");
   }
   out.restitution = m.restitution();
+  if (m.has_inertia()) {
+    auto inertia = InertiaFromProto(m.inertia(), field + ".inertia");
+    if (!inertia.ok()) return inertia.status();
+    if (out.mass <= 0.0) return InvalidField(field + ".mass", "must be > 0 with an inertia");
+    out.inertia = *inertia;
+  }
   return out;
 }
 
-absl::StatusOr<BodyDesc> BodyFromProto(const v1::Body& b, const std::string& field) {
+absl::StatusOr<BodyDesc> BodyFromProto(const v1::Body& b, const std::string& field,
+                                       const MeshAssetLookup& assets) {
   BodyDesc out;
   if (!b.id().empty()) LIGATURE_RETURN_IF_ERROR(ValidateId(b.id(), field + ".id"));
   out.id = b.id();
@@ -316,11 +377,11 @@ absl::StatusOr<BodyDesc> BodyFromProto(const v1::Body& b, const std::string& fie
   // scalpel.
   RigidBodyDesc& rigid = *out.rigid();
   if (b.shape().has_compound()) {
-    auto children = CompoundFromProto(b.shape().compound(), field + ".shape.compound");
+    auto children = CompoundFromProto(b.shape().compound(), field + ".shape.compound", assets);
     if (!children.ok()) return children.status();
     rigid.children = std::move(*children);
   } else {
-    auto shape = ShapeFromProto(b.shape(), field + ".shape");
+    auto shape = ShapeFromProto(b.shape(), field + ".shape", assets);
     if (!shape.ok()) return shape.status();
     rigid.shape = *shape;
   }
@@ -425,13 +486,14 @@ absl::StatusOr<WorldSettings> SettingsFromProto(const v1::WorldSettings& s,
   return out;
 }
 
-absl::StatusOr<SceneDesc> SceneFromProto(const v1::Scene& scene) {
+absl::StatusOr<SceneDesc> SceneFromProto(const v1::Scene& scene,
+                                         const MeshAssetLookup& assets) {
   SceneDesc out;
   auto settings = SettingsFromProto(scene.settings(), "settings");
   if (!settings.ok()) return settings.status();
   out.settings = *settings;
   for (int i = 0; i < scene.bodies_size(); ++i) {
-    auto body = BodyFromProto(scene.bodies(i), absl::StrCat("bodies[", i, "]"));
+    auto body = BodyFromProto(scene.bodies(i), absl::StrCat("bodies[", i, "]"), assets);
     if (!body.ok()) return body.status();
     out.bodies.push_back(std::move(*body));
   }
@@ -493,6 +555,11 @@ void HeightFieldToProto(const HeightField& grid, v1::HeightField* out) {
 }  // namespace
 
 void ShapeToProto(const Shape& s, v1::Shape* shape) {
+  // A shape made from an asset gives back the reference, not the geometry.
+  if (s.asset) {
+    MeshAssetShapeToProto(s, shape->mutable_mesh_asset());
+    return;
+  }
   switch (s.type) {
     case ShapeType::kSphere:
       shape->mutable_sphere()->set_radius(s.radius);
@@ -573,6 +640,7 @@ v1::Body BodyToProto(const BodyDesc& b) {
   m->set_mass(rigid.material.mass);
   m->set_friction(rigid.material.friction);
   m->set_restitution(rigid.material.restitution);
+  if (rigid.material.inertia) InertiaToProto(*rigid.material.inertia, m->mutable_inertia());
   PoseToProto(rigid.pose, out.mutable_pose());
   Vec3ToProto(rigid.linear_velocity, out.mutable_linear_velocity());
   Vec3ToProto(rigid.angular_velocity, out.mutable_angular_velocity());

@@ -7,14 +7,18 @@
 #include "absl/status/statusor.h"
 #include "ligature/v1/scene.pb.h"
 #include "server/scene/constraint_proto.h"
+#include "server/scene/mesh_asset_proto.h"
 #include "server/world/scene_desc.h"
 
 namespace ligature {
 
-absl::StatusOr<SceneDesc> SceneFromProto(const v1::Scene& scene);
+// Shapes that name mesh assets find them through `assets` (none: every such shape is refused).
+absl::StatusOr<SceneDesc> SceneFromProto(const v1::Scene& scene,
+                                         const MeshAssetLookup& assets = {});
 absl::StatusOr<WorldSettings> SettingsFromProto(const v1::WorldSettings& s,
                                                 const std::string& field);
-absl::StatusOr<BodyDesc> BodyFromProto(const v1::Body& body, const std::string& field);
+absl::StatusOr<BodyDesc> BodyFromProto(const v1::Body& body, const std::string& field,
+                                       const MeshAssetLookup& assets = {});
 
 // Field-level pieces, shared with partial updates.
 absl::StatusOr<Vec3> Vec3FromProto(const v1::Vec3& v, const std::string& field);
@@ -25,6 +29,10 @@ absl::StatusOr<Quat> QuatFromProto(const v1::Quaternion& q, const std::string& f
 absl::StatusOr<Vec3> PositionFromProto(const v1::Vec3& p, const std::string& field);
 absl::StatusOr<Transform> PoseFromProto(const v1::Pose& p, const std::string& field);
 absl::StatusOr<Material> MaterialFromProto(const v1::Material& m, const std::string& field);
+absl::StatusOr<GivenInertia> InertiaFromProto(const v1::Inertia& in, const std::string& field);
+// The checks of a TriangleMesh shape, naming `field`'s offending vertex or index.
+absl::StatusOr<std::shared_ptr<const TriangleMesh>> TriangleMeshFromProto(
+    const v1::TriangleMesh& m, const std::string& field);
 absl::StatusOr<SolverSettings> SolverFromProto(const v1::SolverSettings& s,
                                                const std::string& field);
 absl::Status ValidateId(const std::string& id, const std::string& field);
@@ -35,5 +43,6 @@ v1::Body BodyToProto(const BodyDesc& body);
 void ShapeToProto(const Shape& s, v1::Shape* out);
 void Vec3ToProto(const Vec3& v, v1::Vec3* out);
 void PoseToProto(const Transform& t, v1::Pose* out);
+void InertiaToProto(const GivenInertia& in, v1::Inertia* out);
 
 }  // namespace ligature

@@ -9,6 +9,7 @@
 #include <climits>
 #include <cmath>
 #include <deque>
+#include <map>
 #include <optional>
 #include <tuple>
 #include <utility>
@@ -613,6 +614,36 @@ absl::StatusOr<WorldSavedState> ReadState(const v1::WorldState& s, uint32_t vers
   return out;
 }
 
+// The mesh assets the scene's rigid shapes were made from, each once, by name.
+void PutAssets(const SceneDesc& scene, v1::WorldSnapshot* snap) {
+  std::map<std::string, const MeshAsset*> used;
+  for (const BodyDesc& b : scene.bodies) {
+    const RigidBodyDesc* rigid = b.rigid();
+    if (rigid == nullptr) continue;
+    if (rigid->shape.asset) used.emplace(rigid->shape.asset->name, rigid->shape.asset.get());
+    for (const ChildShape& c : rigid->children) {
+      if (c.shape.asset) used.emplace(c.shape.asset->name, c.shape.asset.get());
+    }
+  }
+  for (const auto& [name, asset] : used) MeshAssetToProto(*asset, true, snap->add_assets());
+}
+
+// The snapshot's own assets, checked as uploads are, by name.
+absl::StatusOr<std::map<std::string, std::shared_ptr<const MeshAsset>>> ReadAssets(
+    const v1::WorldSnapshot& snapshot) {
+  std::map<std::string, std::shared_ptr<const MeshAsset>> out;
+  for (int i = 0; i < snapshot.assets_size(); ++i) {
+    const v1::Asset& a = snapshot.assets(i);
+    const std::string field = absl::StrCat("assets[", i, "]");
+    auto asset = MeshAssetFromProto(a.mesh(), a.name(), field + ".mesh");
+    if (!asset.ok()) return asset.status();
+    if (!out.emplace(a.name(), *std::move(asset)).second) {
+      return Invalid(field + ".name", "appears twice");
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 // ---- Public entry points ----------------------------------------------------------------
@@ -621,7 +652,9 @@ v1::WorldSnapshot CaptureSnapshot(const World& world) {
   v1::WorldSnapshot snap;
   snap.set_format_version(kSnapshotFormatVersion);
   snap.set_world_id(world.name());
-  *snap.mutable_scene() = SceneToProto(world.Export());
+  const SceneDesc scene = world.Export();
+  *snap.mutable_scene() = SceneToProto(scene);
+  PutAssets(scene, &snap);
   const WorldSavedState saved = world.SaveState();
   v1::WorldState& s = *snap.mutable_state();
   s.set_tick(saved.tick);
@@ -645,7 +678,13 @@ absl::StatusOr<std::unique_ptr<World>> WorldFromSnapshot(const v1::WorldSnapshot
   }
   if (!snapshot.has_scene()) return Invalid("scene", "missing");
   if (!snapshot.has_state()) return Invalid("state", "missing");
-  absl::StatusOr<SceneDesc> scene = SceneFromProto(snapshot.scene());
+  auto assets = ReadAssets(snapshot);
+  if (!assets.ok()) return assets.status();
+  const MeshAssetLookup lookup = [&assets](const std::string& asset_name) {
+    auto found = assets->find(asset_name);
+    return found == assets->end() ? std::shared_ptr<const MeshAsset>() : found->second;
+  };
+  absl::StatusOr<SceneDesc> scene = SceneFromProto(snapshot.scene(), lookup);
   if (!scene.ok()) {
     return absl::Status(scene.status().code(), absl::StrCat("scene.", scene.status().message()));
   }

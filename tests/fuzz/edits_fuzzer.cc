@@ -152,6 +152,14 @@ struct Session {
     if (set & 2) m->set_mass(in.Number());
     if (set & 4) m->set_friction(in.Number());
     if (set & 8) m->set_restitution(in.Number());
+    if (set & 16) {
+      v1::Inertia* inertia = m->mutable_inertia();
+      Vec3(inertia->mutable_center_of_mass());
+      for (auto field : {&v1::Inertia::set_ixx, &v1::Inertia::set_iyy, &v1::Inertia::set_izz,
+                         &v1::Inertia::set_ixy, &v1::Inertia::set_ixz, &v1::Inertia::set_iyz}) {
+        (inertia->*field)(in.Number());
+      }
+    }
   }
 
   // With LIGATURE_FUZZ_TRACE set, each operation and outcome is printed (to read what a
@@ -171,7 +179,7 @@ struct Session {
     Trace(applied.ok() ? absl::StrCat("applied ", *applied) : applied.status().ToString());
   }
   void ApplyProto(const v1::Edit& e) {
-    auto edit = EditFromProto(e, kWorldId, "edits[0]");
+    auto edit = EditFromProto(e, kWorldId, "edits[0]", FuzzAssets());
     if (edit.ok()) {
       Apply(*edit);
     } else {
@@ -211,7 +219,20 @@ struct Session {
         break;
       }
       default: {
-        if (in.Byte() % 2) break;  // no shape
+        const uint8_t pick = in.Byte();
+        if (pick % 2) break;  // no shape
+        if (pick % 4 == 2) {
+          // A mesh asset, named or not, as a mesh or a hull, maybe scaled or naming a file.
+          v1::MeshAssetShape* asset = s->mutable_mesh_asset();
+          static constexpr const char* kNames[] = {"assets/tet", "assets/floor", "assets/none",
+                                                   ""};
+          asset->set_asset(kNames[in.Byte() % 4]);
+          asset->set_as_hull(in.Byte() % 2);
+          if (in.Byte() % 2) Vec3(asset->mutable_scale());
+          asset->set_max_vertices(in.Byte() % 8);
+          if (in.Byte() % 8 == 0) asset->set_file("mug.glb");
+          break;
+        }
         v1::HeightField* field = s->mutable_height_field();
         field->set_rows(in.Byte() % 6);
         field->set_columns(in.Byte() % 6);
@@ -423,7 +444,7 @@ struct Session {
     if (in.Byte() % 2) rod->mutable_material()->set_radius(in.Number() / 100.0);
     rod->set_rod_contact(in.Byte() % 2);
     b->set_kind(static_cast<v1::BodyKind>(in.Byte() % 5));
-    auto edit = EditFromProto(e, kWorldId, "edits[0]");
+    auto edit = EditFromProto(e, kWorldId, "edits[0]", FuzzAssets());
     auto id = edit.ok() ? ApplyEdit(*edit, *world) : edit.status();
     if (!id.ok() || id->empty() || in.Byte() % 2 == 0) return;
     // Held at its start.

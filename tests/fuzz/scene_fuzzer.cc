@@ -70,7 +70,7 @@ void Run(const uint8_t* data, size_t size) {
   auto proto = Decode(data, size);
   if (!proto) return;
   if (DeformableSize(*proto) > kMaxDeformableSize) return;
-  auto scene = SceneFromProto(*proto);
+  auto scene = SceneFromProto(*proto, FuzzAssets());
   if (!scene.ok()) {
     Require(scene.status().code() == absl::StatusCode::kInvalidArgument,
             "scene refused with a code other than INVALID_ARGUMENT:",

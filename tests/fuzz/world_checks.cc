@@ -2,7 +2,10 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <map>
+#include <memory>
 #include <set>
+#include <utility>
 
 #include "server/host/divergence_check.h"
 #include "server/snapshot/world_snapshot.h"
@@ -37,9 +40,49 @@ void CheckWorld(const World& world) {
   }
 }
 
+const MeshAssetLookup& FuzzAssets() {
+  static const auto* const assets = [] {
+    auto* out = new std::map<std::string, std::shared_ptr<const MeshAsset>>();
+    v1::TriangleMesh tet;
+    for (int i = 0; i < 4; ++i) {
+      v1::Vec3* v = tet.add_vertices();
+      v->set_x(i == 1);
+      v->set_y(i == 2);
+      v->set_z(i == 3);
+    }
+    for (const uint32_t i : {0u, 2u, 1u, 0u, 1u, 3u, 0u, 3u, 2u, 1u, 2u, 3u}) tet.add_indices(i);
+    v1::TriangleMesh floor;
+    for (int r = 0; r <= 4; ++r) {
+      for (int c = 0; c <= 4; ++c) {
+        v1::Vec3* v = floor.add_vertices();
+        v->set_x(c - 2.0);
+        v->set_z(r - 2.0);
+      }
+    }
+    for (uint32_t r = 0; r < 4; ++r) {
+      for (uint32_t c = 0; c < 4; ++c) {
+        const uint32_t p = r * 5 + c, q = p + 5;
+        for (const uint32_t i : {p, q, p + 1, p + 1, q, q + 1}) floor.add_indices(i);
+      }
+    }
+    for (const auto& [name, mesh] :
+         {std::pair("assets/tet", tet), std::pair("assets/floor", floor)}) {
+      auto asset = MeshAssetFromProto(mesh, name, name);
+      Require(asset.ok(), "fuzz asset refused:", std::string(asset.status().message()));
+      out->emplace(name, *asset);
+    }
+    return out;
+  }();
+  static const MeshAssetLookup lookup = [](const std::string& name) {
+    auto found = assets->find(name);
+    return found == assets->end() ? std::shared_ptr<const MeshAsset>() : found->second;
+  };
+  return lookup;
+}
+
 void CheckExportRoundTrip(const World& world) {
   const v1::Scene exported = SceneToProto(world.Export());
-  const auto again = SceneFromProto(exported);
+  const auto again = SceneFromProto(exported, FuzzAssets());
   Require(again.ok(), "exported scene refused:", std::string(again.status().message()));
   auto rebuilt = World::FromScene(world.name(), *again, WorldLimits{});
   Require(rebuilt.ok(), "exported scene does not build:",

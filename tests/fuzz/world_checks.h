@@ -4,10 +4,16 @@
 // broken invariant aborts, so that the fuzzer records the input.
 
 #include <functional>
+#include <string>
 
+#include "server/scene/mesh_asset_proto.h"
 #include "server/world/world.h"
 
 namespace ligature::fuzz {
+
+// The mesh assets fuzz inputs may name: "assets/tet" (a unit right tetrahedron) and
+// "assets/floor" (a 4 m square of 32 triangles facing +Y).
+const MeshAssetLookup& FuzzAssets();
 
 // Aborts with `what` when `ok` is false.
 void Require(bool ok, const char* what, const std::string& detail = "");
@@ -16,7 +22,8 @@ void Require(bool ok, const char* what, const std::string& detail = "");
 // exported scene holds the same bodies and constraints.
 void CheckWorld(const World& world);
 
-// The exported scene is accepted again as a scene (what ExportScene promises).
+// The exported scene is accepted again as a scene (what ExportScene promises), its mesh
+// assets found in FuzzAssets().
 void CheckExportRoundTrip(const World& world);
 
 // Snapshots restore bit-identically: `world`'s snapshot rebuilds a world (with `limits`)

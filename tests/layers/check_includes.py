@@ -25,6 +25,8 @@ EXTERNAL = {
     "grpc/": "grpc",
     "prometheus/": "prometheus",
     "libqhull_r/": "qhull",
+    "openssl/": "openssl",
+    "assimp/": "assimp",
 }
 
 

@@ -18,11 +18,21 @@ namespace ligature {
 
 enum class BodyKind : uint8_t { kDynamic = 0, kKinematic = 1, kStatic = 2 };
 
+// A body's centre of mass and inertia as given (a robot link's inertials), instead of
+// those of its shape.
+struct GivenInertia {
+  Vec3 center = Vec3::Zero();      // m, body frame
+  Mat3 tensor = Mat3::Identity();  // kg m^2, body axes, about the centre
+};
+
 struct Material {
   double density = 1000.0;   // kg/m^3
   double mass = 0.0;         // kg; > 0 overrides density
   double friction = 0.5;     // Coulomb coefficient
   double restitution = 0.0;  // [0, 1]
+  // With mass > 0: the centre and tensor used instead of the shape's. Fixed when the body
+  // is added: a later material keeps the body's own.
+  std::optional<GivenInertia> inertia;
 };
 
 // A rigid body: its shape, material, where it is and how it moves, and whether it is a

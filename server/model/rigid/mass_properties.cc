@@ -86,6 +86,10 @@ MassProperties ComputeMassProperties(const Shape& shape, const Material& materia
 
 CompoundMass ComputeCompoundMass(const std::vector<ChildShape>& children,
                                  const Material& material) {
+  // A given centre and tensor replace the shape's.
+  if (material.inertia && material.mass > 0.0) {
+    return {material.mass, material.inertia->center, material.inertia->tensor};
+  }
   // Each child at the material's density; the mass override is applied to the sum.
   Material per_child = material;
   per_child.mass = 0.0;

@@ -17,7 +17,8 @@ double ShapeVolume(const Shape& shape);
 
 // Mass, centre of mass and inertia tensor of a compound of solids of one material, in the
 // body frame. The inertia is about the centre of mass. Overlapping children count twice.
-// With material.mass > 0 the mass is set to it and the inertia scaled to match.
+// With material.mass > 0 the mass is set to it and the inertia scaled to match, or, when the
+// material gives an inertia, the material's centre and tensor are returned as they are.
 struct CompoundMass {
   double mass = 0.0;                 // kg
   Vec3 center = Vec3::Zero();        // m, body frame

@@ -97,7 +97,10 @@ bool RigidBodies::IsValid(BodyHandle handle) const {
 }
 
 void RigidBodies::SetMaterial(uint32_t index, const Material& m) {
+  // The shapes were placed around the given centre when the body was added: it stays.
+  std::optional<GivenInertia> inertia = std::move(material[index].inertia);
   material[index] = m;
+  material[index].inertia = std::move(inertia);
   UpdateMass(index);
 }
 

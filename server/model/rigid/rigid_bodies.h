@@ -34,7 +34,8 @@ class RigidBodies {
   }
   int size() const { return static_cast<int>(id.size()); }
 
-  // Replaces the material or kind of body `index` and recomputes its mass properties.
+  // Replaces the material (keeping a given inertia) or kind of body `index` and recomputes
+  // its mass properties.
   void SetMaterial(uint32_t index, const Material& material);
   void SetKind(uint32_t index, BodyKind kind);
   bool IsDynamic(uint32_t index) const { return kind[index] == BodyKind::kDynamic; }

@@ -768,5 +768,45 @@ TEST(SceneFromProtoTest, SolverSettings) {
       "settings.solver.position_share");
 }
 
+// A given inertia comes through (and back) as given; it needs a mass, a positive-definite
+// tensor and principal moments a solid could have.
+TEST(SceneFromProtoTest, GivenInertia) {
+  v1::Material m;
+  m.set_mass(2.0);
+  v1::Inertia* in = m.mutable_inertia();
+  in->mutable_center_of_mass()->set_y(-0.5);
+  in->set_ixx(0.3);
+  in->set_iyy(0.2);
+  in->set_izz(0.2);
+  in->set_ixy(0.05);
+  auto material = MaterialFromProto(m, "material");
+  ASSERT_TRUE(material.ok()) << material.status();
+  ASSERT_TRUE(material->inertia.has_value());
+  EXPECT_EQ(material->inertia->center, Vec3(0.0, -0.5, 0.0));
+  EXPECT_EQ(material->inertia->tensor(0, 1), 0.05);
+  EXPECT_EQ(material->inertia->tensor(1, 0), 0.05);
+  v1::Inertia back;
+  InertiaToProto(*material->inertia, &back);
+  EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(back, *in));
+
+  v1::Material no_mass = m;
+  no_mass.set_mass(0.0);
+  EXPECT_THAT(std::string(MaterialFromProto(no_mass, "material").status().message()),
+              StartsWith("material.mass"));
+  v1::Material indefinite = m;
+  indefinite.mutable_inertia()->set_ixy(0.5);  // 0.3 * 0.2 < 0.5^2
+  EXPECT_THAT(MaterialFromProto(indefinite, "material").status().message(),
+              HasSubstr("material.inertia: must be positive definite"));
+  v1::Material impossible = m;
+  impossible.mutable_inertia()->set_ixy(0.0);
+  impossible.mutable_inertia()->set_ixx(0.5);  // more than 0.2 + 0.2
+  EXPECT_THAT(MaterialFromProto(impossible, "material").status().message(),
+              HasSubstr("triangle inequality"));
+  v1::Material infinite = m;
+  infinite.mutable_inertia()->set_izz(std::numeric_limits<double>::infinity());
+  EXPECT_THAT(std::string(MaterialFromProto(infinite, "material").status().message()),
+              StartsWith("material.inertia"));
+}
+
 }  // namespace
 }  // namespace ligature
