@@ -1,6 +1,7 @@
 #include "clients/cpp/client.h"
 
 #include <atomic>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <utility>
@@ -174,6 +175,7 @@ Client::Client(std::shared_ptr<grpc::Channel> channel, ClientOptions options)
     : options_(options),
       channel_(std::move(channel)),
       worlds_(v1::WorldService::NewStub(channel_)),
+      assets_(v1::AssetService::NewStub(channel_)),
       scenes_(v1::SceneService::NewStub(channel_)),
       sessions_(v1::SessionService::NewStub(channel_)) {}
 
@@ -224,6 +226,9 @@ absl::StatusOr<v1::World> Client::CreateWorldFromSpec(absl::string_view world_id
   if (!IsSceneFileSpec(scene_spec)) return CreateWorldFromBuiltin(world_id, scene_spec);
   absl::StatusOr<v1::Scene> scene = LoadSceneFile(scene_spec);
   if (!scene.ok()) return scene.status();
+  const std::string base_dir =
+      std::filesystem::path(std::string(scene_spec)).parent_path().string();
+  if (absl::Status s = UploadSceneMeshFiles(&*scene, base_dir); !s.ok()) return s;
   return CreateWorld(world_id, *scene);
 }
 

@@ -17,6 +17,7 @@
 #include "grpcpp/client_context.h"
 #include "grpcpp/security/credentials.h"
 #include "grpcpp/support/channel_arguments.h"
+#include "ligature/v1/asset_service.grpc.pb.h"
 #include "ligature/v1/frame.pb.h"
 #include "ligature/v1/scene.pb.h"
 #include "ligature/v1/scene_service.grpc.pb.h"
@@ -134,8 +135,8 @@ class Client {
   // Creates a world from a built-in scene such as "default".
   absl::StatusOr<ligature::v1::World> CreateWorldFromBuiltin(absl::string_view world_id,
                                                              absl::string_view scene_name);
-  // Creates a world from a scene file when IsSceneFileSpec(scene_spec), otherwise from the
-  // built-in scene of that name.
+  // Creates a world from a scene file when IsSceneFileSpec(scene_spec) (uploading the mesh
+  // files it names), otherwise from the built-in scene of that name.
   absl::StatusOr<ligature::v1::World> CreateWorldFromSpec(absl::string_view world_id,
                                                           absl::string_view scene_spec);
 
@@ -173,6 +174,22 @@ class Client {
   // The world's current content, in a form CreateWorld accepts.
   absl::StatusOr<ligature::v1::Scene> ExportScene(absl::string_view world);
 
+  // Stores a mesh as an asset (AssetService) and returns it without geometry; the same
+  // geometry uploaded again returns the stored asset.
+  absl::StatusOr<ligature::v1::Asset> UploadAsset(const ligature::v1::TriangleMesh& mesh,
+                                                  absl::string_view display_name);
+  // Imports a mesh file (mesh_import.h) and uploads it under the file's name.
+  absl::StatusOr<ligature::v1::Asset> UploadMeshFile(absl::string_view path);
+  // An asset by name (assets/{sha256}), with its geometry unless `skip_geometry`.
+  absl::StatusOr<ligature::v1::Asset> GetAsset(absl::string_view name, bool skip_geometry);
+  absl::StatusOr<std::vector<ligature::v1::Asset>> ListAssets();
+  absl::Status DeleteAsset(absl::string_view name);
+
+  // Uploads the mesh files the scene's shapes name (MeshAssetShape.file, relative to
+  // `base_dir` unless absolute), each file once, and names the uploaded assets in their
+  // place. Errors name the body and the file.
+  absl::Status UploadSceneMeshFiles(ligature::v1::Scene* scene, absl::string_view base_dir);
+
   // Streams frames to `on_frame` until the server ends the stream, the duration passes, a
   // stop is requested or the callback returns false. The last three end the watch with
   // an OK result; a stream error is returned as such.
@@ -198,6 +215,7 @@ class Client {
   ClientOptions options_;
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<ligature::v1::WorldService::Stub> worlds_;
+  std::unique_ptr<ligature::v1::AssetService::Stub> assets_;
   std::unique_ptr<ligature::v1::SceneService::Stub> scenes_;
   std::unique_ptr<ligature::v1::SessionService::Stub> sessions_;
 };

@@ -87,6 +87,7 @@ absl::StatusOr<std::string> Verbatim(absl::string_view text);
 std::vector<Command> WorldCommands();
 std::vector<Command> BodyCommands();
 std::vector<Command> SceneCommands();
+std::vector<Command> AssetCommands();
 std::vector<Command> WatchCommands();
 
 }  // namespace ligature::client::cli
