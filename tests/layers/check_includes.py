@@ -3,9 +3,9 @@
 
 Each line of DEPS names a folder (or a single file) and what it may include besides its own
 files and the folders below it that have no line of their own. What it names may be a folder,
-a single header, or a library outside the tree (proto, grpc, prometheus, qhull). May-include is
-transitive: a folder may include whatever the folders it names may include. The DEPS graph
-itself must have no cycle. Prints one line per offending include and exits 1 if there is any.
+a single header, or a library outside the tree (proto, grpc, prometheus, qhull, urdfdom).
+May-include is transitive: a folder may include whatever the folders it names may include. The
+DEPS graph itself must have no cycle. Prints one line per offending include and exits 1 if there is any.
 
 Usage: check_includes.py [REPO_ROOT]
 """
@@ -27,6 +27,11 @@ EXTERNAL = {
     "libqhull_r/": "qhull",
     "openssl/": "openssl",
     "assimp/": "assimp",
+    "urdf_parser/": "urdfdom",
+    "urdf_model/": "urdfdom",
+    "urdf_world/": "urdfdom",
+    "tinyxml.h": "urdfdom",
+    "console_bridge/": "urdfdom",
 }
 
 
