@@ -1,0 +1,151 @@
+// A robot arm imported from URDF (tests/data/arm/arm.urdf) hangs where statics puts it: each
+// subtree's centre of mass straight below its joint axis, the slider at its limit.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "clients/cpp/urdf_import.h"
+#include "server/scene/scene_proto.h"
+#include "tests/validation/test_scenes.h"
+
+namespace ligature {
+namespace {
+
+const std::string kArmDir = std::string(LIGATURE_TEST_DATA_DIR) + "/arm";
+
+// The equilibrium, from the URDF's numbers (every joint turns about Y, gravity along -Z):
+// turning by q about Y takes (x, 0, z) to (x cos q + z sin q, 0, z cos q - x sin q), so a
+// centre of mass (x, z) below a joint hangs straight down at q = atan2(x, -z).
+struct Equilibrium {
+  double shoulder;  // q1, rad
+  double elbow;     // q2, rad (the forearm's angle is q1 + q2)
+};
+
+Equilibrium ArmEquilibrium() {
+  // Below the elbow, in the forearm frame with the slider at its upper limit 0.1 (the
+  // slider origin is 0.3 down, the tool mount 0.15 below the extension's frame):
+  // forearm 1 kg at (0.15, -0.15), extension 0.5 kg at (0, -(0.3 + 0.1 + 0.05)), tool
+  // 0.5 kg at (0, -(0.3 + 0.1 + 0.15 + 0.02)).
+  const double m2 = 1.0 + 0.5 + 0.5;
+  const double x2 = (1.0 * 0.15 + 0.5 * 0.0 + 0.5 * 0.0) / m2;
+  const double z2 = (1.0 * -0.15 + 0.5 * -0.45 + 0.5 * -0.57) / m2;
+  const double forearm = std::atan2(x2, -z2);
+  // Below the shoulder, in the upper arm frame: the upper arm 2 kg at (-0.15, -0.2), and
+  // the elbow subtree's weight, which acts on the upper arm at the elbow (0, -0.4).
+  const double x1 = 2.0 * -0.15 + m2 * 0.0;
+  const double z1 = 2.0 * -0.2 + m2 * -0.4;
+  const double shoulder = std::atan2(x1, -z1);
+  return {shoulder, forearm - shoulder};
+}
+
+// The tool's mesh as a hull of the STL's vertices (the test has no asset store).
+v1::Shape ToolHull() {
+  std::ifstream in(kArmDir + "/meshes/tool.stl");
+  v1::Shape shape;
+  v1::ConvexHull* hull = shape.mutable_hull();
+  hull->set_weld_tolerance(1e-9);
+  std::string word;
+  while (in >> word) {
+    if (word != "vertex") continue;
+    v1::Vec3* p = hull->add_points();
+    double x, y, z;
+    in >> x >> y >> z;
+    p->set_x(x);
+    p->set_y(y);
+    p->set_z(z);
+  }
+  return shape;
+}
+
+// The arm imported at the given joint values (Y-up, base at the origin), as a world.
+std::unique_ptr<World> ArmWorld(SolverKind solver, double shoulder, double elbow, double slide) {
+  client::UrdfOptions options;
+  options.joint_positions = {{"shoulder", shoulder}, {"elbow", elbow}, {"wrist_slide", slide}};
+  auto arm = client::ImportUrdf(kArmDir + "/arm.urdf", options);
+  if (!arm.ok()) {
+    ADD_FAILURE() << arm.status();
+    return nullptr;
+  }
+  for (v1::Body& body : *arm->scene.mutable_bodies()) {
+    if (body.shape().has_mesh_asset()) *body.mutable_shape() = ToolHull();
+  }
+  auto scene = SceneFromProto(arm->scene);
+  if (!scene.ok()) {
+    ADD_FAILURE() << scene.status();
+    return nullptr;
+  }
+  scene->settings.rate_hz = 240.0;
+  scene->settings.solver.kind = solver;
+  scene->settings.solver.max_iterations = 50;
+  return testing::MakeWorld(*scene);
+}
+
+// A link's angle about the URDF Y axis: the robot frame is the world turned by -90 degrees
+// about X ((x, y, z) -> (x, z, -y)), so the link's local Z axis, (sin q, 0, cos q) in the
+// robot, is (sin q, cos q, 0) in the world.
+double LinkAngle(const World& world, const std::string& id) {
+  const Vec3 z = world.GetBody(id)->rigid()->pose.orientation * Vec3(0, 0, 1);
+  return std::atan2(z.x(), z.y());
+}
+
+// The slider's offset: the extension's origin is 0.3 + s along the forearm's -Z.
+double SlideOffset(const World& world) {
+  const Transform forearm = world.GetBody("arm-forearm")->rigid()->pose;
+  const Vec3 d = forearm.InverseApply(testing::PositionOf(world, "arm-extension"));
+  return -d.z() - 0.3;
+}
+
+class UrdfArm : public ::testing::TestWithParam<SolverKind> {};
+
+TEST_P(UrdfArm, HangsAtTheStaticEquilibrium) {
+  const Equilibrium eq = ArmEquilibrium();
+  // About -14.0 and +26.8 degrees: inside the shoulder's limits, clear of zero.
+  ASSERT_NEAR(eq.shoulder, -0.245, 0.001);
+  ASSERT_NEAR(eq.elbow, 0.468, 0.001);
+  auto world = ArmWorld(GetParam(), eq.shoulder, eq.elbow, 0.1);
+  ASSERT_NE(world, nullptr);
+  double worst_shoulder = 0.0, worst_elbow = 0.0, worst_slide = 0.0;
+  for (int i = 0; i < 3 * 240; ++i) {
+    world->Step();
+    const double q1 = LinkAngle(*world, "arm-upper_arm");
+    const double q2 = LinkAngle(*world, "arm-forearm") - q1;
+    worst_shoulder = std::max(worst_shoulder, std::abs(q1 - eq.shoulder));
+    worst_elbow = std::max(worst_elbow, std::abs(q2 - eq.elbow));
+    worst_slide = std::max(worst_slide, std::abs(SlideOffset(*world) - 0.1));
+  }
+  EXPECT_LT(worst_shoulder, 0.01);
+  EXPECT_LT(worst_elbow, 0.01);
+  EXPECT_LT(worst_slide, 0.005);  // resting on its upper limit
+}
+
+TEST_P(UrdfArm, StraightDownIsNotAnEquilibrium) {
+  // Started straight down with the slider in, the arm swings towards the equilibrium and
+  // the slider runs out to its limit.
+  const Equilibrium eq = ArmEquilibrium();
+  auto world = ArmWorld(GetParam(), 0.0, 0.0, 0.0);
+  ASSERT_NE(world, nullptr);
+  double lowest_shoulder = 0.0, highest_elbow = 0.0;
+  for (int i = 0; i < 240; ++i) {
+    world->Step();
+    const double q1 = LinkAngle(*world, "arm-upper_arm");
+    lowest_shoulder = std::min(lowest_shoulder, q1);
+    highest_elbow = std::max(highest_elbow, LinkAngle(*world, "arm-forearm") - q1);
+  }
+  EXPECT_LT(lowest_shoulder, 0.5 * eq.shoulder);
+  EXPECT_GT(highest_elbow, 0.5 * eq.elbow);
+  EXPECT_NEAR(SlideOffset(*world), 0.1, 0.005);
+}
+
+INSTANTIATE_TEST_SUITE_P(Solvers, UrdfArm,
+                         ::testing::Values(SolverKind::kGaussSeidel, SolverKind::kTunableLcp),
+                         [](const ::testing::TestParamInfo<SolverKind>& info) {
+                           return testing::SolverName(info.param);
+                         });
+
+}  // namespace
+}  // namespace ligature
