@@ -70,8 +70,7 @@ absl::StatusOr<Transform> RobotToWorld(const UrdfOptions& options) {
   Quat q(o.w(), o.x(), o.y(), o.z());
   if (o.x() == 0.0 && o.y() == 0.0 && o.z() == 0.0 && o.w() == 0.0) q = Quat::Identity();
   if (!position.allFinite() || !q.coeffs().allFinite() || std::abs(q.norm() - 1.0) > 1e-6) {
-    return absl::InvalidArgumentError(
-        "URDF import: base_pose needs a finite position and a unit quaternion");
+    return absl::InvalidArgumentError("base_pose needs a finite position and a unit quaternion");
   }
   Transform base{position, q.normalized()};
   if (options.y_up) {
@@ -594,7 +593,12 @@ absl::StatusOr<UrdfImport> Importer::Run(const std::string& xml) {
   }
   if (auto s = CheckJointPositions(*model); !s.ok()) return s;
   auto robot_to_world = RobotToWorld(options_);
-  if (!robot_to_world.ok()) return robot_to_world.status();
+  if (!robot_to_world.ok()) return Invalid(std::string(robot_to_world.status().message()));
+  for (const auto& [name, link] : model->links_) {
+    if (link->inertial != nullptr && !(link->inertial->mass >= 0.0)) {
+      return Invalid(absl::StrCat("link \"", name, "\": <mass> must be >= 0"));
+    }
+  }
   const urdf::LinkConstSharedPtr root = model->getRoot();
   if (root == nullptr) return Invalid("the robot has no root link");
 
@@ -682,6 +686,10 @@ absl::StatusOr<UrdfImport> ImportUrdfXml(const std::string& xml, const std::stri
 }
 
 absl::StatusOr<UrdfImport> ImportUrdf(const std::string& path, const UrdfOptions& options) {
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(path, error)) {
+    return absl::NotFoundError(absl::StrCat(path, ": no such URDF file"));
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot open the URDF file"));
   std::ostringstream text;

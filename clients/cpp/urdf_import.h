@@ -4,9 +4,10 @@
 // world. Robots are placed at the given joint positions (zero unless set).
 //
 // Mapping:
-//  - A link with <inertial> becomes a rigid body at its world pose, with material.mass and
-//    material.inertia (centre of mass = the inertial origin, tensor turned into link axes).
-//    The root link is STATIC when options.fixed_base is set (the default).
+//  - A link with <inertial> (mass > 0; a zero mass counts as none) becomes a rigid body at
+//    its world pose, with material.mass and material.inertia (centre of mass = the inertial
+//    origin, tensor turned into link axes). The root link is STATIC when options.fixed_base
+//    is set (the default); a static body carries no mass.
 //  - Collisions: box -> Box; sphere -> Sphere; cylinder (along local Z) -> the ConvexHull of
 //    a 32-sided prism inscribed in it; mesh -> MeshAssetShape naming the file (absolute path),
 //    as a hull on moving bodies, as a triangle mesh on a static root. One collision at the

@@ -557,5 +557,21 @@ TEST(UrdfImport, MovingJointToMasslessLinkIsAnError) {
   EXPECT_THAT(robot.status().message(), HasSubstr("link \"flap\""));
 }
 
+TEST(UrdfImport, NegativeMassAndBadBasePoseAreErrors) {
+  const std::string xml = Robot(
+      "<link name=\"heavy\"><inertial><mass value=\"-1\"/><inertia ixx=\"1\" iyy=\"1\" "
+      "izz=\"1\" ixy=\"0\" ixz=\"0\" iyz=\"0\"/></inertial></link>\n");
+  auto negative = ImportUrdfXml(xml, kArmDir, UrdfOptions{});
+  EXPECT_EQ(negative.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(negative.status().message(), HasSubstr("link \"heavy\""));
+
+  UrdfOptions options;
+  options.base_pose.mutable_orientation()->set_w(2.0);
+  auto turned = ImportUrdf(kArm, options);
+  EXPECT_EQ(turned.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(turned.status().message(), HasSubstr("base_pose"));
+  EXPECT_THAT(turned.status().message(), HasSubstr("arm.urdf"));
+}
+
 }  // namespace
 }  // namespace ligature::client
