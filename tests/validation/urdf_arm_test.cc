@@ -9,6 +9,7 @@
 #include <sstream>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "clients/cpp/urdf_import.h"
 #include "server/scene/scene_proto.h"
 #include "tests/validation/test_scenes.h"
@@ -139,6 +140,59 @@ TEST_P(UrdfArm, StraightDownIsNotAnEquilibrium) {
   EXPECT_LT(lowest_shoulder, 0.5 * eq.shoulder);
   EXPECT_GT(highest_elbow, 0.5 * eq.elbow);
   EXPECT_NEAR(SlideOffset(*world), 0.1, 0.005);
+}
+
+// A pendulum bob (centre of mass at its sphere's centre, 0.5 below the joint) on a revolute
+// joint about `axis` and a weight on a vertical prismatic joint, hanging from the root: the
+// "world" link (joints to the world) or a massive base (joints to a static body). Both
+// limits lie on the positive side of the revolute joint's zero and below the prismatic
+// one's, so gravity holds each coordinate at its lower limit, and only at the URDF's sign.
+std::string LimitRobot(bool world_root, const std::string& axis) {
+  const std::string inertial =
+      "<inertial><origin xyz=\"0 0 -0.5\"/><mass value=\"1\"/><inertia ixx=\"0.001\" "
+      "iyy=\"0.001\" izz=\"0.001\" ixy=\"0\" ixz=\"0\" iyz=\"0\"/></inertial>"
+      "<collision><origin xyz=\"0 0 -0.5\"/><geometry><sphere radius=\"0.05\"/></geometry>"
+      "</collision>";
+  return absl::StrCat("<robot name=\"limits\"><link name=\"root\">",
+                      world_root ? ""
+                                 : "<inertial><mass value=\"1\"/><inertia ixx=\"1\" iyy=\"1\" "
+                                   "izz=\"1\" ixy=\"0\" ixz=\"0\" iyz=\"0\"/></inertial>",
+                      "</link><link name=\"bob\">", inertial, "</link><link name=\"weight\">",
+                      inertial,
+                      "</link><joint name=\"swing\" type=\"revolute\"><parent link=\"root\"/>"
+                      "<child link=\"bob\"/><axis xyz=\"",
+                      axis,
+                      "\"/><limit lower=\"0.2\" upper=\"0.6\" effort=\"0\" velocity=\"0\"/></joint>"
+                      "<joint name=\"lift\" type=\"prismatic\"><parent link=\"root\"/>"
+                      "<child link=\"weight\"/><origin xyz=\"2 0 0\"/><axis xyz=\"0 0 1\"/>"
+                      "<limit lower=\"-0.3\" upper=\"-0.1\" effort=\"0\" velocity=\"0\"/></joint>"
+                      "</robot>");
+}
+
+TEST(UrdfLimits, JointsToTheWorldAndToABodyKeepTheUrdfSign) {
+  for (bool world_root : {true, false}) {
+    for (const char* axis : {"0 1 0", "0 -1 0"}) {
+      // Started at 0.4, gravity turns the bob back towards 0 and the lower limit (0.2) stops
+      // it; the weight, started at -0.2, drops to its lower limit (-0.3). With the signs
+      // wrong the limits would hold them at -0.2 and +0.1 instead.
+      client::UrdfOptions options;
+      options.joint_positions = {{"swing", 0.4}, {"lift", -0.2}};
+      auto robot = client::ImportUrdfXml(LimitRobot(world_root, axis), kArmDir, options);
+      ASSERT_TRUE(robot.ok()) << robot.status();
+      auto scene = SceneFromProto(robot->scene);
+      ASSERT_TRUE(scene.ok()) << scene.status();
+      scene->settings.rate_hz = 240.0;
+      scene->settings.solver.max_iterations = 50;
+      auto world = testing::MakeWorld(*scene);
+      for (int i = 0; i < 3 * 240; ++i) world->Step();
+      const std::string at = absl::StrCat(world_root ? "world" : "base", ", axis ", axis);
+      // The bob's angle about URDF +Y (the joint angle, or its opposite about -Y), and the
+      // weight's height (URDF Z is world Y).
+      const double about_y = axis[2] == '1' ? 1.0 : -1.0;
+      EXPECT_NEAR(LinkAngle(*world, "limits-bob"), 0.2 * about_y, 0.03) << at;
+      EXPECT_NEAR(testing::PositionOf(*world, "limits-weight").y(), -0.3, 0.01) << at;
+    }
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Solvers, UrdfArm,
