@@ -1,6 +1,7 @@
-"""The client: one gRPC channel to a ligatured server and the calls of its three
-services (WorldService, SceneService, SessionService)."""
+"""The client: one gRPC channel to a ligatured server and the calls of its four
+services (WorldService, SceneService, SessionService, AssetService)."""
 
+import os
 import re
 import weakref
 
@@ -8,12 +9,15 @@ import grpc
 from google.protobuf import field_mask_pb2
 
 from ligature._generated import (
-    scene_service_pb2, scene_service_pb2_grpc, session_service_pb2,
-    session_service_pb2_grpc, world_service_pb2, world_service_pb2_grpc)
+    asset_service_pb2, asset_service_pb2_grpc, scene_service_pb2, scene_service_pb2_grpc,
+    session_service_pb2, session_service_pb2_grpc, world_service_pb2, world_service_pb2_grpc)
 from ligature.errors import LigatureError, invalid_argument
-from ligature.messages import Body, Constraint, Scene, World, WorldSettings, to_message
-from ligature.names import body_name, constraint_name, routing_metadata, world_name
-from ligature.scene_file import load_scene
+from ligature.mesh_import import load_mesh_file
+from ligature.messages import (
+    Asset, Body, Constraint, Scene, TriangleMesh, World, WorldSettings, to_message)
+from ligature.names import (
+    asset_name, body_name, constraint_name, routing_metadata, world_name)
+from ligature.scene_file import load_scene, upload_mesh_files
 from ligature.streams import FrameStream, Interaction
 
 # Update masks from dicts: the nested dicts the server takes field by field (every other
@@ -103,6 +107,7 @@ class Client:
         self._worlds = world_service_pb2_grpc.WorldServiceStub(channel)
         self._scenes = scene_service_pb2_grpc.SceneServiceStub(channel)
         self._sessions = session_service_pb2_grpc.SessionServiceStub(channel)
+        self._assets = asset_service_pb2_grpc.AssetServiceStub(channel)
         self._streams = weakref.WeakSet()
 
     # -- lifetime -----------------------------------------------------------------------
@@ -148,7 +153,8 @@ class Client:
 
         Give exactly one source: `scene` (a Scene or dict), `scene_name` (a built-in scene
         such as ``"default"``) or `scene_file` (a .textproto/.txtpb/.pbtxt or .json file,
-        read here). An empty `world_id` lets the server choose one.
+        read here with :meth:`load_scene`, which uploads the mesh files it names). An
+        empty `world_id` lets the server choose one.
         """
         sources = [s for s in (scene, scene_name, scene_file) if s is not None]
         if len(sources) != 1:
@@ -158,7 +164,7 @@ class Client:
         if scene_name is not None:
             request.scene_name = scene_name
         else:
-            source = load_scene(scene_file) if scene_file is not None else scene
+            source = self.load_scene(scene_file) if scene_file is not None else scene
             request.scene.CopyFrom(to_message(source, Scene, "scene"))
         return self._call(self._worlds.CreateWorld, request, world_id or None)
 
@@ -295,6 +301,53 @@ class Client:
         """The world's current content as a Scene that create_world accepts."""
         return self._call(self._scenes.ExportScene,
                           scene_service_pb2.ExportSceneRequest(parent=world_name(world)), world)
+
+    # -- mesh assets --------------------------------------------------------------------
+
+    def upload_asset(self, path_or_mesh, display_name=None):
+        """Stores a mesh on the server and returns its Asset (without geometry); its name,
+        ``assets/{sha256}``, is what Shape.mesh_asset.asset takes.
+
+        `path_or_mesh` is a mesh file (imported with :func:`ligature.load_mesh_file`; the
+        display name defaults to the file's name) or a TriangleMesh (message or dict).
+        Geometry already stored gives back the stored asset, so uploading is idempotent.
+        """
+        if isinstance(path_or_mesh, (str, bytes, os.PathLike)):
+            path = os.fsdecode(path_or_mesh)
+            mesh = load_mesh_file(path)
+            if display_name is None:
+                display_name = os.path.basename(path)
+        else:
+            mesh = to_message(path_or_mesh, TriangleMesh, "mesh")
+        asset = Asset(display_name=display_name or "", mesh=mesh)
+        return self._call(self._assets.UploadAsset,
+                          asset_service_pb2.UploadAssetRequest(asset=asset))
+
+    def get_asset(self, name, skip_geometry=False):
+        """The Asset `name` (``assets/{sha256}`` or the hash), with its mesh unless
+        `skip_geometry`."""
+        return self._call(self._assets.GetAsset, asset_service_pb2.GetAssetRequest(
+            name=asset_name(name), skip_geometry=skip_geometry))
+
+    def list_assets(self):
+        """Every stored Asset, without geometry, ordered by name (a list)."""
+        return list(self._call(self._assets.ListAssets,
+                               asset_service_pb2.ListAssetsRequest()).assets)
+
+    def delete_asset(self, name):
+        """Removes an asset from the store (owner role on every world). Bodies built from it
+        keep their shape; new shapes can no longer name it."""
+        self._call(self._assets.DeleteAsset,
+                   asset_service_pb2.DeleteAssetRequest(name=asset_name(name)))
+
+    def load_scene(self, path):
+        """Reads a scene file (as :func:`ligature.load_scene`) and uploads the mesh files
+        its shapes name (mesh_asset.file, relative to the scene file's folder), each once,
+        replacing each `file` by the uploaded `asset`. Returns the Scene, ready to send."""
+        scene = load_scene(path)
+        base_dir = os.path.dirname(os.path.abspath(os.fspath(path)))
+        return upload_mesh_files(scene, base_dir, lambda mesh_path: self.upload_asset(
+            mesh_path).name)
 
     # -- sessions -----------------------------------------------------------------------
 

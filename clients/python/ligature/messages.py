@@ -8,7 +8,7 @@ from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
 from ligature._generated import (
-    frame_pb2, geometry_pb2, scene_pb2, session_service_pb2, world_service_pb2)
+    asset_pb2, frame_pb2, geometry_pb2, scene_pb2, session_service_pb2, world_service_pb2)
 from ligature.errors import invalid_argument
 
 # The message types users meet most, re-exported under short names.
@@ -23,6 +23,8 @@ World = world_service_pb2.World
 Frame = frame_pb2.Frame
 BodyState = frame_pb2.BodyState
 DevicePose = session_service_pb2.DevicePose
+TriangleMesh = scene_pb2.TriangleMesh
+Asset = asset_pb2.Asset
 
 # Value types that may be written as plain sequences, and their component names.
 _SEQUENCE_FIELDS = {

@@ -1,5 +1,6 @@
 """Resource names: worlds/{world}, worlds/{world}/bodies/{body},
-worlds/{world}/constraints/{constraint}. Functions accept ids or full names."""
+worlds/{world}/constraints/{constraint}, assets/{sha256}. Functions accept ids or full
+names."""
 
 from ligature.errors import invalid_argument
 
@@ -41,3 +42,11 @@ def _child_name(world, child, collection, what):
     if child.startswith("worlds/"):
         return child
     return f"{world_name(world)}/{collection}/{child}"
+
+
+def asset_name(asset):
+    """``assets/{sha256}`` from the hash, a full name or an Asset message."""
+    name = getattr(asset, "name", asset)
+    if not isinstance(name, str) or not name:
+        raise invalid_argument(f"asset: expected an asset name or hash, got {asset!r}")
+    return name if name.startswith("assets/") else f"assets/{name}"

@@ -8,7 +8,7 @@ import unittest
 import grpc
 
 import ligature
-from ligature.scene_file import scene_format_for_path
+from ligature.scene_file import mesh_file_shapes, scene_format_for_path, upload_mesh_files
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 
@@ -62,6 +62,69 @@ class SceneFileTest(unittest.TestCase):
         with self.assertRaises(ligature.LigatureError) as caught:
             ligature.load_scene(self.tmp.name + "/")
         self.assertEqual(caught.exception.code, grpc.StatusCode.INVALID_ARGUMENT)
+
+
+class MeshFileReferencesTest(unittest.TestCase):
+    """Shapes that name mesh files (mesh_asset.file), resolved without a server: the upload
+    is a stand-in that records the paths it was given."""
+
+    SCENE = """
+        bodies { id: "room" kind: BODY_KIND_STATIC
+                 shape { mesh_asset { file: "meshes/room.glb" } } }
+        bodies { id: "mug" shape { mesh_asset { file: "mug.glb" as_hull: true } } }
+        bodies { id: "mugs" shape { compound {
+            children { shape { mesh_asset { file: "./mug.glb" as_hull: true } } }
+            children { shape { sphere { radius: 0.1 } } }
+            children { shape { mesh_asset { asset: "assets/already" as_hull: true } } } } } }
+    """
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.path = os.path.join(self.tmp.name, "scene.textproto")
+        with open(self.path, "w") as f:
+            f.write(self.SCENE)
+        self.uploaded = []
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def upload(self, path):
+        self.uploaded.append(path)
+        return f"assets/{len(self.uploaded)}"
+
+    def test_files_found_everywhere_and_uploaded_once(self):
+        scene = ligature.load_scene(self.path)
+        self.assertEqual([field for field, _ in mesh_file_shapes(scene)], [
+            "bodies[0].shape.mesh_asset", "bodies[1].shape.mesh_asset",
+            "bodies[2].shape.compound.children[0].shape.mesh_asset"])
+        upload_mesh_files(scene, self.tmp.name, self.upload)
+        # Paths relative to the scene's folder; "mug.glb" and "./mug.glb" are one file.
+        self.assertEqual(self.uploaded, [os.path.join(self.tmp.name, "meshes", "room.glb"),
+                                         os.path.join(self.tmp.name, "mug.glb")])
+        room, mug, mugs = (b.shape for b in scene.bodies)
+        self.assertEqual((room.mesh_asset.asset, room.mesh_asset.file), ("assets/1", ""))
+        self.assertEqual((mug.mesh_asset.asset, mug.mesh_asset.file), ("assets/2", ""))
+        self.assertTrue(mug.mesh_asset.as_hull)
+        children = [c.shape for c in mugs.compound.children]
+        self.assertEqual(children[0].mesh_asset.asset, "assets/2")
+        self.assertEqual(children[2].mesh_asset.asset, "assets/already")
+        self.assertEqual(mesh_file_shapes(scene), [])
+
+    def test_the_file_replaces_an_asset_given_too(self):
+        scene = ligature.parse_scene('bodies { shape { mesh_asset { asset: "assets/a" '
+                                     'file: "a.glb" } } }', "text")
+        upload_mesh_files(scene, self.tmp.name, self.upload)
+        self.assertEqual(scene.bodies[0].shape.mesh_asset.asset, "assets/1")
+
+    def test_errors_name_the_shape_and_the_file(self):
+        scene = ligature.parse_scene('bodies { shape { sphere { radius: 1 } } }\n'
+                                     'bodies { shape { mesh_asset { file: "gone.glb" } } }',
+                                     "text")
+        with self.assertRaises(ligature.LigatureError) as caught:
+            upload_mesh_files(scene, self.tmp.name, ligature.load_mesh_file)
+        self.assertEqual(caught.exception.code, grpc.StatusCode.NOT_FOUND)
+        self.assertIn("bodies[1].shape.mesh_asset.file: ", caught.exception.message)
+        self.assertIn(os.path.join(self.tmp.name, "gone.glb"), caught.exception.message)
 
 
 class MessagesTest(unittest.TestCase):
