@@ -77,7 +77,8 @@ function encodeWorld(w) {
 }
 
 // A scene's bodies as the page builds them: what each one is and how it looks at rest.
-function encodeSceneBody(b) {
+// `assets` maps the names of the mesh assets the scene uses to their meshes (AssetCache).
+function encodeSceneBody(b, assets = new Map()) {
   const out = { id: b.id, kind: b.kind, ...pose(b.pose) };
   if (b.rod) {
     out.type = 'rod';
@@ -89,7 +90,7 @@ function encodeSceneBody(b) {
     out.type = 'strand';
   } else {
     out.type = 'rigid';
-    out.shape = encodeShape(b.shape);
+    out.shape = encodeShape(b.shape, assets);
   }
   return out;
 }
@@ -120,7 +121,34 @@ function heightFieldMesh(h) {
   return { vertices, indices };
 }
 
-function encodeShape(shape) {
+// The names of the mesh assets that the scene's rigid bodies use, compound children included.
+function meshAssetNames(bodies) {
+  const names = new Set();
+  const visit = (shape) => {
+    if (!shape || !shape.kind) return;
+    if (shape.kind === 'mesh_asset' && shape.mesh_asset.asset) names.add(shape.mesh_asset.asset);
+    if (shape.kind === 'compound') {
+      for (const child of shape.compound.children || []) visit(child.shape);
+    }
+  };
+  for (const b of bodies || []) visit(b.shape);
+  return names;
+}
+
+// A mesh asset drawn as the page draws inline shapes: as a hull of its scaled vertices, or as
+// its scaled triangles. Unset scale (all zero) is (1, 1, 1), as the API says. An asset that
+// could not be fetched draws nothing.
+function encodeMeshAsset(s, assets) {
+  const mesh = assets.get(s.asset);
+  if (!mesh) return null;
+  const sc = s.scale;
+  const scale = !sc || (sc.x === 0 && sc.y === 0 && sc.z === 0) ? [1, 1, 1] : [sc.x, sc.y, sc.z];
+  const vertices = mesh.vertices.map((x, i) => x * scale[i % 3]);
+  if (s.as_hull) return { kind: 'hull', points: vertices };
+  return { kind: 'mesh', vertices, indices: mesh.indices };
+}
+
+function encodeShape(shape, assets = new Map()) {
   if (!shape || !shape.kind) return null;
   const s = shape[shape.kind];
   switch (shape.kind) {
@@ -133,15 +161,16 @@ function encodeShape(shape) {
     // A mesh's vertices, flat, and its triangles' indices, three each.
     case 'mesh':
       return { kind: 'mesh', vertices: (s.vertices || []).flatMap(vec3), indices: s.indices || [] };
+    case 'mesh_asset': return encodeMeshAsset(s, assets);
     // A height field is drawn as the mesh it collides as.
     case 'height_field': return { kind: 'mesh', ...heightFieldMesh(s) };
     case 'compound':
       return {
         kind: 'compound',
-        children: s.children.map((c) => ({ shape: encodeShape(c.shape), ...pose(c.pose) })),
+        children: s.children.map((c) => ({ shape: encodeShape(c.shape, assets), ...pose(c.pose) })),
       };
     default: return null;
   }
 }
 
-module.exports = { FrameEncoder, encodeWorld, encodeSceneBody, encodeShape };
+module.exports = { FrameEncoder, encodeWorld, encodeSceneBody, encodeShape, meshAssetNames };

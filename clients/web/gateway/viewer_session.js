@@ -13,7 +13,8 @@ function errorText(e) {
   const name = typeof e.code === 'number' ? grpc.status[e.code] : undefined;
   return name && e.details !== undefined ? `${name}: ${e.details}` : e.message;
 }
-const { FrameEncoder, encodeWorld, encodeSceneBody } = require('./frame_codec');
+const { FrameEncoder, encodeWorld, encodeSceneBody, meshAssetNames } = require('./frame_codec');
+const { assetFetcher, sharedAssetCache } = require('./asset_cache');
 
 // A frame is dropped rather than queued when this much is still waiting to be sent: the
 // viewer gets the newest frame, never a backlog (as the server treats slow watchers).
@@ -26,6 +27,7 @@ class ViewerSession {
     this.clients = clients;
     this.log = log;
     this.encoder = new FrameEncoder();
+    this.assets = clients.assetCache || sharedAssetCache;  // a test may bring its own
     this.world = null;      // worlds/{id} being watched
     this.maxRateHz = 0;
     this.watch = null;      // the Watch call, while frames come from it
@@ -78,7 +80,8 @@ class ViewerSession {
     this.send({ type: 'worlds', worlds: response.worlds.map(encodeWorld) });
   }
 
-  // Sends the world's bodies (shapes come from ExportScene once), then streams its frames.
+  // Sends the world's bodies (shapes come from ExportScene once, the meshes of mesh assets
+  // from the asset cache), then streams its frames.
   async startWatch({ world, maxRateHz }) {
     checkWorldName(world);
     this.stopStreams();
@@ -87,8 +90,15 @@ class ViewerSession {
     this.encoder.reset();
     const scene = await call(this.clients.scene, 'ExportScene', { parent: world }, 10, this.clients.metadata);
     if (this.world !== world) return;  // another watch started meanwhile
-    this.send({ type: 'scene', world, bodies: scene.bodies.map(encodeSceneBody),
+    const { meshes, errors } = await this.assets.getAll(meshAssetNames(scene.bodies),
+                                                        assetFetcher(this.clients));
+    if (this.world !== world) return;
+    this.send({ type: 'scene', world, bodies: scene.bodies.map((b) => encodeSceneBody(b, meshes)),
                 paused: !!(scene.settings && scene.settings.paused) });
+    // A shape whose asset could not be fetched (deleted since) is left out, and said so.
+    for (const [name, e] of errors) {
+      this.send({ type: 'error', op: 'watch', message: `${name}: ${errorText(e)}` });
+    }
     const stream = this.clients.session.Watch({ world, max_rate_hz: this.maxRateHz }, ...withMetadata(this.clients.metadata));
     this.watch = stream;
     this.attach(stream, 'watch');
