@@ -299,6 +299,20 @@ absl::Status Client::DeleteBody(absl::string_view world, absl::string_view body_
       .status();
 }
 
+absl::StatusOr<std::vector<std::string>> Client::AddToWorld(absl::string_view world,
+                                                           const v1::Scene& content) {
+  v1::BatchEditRequest request;
+  request.set_parent(WorldName(world));
+  for (const v1::Body& body : content.bodies()) *request.add_edits()->mutable_create_body() = body;
+  for (const v1::Constraint& constraint : content.constraints()) {
+    *request.add_edits()->mutable_create_constraint() = constraint;
+  }
+  absl::StatusOr<v1::BatchEditResponse> response =
+      Call<v1::BatchEditResponse>(*scenes_, &v1::SceneService::Stub::BatchEdit, request);
+  if (!response.ok()) return response.status();
+  return std::vector<std::string>(response->created().begin(), response->created().end());
+}
+
 absl::StatusOr<v1::Scene> Client::ExportScene(absl::string_view world) {
   v1::ExportSceneRequest request;
   request.set_parent(WorldName(world));

@@ -171,6 +171,11 @@ class Client {
 
   absl::Status DeleteBody(absl::string_view world, absl::string_view body_id);
 
+  // Creates the bodies of `content`, then its constraints, in `world` in one BatchEdit (all
+  // or nothing); returns the names of what was created.
+  absl::StatusOr<std::vector<std::string>> AddToWorld(absl::string_view world,
+                                                      const ligature::v1::Scene& content);
+
   // The world's current content, in a form CreateWorld accepts.
   absl::StatusOr<ligature::v1::Scene> ExportScene(absl::string_view world);
 

@@ -30,8 +30,8 @@ const std::vector<FlagSpec>& GlobalFlags() {
 const std::vector<Command>& AllCommands() {
   static const std::vector<Command>* const commands = [] {
     auto* all = new std::vector<Command>();
-    for (auto group :
-         {WorldCommands, WatchCommands, BodyCommands, SceneCommands, AssetCommands}) {
+    for (auto group : {WorldCommands, WatchCommands, BodyCommands, SceneCommands, AssetCommands,
+                       UrdfCommands}) {
       for (Command& command : group()) all->push_back(std::move(command));
     }
     return all;
