@@ -15,8 +15,8 @@
 namespace ligature {
 namespace {
 
-constexpr char kPrefix[] = "assets/";
-constexpr char kSuffix[] = ".asset";
+constexpr char kAssetPrefix[] = "assets/";
+constexpr char kAssetFileSuffix[] = ".asset";
 constexpr size_t kMaxDisplayName = 256;
 
 // SHA-256 over bytes fed little-endian, as a lower-case hex string.
@@ -56,12 +56,12 @@ std::string AssetNameOf(const TriangleMesh& mesh) {
   for (const auto& t : mesh.triangles) {
     for (const int i : t) sha.Add(static_cast<uint32_t>(i), 4);
   }
-  return absl::StrCat(kPrefix, sha.Hex());
+  return absl::StrCat(kAssetPrefix, sha.Hex());
 }
 
 std::string AssetStore::PathOf(const std::string& name) const {
-  const std::string hex(absl::StripPrefix(name, kPrefix));
-  return (std::filesystem::path(options_.dir) / (hex + kSuffix)).string();
+  const std::string hex(absl::StripPrefix(name, kAssetPrefix));
+  return (std::filesystem::path(options_.dir) / (hex + kAssetFileSuffix)).string();
 }
 
 void AssetStore::Load(std::vector<std::string>* problems) {
@@ -76,7 +76,7 @@ void AssetStore::Load(std::vector<std::string>* problems) {
     if (ec) break;
     const std::string path = it->path().string();
     const std::string file = it->path().filename().string();
-    if (!absl::EndsWith(file, kSuffix) || absl::StartsWith(file, ".")) continue;
+    if (!absl::EndsWith(file, kAssetFileSuffix) || absl::StartsWith(file, ".")) continue;
     // The file holds the asset as uploaded; it must rebuild to the name it is filed under.
     auto bytes = ReadWholeFile(path);
     v1::Asset stored;

@@ -15,7 +15,7 @@ namespace {
 
 constexpr double kModelPoll = 1e-3;  // s, remote mode: how often new models are looked for
 
-std::atomic<uint64_t> next_session{1};
+std::atomic<uint64_t> next_haptic_session{1};
 
 }  // namespace
 
@@ -52,7 +52,7 @@ absl::Status HapticsReactor::Open(const v1::HapticOpen& open) {
   }
   auto params = haptics::ResolveParams(given, facts->mass, facts->min_inertia);
   if (!params.ok()) return params.status();
-  const std::string session = absl::StrCat("h", next_session.fetch_add(1));
+  const std::string session = absl::StrCat("h", next_haptic_session.fetch_add(1));
   if (absl::Status s = (*host)->ClaimHapticTool(open.tool_body_id(), session); !s.ok()) {
     return absl::Status(s.code(), absl::StrCat("open.", s.message()));
   }

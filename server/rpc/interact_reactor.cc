@@ -8,7 +8,7 @@
 namespace ligature {
 
 namespace {
-std::atomic<uint64_t> next_session{1};
+std::atomic<uint64_t> next_interact_session{1};
 }  // namespace
 
 InteractReactor::InteractReactor(WorldManager* manager, const std::atomic<bool>* stopping,
@@ -17,7 +17,7 @@ InteractReactor::InteractReactor(WorldManager* manager, const std::atomic<bool>*
     : manager_(manager),
       stopping_(stopping),
       counters_(counters),
-      session_(next_session.fetch_add(1)),
+      session_(next_interact_session.fetch_add(1)),
       peer_(std::move(peer)),
       caller_(std::move(caller)) {
   StartRead(&request_);
