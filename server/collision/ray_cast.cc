@@ -1,0 +1,212 @@
+#include "server/collision/ray_cast.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+namespace ligature {
+namespace {
+
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+
+// A hit in the shape's frame: distance along the ray and outward normal (local).
+struct LocalHit {
+  double t = kInfinity;
+  Vec3 normal = Vec3::UnitY();
+  int triangle = -1;
+};
+
+// The ray enters a sphere of radius r about the origin: the smaller root of
+// |o + t d|^2 = r^2, or 0 from inside.
+std::optional<LocalHit> RaySphere(const Vec3& o, const Vec3& d, double r) {
+  const double b = o.dot(d);
+  const double c = o.squaredNorm() - r * r;
+  if (c <= 0.0) return LocalHit{0.0, -d};
+  const double disc = b * b - c;
+  if (b > 0.0 || disc < 0.0) return std::nullopt;
+  const double t = -b - std::sqrt(disc);
+  return LocalHit{t, (o + t * d) / r};
+}
+
+// Slabs of a box [-h, h]: the ray enters where the last slab is entered, through that
+// slab's face; it misses when a slab is left before all are entered.
+std::optional<LocalHit> RayBox(const Vec3& o, const Vec3& d, const Vec3& h) {
+  double enter = -kInfinity, leave = kInfinity;
+  int axis = -1;
+  for (int i = 0; i < 3; ++i) {
+    if (d[i] == 0.0) {
+      if (std::abs(o[i]) > h[i]) return std::nullopt;
+      continue;
+    }
+    double t0 = (-h[i] - o[i]) / d[i], t1 = (h[i] - o[i]) / d[i];
+    if (t0 > t1) std::swap(t0, t1);
+    if (t0 > enter) {
+      enter = t0;
+      axis = i;
+    }
+    leave = std::min(leave, t1);
+  }
+  if (leave < std::max(enter, 0.0)) return std::nullopt;
+  if (enter <= 0.0 || axis < 0) return LocalHit{0.0, -d};
+  Vec3 normal = Vec3::Zero();
+  normal[axis] = d[axis] > 0.0 ? -1.0 : 1.0;
+  return LocalHit{enter, normal};
+}
+
+// A capsule along Y: the side (an infinite cylinder of radius r, within the segment's
+// height) or the nearer of the two end spheres, whichever the ray meets first.
+std::optional<LocalHit> RayCapsule(const Vec3& o, const Vec3& d, double r, double half) {
+  const double y = std::clamp(o.y(), -half, half);
+  if ((o - Vec3(0.0, y, 0.0)).squaredNorm() <= r * r) return LocalHit{0.0, -d};
+  std::optional<LocalHit> best;
+  // The side: |(o + t d)_xz|^2 = r^2, entering root, hit within the segment's height.
+  const double a = d.x() * d.x() + d.z() * d.z();
+  if (a > 0.0) {
+    const double b = o.x() * d.x() + o.z() * d.z();
+    const double c = o.x() * o.x() + o.z() * o.z() - r * r;
+    const double disc = b * b - a * c;
+    if (disc >= 0.0) {
+      const double t = (-b - std::sqrt(disc)) / a;
+      const Vec3 p = o + t * d;
+      if (t >= 0.0 && std::abs(p.y()) <= half) best = LocalHit{t, Vec3(p.x(), 0.0, p.z()) / r};
+    }
+  }
+  for (const double end : {-half, half}) {
+    auto cap = RaySphere(o - Vec3(0.0, end, 0.0), d, r);
+    if (cap && (!best || cap->t < best->t)) best = cap;
+  }
+  return best;
+}
+
+// The half-space y <= 0 behind a plane.
+std::optional<LocalHit> RayPlane(const Vec3& o, const Vec3& d) {
+  if (o.y() <= 0.0) return LocalHit{0.0, -d};
+  if (d.y() >= 0.0) return std::nullopt;
+  return LocalHit{-o.y() / d.y(), Vec3::UnitY()};
+}
+
+// A convex polyhedron as the intersection of its faces' half-spaces (as the box's slabs).
+std::optional<LocalHit> RayHull(const Vec3& o, const Vec3& d, const ConvexHull& hull) {
+  double enter = -kInfinity, leave = kInfinity;
+  Vec3 normal = Vec3::UnitY();
+  for (const ConvexHull::Face& f : hull.faces) {
+    const double height = f.normal.dot(o) - f.offset;  // > 0: outside this face
+    const double rate = f.normal.dot(d);
+    if (rate == 0.0) {
+      if (height > 0.0) return std::nullopt;
+      continue;
+    }
+    const double t = -height / rate;
+    if (rate < 0.0) {
+      if (t > enter) {
+        enter = t;
+        normal = f.normal;
+      }
+    } else {
+      leave = std::min(leave, t);
+    }
+  }
+  if (leave < std::max(enter, 0.0)) return std::nullopt;
+  if (enter <= 0.0) return LocalHit{0.0, -d};
+  return LocalHit{enter, normal};
+}
+
+// Whether the ray meets a box of the tree within [0, max_t].
+bool RayMeetsBox(const Vec3& o, const Vec3& inv_d, const Aabb& box, double max_t) {
+  double enter = 0.0, leave = max_t;
+  for (int i = 0; i < 3; ++i) {
+    double t0 = (box.min[i] - o[i]) * inv_d[i], t1 = (box.max[i] - o[i]) * inv_d[i];
+    if (t0 > t1) std::swap(t0, t1);
+    // A ray along the slab (0 * inf) is inside it or outside for good.
+    if (std::isnan(t0) || std::isnan(t1)) {
+      if (o[i] < box.min[i] || o[i] > box.max[i]) return false;
+      continue;
+    }
+    enter = std::max(enter, t0);
+    leave = std::min(leave, t1);
+  }
+  return enter <= leave;
+}
+
+// A triangle's front met by the ray (Moller-Trumbore), at a distance in [0, max_t].
+std::optional<double> RayTriangleFront(const Vec3& o, const Vec3& d, const TriangleMesh& mesh,
+                                       int t, double max_t) {
+  if (mesh.normals[t].dot(d) >= 0.0) return std::nullopt;  // from behind or along it
+  const Vec3& a = mesh.Corner(t, 0);
+  const Vec3 e1 = mesh.Corner(t, 1) - a, e2 = mesh.Corner(t, 2) - a;
+  const Vec3 p = d.cross(e2);
+  const double det = e1.dot(p);
+  if (det == 0.0) return std::nullopt;
+  const Vec3 s = o - a;
+  const double u = s.dot(p) / det;
+  if (u < 0.0 || u > 1.0) return std::nullopt;
+  const Vec3 q = s.cross(e1);
+  const double v = d.dot(q) / det;
+  if (v < 0.0 || u + v > 1.0) return std::nullopt;
+  const double hit = e2.dot(q) / det;
+  if (hit < 0.0 || hit > max_t) return std::nullopt;
+  return hit;
+}
+
+// The nearest front a ray meets in a mesh, through the bounding-volume tree (nodes the ray
+// misses, or meets only beyond the nearest hit so far, are skipped).
+std::optional<LocalHit> RayMesh(const Vec3& o, const Vec3& d, const TriangleMesh& mesh,
+                                double max_t) {
+  if (mesh.nodes.empty()) return std::nullopt;
+  const Vec3 inv_d = d.cwiseInverse();
+  LocalHit best;
+  best.t = max_t;
+  std::vector<int> stack = {0};
+  while (!stack.empty()) {
+    const TriangleMesh::Node& node = mesh.nodes[stack.back()];
+    stack.pop_back();
+    if (!RayMeetsBox(o, inv_d, node.bounds, best.t)) continue;
+    if (node.left >= 0) {
+      stack.push_back(node.left);
+      stack.push_back(node.right);
+      continue;
+    }
+    for (int k = node.first; k < node.first + node.count; ++k) {
+      const int t = mesh.order[k];
+      auto hit = RayTriangleFront(o, d, mesh, t, best.t);
+      if (hit && (best.triangle < 0 || *hit < best.t)) best = LocalHit{*hit, mesh.normals[t], t};
+    }
+  }
+  if (best.triangle < 0) return std::nullopt;
+  return best;
+}
+
+}  // namespace
+
+std::optional<RayHit> CastRay(const Shape& shape, const Transform& pose, const Vec3& origin,
+                              const Vec3& direction, double max_distance) {
+  // In the shape's frame: the same distances, as the pose is rigid.
+  const Vec3 o = pose.InverseApply(origin);
+  const Vec3 d = pose.InverseRotate(direction);
+  std::optional<LocalHit> hit;
+  switch (shape.type) {
+    case ShapeType::kSphere:
+      hit = RaySphere(o, d, shape.radius);
+      break;
+    case ShapeType::kBox:
+      hit = RayBox(o, d, shape.half_extents);
+      break;
+    case ShapeType::kCapsule:
+      hit = RayCapsule(o, d, shape.radius, shape.half_length);
+      break;
+    case ShapeType::kPlane:
+      hit = RayPlane(o, d);
+      break;
+    case ShapeType::kHull:
+      hit = RayHull(o, d, *shape.hull);
+      break;
+    case ShapeType::kMesh:
+      hit = RayMesh(o, d, *shape.mesh, max_distance);
+      break;
+  }
+  if (!hit || hit->t > max_distance) return std::nullopt;
+  return RayHit{hit->t, origin + hit->t * direction, pose.Rotate(hit->normal), hit->triangle};
+}
+
+}  // namespace ligature
