@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "server/host/snapshot_files.h"
+#include "server/scene/scene_proto.h"
 
 namespace ligature {
 namespace {
@@ -106,11 +107,10 @@ absl::StatusOr<StoredAsset> AssetStore::Upload(const v1::Asset& asset) {
         absl::StrCat("asset.display_name: at most ", kMaxDisplayName, " bytes"));
   }
   // Checked and built outside the lock; the name comes from what was built.
-  auto built = MeshAssetFromProto(asset.mesh(), "", "asset.mesh");
-  if (!built.ok()) return built.status();
-  StoredAsset out{
-      std::make_shared<const MeshAsset>(MeshAsset{AssetNameOf(*(*built)->mesh), (*built)->mesh}),
-      asset.display_name()};
+  auto mesh = TriangleMeshFromProto(asset.mesh(), "asset.mesh");
+  if (!mesh.ok()) return mesh.status();
+  StoredAsset out{std::make_shared<const MeshAsset>(MeshAsset{AssetNameOf(**mesh), *mesh}),
+                  asset.display_name()};
   const std::string& name = out.mesh->name;
   const uint64_t size = MeshAssetBytes(*out.mesh);
 

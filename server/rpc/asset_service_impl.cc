@@ -8,21 +8,23 @@
 namespace ligature {
 namespace {
 
-// Assets belong to no world: reading needs some role somewhere, uploading the editor role on
-// some world, deleting the owner role on every world. PERMISSION_DENIED says which.
-absl::Status RequireAnywhere(const Grants& caller, Role role, const char* action) {
-  bool allowed = caller.any_world.has_value() && *caller.any_world >= role;
-  for (const auto& [world, granted] : caller.worlds) allowed = allowed || granted >= role;
+// Assets belong to no world: the caller's token, then its role, `role` on some world (or
+// with `everywhere` on every world). UNAUTHENTICATED or PERMISSION_DENIED saying which.
+absl::Status Admit(const TokenStore* tokens, const grpc::ServerContext& ctx, Role role,
+                   bool everywhere, const char* action) {
+  auto caller = CallerGrants(tokens, ctx);
+  if (!caller.ok()) return caller.status();
+  bool allowed = caller->any_world.has_value() && *caller->any_world >= role;
+  if (!everywhere) {
+    for (const auto& [world, granted] : caller->worlds) allowed = allowed || granted >= role;
+  }
   if (allowed) return absl::OkStatus();
-  return absl::PermissionDeniedError(absl::StrCat(
-      action, " an asset needs the ", role == Role::kViewer ? "viewer" : "editor",
-      " role on some world"));
-}
-
-absl::Status RequireEverywhere(const Grants& caller, Role role, const char* action) {
-  if (caller.any_world.has_value() && *caller.any_world >= role) return absl::OkStatus();
-  return absl::PermissionDeniedError(
-      absl::StrCat(action, " an asset needs the owner role on every world (*)"));
+  const char* role_name = role == Role::kViewer   ? "viewer"
+                          : role == Role::kEditor ? "editor"
+                                                  : "owner";
+  return absl::PermissionDeniedError(absl::StrCat(action, " an asset needs the ", role_name,
+                                                  " role on ",
+                                                  everywhere ? "every world (*)" : "some world"));
 }
 
 // The stored asset as a reply: metadata, and the geometry when asked for.
@@ -35,9 +37,7 @@ void StoredToProto(const StoredAsset& stored, bool geometry, v1::Asset* out) {
 
 grpc::Status AssetServiceImpl::UploadAsset(grpc::ServerContext* ctx,
                                            const v1::UploadAssetRequest* req, v1::Asset* resp) {
-  auto caller = CallerGrants(checks_.tokens, *ctx);
-  if (!caller.ok()) return ToGrpcStatus(caller.status());
-  if (auto s = RequireAnywhere(*caller, Role::kEditor, "uploading"); !s.ok()) {
+  if (auto s = Admit(checks_.tokens, *ctx, Role::kEditor, false, "uploading"); !s.ok()) {
     return ToGrpcStatus(s);
   }
   auto stored = checks_.manager->assets().Upload(req->asset());
@@ -48,9 +48,7 @@ grpc::Status AssetServiceImpl::UploadAsset(grpc::ServerContext* ctx,
 
 grpc::Status AssetServiceImpl::GetAsset(grpc::ServerContext* ctx, const v1::GetAssetRequest* req,
                                         v1::Asset* resp) {
-  auto caller = CallerGrants(checks_.tokens, *ctx);
-  if (!caller.ok()) return ToGrpcStatus(caller.status());
-  if (auto s = RequireAnywhere(*caller, Role::kViewer, "reading"); !s.ok()) {
+  if (auto s = Admit(checks_.tokens, *ctx, Role::kViewer, false, "reading"); !s.ok()) {
     return ToGrpcStatus(s);
   }
   auto name = ParseAssetName(req->name(), "name");
@@ -63,9 +61,7 @@ grpc::Status AssetServiceImpl::GetAsset(grpc::ServerContext* ctx, const v1::GetA
 
 grpc::Status AssetServiceImpl::ListAssets(grpc::ServerContext* ctx, const v1::ListAssetsRequest*,
                                           v1::ListAssetsResponse* resp) {
-  auto caller = CallerGrants(checks_.tokens, *ctx);
-  if (!caller.ok()) return ToGrpcStatus(caller.status());
-  if (auto s = RequireAnywhere(*caller, Role::kViewer, "listing"); !s.ok()) {
+  if (auto s = Admit(checks_.tokens, *ctx, Role::kViewer, false, "listing"); !s.ok()) {
     return ToGrpcStatus(s);
   }
   for (const StoredAsset& stored : checks_.manager->assets().List()) {
@@ -77,9 +73,7 @@ grpc::Status AssetServiceImpl::ListAssets(grpc::ServerContext* ctx, const v1::Li
 grpc::Status AssetServiceImpl::DeleteAsset(grpc::ServerContext* ctx,
                                            const v1::DeleteAssetRequest* req,
                                            v1::DeleteAssetResponse*) {
-  auto caller = CallerGrants(checks_.tokens, *ctx);
-  if (!caller.ok()) return ToGrpcStatus(caller.status());
-  if (auto s = RequireEverywhere(*caller, Role::kOwner, "deleting"); !s.ok()) {
+  if (auto s = Admit(checks_.tokens, *ctx, Role::kOwner, true, "deleting"); !s.ok()) {
     return ToGrpcStatus(s);
   }
   auto name = ParseAssetName(req->name(), "name");

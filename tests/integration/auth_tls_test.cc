@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "grpcpp/security/credentials.h"
+#include "ligature/v1/asset_service.grpc.pb.h"
 #include "tests/integration/server_fixture.h"
 
 namespace ligature::testing {
@@ -120,6 +121,48 @@ TEST_F(AuthTest, RolesDecideWhatACallerMayDo) {
 }
 
 // A viewer of one world lists only that world.
+// Assets belong to no world: any role reads them, the editor role on some world uploads,
+// only the owner of every world deletes.
+TEST_F(AuthTest, AssetRoles) {
+  auto assets = v1::AssetService::NewStub(channel_);
+  v1::UploadAssetRequest upload;
+  for (const auto& [x, z] : {std::pair(0.0, 0.0), std::pair(0.0, 1.0), std::pair(1.0, 0.0)}) {
+    v1::Vec3* v = upload.mutable_asset()->mutable_mesh()->add_vertices();
+    v->set_x(x);
+    v->set_z(z);
+  }
+  for (const uint32_t i : {0u, 1u, 2u}) upload.mutable_asset()->mutable_mesh()->add_indices(i);
+  auto upload_as = [&](const std::string& token, v1::Asset* out) {
+    grpc::ClientContext ctx;
+    if (!token.empty()) Bearer(&ctx, token);
+    return assets->UploadAsset(&ctx, upload, out);
+  };
+  v1::Asset stored;
+  EXPECT_EQ(upload_as("", &stored).error_code(), grpc::UNAUTHENTICATED);
+  EXPECT_EQ(upload_as("viewer-t", &stored).error_code(), grpc::PERMISSION_DENIED);
+  ASSERT_TRUE(upload_as("editor-t", &stored).ok());
+
+  grpc::ClientContext get_ctx;
+  Bearer(&get_ctx, "viewer-t");
+  v1::GetAssetRequest get;
+  get.set_name(stored.name());
+  v1::Asset read;
+  EXPECT_TRUE(assets->GetAsset(&get_ctx, get, &read).ok());
+
+  auto delete_as = [&](const std::string& token) {
+    grpc::ClientContext ctx;
+    Bearer(&ctx, token);
+    v1::DeleteAssetRequest req;
+    req.set_name(stored.name());
+    v1::DeleteAssetResponse out;
+    return assets->DeleteAsset(&ctx, req, &out);
+  };
+  const grpc::Status refused = delete_as("editor-t");
+  EXPECT_EQ(refused.error_code(), grpc::PERMISSION_DENIED);
+  EXPECT_NE(refused.error_message().find("every world"), std::string::npos);
+  EXPECT_TRUE(delete_as("owner-t").ok());
+}
+
 TEST_F(AuthTest, ListShowsOnlyViewableWorlds) {
   ASSERT_TRUE(Create("owner-t", "pile").ok());
   ASSERT_TRUE(Create("owner-t", "secret").ok());

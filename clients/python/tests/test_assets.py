@@ -12,6 +12,7 @@ import grpc
 
 import ligature
 from server_process import ServerProcess
+from world_test_case import WorldTestCase
 
 SERVER = None
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
@@ -33,28 +34,11 @@ def mesh_path(name):
     return os.path.join(MESHES, name)
 
 
-class AssetsTest(unittest.TestCase):
-    def setUp(self):
-        self.client = ligature.connect(SERVER.address, timeout=30)
-        self.worlds = []
+class AssetsTest(WorldTestCase):
+    timeout = 30
 
-    def tearDown(self):
-        for world in self.worlds:
-            try:
-                self.client.delete_world(world)
-            except ligature.LigatureError:
-                pass
-        self.client.close()
-
-    def create(self, world_id, **source):
-        world = self.client.create_world(world_id, **source)
-        self.worlds.append(world_id)
-        return world
-
-    def assertCode(self, code, fn, *args):
-        with self.assertRaises(ligature.LigatureError) as caught:
-            fn(*args)
-        self.assertEqual(caught.exception.code, code, str(caught.exception))
+    def server(self):
+        return SERVER
 
     def test_upload_list_get_delete(self):
         first = self.client.upload_asset(mesh_path("two_cubes.gltf"))

@@ -12,6 +12,7 @@ import grpc
 import ligature
 from ligature.v1 import scene_pb2
 from server_process import ServerProcess
+from world_test_case import WorldTestCase
 
 SERVER = None
 G = 9.81
@@ -36,29 +37,9 @@ def ball(body_id="ball", position=(0, 10, 0), radius=0.1):
     return {"id": body_id, "shape": {"sphere": {"radius": radius}}, "pose": {"position": position}}
 
 
-class ClientTest(unittest.TestCase):
-    def setUp(self):
-        self.client = ligature.connect(SERVER.address, timeout=10)
-        self.created = []
-
-    def tearDown(self):
-        for world in self.created:
-            try:
-                self.client.delete_world(world)
-            except ligature.LigatureError:
-                pass
-        self.client.close()
-
-    def create(self, world_id, **source):
-        world = self.client.create_world(world_id, **source)
-        self.created.append(world_id)
-        return world
-
-    def assertCode(self, code, fn, *args, **kwargs):
-        with self.assertRaises(ligature.LigatureError) as caught:
-            fn(*args, **kwargs)
-        self.assertEqual(caught.exception.code, code, str(caught.exception))
-        return caught.exception
+class ClientTest(WorldTestCase):
+    def server(self):
+        return SERVER
 
 
 class WorldsTest(ClientTest):
