@@ -129,12 +129,11 @@ bool RayMeetsBox(const Vec3& o, const Vec3& inv_d, const Aabb& box, double max_t
   return enter <= leave;
 }
 
-// A triangle's front met by the ray (Moller-Trumbore), at a distance in [0, max_t].
-std::optional<double> RayTriangleFront(const Vec3& o, const Vec3& d, const TriangleMesh& mesh,
-                                       int t, double max_t) {
-  if (mesh.normals[t].dot(d) >= 0.0) return std::nullopt;  // from behind or along it
-  const Vec3& a = mesh.Corner(t, 0);
-  const Vec3 e1 = mesh.Corner(t, 1) - a, e2 = mesh.Corner(t, 2) - a;
+// Where the ray meets triangle (a, b, c) from either side (Moller-Trumbore), at a distance
+// in [0, max_t].
+std::optional<double> RayTriangle(const Vec3& o, const Vec3& d, const Vec3& a, const Vec3& b,
+                                  const Vec3& c, double max_t) {
+  const Vec3 e1 = b - a, e2 = c - a;
   const Vec3 p = d.cross(e2);
   const double det = e1.dot(p);
   if (det == 0.0) return std::nullopt;
@@ -147,6 +146,13 @@ std::optional<double> RayTriangleFront(const Vec3& o, const Vec3& d, const Trian
   const double hit = e2.dot(q) / det;
   if (hit < 0.0 || hit > max_t) return std::nullopt;
   return hit;
+}
+
+// A mesh triangle's front met by the ray, at a distance in [0, max_t].
+std::optional<double> RayTriangleFront(const Vec3& o, const Vec3& d, const TriangleMesh& mesh,
+                                       int t, double max_t) {
+  if (mesh.normals[t].dot(d) >= 0.0) return std::nullopt;  // from behind or along it
+  return RayTriangle(o, d, mesh.Corner(t, 0), mesh.Corner(t, 1), mesh.Corner(t, 2), max_t);
 }
 
 // The nearest front a ray meets in a mesh, through the bounding-volume tree (nodes the ray
@@ -207,6 +213,16 @@ std::optional<RayHit> CastRay(const Shape& shape, const Transform& pose, const V
   }
   if (!hit || hit->t > max_distance) return std::nullopt;
   return RayHit{hit->t, origin + hit->t * direction, pose.Rotate(hit->normal), hit->triangle};
+}
+
+std::optional<RayHit> CastRayTriangle(const Vec3& a, const Vec3& b, const Vec3& c,
+                                      const Vec3& origin, const Vec3& direction,
+                                      double max_distance) {
+  const Vec3 normal = (b - a).cross(c - a);
+  if (normal.dot(direction) >= 0.0) return std::nullopt;  // from behind or along it
+  const auto t = RayTriangle(origin, direction, a, b, c, max_distance);
+  if (!t) return std::nullopt;
+  return RayHit{*t, origin + *t * direction, normal.normalized(), -1};
 }
 
 }  // namespace ligature

@@ -24,4 +24,10 @@ struct RayHit {
 std::optional<RayHit> CastRay(const Shape& shape, const Transform& pose, const Vec3& origin,
                               const Vec3& direction, double max_distance);
 
+// The front of triangle (a, b, c), counter-clockwise seen from its front, met by the ray
+// within `max_distance`; a ray from behind or along its plane passes. Triangle is -1.
+std::optional<RayHit> CastRayTriangle(const Vec3& a, const Vec3& b, const Vec3& c,
+                                      const Vec3& origin, const Vec3& direction,
+                                      double max_distance);
+
 }  // namespace ligature
