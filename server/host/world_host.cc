@@ -40,6 +40,11 @@ std::shared_ptr<const Frame> WorldHost::WaitForFrame(uint64_t seen_version,
   return frame_;
 }
 
+std::shared_ptr<const SceneQuery> WorldHost::LatestQuery() const {
+  absl::MutexLock lock(&mu_);
+  return query_;
+}
+
 WorldInfo WorldHost::Info() const {
   absl::MutexLock lock(&mu_);
   WorldInfo info = info_;
@@ -125,6 +130,12 @@ void WorldHost::Publish() {
   if (refresh_tools) {
     for (auto& [id, facts] : world_->HapticToolCandidates()) tools.emplace(std::move(id), facts);
   }
+  // Queries see the frame with the geometry of the same moment, rebuilt only after edits.
+  if (world_->edits() != query_shapes_edits_) {
+    query_shapes_ = std::make_shared<const QueryShapes>(BuildQueryShapes(*world_));
+    query_shapes_edits_ = world_->edits();
+  }
+  auto query = finite ? std::make_shared<const SceneQuery>(frame, query_shapes_) : nullptr;
   absl::MutexLock lock(&mu_);
   if (refresh_tools) {
     tool_facts_ = std::move(tools);
@@ -133,13 +144,15 @@ void WorldHost::Publish() {
   if (!finite) ++withheld_frames_;
   if (finite) {
     frame_ = std::move(frame);
+    query_ = std::move(query);
     ++frame_version_;
   } else if (frame_ == nullptr) {
-    // There must be a frame: the first one goes out without its numbers.
+    // There must be a frame: the first one goes out without its numbers (nor bodies to ask).
     auto bare = std::make_shared<Frame>();
     bare->world = frame->world;
     bare->tick = frame->tick;
     frame_ = std::move(bare);
+    query_ = std::make_shared<const SceneQuery>(frame_, query_shapes_);
     ++frame_version_;
   }
   const uint64_t missed = info_.missed_ticks;

@@ -26,6 +26,7 @@
 #include "absl/time/time.h"
 #include "server/host/divergence_guard.h"
 #include "server/world/frame.h"
+#include "server/world/query/scene_query.h"
 #include "server/world/step_counters.h"
 #include "server/world/world.h"
 
@@ -75,6 +76,9 @@ class WorldHost {
                                             uint64_t* version, bool* open) const
       ABSL_LOCKS_EXCLUDED(mu_);
   WorldInfo Info() const ABSL_LOCKS_EXCLUDED(mu_);
+  // Scene queries against the newest frame (never null after construction): its poses with
+  // the geometry of the same publication.
+  std::shared_ptr<const SceneQuery> LatestQuery() const ABSL_LOCKS_EXCLUDED(mu_);
 
   // Haptic tools, answered without waiting for the world: the mass properties of dynamic
   // rigid body `body` as of the newest publication (NOT_FOUND when there is no such body,
@@ -145,6 +149,11 @@ class WorldHost {
   // The world's edit count at the last rebuild of tool_facts_. Not guarded: only Publish
   // touches it, where the world is.
   uint64_t tool_facts_edits_ = UINT64_MAX;
+  // The bodies' geometry for queries, rebuilt at a publication after edits, and the scene
+  // query of the newest frame. The geometry and its edit count are touched only in Publish.
+  std::shared_ptr<const QueryShapes> query_shapes_;
+  uint64_t query_shapes_edits_ = UINT64_MAX;
+  std::shared_ptr<const SceneQuery> query_ ABSL_GUARDED_BY(mu_);
   WorldInfo info_ ABSL_GUARDED_BY(mu_);
   bool closed_ ABSL_GUARDED_BY(mu_) = false;
 };

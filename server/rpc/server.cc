@@ -92,7 +92,8 @@ Server::Server(const ServerOptions& options)
       scene_service_(&manager_, &edit_limiter_, tokens_.get()),
       session_service_(&manager_, &stopping_, &session_counters_, tokens_.get()),
       haptics_service_(&manager_, &stopping_, tokens_.get()),
-      asset_service_(&manager_, tokens_.get()) {}
+      asset_service_(&manager_, tokens_.get()),
+      query_service_(&manager_, tokens_.get()) {}
 
 absl::Status Server::ReloadTokens() {
   if (tokens_ == nullptr) return absl::FailedPreconditionError("no token file");
@@ -116,6 +117,7 @@ absl::Status Server::Start() {
   builder.RegisterService(&session_service_);
   builder.RegisterService(&haptics_service_);
   builder.RegisterService(&asset_service_);
+  builder.RegisterService(&query_service_);
   server_ = builder.BuildAndStart();
   if (server_ == nullptr || port_ == 0) {
     return absl::UnavailableError(

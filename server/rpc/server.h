@@ -11,6 +11,7 @@
 #include "server/rpc/asset_service_impl.h"
 #include "server/rpc/auth.h"
 #include "server/rpc/haptics_service_impl.h"
+#include "server/rpc/query_service_impl.h"
 #include "server/rpc/scene_service_impl.h"
 #include "server/rpc/session_counters.h"
 #include "server/rpc/session_service_impl.h"
@@ -68,6 +69,7 @@ class Server {
   SessionServiceImpl session_service_;
   HapticsServiceImpl haptics_service_;
   AssetServiceImpl asset_service_;
+  QueryServiceImpl query_service_;
   std::unique_ptr<grpc::Server> server_;
   int port_ = 0;
 };

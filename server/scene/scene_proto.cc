@@ -112,6 +112,8 @@ absl::StatusOr<Shape> HeightFieldFromProto(const v1::HeightField& h, const std::
   return Shape::Mesh(*std::move(mesh));
 }
 
+}  // namespace
+
 absl::StatusOr<Shape> ShapeFromProto(const v1::Shape& s, const std::string& field,
                                      const MeshAssetLookup& assets) {
   switch (s.kind_case()) {
@@ -154,6 +156,8 @@ absl::StatusOr<Shape> ShapeFromProto(const v1::Shape& s, const std::string& fiel
                       "a shape (sphere, box, capsule, plane, hull, mesh, height field or mesh "
                       "asset) is required");
 }
+
+namespace {
 
 // The children of a compound: 1 to 64 shapes (no planes) with their poses.
 absl::StatusOr<std::vector<ChildShape>> CompoundFromProto(const v1::Compound& c,

@@ -20,7 +20,9 @@ absl::StatusOr<WorldSettings> SettingsFromProto(const v1::WorldSettings& s,
 absl::StatusOr<BodyDesc> BodyFromProto(const v1::Body& body, const std::string& field,
                                        const MeshAssetLookup& assets = {});
 
-// Field-level pieces, shared with partial updates.
+// Field-level pieces, shared with partial updates and queries.
+absl::StatusOr<Shape> ShapeFromProto(const v1::Shape& s, const std::string& field,
+                                     const MeshAssetLookup& assets = {});
 absl::StatusOr<Vec3> Vec3FromProto(const v1::Vec3& v, const std::string& field);
 // A velocity (m/s or rad/s): finite, magnitude at most 1e5.
 absl::StatusOr<Vec3> VelocityFromProto(const v1::Vec3& v, const std::string& field);
