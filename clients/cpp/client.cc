@@ -176,6 +176,7 @@ Client::Client(std::shared_ptr<grpc::Channel> channel, ClientOptions options)
       channel_(std::move(channel)),
       worlds_(v1::WorldService::NewStub(channel_)),
       assets_(v1::AssetService::NewStub(channel_)),
+      queries_(v1::QueryService::NewStub(channel_)),
       scenes_(v1::SceneService::NewStub(channel_)),
       sessions_(v1::SessionService::NewStub(channel_)) {}
 

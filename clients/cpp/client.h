@@ -19,6 +19,7 @@
 #include "grpcpp/support/channel_arguments.h"
 #include "ligature/v1/asset_service.grpc.pb.h"
 #include "ligature/v1/frame.pb.h"
+#include "ligature/v1/query_service.grpc.pb.h"
 #include "ligature/v1/scene.pb.h"
 #include "ligature/v1/scene_service.grpc.pb.h"
 #include "ligature/v1/session_service.grpc.pb.h"
@@ -110,6 +111,31 @@ struct WatchSummary {
 // Called for each frame received; return false to end the watch.
 using FrameCallback = std::function<bool(const ligature::v1::Frame&)>;
 
+// Per-frame scene queries on one StreamQueries call: each Ask sends a request and waits
+// for its answer. Not thread-safe; one per thread that asks.
+class QueryStream {
+ public:
+  QueryStream(std::string world, std::unique_ptr<grpc::ClientContext> context,
+              std::unique_ptr<grpc::ClientReaderWriter<ligature::v1::QueryRequest,
+                                                       ligature::v1::QueryResponse>> stream)
+      : world_(std::move(world)), context_(std::move(context)), stream_(std::move(stream)) {}
+  ~QueryStream();
+
+  // The answers to `queries` against the newest frame; a failed stream's status ends it.
+  absl::StatusOr<ligature::v1::QueryResponse> Ask(
+      const std::vector<ligature::v1::SceneQuery>& queries);
+  // Ends the stream and returns its status.
+  absl::Status Close();
+
+ private:
+  std::string world_;
+  uint64_t next_id_ = 1;
+  bool closed_ = false;
+  std::unique_ptr<grpc::ClientContext> context_;
+  std::unique_ptr<grpc::ClientReaderWriter<ligature::v1::QueryRequest, ligature::v1::QueryResponse>>
+      stream_;
+};
+
 // One connection to a server. World arguments accept a world id ("demo") or name
 // ("worlds/demo"). Errors carry the gRPC code and message of the failed call. The methods
 // are thread-safe.
@@ -195,6 +221,12 @@ class Client {
   // place. Errors name the body and the file.
   absl::Status UploadSceneMeshFiles(ligature::v1::Scene* scene, absl::string_view base_dir);
 
+  // Scene queries (QueryService) against the world's newest frame, answered in order.
+  absl::StatusOr<ligature::v1::QueryResponse> Query(
+      absl::string_view world, const std::vector<ligature::v1::SceneQuery>& queries);
+  // A stream for per-frame queries (a pointer at display rate) to `world`.
+  absl::StatusOr<std::unique_ptr<QueryStream>> OpenQueryStream(absl::string_view world);
+
   // Streams frames to `on_frame` until the server ends the stream, the duration passes, a
   // stop is requested or the callback returns false. The last three end the watch with
   // an OK result; a stream error is returned as such.
@@ -221,6 +253,7 @@ class Client {
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<ligature::v1::WorldService::Stub> worlds_;
   std::unique_ptr<ligature::v1::AssetService::Stub> assets_;
+  std::unique_ptr<ligature::v1::QueryService::Stub> queries_;
   std::unique_ptr<ligature::v1::SceneService::Stub> scenes_;
   std::unique_ptr<ligature::v1::SessionService::Stub> sessions_;
 };

@@ -6,7 +6,10 @@
 #include <gtest/gtest.h>
 
 #include <limits>
+#include <sstream>
 
+#include "clients/cpp/cli/cli.h"
+#include "clients/cpp/client.h"
 #include "ligature/v1/query_service.grpc.pb.h"
 #include "tests/integration/server_fixture.h"
 
@@ -173,6 +176,32 @@ TEST_F(QueryServiceTest, BadQueriesNameTheField) {
   v1::QueryResponse resp;
   ASSERT_TRUE(Query({RayDown(0, 0)}, &resp).ok());
   EXPECT_EQ(resp.results(0).hits(0).body(), "ball");
+}
+
+// The C++ client's query stream: answers in order, each about the newest frame.
+TEST_F(QueryServiceTest, ClientQueryStream) {
+  client::Client connection(channel_);
+  auto stream = connection.OpenQueryStream("q");
+  ASSERT_TRUE(stream.ok()) << stream.status();
+  for (int i = 0; i < 3; ++i) {
+    auto resp = (*stream)->Ask({RayDown(0, 0)});
+    ASSERT_TRUE(resp.ok()) << resp.status();
+    EXPECT_EQ(resp->request_id(), static_cast<uint64_t>(i + 1));
+    EXPECT_EQ(resp->results(0).hits(0).body(), "ball");
+  }
+  EXPECT_TRUE((*stream)->Close().ok());
+}
+
+// `ligature query ray` prints the tick, then the hit: body, distance, point, normal.
+TEST_F(QueryServiceTest, CommandLine) {
+  std::ostringstream out, err;
+  const std::string server = "127.0.0.1:" + std::to_string(server_->port());
+  const int code = client::cli::RunCli(
+      {"query", "ray", "q", "--from", "0,5,0", "--dir", "0,-1,0", "--all", "--server", server},
+      out, err);
+  EXPECT_EQ(code, 0) << err.str();
+  EXPECT_THAT(out.str(), HasSubstr("ball  distance 3.9  point 0,1.1,0  normal 0,1,0"));
+  EXPECT_THAT(out.str(), HasSubstr("ground  distance 5  point 0,0,0"));
 }
 
 }  // namespace

@@ -31,7 +31,7 @@ const std::vector<Command>& AllCommands() {
   static const std::vector<Command>* const commands = [] {
     auto* all = new std::vector<Command>();
     for (auto group : {WorldCommands, WatchCommands, BodyCommands, SceneCommands, AssetCommands,
-                       UrdfCommands}) {
+                       QueryCommands, UrdfCommands}) {
       for (Command& command : group()) all->push_back(std::move(command));
     }
     return all;

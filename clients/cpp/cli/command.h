@@ -88,6 +88,7 @@ std::vector<Command> WorldCommands();
 std::vector<Command> BodyCommands();
 std::vector<Command> SceneCommands();
 std::vector<Command> AssetCommands();
+std::vector<Command> QueryCommands();
 std::vector<Command> UrdfCommands();
 std::vector<Command> WatchCommands();
 

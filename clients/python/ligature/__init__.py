@@ -16,6 +16,11 @@ and stores it on the server; shapes then name it (``{"mesh_asset": {"asset": nam
 Scene files may name mesh files directly (``mesh_asset { file: "mug.glb" }``), which
 :meth:`Client.load_scene` and ``create_world(scene_file=...)`` upload.
 
+Scene queries: ``client.raycast("pile", (0, 5, 0), (0, -1, 0))`` gives the hits of a ray
+against the newest frame, without waiting for a tick; :meth:`Client.shape_cast`,
+:meth:`Client.overlap` and :meth:`Client.closest_point` ask the other questions, and
+:meth:`Client.query_stream` asks per frame on one stream.
+
 Requests take the generated ``ligature.v1`` messages or plain dicts with the same field
 names (vectors may be given as 3-sequences, quaternions as (x, y, z, w), enum values by
 their full name or their short name, e.g. ``"kinematic"``). Every failure raises
@@ -30,16 +35,18 @@ __path__ = pkgutil.extend_path(__path__, __name__)
 
 from ligature.errors import LigatureError  # noqa: E402
 from ligature.messages import (  # noqa: E402
-    Asset, Body, BodyState, Constraint, DevicePose, Frame, Pose, Quaternion, Scene,
-    TriangleMesh, Vec3, World, WorldSettings, body_state, pose, to_message, vec3)
+    Asset, Body, BodyState, Constraint, DevicePose, Frame, Pose, QueryHit, QueryResponse,
+    Quaternion, Scene, SceneQuery, TriangleMesh, Vec3, World, WorldSettings, body_state, pose,
+    to_message, vec3)
 from ligature.mesh_import import load_mesh_file  # noqa: E402
 from ligature.scene_file import load_scene, parse_scene  # noqa: E402
-from ligature.streams import FrameStream, Interaction  # noqa: E402
+from ligature.streams import FrameStream, Interaction, QueryStream  # noqa: E402
 from ligature.client import Client, connect  # noqa: E402
 
 __all__ = [
     "Asset", "Body", "BodyState", "Client", "Constraint", "DevicePose", "Frame",
-    "FrameStream", "Interaction", "LigatureError", "Pose", "Quaternion", "Scene",
-    "TriangleMesh", "Vec3", "World", "WorldSettings", "body_state", "connect",
+    "FrameStream", "Interaction", "LigatureError", "Pose", "QueryHit", "QueryResponse",
+    "QueryStream", "Quaternion", "Scene", "SceneQuery", "TriangleMesh", "Vec3", "World",
+    "WorldSettings", "body_state", "connect",
     "load_mesh_file", "load_scene", "parse_scene", "pose", "to_message", "vec3",
 ]

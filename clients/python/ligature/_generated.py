@@ -3,8 +3,9 @@
 try:
     from ligature.v1 import (  # noqa: F401
         asset_pb2, asset_service_pb2, asset_service_pb2_grpc, frame_pb2, geometry_pb2,
-        scene_pb2, scene_service_pb2, scene_service_pb2_grpc, session_service_pb2,
-        session_service_pb2_grpc, world_service_pb2, world_service_pb2_grpc)
+        query_service_pb2, query_service_pb2_grpc, scene_pb2, scene_service_pb2,
+        scene_service_pb2_grpc, session_service_pb2, session_service_pb2_grpc, world_service_pb2,
+        world_service_pb2_grpc)
 except ImportError as error:  # pragma: no cover - depends on the environment
     raise ImportError(
         "ligature: the generated ligature.v1 stubs were not found; install the package "
@@ -13,6 +14,6 @@ except ImportError as error:  # pragma: no cover - depends on the environment
 
 __all__ = [
     "asset_pb2", "asset_service_pb2", "asset_service_pb2_grpc", "frame_pb2", "geometry_pb2",
-    "scene_pb2", "scene_service_pb2", "scene_service_pb2_grpc", "session_service_pb2",
-    "session_service_pb2_grpc", "world_service_pb2", "world_service_pb2_grpc",
+    "query_service_pb2", "query_service_pb2_grpc", "scene_pb2", "scene_service_pb2",
+    "scene_service_pb2_grpc", "session_service_pb2", "session_service_pb2_grpc", "world_service_pb2", "world_service_pb2_grpc",
 ]

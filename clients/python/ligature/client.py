@@ -1,5 +1,5 @@
-"""The client: one gRPC channel to a ligatured server and the calls of its four
-services (WorldService, SceneService, SessionService, AssetService)."""
+"""The client: one gRPC channel to a ligatured server and the calls of its five
+services (WorldService, SceneService, SessionService, AssetService, QueryService)."""
 
 import os
 import re
@@ -9,16 +9,18 @@ import grpc
 from google.protobuf import field_mask_pb2
 
 from ligature._generated import (
-    asset_service_pb2, asset_service_pb2_grpc, scene_service_pb2, scene_service_pb2_grpc,
-    session_service_pb2, session_service_pb2_grpc, world_service_pb2, world_service_pb2_grpc)
+    asset_service_pb2, asset_service_pb2_grpc, query_service_pb2, query_service_pb2_grpc,
+    scene_service_pb2, scene_service_pb2_grpc, session_service_pb2, session_service_pb2_grpc,
+    world_service_pb2, world_service_pb2_grpc)
 from ligature.errors import LigatureError, invalid_argument
 from ligature.mesh_import import load_mesh_file
 from ligature.messages import (
-    Asset, Body, Constraint, Scene, TriangleMesh, World, WorldSettings, to_message)
+    Asset, Body, Constraint, Scene, SceneQuery, TriangleMesh, World, WorldSettings, pose,
+    to_message, vec3)
 from ligature.names import (
     asset_name, body_name, constraint_name, routing_metadata, world_name)
 from ligature.scene_file import load_scene, upload_mesh_files
-from ligature.streams import FrameStream, Interaction
+from ligature.streams import FrameStream, Interaction, QueryStream
 
 # Update masks from dicts: the nested dicts the server takes field by field (every other
 # key is replaced whole, e.g. gravity or material).
@@ -108,6 +110,7 @@ class Client:
         self._scenes = scene_service_pb2_grpc.SceneServiceStub(channel)
         self._sessions = session_service_pb2_grpc.SessionServiceStub(channel)
         self._assets = asset_service_pb2_grpc.AssetServiceStub(channel)
+        self._queries = query_service_pb2_grpc.QueryServiceStub(channel)
         self._streams = weakref.WeakSet()
 
     # -- lifetime -----------------------------------------------------------------------
@@ -348,6 +351,61 @@ class Client:
         base_dir = os.path.dirname(os.path.abspath(os.fspath(path)))
         return upload_mesh_files(scene, base_dir, lambda mesh_path: self.upload_asset(
             mesh_path).name)
+
+    # -- queries ------------------------------------------------------------------------
+
+    def query(self, world, queries):
+        """Answers `queries` (SceneQuery messages or dicts) against the newest frame of
+        `world`, in order, as a QueryResponse: its tick, and per query its hits."""
+        request = query_service_pb2.QueryRequest(
+            world=world_name(world),
+            queries=[to_message(q, SceneQuery, f"queries[{i}]") for i, q in enumerate(queries)])
+        return self._call(self._queries.Query, request, world)
+
+    def raycast(self, world, origin, direction, max_distance=0.0, all_hits=False, exclude=()):
+        """The hits of the ray from `origin` along `direction` (any non-zero length) as
+        QueryHit messages: the nearest only, or with `all_hits` every body's first, nearest
+        first. `max_distance` 0 reaches 10 km; `exclude` leaves body ids out."""
+        ray = {"origin": vec3(origin), "direction": vec3(direction),
+               "max_distance": max_distance, "all_hits": all_hits}
+        return self._ask_one(world, {"ray": ray}, exclude)
+
+    def shape_cast(self, world, shape, origin, direction, max_distance=0.0, orientation=None,
+                   exclude=()):
+        """The first body a convex `shape` (sphere, box, capsule or hull; message or dict)
+        touches when swept from `origin` along `direction`, as a QueryHit whose distance is
+        how far it got; None when it touches nothing."""
+        cast = {"shape": shape, "pose": pose(origin, orientation),
+                "direction": vec3(direction), "max_distance": max_distance}
+        hits = self._ask_one(world, {"shape_cast": cast}, exclude)
+        return hits[0] if hits else None
+
+    def overlap(self, world, shape, position, orientation=None, max_results=0, exclude=()):
+        """The bodies a convex `shape` at `position` overlaps, in the world's order, as
+        QueryHit messages (at most `max_results`, 0: 256)."""
+        query = {"shape": shape, "pose": pose(position, orientation), "max_results": max_results}
+        return self._ask_one(world, {"overlap": query}, exclude)
+
+    def closest_point(self, world, point, max_distance=0.0, exclude=()):
+        """The body nearest `point` within `max_distance` (0: 10 km) as a QueryHit (its
+        point and the gap, 0 inside it), or None."""
+        query = {"point": vec3(point), "max_distance": max_distance}
+        hits = self._ask_one(world, {"closest_point": query}, exclude)
+        return hits[0] if hits else None
+
+    def query_stream(self, world):
+        """A :class:`QueryStream` on `world` for per-frame queries (a pointer at display
+        rate): ``stream.ask([...])`` answers like :meth:`query` on one open stream."""
+        stream = QueryStream(self._queries, world_name(world), self._close_timeout,
+                             self._metadata(world))
+        self._streams.add(stream)
+        return stream
+
+    def _ask_one(self, world, query, exclude):
+        """The hits of one query (a dict) with `exclude` as its filter."""
+        if exclude:
+            query["filter"] = {"exclude_bodies": list(exclude)}
+        return list(self.query(world, [query]).results[0].hits)
 
     # -- sessions -----------------------------------------------------------------------
 

@@ -8,7 +8,8 @@ from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
 from ligature._generated import (
-    asset_pb2, frame_pb2, geometry_pb2, scene_pb2, session_service_pb2, world_service_pb2)
+    asset_pb2, frame_pb2, geometry_pb2, query_service_pb2, scene_pb2, session_service_pb2,
+    world_service_pb2)
 from ligature.errors import invalid_argument
 
 # The message types users meet most, re-exported under short names.
@@ -25,6 +26,9 @@ BodyState = frame_pb2.BodyState
 DevicePose = session_service_pb2.DevicePose
 TriangleMesh = scene_pb2.TriangleMesh
 Asset = asset_pb2.Asset
+SceneQuery = query_service_pb2.SceneQuery
+QueryHit = query_service_pb2.QueryHit
+QueryResponse = query_service_pb2.QueryResponse
 
 # Value types that may be written as plain sequences, and their component names.
 _SEQUENCE_FIELDS = {

@@ -1,16 +1,18 @@
-"""Server streams of frames: Watch (frames out) and Interact (device poses in, frames out).
+"""Server streams of frames: Watch (frames out) and Interact (device poses in, frames out),
+and the stream of per-frame scene queries (StreamQueries).
 
-Both are iterators of ligature.v1.Frame messages and context managers; closing one ends
-its RPC cleanly, and the client closes the streams still open when it closes."""
+The frame streams are iterators of ligature.v1.Frame messages; every stream is a context
+manager, closing one ends its RPC cleanly, and the client closes the streams still open
+when it closes."""
 
 import queue
 import threading
 
 import grpc
 
-from ligature._generated import session_service_pb2
+from ligature._generated import query_service_pb2, session_service_pb2
 from ligature.errors import LigatureError
-from ligature.messages import DevicePose, Pose, pose, to_message
+from ligature.messages import DevicePose, Pose, SceneQuery, pose, to_message
 from ligature.names import routing_metadata
 
 
@@ -178,6 +180,83 @@ class Interaction(FrameStream):
         try:
             self._requests.put(_END)
             self._cancel()
+        except Exception:  # noqa: BLE001 - never raise from a finalizer
+            pass
+
+
+class QueryStream:
+    """Scene queries on one open StreamQueries call: :meth:`ask` sends a batch and returns
+    its QueryResponse, answered against the world's newest frame. One ask at a time (a
+    lock takes them in turn). A bad request ends the stream: that ask raises LigatureError
+    and later ones raise FAILED_PRECONDITION."""
+
+    def __init__(self, stub, world, close_timeout, metadata=None):
+        self._world = world
+        self._requests = queue.Queue()
+        self._close_timeout = close_timeout
+        self._next_id = 1
+        self._closed = False
+        self._lock = threading.Lock()
+        self._call = stub.StreamQueries(self._request_iterator(), metadata=metadata)
+
+    def _request_iterator(self):
+        while True:
+            item = self._requests.get()
+            if item is _END:
+                return
+            yield item
+
+    def ask(self, queries):
+        """The answers to `queries` (SceneQuery messages or dicts), in order."""
+        request = query_service_pb2.QueryRequest(
+            world=self._world,
+            queries=[to_message(q, SceneQuery, f"queries[{i}]") for i, q in enumerate(queries)])
+        with self._lock:
+            if self._closed:
+                raise LigatureError(grpc.StatusCode.FAILED_PRECONDITION,
+                                    "the query stream is closed", "StreamQueries")
+            request.request_id = self._next_id
+            self._next_id += 1
+            self._requests.put(request)
+            try:
+                return next(self._call)
+            except StopIteration:
+                self._closed = True
+                raise LigatureError(grpc.StatusCode.UNAVAILABLE,
+                                    "the server ended the query stream",
+                                    "StreamQueries") from None
+            except grpc.RpcError as error:
+                self._closed = True
+                raise LigatureError.from_rpc_error(error, "StreamQueries") from None
+
+    def close(self):
+        """Half-closes the stream and waits (up to the client's close timeout) for the
+        server to end it, cancelling it if it does not. Idempotent."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            self._requests.put(_END)
+            timer = threading.Timer(self._close_timeout, self._call.cancel)
+            timer.start()
+            try:
+                for _ in self._call:
+                    pass
+            except grpc.RpcError:
+                pass
+            finally:
+                timer.cancel()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        try:
+            self._requests.put(_END)
+            self._call.cancel()
         except Exception:  # noqa: BLE001 - never raise from a finalizer
             pass
 
