@@ -173,4 +173,12 @@ function encodeShape(shape, assets = new Map()) {
   }
 }
 
-module.exports = { FrameEncoder, encodeWorld, encodeSceneBody, encodeShape, meshAssetNames };
+// One hit of a ray query as the page reads it: the body, how far along the ray, and the
+// surface point and outward normal as flat arrays.
+function encodeQueryHit(hit) {
+  return { body: hit.body, distance: hit.distance, point: vec3(hit.point), normal: vec3(hit.normal) };
+}
+
+module.exports = {
+  FrameEncoder, encodeWorld, encodeSceneBody, encodeShape, meshAssetNames, encodeQueryHit,
+};

@@ -85,6 +85,7 @@ function connect(address, protoDir = DEFAULT_PROTO_DIR, security = {}, metadata 
     session: new pkg.SessionService(address, credentials, shared),
     scene: new pkg.SceneService(address, credentials, shared),
     asset: new pkg.AssetService(address, credentials, shared),
+    query: new pkg.QueryService(address, credentials, shared),
     metadata,
     close() { world.close(); },
   };

@@ -2,7 +2,9 @@
 // One browser viewer on one WebSocket: its requests (JSON, one per message) become gRPC
 // calls, and the frames of the world it watches are forwarded as they come. Frames arrive on
 // a Watch stream until the viewer first drives a body; then the gateway opens an Interact
-// stream (which carries the device poses and its own frames) and drops the Watch.
+// stream (which carries the device poses and its own frames) and drops the Watch. Pointer
+// ray queries go over one QueryService.StreamQueries stream per viewer, opened at the first
+// query and cancelled when the viewer goes.
 
 const grpc = require('@grpc/grpc-js');
 const { call, withMetadata } = require('./grpc_clients');
@@ -13,7 +15,9 @@ function errorText(e) {
   const name = typeof e.code === 'number' ? grpc.status[e.code] : undefined;
   return name && e.details !== undefined ? `${name}: ${e.details}` : e.message;
 }
-const { FrameEncoder, encodeWorld, encodeSceneBody, meshAssetNames } = require('./frame_codec');
+const {
+  FrameEncoder, encodeWorld, encodeSceneBody, meshAssetNames, encodeQueryHit,
+} = require('./frame_codec');
 const { assetFetcher, sharedAssetCache } = require('./asset_cache');
 
 // A frame is dropped rather than queued when this much is still waiting to be sent: the
@@ -32,8 +36,17 @@ class ViewerSession {
     this.maxRateHz = 0;
     this.watch = null;      // the Watch call, while frames come from it
     this.interact = null;   // the Interact call, once the viewer drove a body
+    // Ray queries: the StreamQueries call, the one query written to it and not answered yet,
+    // and the newest query waiting for that answer (older waiting ones are dropped).
+    this.queryStream = null;
+    this.queryInFlight = null;
+    this.queryPending = null;
+    this.queryCount = 0;    // the stream's request_id of the last query written
     ws.on('message', (data) => this.onMessage(data));
-    ws.on('close', () => this.stopStreams());
+    ws.on('close', () => {
+      this.stopStreams();
+      this.stopQueries();
+    });
   }
 
   send(message) {
@@ -46,7 +59,8 @@ class ViewerSession {
     this.send(this.encoder.encode(frame));
   }
 
-  // Requests: {op, ...}. Every failure is answered with {type: 'error', op, message}.
+  // Requests: {op, ...}. Every failure is answered with {type: 'error', op, message}, and
+  // with the request's id when it had one.
   async onMessage(data) {
     let request;
     try {
@@ -62,6 +76,7 @@ class ViewerSession {
       step: () => this.step(request),
       pose: () => this.pose(request),
       resync: () => this.encoder.reset(),  // the next frame carries every soft surface
+      query: () => this.query(request),
     };
     const handler = handlers[request && request.op];
     if (!handler) {
@@ -71,7 +86,9 @@ class ViewerSession {
     try {
       await handler();
     } catch (e) {
-      this.send({ type: 'error', op: request.op, message: errorText(e) });
+      const reply = { type: 'error', op: request.op, message: errorText(e) };
+      if (request.id !== undefined) reply.id = request.id;
+      this.send(reply);
     }
   }
 
@@ -153,6 +170,79 @@ class ViewerSession {
     this.watch = null;
   }
 
+  // A ray query: {id, world, origin: [x, y, z], direction: [x, y, z], max_distance?,
+  // all_hits?}, answered with {type: 'query_result', id, world, tick, hits: [{body, distance,
+  // point, normal}]} (the nearest hit only unless all_hits). At most one query is in flight:
+  // one that arrives meanwhile waits, replacing (and answering {type: 'query_dropped', id})
+  // any that was already waiting, so a slow server never builds up a backlog of pointer rays.
+  query(request) {
+    const query = parseQuery(request);
+    if (this.queryInFlight) {
+      if (this.queryPending) this.send({ type: 'query_dropped', id: this.queryPending.id });
+      this.queryPending = query;
+      return;
+    }
+    this.writeQuery(query);
+  }
+
+  writeQuery(query) {
+    if (!this.queryStream) this.openQueryStream();
+    this.queryCount += 1;
+    this.queryInFlight = { ...query, requestId: this.queryCount };
+    this.queryStream.write({
+      world: query.world,
+      request_id: this.queryCount,
+      queries: [{ ray: { origin: xyz(query.origin), direction: xyz(query.direction),
+                         max_distance: query.maxDistance, all_hits: query.allHits } }],
+    });
+  }
+
+  // The stream answers each request in order. It ends on a bad request (the server's status
+  // goes to the query in flight); the next query opens a new one.
+  openQueryStream() {
+    const stream = this.clients.query.StreamQueries(...withMetadata(this.clients.metadata));
+    this.queryStream = stream;
+    stream.on('data', (response) => this.onQueryResponse(stream, response));
+    stream.on('error', (err) => this.onQueryStreamEnd(stream, err));
+    stream.on('end', () => this.onQueryStreamEnd(stream, null));
+  }
+
+  onQueryResponse(stream, response) {
+    const query = this.queryInFlight;
+    if (stream !== this.queryStream || !query || Number(response.request_id) !== query.requestId) return;
+    this.queryInFlight = null;
+    const result = response.results[0];
+    this.send({ type: 'query_result', id: query.id, world: response.world,
+                tick: Number(response.tick), hits: result ? result.hits.map(encodeQueryHit) : [] });
+    this.sendPendingQuery();
+  }
+
+  onQueryStreamEnd(stream, err) {
+    if (stream !== this.queryStream) return;  // already handled (an error is followed by end)
+    this.queryStream = null;
+    const query = this.queryInFlight;
+    this.queryInFlight = null;
+    if (query) {
+      this.send({ type: 'error', op: 'query', id: query.id,
+                  message: err ? errorText(err) : 'the query stream ended' });
+    }
+    this.sendPendingQuery();
+  }
+
+  sendPendingQuery() {
+    const next = this.queryPending;
+    this.queryPending = null;
+    if (next && this.ws.readyState === this.ws.OPEN) this.writeQuery(next);
+  }
+
+  stopQueries() {
+    const stream = this.queryStream;
+    this.queryStream = null;
+    this.queryInFlight = null;
+    this.queryPending = null;
+    dropStream(stream);
+  }
+
   stopStreams() {
     dropStream(this.watch);
     dropStream(this.interact);
@@ -174,6 +264,29 @@ function checkWorldName(world) {
     throw new Error(`world: expected worlds/{id}, got ${JSON.stringify(world)}`);
   }
 }
+
+// A query request from the page, checked as the server checks it before it reaches the
+// stream (where a bad one would end the stream): a world name, finite numbers, a direction
+// of length above 1e-12 and a reach in (0, 1e6] m (unset: the server's default).
+const MAX_QUERY_REACH = 1e6;
+
+function parseQuery({ id, world, origin, direction, max_distance: maxDistance, all_hits: allHits }) {
+  if (!(typeof id === 'string' || Number.isFinite(id))) throw new Error('id: a number or a string is required');
+  checkWorldName(world);
+  numbers(origin, 3, 'origin');
+  numbers(direction, 3, 'direction');
+  const length = Math.sqrt(direction[0] ** 2 + direction[1] ** 2 + direction[2] ** 2);
+  if (!(length > 1e-12 && Number.isFinite(length))) throw new Error('direction: must be non-zero');
+  if (maxDistance != null &&
+      !(Number.isFinite(maxDistance) && maxDistance > 0 && maxDistance <= MAX_QUERY_REACH)) {
+    throw new Error(`max_distance: expected a number in (0, ${MAX_QUERY_REACH}] m`);
+  }
+  if (allHits != null && typeof allHits !== 'boolean') throw new Error('all_hits: expected true or false');
+  return { id, world, origin, direction, maxDistance: maxDistance == null ? 0 : maxDistance,
+           allHits: !!allHits };
+}
+
+function xyz([x, y, z]) { return { x, y, z }; }
 
 function numbers(value, n, field) {
   if (!Array.isArray(value) || value.length !== n || !value.every(Number.isFinite)) {

@@ -3,7 +3,9 @@
 // topology changed, identity for an all-zero quaternion), the scene's shapes (mesh assets as
 // the hulls and meshes the page already draws), the asset cache, and the static file routes
 // (nothing outside public/ and three's folders is reachable). A viewer session runs against
-// stand-in gRPC clients to show that assets are fetched once for all viewers.
+// stand-in gRPC clients to show that assets are fetched once for all viewers, and that its
+// ray queries are checked, share one stream and never queue more than one behind the one
+// in flight.
 
 const path = require('path');
 const { EventEmitter } = require('events');
@@ -117,11 +119,14 @@ test('static routes stay inside their folders', () => {
 
 test('the protos load from proto/ at run time with every service the gateway uses', () => {
   const pkg = loadLigaturePackage();
-  for (const service of ['WorldService', 'SessionService', 'SceneService', 'AssetService']) {
+  for (const service of ['WorldService', 'SessionService', 'SceneService', 'AssetService',
+                         'QueryService']) {
     assert.equal(typeof pkg[service], 'function', service);
   }
   assert.ok(pkg.SessionService.service.Interact.requestStream);
   assert.ok(pkg.SessionService.service.Interact.responseStream);
+  assert.ok(pkg.QueryService.service.StreamQueries.requestStream);
+  assert.ok(pkg.QueryService.service.StreamQueries.responseStream);
 });
 
 // A tetrahedron-like mesh asset: four corners, two triangles.
@@ -263,4 +268,124 @@ test('viewers get mesh assets in the scene message, fetched once for all of them
   assert.equal(calls.filter((n) => n === TETRA).length, 1);
   assert.equal(calls.length, 3);
   for (const s of sessions) s.stopStreams();
+});
+
+// A StreamQueries stand-in: keeps the requests written to it; the test answers them.
+class FakeQueryStream extends EventEmitter {
+  constructor() {
+    super();
+    this.written = [];
+    this.cancelled = false;
+  }
+  write(request) { this.written.push(request); }
+  cancel() { this.cancelled = true; }
+  // Answers the request at `index` with one hit on `body`, `distance` along the ray.
+  answer(index, body, distance) {
+    const request = this.written[index];
+    const hits = body ? [{ body, distance, point: v(0, distance, 0), normal: v(0, 1, 0) }] : [];
+    this.emit('data', { world: request.world, tick: 42, sim_time: 0.7,
+                        request_id: request.request_id, results: [{ hits, truncated: false }] });
+  }
+}
+
+function querySession() {
+  const streams = [];
+  const clients = { metadata: undefined,
+                    query: { StreamQueries: () => { streams.push(new FakeQueryStream()); return streams.at(-1); } } };
+  const ws = new FakeSocket();
+  const session = new ViewerSession(ws, clients);
+  // Sends a request as the page would (JSON text) and waits for the session to handle it.
+  const send = async (request) => {
+    await session.onMessage(typeof request === 'string' ? request : JSON.stringify(request));
+  };
+  return { ws, session, streams, send };
+}
+
+const ray = (id, extra = {}) => ({ op: 'query', id, world: 'worlds/w', origin: [0, 5, 0],
+                                   direction: [0, -1, 0], ...extra });
+
+test('ray queries from the page are checked before they reach the stream', async () => {
+  const { ws, streams, send } = querySession();
+  const bad = [
+    [ray(1, { origin: [0, 1] }), /origin: expected 3 finite numbers/],
+    [ray(2, { origin: [0, 'x', 0] }), /origin: expected 3 finite numbers/],
+    [ray(3, { direction: [0, 0, 0] }), /direction: must be non-zero/],
+    [ray(4, { direction: null }), /direction: expected 3 finite numbers/],
+    [ray(5, { world: 'showcase' }), /world: expected worlds\/\{id\}/],
+    [ray(6, { max_distance: -1 }), /max_distance/],
+    [ray(7, { max_distance: 2e6 }), /max_distance/],
+    [ray(8, { all_hits: 'yes' }), /all_hits/],
+    [ray(undefined), /id: a number or a string is required/],
+  ];
+  for (const [request, pattern] of bad) await send(request);
+  // JSON has no Infinity, but 1e400 parses as one.
+  await send('{"op":"query","id":9,"world":"worlds/w","origin":[0,1e400,0],"direction":[0,-1,0]}');
+  assert.equal(streams.length, 0, 'nothing bad reaches the server');
+  assert.equal(ws.sent.length, bad.length + 1);
+  bad.forEach(([request, pattern], i) => {
+    assert.equal(ws.sent[i].type, 'error');
+    assert.equal(ws.sent[i].op, 'query');
+    assert.equal(ws.sent[i].id, request.id);
+    assert.match(ws.sent[i].message, pattern);
+  });
+  assert.match(ws.sent.at(-1).message, /origin: expected 3 finite numbers/);
+});
+
+test('ray queries share one stream, one in flight, only the newest one waiting', async () => {
+  const { ws, session, streams, send } = querySession();
+  await send(ray(1, { max_distance: 20, all_hits: true }));
+  assert.equal(streams.length, 1);
+  const stream = streams[0];
+  assert.deepEqual(stream.written, [{ world: 'worlds/w', request_id: 1, queries: [{ ray: {
+    origin: v(0, 5, 0), direction: v(0, -1, 0), max_distance: 20, all_hits: true } }] }]);
+  // Three more while the first is unanswered: the second and third are dropped in turn.
+  await send(ray(2));
+  await send(ray(3));
+  await send(ray(4, { direction: [1, 0, 0] }));
+  assert.equal(stream.written.length, 1, 'nothing more is written while one is in flight');
+  assert.deepEqual(ws.sent, [{ type: 'query_dropped', id: 2 }, { type: 'query_dropped', id: 3 }]);
+  ws.sent.length = 0;
+  // The answer goes out with the page's id; then the waiting query is written.
+  stream.answer(0, 'ball', 4.7);
+  assert.deepEqual(ws.sent, [{ type: 'query_result', id: 1, world: 'worlds/w', tick: 42,
+    hits: [{ body: 'ball', distance: 4.7, point: [0, 4.7, 0], normal: [0, 1, 0] }] }]);
+  assert.equal(stream.written.length, 2);
+  assert.equal(stream.written[1].request_id, 2);
+  assert.deepEqual(stream.written[1].queries[0].ray.direction, v(1, 0, 0));
+  assert.equal(stream.written[1].queries[0].ray.max_distance, 0, "unset: the server's default");
+  stream.answer(1, null);
+  assert.deepEqual(ws.sent[1], { type: 'query_result', id: 4, world: 'worlds/w', tick: 42, hits: [] });
+  // With nothing in flight the next one is written at once, on the same stream.
+  await send(ray('five'));
+  assert.equal(stream.written.length, 3);
+  assert.equal(streams.length, 1);
+  // The viewer goes: the stream is cancelled.
+  ws.emit('close');
+  assert.ok(stream.cancelled);
+  assert.equal(session.queryStream, null);
+});
+
+test("a stream ended by the server answers the query in flight with its status; the next opens another",
+     async () => {
+  const { ws, streams, send } = querySession();
+  await send(ray(1, { world: 'worlds/gone' }));
+  await send(ray(2));
+  const error = Object.assign(new Error('5 NOT_FOUND: no world gone'),
+                              { code: 5, details: 'no world gone' });
+  streams[0].emit('error', error);
+  streams[0].emit('end');
+  assert.deepEqual(ws.sent, [{ type: 'error', op: 'query', id: 1, message: 'NOT_FOUND: no world gone' }]);
+  // The waiting query went out on a new stream, and is answered there.
+  assert.equal(streams.length, 2);
+  assert.equal(streams[1].written.length, 1);
+  streams[1].answer(0, 'ground', 5);
+  assert.equal(ws.sent[1].type, 'query_result');
+  assert.equal(ws.sent[1].id, 2);
+  assert.equal(ws.sent[1].hits[0].body, 'ground');
+  // A stream that ends without a status while a query is in flight answers it too.
+  await send(ray(3));
+  streams[1].emit('end');
+  assert.deepEqual(ws.sent[2], { type: 'error', op: 'query', id: 3, message: 'the query stream ended' });
+  await send(ray(4));
+  assert.equal(streams.length, 3);
 });
