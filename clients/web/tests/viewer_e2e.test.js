@@ -2,7 +2,8 @@
 // End to end: a real ligatured with the showcase scene (one body of every kind), the
 // gateway, and the page in headless Chromium driven by playwright-core. Checks that the world
 // list appears, frames arrive, every body kind is drawn where the world says it is (pixels
-// of its colour at its projected place on a screenshot), that dragging the kinematic handle
+// of its colour at its projected place on a screenshot), that the body the server's ray
+// cast finds under the mouse is highlighted and named, that dragging the kinematic handle
 // moves it and the rope hanging from it, and that pause, step and resume act on the world.
 // Exits 77 (skipped) when no Chromium is installed.
 //
@@ -201,25 +202,105 @@ test('the viewer shows a live world, every body kind, drags, pauses and steps', 
     }
   });
 
+  await t.test("the pointer highlights the body the server's ray cast hits", async () => {
+    const highlighted = () => page.evaluate(() => window.ligatureViewer.viewer.highlighted);
+    // The tint of a body's (first) material: the highlight's emissive colour, or 0.
+    const glow = (id) => page.evaluate((body) => {
+      let hex = null;
+      window.ligatureViewer.viewer.views.get(body).object.traverse((o) => {
+        if (hex === null && o.material && o.material.emissive) hex = o.material.emissive.getHex();
+      });
+      return hex;
+    }, id);
+    const ball = await page.evaluate(() => ({
+      at: window.ligatureViewer.bodyOnPage('ball'),
+      centre: window.ligatureViewer.bodyPosition('ball'),
+      camera: window.ligatureViewer.viewer.camera.position.toArray(),
+    }));
+    await page.mouse.move(ball.at.x, ball.at.y);
+    await waitFor(page, () => window.ligatureViewer.viewer.highlighted === 'ball');
+    assert.notEqual(await glow('ball'), 0);
+    // The ray through the ball's centre enters it a radius (0.15 m) short of the centre.
+    const shown = await text(page, '#pointer-hit');
+    const [, body, distance] = /^(\S+), ([\d.]+) m$/.exec(shown) || [];
+    assert.equal(body, 'ball', shown);
+    const expected = Math.hypot(...ball.centre.map((c, i) => c - ball.camera[i])) - 0.15;
+    assert.ok(Math.abs(Number(distance) - expected) < 0.01, `${shown}, expected ${expected.toFixed(3)} m`);
+    // Onto the crate: the highlight moves with the pointer.
+    const crate = await page.evaluate(() => window.ligatureViewer.bodyOnPage('crate'));
+    await page.mouse.move(crate.x, crate.y);
+    await waitFor(page, () => window.ligatureViewer.viewer.highlighted === 'crate');
+    assert.equal(await glow('ball'), 0, 'the ball is no longer tinted');
+    assert.match(await text(page, '#pointer-hit'), /^crate, /);
+    // The top left corner shows the sky: nothing is hit, nothing tinted.
+    const view = await page.locator('#view canvas').boundingBox();
+    await page.mouse.move(view.x + 5, view.y + 5);
+    await waitFor(page, () => document.getElementById('pointer-hit').textContent === '-');
+    assert.equal(await highlighted(), null);
+    assert.equal(await glow('crate'), 0);
+    assert.equal(await text(page, '#error'), '');
+  });
+
   await t.test('dragging the kinematic handle moves it, and the rope follows', async () => {
     const before = await page.evaluate(() => ({
       handle: window.ligatureViewer.bodyPosition('handle'),
       rope: window.ligatureViewer.bodyPosition('rope'),
       at: window.ligatureViewer.bodyOnPage('handle'),
     }));
+    // The server's answer for the hovered pointer decides the press at once.
     await page.mouse.move(before.at.x, before.at.y);
+    await waitFor(page, () => window.ligatureViewer.viewer.highlighted === 'handle');
     await page.mouse.down();
     for (let i = 1; i <= 10; i++) {
       await page.mouse.move(before.at.x + 15 * i, before.at.y);
       await page.waitForTimeout(30);
     }
     await page.mouse.up();
+    assert.equal(await page.evaluate(() => window.ligatureViewer.drag.lastPress), 'answered');
     await waitFor(page, (x0) => window.ligatureViewer.bodyPosition('handle')[0] > x0 + 0.2,
                   before.handle[0]);
     await waitFor(page, (x0) => window.ligatureViewer.bodyPosition('rope')[0] > x0 + 0.05,
                   before.rope[0]);
     const after = await page.evaluate(() => window.ligatureViewer.bodyPosition('handle'));
     assert.ok(Math.abs(after[1] - before.handle[1]) < 0.1, 'a horizontal drag stays level');
+  });
+
+  await t.test('a press the server has not answered for waits for its answer: a drag on the ' +
+               'handle, an orbit elsewhere', async () => {
+    const forget = () => page.evaluate(() => { window.ligatureViewer.pointer.latest = null; });
+    const handle = await page.evaluate(() => ({
+      position: window.ligatureViewer.bodyPosition('handle'),
+      at: window.ligatureViewer.bodyOnPage('handle'),
+    }));
+    await page.mouse.move(handle.at.x, handle.at.y);
+    await waitFor(page, () => window.ligatureViewer.viewer.highlighted === 'handle');
+    await forget();
+    await page.mouse.down();
+    for (let i = 1; i <= 10; i++) {
+      await page.mouse.move(handle.at.x - 15 * i, handle.at.y);
+      await page.waitForTimeout(30);
+    }
+    await page.mouse.up();
+    assert.equal(await page.evaluate(() => window.ligatureViewer.drag.lastPress), 'asked');
+    await waitFor(page, (x0) => window.ligatureViewer.bodyPosition('handle')[0] < x0 - 0.2,
+                  handle.position[0]);
+    // Over the sky: the press goes to the orbit controls once the server says it hit nothing.
+    const view = await page.locator('#view canvas').boundingBox();
+    const camera = () => page.evaluate(() => window.ligatureViewer.viewer.camera.position.toArray());
+    const before = await camera();
+    await page.mouse.move(view.x + 40, view.y + 40);
+    await waitFor(page, () => document.getElementById('pointer-hit').textContent === '-');
+    await forget();
+    await page.mouse.down();
+    for (let i = 1; i <= 5; i++) {
+      await page.mouse.move(view.x + 40 + 20 * i, view.y + 40);
+      await page.waitForTimeout(30);
+    }
+    await page.mouse.up();
+    assert.equal(await page.evaluate(() => window.ligatureViewer.drag.lastPress), 'asked');
+    const after = await camera();
+    assert.ok(Math.hypot(...after.map((c, i) => c - before[i])) > 0.05,
+              `the camera orbited: ${before} -> ${after}`);
   });
 
   await t.test('a soft body whose topology changes gets a new surface', async () => {

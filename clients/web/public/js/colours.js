@@ -9,6 +9,9 @@ export const COLOURS = {
   rod: 0xe39b2f,       // orange
   soft: 0xd9485f,      // red
   strand: 0xf2e15c,    // yellow
+  // The body under the pointer: a warm glow added to a lit surface, white for a line.
+  highlightEmissive: 0x5a4010,
+  highlightLine: 0xffffff,
 };
 
 export function rigidColour(kind) {

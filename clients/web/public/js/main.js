@@ -1,9 +1,11 @@
 // The page: lists the worlds, shows the chosen one live (?world=ID picks it, else the first),
-// pauses, resumes and steps it, and drags kinematic bodies. window.ligatureViewer exposes the
-// viewer's state for tests and the browser console.
+// pauses, resumes and steps it, highlights the body the server's ray cast finds under the
+// pointer, and drags kinematic bodies. window.ligatureViewer exposes the viewer's state for
+// tests and the browser console.
 import { Connection } from './connection.js';
 import { Viewer } from './viewer.js';
 import { DragController } from './drag.js';
+import { PointerQuery } from './pointer.js';
 
 const $ = (id) => document.getElementById(id);
 // Frames are asked for at most at a display's rate: a 1 kHz world is not sent 1000 a second.
@@ -34,10 +36,19 @@ const connection = new Connection(wsUrl, {
   onMessage: handleMessage,
   onStatus: (text) => { $('connection').textContent = text; },
 });
-new DragController(viewer, (body, position, orientation) => {
-  connection.send({ op: 'pose', world: state.world, body, position, orientation });
+// The pointer's ray goes to the server; what it hits is tinted and named in the panel.
+const pointer = new PointerQuery(viewer, {
+  send: (request) => connection.send(request),
+  world: () => state.world,
+  onHit: (hit) => {
+    $('pointer-hit').textContent = hit ? `${hit.body}, ${hit.distance.toFixed(3)} m` : '-';
+  },
 });
+const drag = new DragController(viewer, (body, position, orientation) => {
+  connection.send({ op: 'pose', world: state.world, body, position, orientation });
+}, pointer);
 viewer.enableControls();
+pointer.followCamera(viewer.controls);
 
 function handleMessage(message) {
   switch (message.type) {
@@ -45,7 +56,12 @@ function handleMessage(message) {
     case 'scene': showScene(message); break;
     case 'frame': showFrame(message); break;
     case 'world': showWorldState(message.world); break;
-    case 'error': $('error').textContent = `${message.op || ''}: ${message.message}`; break;
+    case 'query_result': pointer.onResult(message); break;
+    case 'query_dropped': pointer.onUnanswered(message); break;
+    case 'error':
+      if (message.op === 'query') pointer.onUnanswered(message);
+      $('error').textContent = `${message.op || ''}: ${message.message}`;
+      break;
     case 'stream-end': $('connection').textContent = `stream ended (${message.stream})`; break;
     default: break;
   }
@@ -80,6 +96,7 @@ function watch(world) {
   $('world-name').textContent = world.replace(/^worlds\//, '');
   $('frame-count').textContent = '0';
   $('error').textContent = '';
+  pointer.reset();
   for (const item of $('world-list').children) {
     item.classList.toggle('selected', item.dataset.world === world);
   }
@@ -138,6 +155,8 @@ $('refresh').addEventListener('click', () => connection.send({ op: 'list' }));
 window.ligatureViewer = {
   viewer,
   state,
+  pointer,
+  drag,
   stats: () => viewer.stats(),
   // Page coordinates of a body (see Viewer.bodyPoint), or null.
   bodyOnPage: (id) => {

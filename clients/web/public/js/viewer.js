@@ -28,6 +28,8 @@ export class Viewer {
     this.scene.add(this.root);
     this.views = new Map();   // body id -> view
     this.framed = false;      // the camera was fitted to the world's content
+    this.highlighted = null;  // the id of the body tinted as under the pointer
+    this.tinted = new Map();  // material -> what the tint replaced, to put it back
 
     this.resize();
     window.addEventListener('resize', () => this.resize());
@@ -61,6 +63,7 @@ export class Viewer {
 
   // A new world: drop the old views and build one per body of its scene.
   setScene(bodies) {
+    this.setHighlight(null);
     for (const view of this.views.values()) {
       this.root.remove(view.object);
       view.dispose();
@@ -91,6 +94,34 @@ export class Viewer {
     }
     if (!this.framed && frame.bodies.length > 0) this.frameContent();
     return { unknown, needsTriangles };
+  }
+
+  // Tints the body with this id as the one under the pointer (null: none), putting back the
+  // previous one's look. Ground planes are not tinted: the whole floor lighting up whenever
+  // the pointer is over it would be noise.
+  setHighlight(id) {
+    if (id === this.highlighted) return;
+    for (const [material, saved] of this.tinted) {
+      if (material.emissive) material.emissive.setHex(saved); else material.color.setHex(saved);
+    }
+    this.tinted.clear();
+    this.highlighted = null;
+    const view = id === null ? undefined : this.views.get(id);
+    if (!view || view.isPlane) return;
+    view.object.traverse((o) => {
+      const materials = Array.isArray(o.material) ? o.material : o.material ? [o.material] : [];
+      for (const m of materials) {
+        if (this.tinted.has(m)) continue;  // shared by a compound's children
+        if (m.emissive) {
+          this.tinted.set(m, m.emissive.getHex());
+          m.emissive.setHex(COLOURS.highlightEmissive);
+        } else if (m.color) {
+          this.tinted.set(m, m.color.getHex());
+          m.color.setHex(COLOURS.highlightLine);
+        }
+      }
+    });
+    this.highlighted = id;
   }
 
   // Points the camera at everything but the ground planes, from the front and a little above.
