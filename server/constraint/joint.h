@@ -50,6 +50,7 @@ struct Joint {
   Transform frame_a;             // local to A's centre of mass, or world frame when A is null
   BodyHandle body_b;             // null: the world
   Transform frame_b;             // local to B's centre of mass, or world frame when B is null
+  bool collide_connected = false;  // A and B still collide with each other
   // Runtime: warm-start forces of the joint's blocks, in the order it emits them, and the
   // curve segment the point was last on.
   std::array<Vec3, 3> forces = {Vec3::Zero(), Vec3::Zero(), Vec3::Zero()};

@@ -7,7 +7,9 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 
+#include "server/geometry/collision_filter.h"
 #include "server/geometry/convex_hull.h"
 #include "server/geometry/mesh_asset.h"
 #include "server/geometry/triangle_mesh.h"
@@ -51,10 +53,12 @@ struct Shape {
   }
 };
 
-// One shape of a compound body, placed by a pose in the body's frame.
+// One shape of a compound body, placed by a pose in the body's frame, with its own
+// collision filter or (none) its body's.
 struct ChildShape {
   Shape shape;
   Transform local;
+  std::optional<CollisionFilter> filter;
 };
 
 }  // namespace ligature

@@ -64,6 +64,8 @@ absl::StatusOr<UpdateBodyEdit> UpdateBodyFromProto(const v1::UpdateBodyRequest& 
       auto m = MaterialFromProto(b.material(), field + "body.material");
       if (!m.ok()) return m.status();
       edit.update.material = *m;
+    } else if (p == "collision") {
+      edit.update.collision = CollisionFilterFromProto(b.collision());
     } else if (p == "kind") {
       switch (b.kind()) {
         case v1::BODY_KIND_UNSPECIFIED:

@@ -173,6 +173,12 @@ absl::StatusOr<ConstraintDesc> ConstraintFromProto(const v1::Constraint& c,
                      "is required");
   }
   if (!status.ok()) return status;
+  if (c.collide_connected() && (out.rod || out.pearl || out.soft || out.strand ||
+                                out.params.kind == JointKind::kCurve)) {
+    return InvalidField(field + ".collide_connected",
+                        "only a joint between two rigid bodies can keep them colliding");
+  }
+  out.collide_connected = c.collide_connected();
   return out;
 }
 
@@ -211,6 +217,7 @@ v1::Constraint ConstraintToProto(const ConstraintDesc& c) {
     StrandConstraintToProto(*c.strand, out.mutable_strand());
     return out;
   }
+  out.set_collide_connected(c.collide_connected);
   const JointParams& p = c.params;
   switch (p.kind) {
     case JointKind::kBall: {

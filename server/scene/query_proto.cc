@@ -47,6 +47,7 @@ absl::StatusOr<ConvexCore> QueryShapeFromProto(const v1::Shape& s, const v1::Pos
 absl::StatusOr<QueryFilter> FilterFromProto(const v1::QueryFilter& f, const std::string& field) {
   QueryFilter out;
   for (const std::string& id : f.exclude_bodies()) out.exclude.insert(id);
+  if (f.has_layer_mask()) out.layer_mask = f.layer_mask();
   if (f.kinds().empty()) return out;
   out.kinds = 0;
   for (int i = 0; i < f.kinds_size(); ++i) {

@@ -159,6 +159,22 @@ absl::StatusOr<Shape> ShapeFromProto(const v1::Shape& s, const std::string& fiel
 
 namespace {
 
+}  // namespace
+
+CollisionFilter CollisionFilterFromProto(const v1::CollisionFilter& f) {
+  CollisionFilter out;
+  if (f.has_layers()) out.layers = f.layers();
+  if (f.has_mask()) out.mask = f.mask();
+  return out;
+}
+
+void CollisionFilterToProto(const CollisionFilter& f, v1::CollisionFilter* out) {
+  out->set_layers(f.layers);
+  out->set_mask(f.mask);
+}
+
+namespace {
+
 // The children of a compound: 1 to 64 shapes (no planes) with their poses.
 absl::StatusOr<std::vector<ChildShape>> CompoundFromProto(const v1::Compound& c,
                                                           const std::string& field,
@@ -189,6 +205,9 @@ absl::StatusOr<std::vector<ChildShape>> CompoundFromProto(const v1::Compound& c,
     auto pose = PoseFromProto(c.children(i).pose(), child + ".pose");
     if (!pose.ok()) return pose.status();
     out.push_back({*shape, *pose});
+    if (c.children(i).has_collision()) {
+      out.back().filter = CollisionFilterFromProto(c.children(i).collision());
+    }
   }
   return out;
 }
@@ -352,6 +371,9 @@ absl::StatusOr<BodyDesc> BodyFromProto(const v1::Body& b, const std::string& fie
   if (b.has_scalpel() && (b.has_rod() || b.has_soft() || b.has_strand())) {
     return InvalidField(field + ".scalpel", "only a rigid body can be a scalpel");
   }
+  if (b.has_collision() && (b.has_rod() || b.has_soft() || b.has_strand())) {
+    return InvalidField(field + ".collision", "only a rigid body has collision layers");
+  }
   // A rod: its own shape and material; the rigid fields are not read.
   if (b.has_rod()) {
     auto rod = RodFromProto(b.rod(), field + ".rod");
@@ -411,6 +433,7 @@ absl::StatusOr<BodyDesc> BodyFromProto(const v1::Body& b, const std::string& fie
   auto w = VelocityFromProto(b.angular_velocity(), field + ".angular_velocity");
   if (!w.ok()) return w.status();
   rigid.angular_velocity = *w;
+  rigid.collision = CollisionFilterFromProto(b.collision());
   if (b.has_scalpel()) {
     auto scalpel = ScalpelFromProto(b.scalpel(), field + ".scalpel");
     if (!scalpel.ok()) return scalpel.status();
@@ -637,6 +660,7 @@ v1::Body BodyToProto(const BodyDesc& b) {
       v1::CompoundChild* child = compound->add_children();
       ShapeToProto(c.shape, child->mutable_shape());
       PoseToProto(c.local, child->mutable_pose());
+      if (c.filter) CollisionFilterToProto(*c.filter, child->mutable_collision());
     }
   }
   v1::Material* m = out.mutable_material();
@@ -648,6 +672,9 @@ v1::Body BodyToProto(const BodyDesc& b) {
   PoseToProto(rigid.pose, out.mutable_pose());
   Vec3ToProto(rigid.linear_velocity, out.mutable_linear_velocity());
   Vec3ToProto(rigid.angular_velocity, out.mutable_angular_velocity());
+  if (rigid.collision != CollisionFilter{}) {
+    CollisionFilterToProto(rigid.collision, out.mutable_collision());
+  }
   if (rigid.scalpel) ScalpelToProto(*rigid.scalpel, out.mutable_scalpel());
   return out;
 }

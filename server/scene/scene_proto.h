@@ -38,6 +38,9 @@ absl::StatusOr<std::shared_ptr<const TriangleMesh>> TriangleMeshFromProto(
 absl::StatusOr<SolverSettings> SolverFromProto(const v1::SolverSettings& s,
                                                const std::string& field);
 absl::Status ValidateId(const std::string& id, const std::string& field);
+// Any layers and mask are valid; unset fields take the defaults (layer 1, every layer).
+CollisionFilter CollisionFilterFromProto(const v1::CollisionFilter& f);
+void CollisionFilterToProto(const CollisionFilter& f, v1::CollisionFilter* out);
 
 v1::Scene SceneToProto(const SceneDesc& scene);
 v1::WorldSettings SettingsToProto(const WorldSettings& s);

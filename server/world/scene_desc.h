@@ -54,6 +54,9 @@ struct ConstraintDesc {
   Transform frame_a;
   std::string body_b;
   Transform frame_b;
+  // Whether the two bodies still collide with each other (by default they do not: a
+  // chain's links touch at their joints by design).
+  bool collide_connected = false;
   // Set instead of the joint fields for a constraint on rods, or a pearl.
   std::optional<RodConstraintDesc> rod;
   std::optional<PearlDesc> pearl;

@@ -88,6 +88,7 @@ absl::Status World::UpdateBody(const std::string& id, const BodyUpdate& u) {
   }
   if (u.kind) bodies_.SetKind(i, *u.kind);
   if (u.material) bodies_.SetMaterial(i, *u.material);
+  if (u.collision) bodies_.collision[i] = *u.collision;
   if (u.position || u.orientation) {
     Transform pose = bodies_.BodyPose(i);
     if (u.position) pose.position = *u.position;
@@ -144,6 +145,7 @@ absl::StatusOr<std::string> World::AddConstraint(const ConstraintDesc& desc) {
     return absl::AlreadyExistsError(absl::StrCat("constraint ", j.id, " already exists"));
   }
   j.params = desc.params;
+  j.collide_connected = desc.collide_connected;
   // Frames arrive in the bodies' frames (or the world's); joints hold them in the
   // centre-of-mass frames.
   auto attach = [&](const std::string& body, const Transform& frame, const char* field,
@@ -306,6 +308,7 @@ SceneDesc World::Export() const {
     ConstraintDesc d;
     d.id = j.id;
     d.params = j.params;
+    d.collide_connected = j.collide_connected;
     detach(j.body_a, j.frame_a, &d.body_a, &d.frame_a);
     detach(j.body_b, j.frame_b, &d.body_b, &d.frame_b);
     scene.constraints.push_back(std::move(d));

@@ -55,6 +55,7 @@ struct BodyUpdate {
   std::optional<Vec3> angular_velocity;
   std::optional<Material> material;
   std::optional<BodyKind> kind;
+  std::optional<CollisionFilter> collision;  // the body's (its children's own stay)
 };
 
 class World {

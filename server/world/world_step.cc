@@ -153,10 +153,10 @@ void World::DetectCollisions() {
   step_.broadphase.FindPairs(step_.aabbs, &step_.pairs);
 
   // Bodies joined by a constraint do not collide with each other (a chain's links touch at
-  // their joints by design).
+  // their joints by design), unless the constraint says they do.
   step_.jointed.clear();
   for (const Joint& j : constraints_.joints()) {
-    if (j.body_a.IsNull() || j.body_b.IsNull()) continue;
+    if (j.body_a.IsNull() || j.body_b.IsNull() || j.collide_connected) continue;
     const uint32_t a = bodies_.Index(j.body_a), b = bodies_.Index(j.body_b);
     step_.jointed.push_back({std::min(a, b), std::max(a, b)});
   }
@@ -174,9 +174,11 @@ void World::DetectCollisions() {
     const uint32_t first_b = step_.placed_start[b];
     for (std::size_t ka = 0; ka < shapes_a.size(); ++ka) {
       const PlacedShape& sa = step_.placed[first_a + ka];
+      const CollisionFilter& fa = bodies_.ChildFilter(a, ka);
       for (std::size_t kb = 0; kb < shapes_b.size(); ++kb) {
         const PlacedShape& sb = step_.placed[first_b + kb];
-        if (BoundsApart(sa, sb)) continue;
+        // Shapes whose layers and masks do not meet pass through each other.
+        if (!fa.Meets(bodies_.ChildFilter(b, kb)) || BoundsApart(sa, sb)) continue;
         manifold.count = 0;
         Collide(shapes_a[ka].shape, sa.pose, shapes_b[kb].shape, sb.pose, pair_margin,
                 &manifold);

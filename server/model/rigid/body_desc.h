@@ -42,6 +42,7 @@ struct RigidBodyDesc {
   std::vector<ChildShape> children;  // ... when not empty: a compound of these (no planes)
   Material material;
   Transform pose;                        // world, of the body's frame (m)
+  CollisionFilter collision;             // its shapes' layers and mask (children may differ)
   Vec3 linear_velocity = Vec3::Zero();   // m/s
   Vec3 angular_velocity = Vec3::Zero();  // rad/s
   // Set for a rigid body that is a cutting tool.

@@ -46,6 +46,7 @@ BodyHandle RigidBodies::Add(const BodyDesc& desc) {
   kind.push_back(desc.kind);
   shapes.push_back(std::move(children));
   compound.push_back(rigid.children.empty() ? 0 : 1);
+  collision.push_back(rigid.collision);
   center_local.push_back(center);
   material.push_back(rigid.material);
   inv_mass.push_back(0.0);
@@ -73,6 +74,7 @@ void RigidBodies::Remove(BodyHandle handle) {
   move_last(kind);
   move_last(shapes);
   move_last(compound);
+  move_last(collision);
   move_last(center_local);
   move_last(material);
   move_last(inv_mass);
@@ -134,6 +136,7 @@ BodyDesc RigidBodies::Describe(uint32_t i) const {
     rigid.shape = shapes[i].front().shape;
   }
   rigid.material = material[i];
+  rigid.collision = collision[i];
   rigid.pose = BodyPose(i);
   rigid.linear_velocity = linear_velocity[i];
   rigid.angular_velocity = angular_velocity[i];

@@ -42,6 +42,12 @@ class RigidBodies {
   // The rigid body as clients would describe it (without its tool role).
   BodyDesc Describe(uint32_t index) const;
 
+  // The collision filter of body `index`'s child `k`: its own, or the body's.
+  const CollisionFilter& ChildFilter(uint32_t index, size_t k) const {
+    const std::optional<CollisionFilter>& own = shapes[index][k].filter;
+    return own ? *own : collision[index];
+  }
+
   // The body frame's pose (as clients see it) <-> the centre-of-mass pose held here.
   Transform BodyPose(uint32_t index) const;
   void SetBodyPose(uint32_t index, const Transform& body_pose);
@@ -58,6 +64,7 @@ class RigidBodies {
   std::vector<BodyKind> kind;
   std::vector<std::vector<ChildShape>> shapes;  // placed in the centre-of-mass frame
   std::vector<uint8_t> compound;                // given as children (vs a single shape)
+  std::vector<CollisionFilter> collision;       // the body's filter (a child may have its own)
   std::vector<Vec3> center_local;               // centre of mass in the body frame (m)
   std::vector<Material> material;
   std::vector<double> inv_mass;                 // 1/kg, 0 for kinematic and static bodies

@@ -14,6 +14,7 @@ QueryShapes BuildQueryShapes(const World& world) {
     b.id = rigid.id[i];
     b.kind = QueryBodyKind::kRigid;
     b.shapes = rigid.shapes[i];
+    b.collision = rigid.collision[i];
     for (ChildShape& child : b.shapes) child.local.position += rigid.center_local[i];
   }
   for (const RodWorld::Rod& rod : world.rods().rods()) {

@@ -127,10 +127,15 @@ void SceneQuery::BuildIndex() const {
   ix.tree.Build(ix.boxes);
 }
 
-bool SceneQuery::Sees(const QueryFilter& filter, int body) const {
-  const QueryBody* q = index_.shapes[body];
+// A part is seen when its body's kind is, its body is not left out, and its layers (a
+// rigid child's own, or its body's) meet the query's mask.
+bool SceneQuery::Sees(const QueryFilter& filter, const Part& part) const {
+  const QueryBody* q = index_.shapes[part.body];
   if ((filter.kinds & (1u << static_cast<int>(q->kind))) == 0) return false;
-  return filter.exclude.empty() || !filter.exclude.contains(frame_->bodies[body].id);
+  const std::optional<CollisionFilter>& own =
+      q->kind == QueryBodyKind::kRigid ? q->shapes[part.item].filter : std::nullopt;
+  if (((own ? *own : q->collision).layers & filter.layer_mask) == 0) return false;
+  return filter.exclude.empty() || !filter.exclude.contains(frame_->bodies[part.body].id);
 }
 
 std::optional<QueryHit> SceneQuery::RayPart(const Part& part, const Vec3& origin,
@@ -263,7 +268,7 @@ std::optional<QueryHit> SceneQuery::RaycastClosest(const Vec3& origin, const Vec
   double reach = max_distance;
   ix.tree.Ray(origin, direction, Vec3::Zero(), &reach, [&](int i, double* max_t) {
     const Part& part = ix.parts[i];
-    if (!Sees(filter, part.body)) return;
+    if (!Sees(filter, part)) return;
     auto hit = RayPart(part, origin, direction, *max_t);
     if (!hit || (best && hit->distance >= best->distance)) return;
     best = hit;
@@ -279,7 +284,7 @@ std::vector<QueryHit> SceneQuery::RaycastAll(const Vec3& origin, const Vec3& dir
   double reach = max_distance;
   ix.tree.Ray(origin, direction, Vec3::Zero(), &reach, [&](int i, double* max_t) {
     const Part& part = ix.parts[i];
-    if (!Sees(filter, part.body)) return;
+    if (!Sees(filter, part)) return;
     auto hit = RayPart(part, origin, direction, *max_t);
     if (!hit) return;
     auto [it, added] = first.try_emplace(part.body, *hit);
@@ -304,7 +309,7 @@ std::optional<QueryHit> SceneQuery::ShapeCast(const ConvexCore& shape, const Vec
   ix.tree.Ray(0.5 * (box.min + box.max), direction, 0.5 * (box.max - box.min), &reach,
               [&](int i, double* max_t) {
                 const Part& part = ix.parts[i];
-                if (!Sees(filter, part.body)) return;
+                if (!Sees(filter, part)) return;
                 auto hit = CastPart(part, shape, direction, *max_t);
                 if (!hit || (best && hit->distance >= best->distance)) return;
                 best = hit;
@@ -319,7 +324,7 @@ std::vector<QueryHit> SceneQuery::Overlap(const ConvexCore& shape, const QueryFi
   absl::flat_hash_map<int, QueryHit> found;  // per body, the first part found overlapping
   ix.tree.Overlapping(shape.Bounds(), [&](int i) {
     const Part& part = ix.parts[i];
-    if (found.contains(part.body) || !Sees(filter, part.body)) return;
+    if (found.contains(part.body) || !Sees(filter, part)) return;
     auto hit = DistancePart(part, shape, 0.0);
     if (hit) found.emplace(part.body, *hit);
   });
@@ -340,7 +345,7 @@ std::optional<QueryHit> SceneQuery::Closest(const ConvexCore& shape, double max_
   double reach = max_distance;
   ix.tree.Nearest(shape.Bounds(), &reach, [&](int i, double* max_d) {
     const Part& part = ix.parts[i];
-    if (!Sees(filter, part.body)) return;
+    if (!Sees(filter, part)) return;
     auto hit = DistancePart(part, shape, *max_d);
     if (!hit || (best && hit->distance >= best->distance)) return;
     best = hit;

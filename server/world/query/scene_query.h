@@ -30,6 +30,9 @@ namespace ligature {
 struct QueryFilter {
   absl::flat_hash_set<std::string> exclude;  // body ids left out
   uint32_t kinds = 0xF;                      // bit (1 << QueryBodyKind) set: that kind is seen
+  // Collision layers seen: a rigid shape on none of them is passed by (other kinds are on
+  // the default layer, 1).
+  uint32_t layer_mask = 0xFFFFFFFFu;
 };
 
 struct QueryHit {
@@ -83,7 +86,7 @@ class SceneQuery {
   };
   const Index& index() const;
   void BuildIndex() const;
-  bool Sees(const QueryFilter& filter, int body) const;
+  bool Sees(const QueryFilter& filter, const Part& part) const;
 
   // One part's answers, or none.
   std::optional<QueryHit> RayPart(const Part& part, const Vec3& origin, const Vec3& direction,

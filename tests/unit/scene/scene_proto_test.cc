@@ -343,6 +343,18 @@ v1::Scene FullScene() {
   k->mutable_point()->mutable_anchor_a()->set_y(0.6);
   k->mutable_point()->set_body_b("crate");
   k->mutable_point()->mutable_anchor_b()->set_z(-0.75);
+  k->set_collide_connected(true);
+  // Collision layers: body 0 on layers 1 and 2 colliding with 0 and 2; body 3's second
+  // child on layer 1 only, colliding with layer 1 only.
+  s.mutable_bodies(0)->mutable_collision()->set_layers(6);
+  s.mutable_bodies(0)->mutable_collision()->set_mask(5);
+  v1::CollisionFilter* child = s.mutable_bodies(3)
+                                    ->mutable_shape()
+                                    ->mutable_compound()
+                                    ->mutable_children(1)
+                                    ->mutable_collision();
+  child->set_layers(2);
+  child->set_mask(2);
   return s;
 }
 
@@ -370,6 +382,10 @@ TEST(SceneProtoRoundTripTest, KeepsValues) {
   EXPECT_TRUE(
       desc->bodies[3].rigid()->children[0].local.orientation.isApprox(Quat(0.8, 0.6, 0, 0)));
   EXPECT_EQ(desc->bodies[3].rigid()->children[1].shape.half_extents, Vec3(0.02, 0.25, 0.02));
+  EXPECT_EQ(desc->bodies[0].rigid()->collision, (CollisionFilter{6, 5}));
+  EXPECT_EQ(desc->bodies[3].rigid()->children[1].filter, (CollisionFilter{2, 2}));
+  EXPECT_FALSE(desc->bodies[3].rigid()->children[0].filter.has_value());
+  EXPECT_TRUE(desc->constraints[0].collide_connected);
 }
 
 // The individual converters agree with the scene converter.

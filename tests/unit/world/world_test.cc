@@ -658,3 +658,74 @@ TEST(WorldJointTest, RemoveBodyRemovesItsJointsOfEveryKind) {
 
 }  // namespace
 }  // namespace ligature
+
+namespace ligature {
+namespace {
+
+// Off layer 1's mask: the ground's layer 1 is not in its mask, so the shape falls through.
+constexpr CollisionFilter kGhost{2, ~1u};
+
+// A body whose mask leaves out the ground's layer falls through it as in free fall (1 s:
+// 0.5 g t^2 = 4.9 m, within the step's first-order error), while one on the default layer
+// rests on it; switching the resting one's filter by an update drops it too.
+TEST(WorldFilterTest, LayersAndMasksDecideWhoCollides) {
+  auto world = EmptyWorld();
+  ASSERT_TRUE(world->AddBody(Ground()).ok());
+  BodyDesc ghost = Body("ghost", Vec3(0, 1, 0));
+  ghost.rigid()->collision = kGhost;
+  ASSERT_TRUE(world->AddBody(ghost).ok());
+  ASSERT_TRUE(world->AddBody(Body("solid", Vec3(5, 1, 0))).ok());
+  for (int i = 0; i < 100; ++i) world->Step();
+  EXPECT_NEAR(world->GetBody("ghost")->rigid()->pose.position.y(), 1.0 - 0.5 * 9.81, 0.1);
+  EXPECT_NEAR(world->GetBody("solid")->rigid()->pose.position.y(), 0.25, 2e-3);
+  EXPECT_EQ(world->GetBody("ghost")->rigid()->collision, kGhost);
+
+  BodyUpdate update;
+  update.collision = kGhost;
+  ASSERT_TRUE(world->UpdateBody("solid", update).ok());
+  for (int i = 0; i < 50; ++i) world->Step();
+  EXPECT_LT(world->GetBody("solid")->rigid()->pose.position.y(), -0.5);
+}
+
+// A compound whose lower ball passes through the ground hangs from its upper ball, which
+// rests on it: the body origin (the upper ball's centre) settles one radius up.
+TEST(WorldFilterTest, CompoundChildHasItsOwnFilter) {
+  auto world = EmptyWorld();
+  ASSERT_TRUE(world->AddBody(Ground()).ok());
+  BodyDesc pendant;
+  pendant.id = "pendant";
+  pendant.rigid()->children.push_back({Shape::Sphere(0.25), Transform{}});
+  pendant.rigid()->children.push_back(
+      {Shape::Sphere(0.25), Transform{Vec3(0, -1, 0), Quat::Identity()}, kGhost});
+  pendant.rigid()->pose.position = Vec3(0, 0.5, 0);
+  ASSERT_TRUE(world->AddBody(pendant).ok());
+  for (int i = 0; i < 300; ++i) world->Step();
+  auto got = world->GetBody("pendant");
+  EXPECT_NEAR(got->rigid()->pose.position.y(), 0.25, 2e-3);
+  EXPECT_EQ(got->rigid()->children[1].filter, kGhost);
+  EXPECT_FALSE(got->rigid()->children[0].filter.has_value());
+}
+
+// Two overlapping balls joined at their middle: no contact between them by default, a
+// contact pushing them apart when the joint keeps them colliding.
+TEST(WorldFilterTest, JointedBodiesCollideOnlyWhenAsked) {
+  for (const bool collide : {false, true}) {
+    SCOPED_TRACE(collide);
+    WorldSettings settings = Settings();
+    settings.gravity = Vec3::Zero();
+    World world("worlds/j", settings, WorldLimits{});
+    ASSERT_TRUE(world.AddBody(Body("a", Vec3(0, 0, 0))).ok());
+    ASSERT_TRUE(world.AddBody(Body("b", Vec3(0.4, 0, 0))).ok());
+    ConstraintDesc joint = BallJoint("j", "a", "b");
+    joint.frame_a.position = Vec3(0.2, 0, 0);
+    joint.frame_b.position = Vec3(-0.2, 0, 0);
+    joint.collide_connected = collide;
+    ASSERT_TRUE(world.AddConstraint(joint).ok());
+    world.Step();
+    EXPECT_EQ(world.LastContacts().empty(), !collide);
+    EXPECT_EQ(world.Export().constraints[0].collide_connected, collide);
+  }
+}
+
+}  // namespace
+}  // namespace ligature

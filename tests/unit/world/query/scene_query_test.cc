@@ -23,7 +23,7 @@ BodyDesc Rigid(const std::string& id, BodyKind kind, const Vec3& at) {
 }
 
 // One body of every kind, apart, without gravity, so that the first frame is the scene:
-// a ground plane; a static 2 m cube centred at (10, 1, 0); a compound of two balls
+// a ground plane; a static 2 m cube centred at (10, 1, 0) on collision layer 2 alone; a compound of two balls
 // (r 0.5) at body-frame (0, 0, 0) and (2, 0, 0), its frame at (0, 5, 0), whose centre of
 // mass lies between them; a straight rod (r 0.05) from (-5, 2, 5) to (5, 2, 5); a soft
 // 1 m cube centred at (0, 1.5, -5); a strand (r 0.01) standing from (-10, 0, 0) to
@@ -36,6 +36,7 @@ std::unique_ptr<World> EveryKind() {
   scene.bodies.push_back(ground);
   BodyDesc box = Rigid("box", BodyKind::kStatic, Vec3(10, 1, 0));
   box.rigid()->shape = Shape::Box(Vec3::Ones());
+  box.rigid()->collision.layers = 2;
   scene.bodies.push_back(box);
   BodyDesc pair = Rigid("pair", BodyKind::kDynamic, Vec3(0, 5, 0));
   pair.rigid()->children = {{Shape::Sphere(0.5), Transform{}},
@@ -117,6 +118,23 @@ TEST_F(SceneQueryTest, RaysDownOntoEveryKind) {
   EXPECT_NEAR(ground->distance, 10.0, kTol);
   // Out of reach: nothing.
   EXPECT_FALSE(query_.RaycastClosest(Vec3(20, 10, 20), down, 9.0, all).has_value());
+}
+
+// A layer mask passes by the shapes on none of its layers: the cube (layer 2) is seen
+// only by masks naming layer 2, and every other body (layer 1) only by masks naming 1.
+TEST_F(SceneQueryTest, LayerMasks) {
+  const Vec3 down = -Vec3::UnitY();
+  QueryFilter not_two;
+  not_two.layer_mask = ~2u;
+  auto past = query_.RaycastClosest(Vec3(10.5, 10, 0.5), down, 100.0, not_two);
+  ASSERT_TRUE(past.has_value());
+  EXPECT_EQ(IdOf(*past), "ground");
+  QueryFilter only_two;
+  only_two.layer_mask = 2u;
+  auto box = query_.RaycastClosest(Vec3(10.5, 10, 0.5), down, 100.0, only_two);
+  ASSERT_TRUE(box.has_value());
+  EXPECT_EQ(IdOf(*box), "box");
+  EXPECT_FALSE(query_.RaycastClosest(Vec3(1, 10, 5), down, 100.0, only_two).has_value());
 }
 
 // Sideways at the strand's upper segment: it is met at its radius, on segment 1.
