@@ -18,6 +18,11 @@ enum class ConstraintLaw : uint8_t {
   // Dimension 3: rows 0-1 bilateral, row 2 Coulomb friction bounded by mu |(f0, f1)| (a
   // point sliding on a curve with friction along the tangent).
   kBilateralFriction = 3,
+  // Dimension 1 or 2: angular rows of a contact (its rolling resistance about the two
+  // tangents, or its spinning resistance about the normal) whose torque is bounded by
+  // `friction` (a lever arm, m) times the normal force of the contact block `normal_block`:
+  // |f| <= friction f_n, a disc for two rows. The contact block comes first in the rows.
+  kRollingFriction = 4,
 };
 
 // Body index meaning "the immovable world".
@@ -34,7 +39,8 @@ struct ConstraintBlock {
   BlockJacobian jacobian_b = BlockJacobian::Zero();
   Vec3 violation_free = Vec3::Zero();  // m, delta_free per dimension
   Vec3 force = Vec3::Zero();           // N; warm start on input, solution on output
-  double friction = 0.0;               // Coulomb coefficient (kFrictionContact)
+  double friction = 0.0;  // Coulomb coefficient (kFrictionContact); m (kRollingFriction)
+  uint32_t normal_block = 0;  // kRollingFriction: index of the contact block bounding it
   // Set when the rows all move one point of each body (a contact): row d is
   // [l_d, arm_a x l_d] on body a and [-l_d, -(arm_b x l_d)] on body b, the arms reaching
   // from each body's origin to the point. Solvers may then take the rows' products through

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 
 namespace ligature {
 
@@ -47,6 +48,48 @@ ConstraintBlock MakeContactBlock(const ContactPoint& p, const ContactBody& a,
   block.arm_a = ra;
   block.arm_b = rb;
   return block;
+}
+
+namespace {
+
+// A block of angular rows about `axes` between the contact's bodies, bounded by `arm` times
+// the normal force of block `contact`.
+ConstraintBlock TorqueBlock(const ContactBody& a, const ContactBody& b, uint32_t contact,
+                            double arm, std::initializer_list<Vec3> axes, double h) {
+  ConstraintBlock block;
+  block.law = ConstraintLaw::kRollingFriction;
+  block.body_a = a.index;
+  block.body_b = b.index;
+  block.friction = arm;
+  block.normal_block = contact;
+  block.dim = static_cast<int>(axes.size());
+  const Vec3 w_rel = b.angular_velocity - a.angular_velocity;
+  int d = 0;
+  for (const Vec3& axis : axes) {
+    block.jacobian_a.row(d) << 0.0, 0.0, 0.0, -axis.transpose();
+    block.jacobian_b.row(d) << 0.0, 0.0, 0.0, axis.transpose();
+    block.violation_free[d] = h * w_rel.dot(axis);
+    ++d;
+  }
+  return block;
+}
+
+}  // namespace
+
+// Rolling about the tangents and spinning about the normal, each its own block so that each
+// has a single bound (a disc for rolling, an interval for spinning).
+void AppendContactTorqueBlocks(const ContactPoint& p, const ContactBody& a,
+                               const ContactBody& b, uint32_t contact,
+                               const ContactTorqueFriction& arms, double h,
+                               ConstraintRows* rows) {
+  if (arms.rolling > 0.0) {
+    Vec3 t1, t2;
+    TangentBasis(p.normal, &t1, &t2);
+    rows->blocks.push_back(TorqueBlock(a, b, contact, arms.rolling, {t1, t2}, h));
+  }
+  if (arms.spinning > 0.0) {
+    rows->blocks.push_back(TorqueBlock(a, b, contact, arms.spinning, {p.normal}, h));
+  }
 }
 
 }  // namespace ligature

@@ -1,5 +1,6 @@
 #pragma once
-// Rows of a contact: a unilateral normal row, plus two tangent rows with Coulomb friction.
+// Rows of a contact: a unilateral normal row, plus two tangent rows with Coulomb friction;
+// and, apart, its rolling and spinning resistance rows.
 
 #include "server/collision/contact.h"
 #include "server/constraint/constraint_rows.h"
@@ -41,6 +42,23 @@ void TangentBasis(const Vec3& n, Vec3* t1, Vec3* t2);
 // With friction > 0 the block is a 3D friction contact; otherwise a 1D unilateral one.
 ConstraintBlock MakeContactBlock(const ContactPoint& p, const ContactBody& a,
                                  const ContactBody& b, double friction, double h);
+
+// A contact's resistance to rolling and spinning: lever arms (m) bounding the torques
+// about its tangents and about its normal by that arm times its normal force.
+struct ContactTorqueFriction {
+  double rolling = 0.0;
+  double spinning = 0.0;
+};
+
+// Appends to `rows` the angular blocks of the contact whose block is rows->blocks[contact]
+// (kRollingFriction, bounded by its normal force): rolling (the relative angular motion of
+// B and A about the two tangents of TangentBasis, dimension 2) when `arms.rolling` > 0,
+// spinning (about the normal, dimension 1) when `arms.spinning` > 0. Their violations after
+// free motion are the relative free rotations over the step, h (w_b - w_a) . axis (rad).
+void AppendContactTorqueBlocks(const ContactPoint& p, const ContactBody& a,
+                               const ContactBody& b, uint32_t contact,
+                               const ContactTorqueFriction& arms, double h,
+                               ConstraintRows* rows);
 
 // Starts a block from the forces a warm-start map kept for its key last tick, if any.
 template <typename Map>

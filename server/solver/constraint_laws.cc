@@ -71,6 +71,20 @@ Vec3 SolveFrictionContact(const Mat3& w, const Eigen::Matrix2d& wt_inv, const Ve
   return Vec3(fn, ft.x(), ft.y());
 }
 
+// Rolling or spinning resistance: the torque sticks (no relative rotation about the block's
+// axes) when that lies within the bound, and otherwise sits on the bound exactly against
+// the rotation it leaves: an interval for spinning, a disc for rolling (solved as the
+// Coulomb disc is, SlidingForce). Without a normal force there is no torque.
+Vec3 SolveRollingFriction(int dim, const Mat3& w, const Mat3& w_inv, const Vec3& free,
+                          double bound) {
+  if (!(bound > 0.0)) return Vec3::Zero();
+  if (dim == 1) return Vec3(std::clamp(-free.x() / w(0, 0), -bound, bound), 0.0, 0.0);
+  const Eigen::Vector2d a = free.head<2>();
+  Eigen::Vector2d f = -w_inv.block<2, 2>(0, 0) * a;
+  if (f.norm() > bound) f = SlidingForce(a, w.block<2, 2>(0, 0), bound);
+  return Vec3(f.x(), f.y(), 0.0);
+}
+
 // A bilateral pair of rows with friction on the third: the bilateral rows cancel their
 // violation given the current friction force; the friction row sticks if it can within
 // mu |(f0, f1)|, else sits on that bound against its displacement.

@@ -15,5 +15,9 @@ Vec3 SolveUnilateral(const Mat3& w, const Vec3& free);
 Vec3 SolveBilateralFriction(const Mat3& w, const Vec3& previous, const Vec3& free, double mu);
 Vec3 SolveFrictionContact(const Mat3& w, const Eigen::Matrix2d& wt_inv, const Vec3& previous,
                           const Vec3& free, double mu);
+// A contact's rolling (dim 2) or spinning (dim 1) resistance, with bound = its lever arm
+// times the contact's current normal force (N m).
+Vec3 SolveRollingFriction(int dim, const Mat3& w, const Mat3& w_inv, const Vec3& free,
+                          double bound);
 
 }  // namespace ligature

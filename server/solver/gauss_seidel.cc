@@ -18,6 +18,13 @@ Eigen::Matrix<double, 6, 3> ComplianceTimesJt(const BlockJacobian& j, const Body
   return out;
 }
 
+// The normal force (N) of the contact block a rolling-friction block is bounded by: its
+// current iterate, never a pull.
+double ContactNormalForce(const ConstraintRows& rows, uint32_t contact) {
+  assert(contact < rows.blocks.size());
+  return std::max(0.0, rows.blocks[contact].force.x());
+}
+
 }  // namespace
 
 // Builds C H^T and the diagonal compliance block W_bb (and its inverse) of every block. A
@@ -151,6 +158,10 @@ SolveResult GaussSeidelSolver::Solve(ConstraintRows& rows,
           break;
         case ConstraintLaw::kFrictionContact:
           f = SolveFrictionContact(c.w, c.wt_inv, b.force, free, b.friction);
+          break;
+        case ConstraintLaw::kRollingFriction:
+          f = SolveRollingFriction(b.dim, c.w, c.w_inv, free,
+                                   b.friction * ContactNormalForce(rows, b.normal_block));
           break;
       }
       assert(f.allFinite());

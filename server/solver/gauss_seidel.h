@@ -1,12 +1,12 @@
 #pragma once
 // Constraint-space block Gauss-Seidel: the default solver. Solves delta = W f + delta_free
 // with W = H C H^T, each block applying its own law (bilateral, unilateral, Coulomb
-// friction) on its own dimension (1x1 or 3x3 blocks). The coupling sum over the other
-// constraints, sum_j W_ij f_j, is evaluated through the bodies' accumulated correction
-// displacements dq = C H^T f, which gives the same iterates as an assembled W in
-// O(rows) memory. Bodies may also be points of a deformable body coupled through it
-// (CoupledPoints): a force on one point then moves all the group's points, through the
-// group's dense compliance.
+// friction, rolling friction bounded by its contact's current normal force) on its own
+// dimension (1x1 to 3x3 blocks). The coupling sum over the other constraints,
+// sum_j W_ij f_j, is evaluated through the bodies' accumulated correction displacements
+// dq = C H^T f, which gives the same iterates as an assembled W in O(rows) memory. Bodies
+// may also be points of a deformable body coupled through it (CoupledPoints): a force on
+// one point then moves all the group's points, through the group's dense compliance.
 
 #include <span>
 #include <vector>

@@ -14,7 +14,21 @@ bool IsNormalRow(ConstraintLaw law, int d) {
 }
 bool IsFrictionRow(ConstraintLaw law, int d) {
   return (law == ConstraintLaw::kFrictionContact && d >= 1) ||
-         (law == ConstraintLaw::kBilateralFriction && d == 2);
+         (law == ConstraintLaw::kBilateralFriction && d == 2) ||
+         law == ConstraintLaw::kRollingFriction;
+}
+
+// The first friction row of a block with friction (relative to its row 0); its friction
+// rows run from there to its last row.
+int FirstFrictionRow(ConstraintLaw law) {
+  switch (law) {
+    case ConstraintLaw::kFrictionContact:
+      return 1;
+    case ConstraintLaw::kRollingFriction:
+      return 0;
+    default:
+      return 2;
+  }
 }
 
 // |(x, y)|. Forces and displacements are far from overflow, so the plain root does (hypot's
@@ -177,6 +191,7 @@ TunableLcpSolver::Prepared TunableLcpSolver::Prepare(const ConstraintRows& rows,
     assert(b.law != ConstraintLaw::kUnilateral || b.dim == 1);
     assert(b.law != ConstraintLaw::kFrictionContact || b.dim == 3);
     assert(b.law != ConstraintLaw::kBilateralFriction || b.dim == 3);
+    assert(b.law != ConstraintLaw::kRollingFriction || (b.dim <= 2 && b.normal_block < bi));
     assert(b.body_a == kWorldBody || b.body_a < num_bodies_);
     assert(b.body_b == kWorldBody || b.body_b < num_bodies_);
     BlockInfo& c = block_[bi];
@@ -184,6 +199,10 @@ TunableLcpSolver::Prepared TunableLcpSolver::Prepare(const ConstraintRows& rows,
     c.dim = static_cast<uint8_t>(b.dim);
     c.law = b.law;
     c.friction = b.friction;
+    // A rolling block's bound follows the normal row of its contact, prepared before it.
+    c.normal_row = b.law == ConstraintLaw::kRollingFriction
+                       ? block_[b.normal_block].first_row
+                       : 0;
     const uint32_t ia = b.body_a == kWorldBody ? world : b.body_a;
     const uint32_t ib = b.body_b == kWorldBody ? world : b.body_b;
     c.body_a = ia;
@@ -217,6 +236,9 @@ TunableLcpSolver::Prepared TunableLcpSolver::Prepare(const ConstraintRows& rows,
     auto invert = [](double x) { return x > 0.0 ? 1.0 / x : 0.0; };
     const Vec3 inverse(invert(w[0]), invert(shared ? tangent_scale : w[1]),
                        shared ? 0.0 : invert(w[2]));
+    // A rolling block's rows (both tangents, or the normal) share one scale likewise.
+    const bool rolling = b.law == ConstraintLaw::kRollingFriction;
+    const double rolling_scale = b.dim == 2 ? std::max(w[0], w[1]) : w[0];
     c.has_friction = false;
     for (int d = 0; d < b.dim; ++d) {
       RowKind& kind = kind_[next + d];
@@ -224,8 +246,10 @@ TunableLcpSolver::Prepared TunableLcpSolver::Prepare(const ConstraintRows& rows,
              : IsFrictionRow(b.law, d) ? RowKind::kFriction
                                        : RowKind::kBilateral;
       const bool tangent = kind == RowKind::kFriction && shared;
-      const double scale = tangent ? tangent_scale : w[d];
-      const double scale_inv = tangent ? inverse[1] : inverse[d];
+      const double scale = rolling ? rolling_scale : tangent ? tangent_scale : w[d];
+      const double scale_inv = rolling ? invert(rolling_scale)
+                               : tangent ? inverse[1]
+                                         : inverse[d];
       if (!(w[d] > 0.0) || (kind == RowKind::kFriction && !(b.friction > 0.0))) {
         kind = RowKind::kInert;
       }
@@ -254,7 +278,7 @@ TunableLcpSolver::Prepared TunableLcpSolver::Prepare(const ConstraintRows& rows,
 // Initial forces and sets of block bi: the previous forces (copied by Prepare) when warm
 // starting (a unilateral row that pushed is clamped, its friction active), zero otherwise.
 // Inert rows carry nothing. Warm friction that was on its cone (sliding last tick) starts
-// held.
+// held; rolling friction is always held.
 void TunableLcpSolver::InitialBlockSets(size_t bi, bool warm_start) {
   {
     const BlockInfo& c = block_[bi];
@@ -272,7 +296,8 @@ void TunableLcpSolver::InitialBlockSets(size_t bi, bool warm_start) {
           active_[i] = warm > 0.0;
           break;
         case RowKind::kFriction:
-          active_[i] = c.law == ConstraintLaw::kBilateralFriction || active_[k];
+          active_[i] = c.law == ConstraintLaw::kBilateralFriction ||
+                       (c.law == ConstraintLaw::kFrictionContact && active_[k]);
           break;
         case RowKind::kInert:
           active_[i] = 0;
@@ -280,7 +305,11 @@ void TunableLcpSolver::InitialBlockSets(size_t bi, bool warm_start) {
       }
       f_[i] = active_[i] ? warm : 0.0;
     }
-    if (c.has_friction && (c.law == ConstraintLaw::kBilateralFriction || active_[k])) {
+    if (c.law == ConstraintLaw::kRollingFriction) {
+      // Rolling friction is always held: set by its local law, never a CG row.
+      held_[bi] = c.has_friction ? 1 : 0;
+    } else if (c.has_friction &&
+               (c.law == ConstraintLaw::kBilateralFriction || active_[k])) {
       const bool contact = c.law == ConstraintLaw::kFrictionContact;
       const double bound = c.friction * (contact ? f_[k] : Norm2(f_[k], f_[k + 1]));
       const double tangential = contact ? Norm2(f_[k + 1], f_[k + 2]) : std::abs(f_[k + 2]);
@@ -505,6 +534,21 @@ double TunableLcpSolver::HeldFrictionTarget(size_t bi, double target[2], bool* s
   const uint32_t k = c.first_row;
   const double w = c.friction_scale;
   const double w_inv = c.friction_scale_inv;
+  if (c.law == ConstraintLaw::kRollingFriction) {
+    // The same disc (two rows) or interval (one), bounded by the contact's normal force.
+    const double bound = RollingBound(c);
+    const double f1 = c.dim == 2 ? f_[k + 1] : 0.0;
+    double g[2] = {0.0, 0.0};
+    for (int t = 0; t < c.dim; ++t) {
+      g[t] = kind_[k + t] == RowKind::kFriction ? f_[k + t] - delta_[k + t] * w_inv : 0.0;
+    }
+    const double norm = Norm2(g[0], g[1]);
+    *sticks = norm <= bound;
+    const double scale = *sticks ? 1.0 : bound / norm;
+    target[0] = scale * g[0];
+    target[1] = scale * g[1];
+    return w * Norm2(target[0] - f_[k], target[1] - f1);
+  }
   if (c.law == ConstraintLaw::kFrictionContact) {
     const double bound = c.friction * f_[k];
     double g[2];
@@ -532,6 +576,15 @@ double TunableLcpSolver::HeldFrictionTarget(size_t bi, double target[2], bool* s
 bool TunableLcpSolver::ClampToCone(size_t bi) {
   const BlockInfo& c = block_[bi];
   const uint32_t k = c.first_row;
+  if (c.law == ConstraintLaw::kRollingFriction) {
+    const double bound = RollingBound(c);
+    const double f1 = c.dim == 2 ? f_[k + 1] : 0.0;
+    const double squared = f_[k] * f_[k] + f1 * f1;
+    if (!(squared > bound * bound)) return false;
+    const double scale = bound > 0.0 ? bound / std::sqrt(squared) : 0.0;
+    for (int d = 0; d < c.dim; ++d) f_[k + d] *= scale;
+    return true;
+  }
   if (c.law == ConstraintLaw::kFrictionContact) {
     const double bound = c.friction * f_[k];
     const double squared = f_[k + 1] * f_[k + 1] + f_[k + 2] * f_[k + 2];
@@ -559,6 +612,10 @@ double TunableLcpSolver::ConeExcess(size_t bi) const {
   if (c.law == ConstraintLaw::kFrictionContact) {
     bound = c.friction * f_[k];
     squared = f_[k + 1] * f_[k + 1] + f_[k + 2] * f_[k + 2];
+  } else if (c.law == ConstraintLaw::kRollingFriction) {
+    bound = RollingBound(c);
+    const double f1 = c.dim == 2 ? f_[k + 1] : 0.0;
+    squared = f_[k] * f_[k] + f1 * f1;
   } else {
     bound = c.friction * Norm2(f_[k], f_[k + 1]);
     squared = f_[k + 2] * f_[k + 2];
@@ -591,8 +648,7 @@ double TunableLcpSolver::FrictionLawDistance(size_t bi) const {
 bool TunableLcpSolver::CheckFriction(size_t bi, double hold_threshold) {
   const BlockInfo& c = block_[bi];
   const uint32_t k = c.first_row;
-  const bool contact = c.law == ConstraintLaw::kFrictionContact;
-  const int first = contact ? 1 : 2;
+  const int first = FirstFrictionRow(c.law);
   if (!held_[bi]) {
     const double excess = ConeExcess(bi);
     if (!(excess > hold_threshold)) {
@@ -601,27 +657,24 @@ bool TunableLcpSolver::CheckFriction(size_t bi, double hold_threshold) {
     }
     ClampToCone(bi);
     held_[bi] = 1;
-    for (int d = first; d < 3; ++d) active_[k + d] = 0;
+    for (int d = first; d < c.dim; ++d) active_[k + d] = 0;
     return true;
   }
   double target[2];
   bool sticks = false;
   const double distance = HeldFrictionTarget(bi, target, &sticks);
-  if (sticks) {
+  // (Rolling friction stays held, taking its stick estimate below.)
+  if (sticks && c.law != ConstraintLaw::kRollingFriction) {
     held_[bi] = 0;
-    for (int d = first; d < 3; ++d) active_[k + d] = kind_[k + d] == RowKind::kFriction;
+    for (int d = first; d < c.dim; ++d) active_[k + d] = kind_[k + d] == RowKind::kFriction;
     return true;
   }
   if (!(distance > hold_threshold)) {
     friction_distance_ = std::max(friction_distance_, distance);
     return false;
   }
-  if (contact) {
-    f_[k + 1] = target[0];
-    f_[k + 2] = target[1];
-  } else {
-    f_[k + 2] = target[0];
-  }
+  // The target's rows from the first friction row on (one or two of them).
+  for (int d = first; d < c.dim; ++d) f_[k + d] = target[d - first];
   return true;
 }
 
@@ -648,6 +701,7 @@ bool TunableLcpSolver::CheckFriction(size_t bi, double hold_threshold) {
                                                                 double switch_threshold,
                                                                 bool* friction_in_play) {
   const BlockInfo& c = block_[bi];
+  if (c.law == ConstraintLaw::kRollingFriction) return CheckRollingContact(bi, friction_in_play);
   const uint32_t k = c.first_row;
   bool changed = false;
   *friction_in_play = false;
@@ -683,6 +737,31 @@ bool TunableLcpSolver::CheckFriction(size_t bi, double hold_threshold) {
   }
   *friction_in_play = c.has_friction;
   return changed;
+}
+
+// A rolling block follows its contact's normal row, checked before it in the same pass:
+// while that vanishes, the block is out of play at zero torque; while it is clamped, the
+// block is held and its local law is to be checked (*friction_in_play). Returns whether
+// its torque changed.
+bool TunableLcpSolver::CheckRollingContact(size_t bi, bool* friction_in_play) {
+  const BlockInfo& c = block_[bi];
+  const uint32_t k = c.first_row;
+  *friction_in_play = false;
+  if (!c.has_friction) return false;
+  if (!active_[c.normal_row]) {
+    bool changed = false;
+    double df[2] = {0.0, 0.0};
+    for (int d = 0; d < c.dim; ++d) {
+      changed |= f_[k + d] != 0.0;
+      df[d] = -f_[k + d];
+      f_[k + d] = 0.0;
+    }
+    SpreadBlockChange(bi, df);
+    return changed;
+  }
+  held_[bi] = 1;
+  *friction_in_play = true;
+  return false;
 }
 
 // The inequalities of block bi: its normal (CheckNormal), then its friction against its

@@ -20,6 +20,15 @@
 // residual stall; the result is then the current iterate (finite, forces inside their
 // cones, no pulling contact).
 //
+// A contact's rolling and spinning resistance (kRollingFriction blocks, angular rows) is
+// always held: never a CG row, its torque set by the same local law (the stick estimate
+// f - delta / w projected onto the bound: a disc for rolling, an interval for spinning,
+// the lever arm times its contact's current normal force) and refreshed on the same
+// terms. As CG rows they would be redundant with the normal rows of a flat contact patch
+// (both stop a box tipping), and their torque and the unilateral normals would trade the
+// tipping moment back and forth between the sets without end. While its contact
+// vanishes the torque is zero.
+//
 // Products with W are matrix free: H^T x is accumulated per body, each body's compliance
 // applied, then H, in time linear in rows plus bodies. The rows are copied once per solve
 // into a compact layout (each scalar row's two Jacobian halves and body slots side by side;
@@ -92,6 +101,7 @@ class TunableLcpSolver final : public ConstraintSolver {
     double friction_scale = 0.0;  // W diagonal shared by the friction rows (m/N)
     double friction_scale_inv = 0.0;
     bool point = false;           // three rows of one point (PointFrame), not kept in jac_
+    uint32_t normal_row = 0;      // kRollingFriction: its contact's normal row
   };
   // A three-row block whose rows all move one point of each body (ConstraintBlock::point):
   // row d is [l_d, r_a x l_d] on body a and [-l_d, -(r_b x l_d)] on body b. Its products
@@ -238,6 +248,13 @@ class TunableLcpSolver final : public ConstraintSolver {
   bool CheckBlock(size_t bi, double switch_threshold, double hold_threshold);
   // The normal part of CheckBlock; *friction_in_play tells whether the friction part is due.
   bool CheckNormal(size_t bi, double switch_threshold, bool* friction_in_play);
+  // CheckNormal of a rolling-friction block: it follows its contact's normal row.
+  bool CheckRollingContact(size_t bi, bool* friction_in_play);
+  // The bound of a rolling block's torque (N m): its lever arm times its contact's normal
+  // force, never below 0.
+  double RollingBound(const BlockInfo& c) const {
+    return c.friction * std::max(0.0, f_[c.normal_row]);
+  }
   bool CheckInequalities(double switch_threshold, double hold_threshold);
   // CheckFriction of block bi, with a change of its forces spread into the pending change.
   bool CheckBlockFriction(size_t bi, double hold_threshold);

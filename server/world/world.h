@@ -218,6 +218,7 @@ class World {
   void UpdateCompliance(const std::vector<Quat>& orientations);
   void BuildContactRows(const std::vector<Vec3>& positions,
                         const std::vector<Quat>& orientations, bool with_friction, bool warm);
+  void BuildContactTorqueRows(const std::vector<Vec3>& positions, size_t first);
   enum class JointLevel { kPosition, kVelocity };
   void BuildJointRows(const std::vector<Vec3>& positions, const std::vector<Quat>& orientations,
                       JointLevel level);

@@ -9,6 +9,14 @@
 #include "server/world/world.h"
 
 namespace ligature {
+namespace {
+
+// The coefficient of a contact from its two bodies' values: their geometric mean (Coulomb
+// friction, rolling and spinning resistance alike), so that either body being without it
+// leaves the contact without it.
+double ContactMaterialMean(double a, double b) { return std::sqrt(a * b); }
+
+}  // namespace
 
 // Contact blocks at `positions` (lever arms), warm-started from the cache (each contact's
 // key in A's frame kept in step_.contact_local_a for StoreWarmStart). The gap term follows
@@ -18,12 +26,13 @@ void World::BuildContactRows(const std::vector<Vec3>& positions,
                              bool warm) {
   const double h = settings_.dt();
   const WorldView w = View();
+  const size_t first = step_.rows.blocks.size();
   if (warm) step_.contact_local_a.resize(step_.contacts.size());
   for (size_t k = 0; k < step_.contacts.size(); ++k) {
     const RigidContact& c = step_.contacts[k];
     const double mu =
         with_friction
-            ? std::sqrt(bodies_.material[c.a].friction * bodies_.material[c.b].friction)
+            ? ContactMaterialMean(bodies_.material[c.a].friction, bodies_.material[c.b].friction)
             : 0.0;
     ConstraintBlock& block = step_.rows.blocks.emplace_back(
         MakeContactBlock(c.point, w.RigidContactBody(c.a, positions[c.a]),
@@ -35,6 +44,28 @@ void World::BuildContactRows(const std::vector<Vec3>& positions,
           contact_cache_.Lookup(bodies_.HandleAt(c.a), bodies_.HandleAt(c.b), local_a);
       step_.contact_local_a[k] = local_a;
     }
+  }
+  if (with_friction) BuildContactTorqueRows(positions, first);
+}
+
+// The rolling and spinning resistance of the contacts whose blocks start at `first`, after
+// all of them (so that contact k keeps block first + k); only where the combined lever
+// arms are not zero. They start from zero torque every tick (no warm start): a stick or
+// slide of one rotation settles within the solve.
+void World::BuildContactTorqueRows(const std::vector<Vec3>& positions, size_t first) {
+  const double h = settings_.dt();
+  const WorldView w = View();
+  for (size_t k = 0; k < step_.contacts.size(); ++k) {
+    const RigidContact& c = step_.contacts[k];
+    const Material& ma = bodies_.material[c.a];
+    const Material& mb = bodies_.material[c.b];
+    const ContactTorqueFriction arms{
+        ContactMaterialMean(ma.rolling_friction, mb.rolling_friction),
+        ContactMaterialMean(ma.spinning_friction, mb.spinning_friction)};
+    if (!(arms.rolling > 0.0) && !(arms.spinning > 0.0)) continue;
+    AppendContactTorqueBlocks(c.point, w.RigidContactBody(c.a, positions[c.a]),
+                              w.RigidContactBody(c.b, positions[c.b]),
+                              static_cast<uint32_t>(first + k), arms, h, &step_.rows);
   }
 }
 

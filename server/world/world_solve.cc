@@ -213,7 +213,8 @@ void World::SolveTunable() {
 }
 
 // The displacements of the first `contacts` blocks' friction impulses (per body, C H^T f
-// over the tangent rows) into step_.friction_displacements: what the contact pass holds fixed.
+// over the tangent rows) and of their rolling and spinning torques into
+// step_.friction_displacements: what the contact pass holds fixed.
 void World::StoreFrictionDisplacements(size_t contacts) {
   step_.friction_displacements.assign(bodies_.size(), Vec6::Zero());
   for (size_t k = 0; k < contacts; ++k) {
@@ -223,6 +224,18 @@ void World::StoreFrictionDisplacements(size_t contacts) {
       if (body == kWorldBody) return;
       step_.friction_displacements[body] += step_.compliance[body].Apply(
           jacobian.row(1).transpose() * b.force.y() + jacobian.row(2).transpose() * b.force.z());
+    };
+    add(b.body_a, b.jacobian_a);
+    add(b.body_b, b.jacobian_b);
+  }
+  // The contacts' rolling and spinning torques (the blocks after them) are held fixed alike.
+  for (size_t k = contacts; k < step_.rows.blocks.size(); ++k) {
+    const ConstraintBlock& b = step_.rows.blocks[k];
+    if (b.law != ConstraintLaw::kRollingFriction) continue;
+    const auto add = [&](uint32_t body, const BlockJacobian& jacobian) {
+      if (body == kWorldBody) return;
+      step_.friction_displacements[body] += step_.compliance[body].Apply(
+          jacobian.topRows(b.dim).transpose() * b.force.head(b.dim));
     };
     add(b.body_a, b.jacobian_a);
     add(b.body_b, b.jacobian_b);

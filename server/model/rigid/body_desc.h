@@ -30,6 +30,11 @@ struct Material {
   double mass = 0.0;         // kg; > 0 overrides density
   double friction = 0.5;     // Coulomb coefficient
   double restitution = 0.0;  // [0, 1]
+  // Rolling and spinning resistance as lever arms (m, >= 0): a contact's torque about its
+  // tangents is bounded by rolling_friction times its normal force, about its normal by
+  // spinning_friction times it. A contact uses the geometric mean of its bodies' values.
+  double rolling_friction = 0.0;
+  double spinning_friction = 0.0;
   // With mass > 0: the centre and tensor used instead of the shape's. Fixed when the body
   // is added: a later material keeps the body's own.
   std::optional<GivenInertia> inertia;

@@ -191,5 +191,60 @@ TEST(MakeContactBlockTest, LawAndDimensionFollowFriction) {
   EXPECT_EQ(without.jacobian_b.row(0), with.jacobian_b.row(0));
 }
 
+// A contact's rolling and spinning blocks: angular rows only (about the tangents of
+// TangentBasis, and about the normal), equal and opposite on the two bodies, their
+// violations the relative free rotation over the step, bounded by the contact block given.
+TEST(AppendContactTorqueBlocksTest, AngularRowsBoundByTheirContact) {
+  const Bodies s = MovingBodies();
+  const ContactPoint p = Point(Vec3(0.1, 0.0, -0.2), Vec3(0.0, 0.6, 0.8), -0.01);
+  const double h = 0.01;
+  ConstraintRows rows;
+  rows.blocks.push_back(MakeContactBlock(p, s.a, s.b, 0.5, h));
+  AppendContactTorqueBlocks(p, s.a, s.b, 0, {0.02, 0.005}, h, &rows);
+  ASSERT_EQ(rows.blocks.size(), 3u);
+  Vec3 t1, t2;
+  TangentBasis(p.normal, &t1, &t2);
+  const Vec3 w_rel = s.b.angular_velocity - s.a.angular_velocity;
+  const ConstraintBlock& rolling = rows.blocks[1];
+  const ConstraintBlock& spinning = rows.blocks[2];
+  EXPECT_EQ(rolling.law, ConstraintLaw::kRollingFriction);
+  EXPECT_EQ(rolling.dim, 2);
+  EXPECT_EQ(rolling.friction, 0.02);
+  EXPECT_EQ(spinning.law, ConstraintLaw::kRollingFriction);
+  EXPECT_EQ(spinning.dim, 1);
+  EXPECT_EQ(spinning.friction, 0.005);
+  const Vec3 axes[3] = {t1, t2, p.normal};
+  for (int k = 0; k < 3; ++k) {
+    const ConstraintBlock& b = k < 2 ? rolling : spinning;
+    const int d = k < 2 ? k : 0;
+    EXPECT_EQ(b.normal_block, 0u);
+    EXPECT_EQ(b.body_a, 3u);
+    EXPECT_EQ(b.body_b, 7u);
+    EXPECT_FALSE(b.point);
+    EXPECT_TRUE(b.jacobian_a.row(d).head<3>().isZero());
+    EXPECT_TRUE(b.jacobian_b.row(d).head<3>().isZero());
+    EXPECT_EQ(b.jacobian_b.row(d).tail<3>().transpose(), axes[k]);
+    EXPECT_EQ(b.jacobian_a.row(d).tail<3>().transpose(), -axes[k]);
+    EXPECT_NEAR(b.violation_free[d], h * w_rel.dot(axes[k]), 1e-15);
+  }
+}
+
+// Without rolling or spinning resistance nothing is appended; each comes alone.
+TEST(AppendContactTorqueBlocksTest, OnlyTheResistanceThereIs) {
+  const Bodies s = MovingBodies();
+  const ContactPoint p = Point(Vec3::Zero(), Vec3::UnitY(), 0.0);
+  ConstraintRows rows;
+  AppendContactTorqueBlocks(p, s.a, s.b, 4, {0.0, 0.0}, 0.01, &rows);
+  EXPECT_TRUE(rows.blocks.empty());
+  AppendContactTorqueBlocks(p, s.a, s.b, 4, {0.0, 0.01}, 0.01, &rows);
+  ASSERT_EQ(rows.blocks.size(), 1u);
+  EXPECT_EQ(rows.blocks[0].dim, 1);
+  EXPECT_EQ(rows.blocks[0].normal_block, 4u);
+  AppendContactTorqueBlocks(p, s.a, s.b, 5, {0.01, 0.0}, 0.01, &rows);
+  ASSERT_EQ(rows.blocks.size(), 2u);
+  EXPECT_EQ(rows.blocks[1].dim, 2);
+  EXPECT_EQ(rows.blocks[1].normal_block, 5u);
+}
+
 }  // namespace
 }  // namespace ligature

@@ -177,5 +177,38 @@ TEST(SolveFrictionContactTest, SlidingFixedPointClosesNormalGap) {
   ExpectSliding(w, f, free, mu);
 }
 
+// Rolling resistance (two angular rows, a disc of radius `bound`): the stick torque
+// cancels the rotation when it lies inside the disc; otherwise the torque lies on the disc's
+// border, exactly against the rotation it leaves (W f + free parallel to -f).
+TEST(SolveRollingFrictionTest, SticksInsideAndSlidesOnTheDisc) {
+  Mat3 w = Mat3::Identity();
+  w.topLeftCorner<2, 2>() << 2.0, 0.6, 0.6, 1.0;  // rad/(N m), non-isotropic
+  w.topLeftCorner<2, 2>() *= 1e-2;
+  const Vec3 free(0.003, -0.001, 0.0);
+  const Vec3 stick = SolveRollingFriction(2, w, w.inverse(), free, 10.0);
+  EXPECT_LT(Displacement(w, stick, free).head<2>().norm(), 1e-15);
+  EXPECT_EQ(stick.z(), 0.0);
+
+  const double bound = 0.5 * stick.head<2>().norm();
+  const Vec3 slide = SolveRollingFriction(2, w, w.inverse(), free, bound);
+  EXPECT_NEAR(slide.head<2>().norm(), bound, 1e-12 * bound);
+  const Eigen::Vector2d left = Displacement(w, slide, free).head<2>();
+  EXPECT_GT(left.norm(), 0.0);
+  EXPECT_NEAR(left.normalized().dot(-slide.head<2>().normalized()), 1.0, 1e-9);
+}
+
+// Spinning resistance (one angular row): the stick torque clamped to [-bound, bound]; no
+// normal force (bound 0) means no torque.
+TEST(SolveRollingFrictionTest, SpinningClampsAndNeedsANormalForce) {
+  Mat3 w = Mat3::Identity();
+  w(0, 0) = 0.02;
+  const Vec3 free(-0.004, 5.0, 5.0);  // only row 0 is the block's
+  EXPECT_NEAR(SolveRollingFriction(1, w, w.inverse(), free, 1.0).x(), 0.2, 1e-15);
+  const Vec3 clamped = SolveRollingFriction(1, w, w.inverse(), free, 0.05);
+  EXPECT_EQ(clamped, Vec3(0.05, 0.0, 0.0));
+  EXPECT_EQ(SolveRollingFriction(1, w, w.inverse(), free, 0.0), Vec3::Zero());
+  EXPECT_EQ(SolveRollingFriction(2, w, w.inverse(), free, 0.0), Vec3::Zero());
+}
+
 }  // namespace
 }  // namespace ligature

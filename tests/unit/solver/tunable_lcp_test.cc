@@ -667,5 +667,66 @@ TEST(TunableLcpTest, EmptyRows) {
   EXPECT_TRUE(dq[0].isZero() && dq[1].isZero());
 }
 
+// A ball (1 kg, radius 0.1 m, I = 0.004 kg m^2) pressed onto the ground at 1 m/s (its
+// frictionless contact takes 100 N to stop it over the step) while turning at `spin`
+// (rad/s), with rolling and spinning lever arms: the contact block, then its angular
+// blocks. The contact's normal row has no moment about the ball's centre, so each angular
+// block is alone: its stick torque is -I w / h about its axes.
+struct BallOnGround {
+  ConstraintRows rows;
+  std::vector<BodyCompliance> compliance;
+};
+BallOnGround PressedBall(double down_speed, const Vec3& spin, double rolling,
+                         double spinning) {
+  constexpr double kRadius = 0.1;
+  BallOnGround ball;
+  BodyCompliance c;
+  c.linear = kH * kH;
+  c.angular = kH * kH / 0.004 * Mat3::Identity();
+  ball.compliance.push_back(c);
+  ContactBody ground;
+  ContactBody body{0, Vec3(0, kRadius, 0), Vec3(0, -down_speed, 0), spin};
+  ContactPoint p;
+  ball.rows.blocks.push_back(MakeContactBlock(p, ground, body, 0.0, kH));
+  AppendContactTorqueBlocks(p, ground, body, 0, {rolling, spinning}, kH, &ball.rows);
+  return ball;
+}
+
+// Both solvers: the rolling and spinning torques stick (stopping the relative rotation)
+// within their bounds, lie on them against the rotation beyond (the lever arm times the
+// 100 N normal force), and vanish with the normal force of a separating contact.
+TEST(TunableLcpTest, RollingBlocksFollowTheirContactsNormalForce) {
+  const Vec3 spin(3.0, 4.0, -5.0);  // stick torques: rolling (-2, 1.2), spinning -1.6 N m
+  SolverOptions options;
+  options.max_iterations = 200;
+  options.tolerance = 1e-12;
+  GaussSeidelSolver gauss_seidel;
+  TunableLcpSolver tunable;
+  for (ConstraintSolver* solver : {static_cast<ConstraintSolver*>(&gauss_seidel),
+                                   static_cast<ConstraintSolver*>(&tunable)}) {
+    std::vector<Vec6> dq;
+    // Sticking: bounds 5 N m each.
+    BallOnGround stick = PressedBall(1.0, spin, 0.05, 0.05);
+    solver->Solve(stick.rows, stick.compliance, options, &dq);
+    EXPECT_NEAR(stick.rows.blocks[0].force.x(), 100.0, 1e-6);
+    EXPECT_NEAR((dq[0].tail<3>() + kH * spin).norm(), 0.0, 1e-9);
+    EXPECT_NEAR(stick.rows.blocks[1].force.x(), -2.0, 1e-6);
+    EXPECT_NEAR(stick.rows.blocks[1].force.y(), 1.2, 1e-6);
+    EXPECT_NEAR(stick.rows.blocks[2].force.x(), -1.6, 1e-6);
+    // Sliding: bounds 1 N m each, the torques on them against the turning.
+    BallOnGround slide = PressedBall(1.0, spin, 0.01, 0.01);
+    solver->Solve(slide.rows, slide.compliance, options, &dq);
+    const Eigen::Vector2d rolling = slide.rows.blocks[1].force.head<2>();
+    EXPECT_NEAR(rolling.norm(), 1.0, 1e-6);
+    EXPECT_NEAR(rolling.normalized().dot(Eigen::Vector2d(-2.0, 1.2).normalized()), 1.0, 1e-9);
+    EXPECT_NEAR(slide.rows.blocks[2].force.x(), -1.0, 1e-6);
+    // Separating: no normal force, no torque, the ball turns freely.
+    BallOnGround apart = PressedBall(-1.0, spin, 0.05, 0.05);
+    solver->Solve(apart.rows, apart.compliance, options, &dq);
+    for (const ConstraintBlock& b : apart.rows.blocks) EXPECT_TRUE(b.force.isZero());
+    EXPECT_TRUE(dq[0].isZero());
+  }
+}
+
 }  // namespace
 }  // namespace ligature
