@@ -49,6 +49,12 @@ absl::Status CheckLength(double v, const std::string& field) {
   return absl::OkStatus();
 }
 
+// A material's rolling or spinning resistance: a lever arm, finite and >= 0 (0: none).
+absl::Status CheckLeverArm(double v, const std::string& field) {
+  if (!std::isfinite(v) || v < 0.0) return InvalidField(field, "must be finite and >= 0 (m)");
+  return absl::OkStatus();
+}
+
 // Points of a hull or vertices of a mesh (`field`, with the element named on error): at
 // most `max_count`, each within kMaxLength of the body origin.
 absl::StatusOr<std::vector<Vec3>> PointsFromProto(
@@ -340,6 +346,16 @@ absl::StatusOr<Material> MaterialFromProto(const v1::Material& m, const std::str
     return InvalidField(field + ".restitution", "must be in [0, 1]");
   }
   out.restitution = m.restitution();
+  // Rolling and spinning resistance: lever arms (m), unset means none.
+  if (m.has_rolling_friction()) {
+    LIGATURE_RETURN_IF_ERROR(CheckLeverArm(m.rolling_friction(), field + ".rolling_friction"));
+    out.rolling_friction = m.rolling_friction();
+  }
+  if (m.has_spinning_friction()) {
+    LIGATURE_RETURN_IF_ERROR(
+        CheckLeverArm(m.spinning_friction(), field + ".spinning_friction"));
+    out.spinning_friction = m.spinning_friction();
+  }
   if (m.has_inertia()) {
     auto inertia = InertiaFromProto(m.inertia(), field + ".inertia");
     if (!inertia.ok()) return inertia.status();
@@ -668,6 +684,13 @@ v1::Body BodyToProto(const BodyDesc& b) {
   m->set_mass(rigid.material.mass);
   m->set_friction(rigid.material.friction);
   m->set_restitution(rigid.material.restitution);
+  // Rolling and spinning resistance only when there is some (unset reads back as none).
+  if (rigid.material.rolling_friction > 0.0) {
+    m->set_rolling_friction(rigid.material.rolling_friction);
+  }
+  if (rigid.material.spinning_friction > 0.0) {
+    m->set_spinning_friction(rigid.material.spinning_friction);
+  }
   if (rigid.material.inertia) InertiaToProto(*rigid.material.inertia, m->mutable_inertia());
   PoseToProto(rigid.pose, out.mutable_pose());
   Vec3ToProto(rigid.linear_velocity, out.mutable_linear_velocity());

@@ -160,6 +160,29 @@ TEST(SceneFromProtoTest, KindAndMaterialNameTheirField) {
                 "bodies[1].material.mass");
 }
 
+// Rolling and spinning resistance are lever arms: finite and >= 0, each named on error.
+TEST(SceneFromProtoTest, RollingAndSpinningFrictionNameTheirField) {
+  for (const double bad : {-1e-3, kNaN, kInf, -kInf}) {
+    ExpectInvalid(
+        [&](v1::Scene& s) { s.mutable_bodies(0)->mutable_material()->set_rolling_friction(bad); },
+        "bodies[0].material.rolling_friction");
+    ExpectInvalid(
+        [&](v1::Scene& s) { s.mutable_bodies(2)->mutable_material()->set_spinning_friction(bad); },
+        "bodies[2].material.spinning_friction");
+  }
+  // Zero (none) and positive values are taken as given.
+  v1::Scene s = ValidScene();
+  s.mutable_bodies(1)->mutable_material()->set_rolling_friction(0.0);
+  s.mutable_bodies(1)->mutable_material()->set_spinning_friction(0.004);
+  s.mutable_bodies(2)->mutable_material()->set_rolling_friction(0.02);
+  auto scene = SceneFromProto(s);
+  ASSERT_TRUE(scene.ok()) << scene.status();
+  EXPECT_EQ(scene->bodies[1].rigid()->material.rolling_friction, 0.0);
+  EXPECT_EQ(scene->bodies[1].rigid()->material.spinning_friction, 0.004);
+  EXPECT_EQ(scene->bodies[2].rigid()->material.rolling_friction, 0.02);
+  EXPECT_EQ(scene->bodies[2].rigid()->material.spinning_friction, 0.0);
+}
+
 // World settings ranges.
 TEST(SceneFromProtoTest, BadSettingsNameTheirField) {
   ExpectInvalid([](v1::Scene& s) { s.mutable_settings()->set_rate_hz(5000.0); },
@@ -216,6 +239,8 @@ TEST(SceneFromProtoTest, Defaults) {
   EXPECT_EQ(b.rigid()->material.mass, 0.0);
   EXPECT_EQ(b.rigid()->material.friction, 0.5);
   EXPECT_EQ(b.rigid()->material.restitution, 0.0);
+  EXPECT_EQ(b.rigid()->material.rolling_friction, 0.0);
+  EXPECT_EQ(b.rigid()->material.spinning_friction, 0.0);
   EXPECT_TRUE(b.rigid()->pose.orientation.isApprox(Quat::Identity()));  // all-zero quaternion
 }
 
@@ -306,6 +331,8 @@ v1::Scene FullScene() {
   c->mutable_material()->set_mass(0.0);
   c->mutable_material()->set_friction(0.4);
   c->mutable_material()->set_restitution(1.0);
+  c->mutable_material()->set_rolling_friction(0.003);
+  c->mutable_material()->set_spinning_friction(0.0015);
   c->mutable_pose()->mutable_orientation()->set_w(1.0);
   c->mutable_pose()->mutable_position()->set_y(4.0);
   c->mutable_linear_velocity();
@@ -371,6 +398,11 @@ TEST(SceneProtoRoundTripTest, KeepsValues) {
   EXPECT_TRUE(diff.Compare(x, back)) << report;
   // Spot checks on the engine side.
   EXPECT_EQ(desc->bodies[0].rigid()->material.mass, 12.0);
+  EXPECT_EQ(desc->bodies[2].rigid()->material.rolling_friction, 0.003);
+  EXPECT_EQ(desc->bodies[2].rigid()->material.spinning_friction, 0.0015);
+  // Bodies without them export none (unset reads back as 0).
+  EXPECT_FALSE(back.bodies(0).material().has_rolling_friction());
+  EXPECT_FALSE(back.bodies(0).material().has_spinning_friction());
   EXPECT_TRUE(desc->bodies[0].rigid()->pose.orientation.isApprox(Quat(0.8, 0.0, 0.6, 0.0)));
   EXPECT_EQ(desc->settings.solver.max_iterations, 33);
   EXPECT_EQ(desc->settings.solver.time_budget_us, 2500.0);
