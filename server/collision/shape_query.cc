@@ -118,7 +118,7 @@ LocalCore ToLocal(const CoreView& query, const Transform& pose) {
   return local;
 }
 
-Aabb BoundsOf(const CoreView& core) {
+Aabb CoreBounds(const CoreView& core) {
   Aabb box{core.points[0], core.points[0]};
   for (const Vec3& p : core.points) {
     box.min = box.min.cwiseMin(p);
@@ -138,7 +138,7 @@ std::array<Vec3, 3> CornersOf(const TriangleMesh& mesh, int t) {
 std::optional<ShapeDistanceResult> MeshDistance(const CoreView& query, const TriangleMesh& mesh,
                                                 double max_distance) {
   if (mesh.nodes.empty()) return std::nullopt;
-  const Aabb box = BoundsOf(query);
+  const Aabb box = CoreBounds(query);
   std::optional<ShapeDistanceResult> best;
   double best_distance = max_distance;
   using Entry = std::pair<double, int>;
@@ -174,7 +174,7 @@ std::optional<ShapeDistanceResult> MeshDistance(const CoreView& query, const Tri
 std::optional<ShapeCastHit> MeshCast(const CoreView& query, const Vec3& direction,
                                      double max_distance, const TriangleMesh& mesh) {
   if (mesh.nodes.empty()) return std::nullopt;
-  const Aabb box = BoundsOf(query);
+  const Aabb box = CoreBounds(query);
   const Vec3 centre = 0.5 * (box.min + box.max), half = 0.5 * (box.max - box.min);
   const Vec3 inv = direction.cwiseInverse();
   std::optional<ShapeCastHit> best;
@@ -206,7 +206,7 @@ std::optional<ShapeCastHit> MeshCast(const CoreView& query, const Vec3& directio
 
 }  // namespace
 
-Aabb ConvexCore::Bounds() const { return BoundsOf(ViewOf(*this)); }
+Aabb ConvexCore::Bounds() const { return CoreBounds(ViewOf(*this)); }
 
 ConvexCore CoreOf(const Shape& shape, const Transform& pose) {
   ConvexCore core;

@@ -12,7 +12,7 @@ namespace ligature {
 namespace {
 
 // The longest reach a query may ask for (m): the extent of a world.
-constexpr double kMaxReach = 1e6;
+constexpr double kMaxQueryReach = 1e6;
 
 // A direction: finite and non-zero, made unit.
 absl::StatusOr<Vec3> DirectionFromProto(const v1::Vec3& d, const std::string& field) {
@@ -23,10 +23,10 @@ absl::StatusOr<Vec3> DirectionFromProto(const v1::Vec3& d, const std::string& fi
   return *v / length;
 }
 
-// A reach (m): finite, >= 0 and at most kMaxReach; 0 takes the default.
+// A reach (m): finite, >= 0 and at most kMaxQueryReach; 0 takes the default.
 absl::StatusOr<double> ReachFromProto(double reach, const std::string& field) {
-  if (!std::isfinite(reach) || reach < 0.0 || reach > kMaxReach) {
-    return InvalidField(field, absl::StrCat("must be in [0, ", kMaxReach, "] m"));
+  if (!std::isfinite(reach) || reach < 0.0 || reach > kMaxQueryReach) {
+    return InvalidField(field, absl::StrCat("must be in [0, ", kMaxQueryReach, "] m"));
   }
   return reach == 0.0 ? kDefaultQueryReach : reach;
 }

@@ -45,12 +45,12 @@ std::array<Vec3, 3> SoftTriangle(const BodyState& s, int t) {
 }
 
 // Segment k of a rod: between its k-th and (k+1)-th published samples.
-Segment RodSegment(const BodyState& s, const QueryBody& q, int k) {
+Segment RodSegmentAt(const BodyState& s, const QueryBody& q, int k) {
   return {s.rod_points[k], s.rod_points[k + 1], q.radius};
 }
 
 // Segment i of a strand: from its start point (the parent of its tip) to its tip, point i+1.
-Segment StrandSegment(const BodyState& s, const QueryBody& q, int i) {
+Segment StrandSegmentAt(const BodyState& s, const QueryBody& q, int i) {
   const int parent = s.strand_parents.empty() ? i : s.strand_parents[i + 1];
   return {s.strand_points[parent], s.strand_points[i + 1], q.segment_radius[i]};
 }
@@ -107,7 +107,7 @@ void SceneQuery::BuildIndex() const {
         break;
       case QueryBodyKind::kRod:
         for (int k = 0; k + 1 < static_cast<int>(s.rod_points.size()); ++k) {
-          add(b, k, RodSegment(s, *q, k).Bounds());
+          add(b, k, RodSegmentAt(s, *q, k).Bounds());
         }
         break;
       case QueryBodyKind::kSoft:
@@ -119,7 +119,7 @@ void SceneQuery::BuildIndex() const {
       case QueryBodyKind::kStrand:
         if (q->segment_radius.size() + 1 != s.strand_points.size()) break;
         for (int i = 0; i < static_cast<int>(q->segment_radius.size()); ++i) {
-          add(b, i, StrandSegment(s, *q, i).Bounds());
+          add(b, i, StrandSegmentAt(s, *q, i).Bounds());
         }
         break;
     }
@@ -154,7 +154,7 @@ std::optional<QueryHit> SceneQuery::RayPart(const Part& part, const Vec3& origin
       break;
     }
     case QueryBodyKind::kRod: {
-      const Segment seg = RodSegment(s, q, part.item);
+      const Segment seg = RodSegmentAt(s, q, part.item);
       hit = seg.Ray(origin, direction, max_distance);
       const int segments = static_cast<int>(s.rod_points.size()) - 1;
       if (hit) out.u = RodU(q, part.item, segments, seg.ParamOf(hit->point));
@@ -167,7 +167,7 @@ std::optional<QueryHit> SceneQuery::RayPart(const Part& part, const Vec3& origin
       break;
     }
     case QueryBodyKind::kStrand:
-      hit = StrandSegment(s, q, part.item).Ray(origin, direction, max_distance);
+      hit = StrandSegmentAt(s, q, part.item).Ray(origin, direction, max_distance);
       out.segment = part.item;
       break;
   }
@@ -194,7 +194,7 @@ std::optional<QueryHit> SceneQuery::CastPart(const Part& part, const ConvexCore&
       break;
     }
     case QueryBodyKind::kRod: {
-      const Segment seg = RodSegment(s, q, part.item);
+      const Segment seg = RodSegmentAt(s, q, part.item);
       hit = CastCore(shape, direction, max_distance, seg.Core());
       const int segments = static_cast<int>(s.rod_points.size()) - 1;
       if (hit) out.u = RodU(q, part.item, segments, seg.ParamOf(hit->point));
@@ -209,7 +209,7 @@ std::optional<QueryHit> SceneQuery::CastPart(const Part& part, const ConvexCore&
       break;
     }
     case QueryBodyKind::kStrand:
-      hit = CastCore(shape, direction, max_distance, StrandSegment(s, q, part.item).Core());
+      hit = CastCore(shape, direction, max_distance, StrandSegmentAt(s, q, part.item).Core());
       out.segment = part.item;
       break;
   }
@@ -236,7 +236,7 @@ std::optional<QueryHit> SceneQuery::DistancePart(const Part& part, const ConvexC
       break;
     }
     case QueryBodyKind::kRod: {
-      const Segment seg = RodSegment(s, q, part.item);
+      const Segment seg = RodSegmentAt(s, q, part.item);
       r = CoreDistance(shape, seg.Core(), max_distance);
       const int segments = static_cast<int>(s.rod_points.size()) - 1;
       if (r) out.u = RodU(q, part.item, segments, seg.ParamOf(r->on_target));
@@ -249,7 +249,7 @@ std::optional<QueryHit> SceneQuery::DistancePart(const Part& part, const ConvexC
       break;
     }
     case QueryBodyKind::kStrand:
-      r = CoreDistance(shape, StrandSegment(s, q, part.item).Core(), max_distance);
+      r = CoreDistance(shape, StrandSegmentAt(s, q, part.item).Core(), max_distance);
       out.segment = part.item;
       break;
   }
