@@ -17,7 +17,7 @@ else
     build-essential cmake pkg-config ccache clang
     libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
     libeigen3-dev libabsl-dev libgtest-dev libgmock-dev libbenchmark-dev
-    libbullet-dev libode-dev libmujoco-dev liblapack-dev grpc-proto libqhull-dev
+    libbullet-dev libembree-dev libode-dev libmujoco-dev liblapack-dev grpc-proto libqhull-dev
     libassimp-dev liburdfdom-dev libssl-dev python3-pyassimp
     python3 python3-grpcio python3-protobuf python3-yaml prometheus-cpp-dev nginx openssl
     nodejs chromium python3-matplotlib
