@@ -16,6 +16,46 @@
 
 namespace ligature {
 
+// A ray, or a box swept along it (its half extents as `grow`, its centre as `origin`),
+// prepared for testing many boxes: per axis the reciprocal of the direction and which face
+// of a box it meets first, so that a test is six subtractions and multiplications and no
+// branch. A direction component of 0 takes a huge finite reciprocal instead of infinity,
+// so that no test ever computes 0 * inf: a ray along a slab's face counts as touching the
+// box, and one outside a slab by a denormal gap may too; the test only prunes a search, so
+// at worst it visits a box it grazes.
+class BoxRay {
+ public:
+  BoxRay(const Vec3& origin, const Vec3& direction, const Vec3& grow = Vec3::Zero()) {
+    for (int i = 0; i < 3; ++i) {
+      negative_[i] = direction[i] < 0.0;
+      inv_[i] = direction[i] != 0.0 ? 1.0 / direction[i] : 1e300;
+      // The near face of a box is min - grow (max + grow going down the axis): its entry is
+      // (min - (origin + grow)) * inv, and the far face's exit likewise.
+      near_origin_[i] = origin[i] + (negative_[i] ? -grow[i] : grow[i]);
+      far_origin_[i] = origin[i] + (negative_[i] ? grow[i] : -grow[i]);
+    }
+  }
+
+  // Where the ray enters `box` within [0, max_t], or a negative number when it misses it
+  // there.
+  double Enter(const Aabb& box, double max_t) const {
+    double enter = 0.0, leave = max_t;
+    for (int i = 0; i < 3; ++i) {
+      const double near = negative_[i] ? box.max[i] : box.min[i];
+      const double far = negative_[i] ? box.min[i] : box.max[i];
+      enter = std::max(enter, (near - near_origin_[i]) * inv_[i]);
+      leave = std::min(leave, (far - far_origin_[i]) * inv_[i]);
+    }
+    return enter <= leave ? enter : -1.0;
+  }
+
+ private:
+  double inv_[3];
+  double near_origin_[3];
+  double far_origin_[3];
+  bool negative_[3];
+};
+
 class AabbTree {
  public:
   // Builds the tree over `boxes` (median splits along the longest axis of the centres);
@@ -69,40 +109,39 @@ void AabbTree::Ray(const Vec3& origin, const Vec3& direction, const Vec3& grow, 
                    Visit&& visit) const {
   for (int i : unbounded_) visit(i, max_t);
   if (nodes_.empty()) return;
-  const Vec3 inv = direction.cwiseInverse();
-  const auto enter = [&](int node) {
-    const Aabb& b = nodes_[node].bounds;
-    return RayEnter(origin, inv, Aabb{b.min - grow, b.max + grow}, *max_t);
+  const BoxRay ray(origin, direction, grow);
+  // Depth first, the nearer child first, skipping nodes entered beyond the best hit. The
+  // pending nodes live on the call's stack: at most one per level (and the two children
+  // being pushed), and the median splits keep the tree below 32 levels for an int's count
+  // of boxes, so no allocation per ray.
+  struct Pending {
+    double entry;
+    int index;
   };
-  // Depth first, the nearer child first, skipping nodes entered beyond the best hit.
-  std::vector<std::pair<double, int>> stack;
-  stack.reserve(64);
-  const double root = enter(0);
-  if (root >= 0.0) stack.emplace_back(root, 0);
-  while (!stack.empty()) {
-    const auto [entry, index] = stack.back();
-    stack.pop_back();
+  Pending stack[64];
+  int size = 0;
+  const double root = ray.Enter(nodes_[0].bounds, *max_t);
+  if (root >= 0.0) stack[size++] = {root, 0};
+  while (size > 0) {
+    const auto [entry, index] = stack[--size];
     if (entry > *max_t) continue;
     const Node& node = nodes_[index];
     if (node.left < 0) {
       for (int k = node.first; k < node.first + node.count; ++k) {
-        const Aabb& b = leaf_boxes_[k];
-        if (RayEnter(origin, inv, Aabb{b.min - grow, b.max + grow}, *max_t) >= 0.0) {
-          visit(order_[k], max_t);
-        }
+        if (ray.Enter(leaf_boxes_[k], *max_t) >= 0.0) visit(order_[k], max_t);
       }
       continue;
     }
-    const double l = enter(node.left);
-    const double r = enter(node.right);
+    const double l = ray.Enter(nodes_[node.left].bounds, *max_t);
+    const double r = ray.Enter(nodes_[node.right].bounds, *max_t);
     if (l >= 0.0 && r >= 0.0) {
       const bool left_first = l <= r;
-      stack.emplace_back(left_first ? r : l, left_first ? node.right : node.left);
-      stack.emplace_back(left_first ? l : r, left_first ? node.left : node.right);
+      stack[size++] = {left_first ? r : l, left_first ? node.right : node.left};
+      stack[size++] = {left_first ? l : r, left_first ? node.left : node.right};
     } else if (l >= 0.0) {
-      stack.emplace_back(l, node.left);
+      stack[size++] = {l, node.left};
     } else if (r >= 0.0) {
-      stack.emplace_back(r, node.right);
+      stack[size++] = {r, node.right};
     }
   }
 }

@@ -1,9 +1,12 @@
 #include "server/collision/ray_cast.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <vector>
+
+#include "server/collision/aabb_tree.h"
 
 namespace ligature {
 namespace {
@@ -112,23 +115,6 @@ std::optional<LocalHit> RayHull(const Vec3& o, const Vec3& d, const ConvexHull& 
   return LocalHit{enter, normal};
 }
 
-// Whether the ray meets a box of the tree within [0, max_t].
-bool RayMeetsBox(const Vec3& o, const Vec3& inv_d, const Aabb& box, double max_t) {
-  double enter = 0.0, leave = max_t;
-  for (int i = 0; i < 3; ++i) {
-    double t0 = (box.min[i] - o[i]) * inv_d[i], t1 = (box.max[i] - o[i]) * inv_d[i];
-    if (t0 > t1) std::swap(t0, t1);
-    // A ray along the slab (0 * inf) is inside it or outside for good.
-    if (std::isnan(t0) || std::isnan(t1)) {
-      if (o[i] < box.min[i] || o[i] > box.max[i]) return false;
-      continue;
-    }
-    enter = std::max(enter, t0);
-    leave = std::min(leave, t1);
-  }
-  return enter <= leave;
-}
-
 // Where the ray meets triangle (a, b, c) from either side (Moller-Trumbore), at a distance
 // in [0, max_t].
 std::optional<double> RayTriangle(const Vec3& o, const Vec3& d, const Vec3& a, const Vec3& b,
@@ -148,36 +134,73 @@ std::optional<double> RayTriangle(const Vec3& o, const Vec3& d, const Vec3& a, c
   return hit;
 }
 
-// A mesh triangle's front met by the ray, at a distance in [0, max_t].
+// A mesh triangle's front met by the ray, at a distance in [0, max_t]. Moller-Trumbore's
+// determinant is -d . ((b - a) x (c - a)), positive exactly when the ray meets the front
+// (the side the stored normal faces), so the normal is not read: one memory access less
+// per triangle tried. The barycentric tests are scaled by the determinant: one division.
 std::optional<double> RayTriangleFront(const Vec3& o, const Vec3& d, const TriangleMesh& mesh,
                                        int t, double max_t) {
-  if (mesh.normals[t].dot(d) >= 0.0) return std::nullopt;  // from behind or along it
-  return RayTriangle(o, d, mesh.Corner(t, 0), mesh.Corner(t, 1), mesh.Corner(t, 2), max_t);
+  const std::array<int, 3>& corners = mesh.triangles[t];
+  const Vec3& a = mesh.vertices[corners[0]];
+  const Vec3 e1 = mesh.vertices[corners[1]] - a, e2 = mesh.vertices[corners[2]] - a;
+  const Vec3 p = d.cross(e2);
+  const double det = e1.dot(p);
+  if (!(det > 0.0)) return std::nullopt;  // from behind, along it, or degenerate
+  const Vec3 s = o - a;
+  const double su = s.dot(p);
+  if (su < 0.0 || su > det) return std::nullopt;
+  const Vec3 q = s.cross(e1);
+  const double sv = d.dot(q);
+  if (sv < 0.0 || su + sv > det) return std::nullopt;
+  const double hit = e2.dot(q) / det;
+  if (hit < 0.0 || hit > max_t) return std::nullopt;
+  return hit;
 }
 
-// The nearest front a ray meets in a mesh, through the bounding-volume tree (nodes the ray
-// misses, or meets only beyond the nearest hit so far, are skipped).
+// The nearest front a ray meets in a mesh, through the bounding-volume tree: depth first,
+// the nearer child first, skipping nodes the ray misses or enters only beyond the nearest
+// hit so far (visiting near children first finds a close hit early and prunes the rest).
 std::optional<LocalHit> RayMesh(const Vec3& o, const Vec3& d, const TriangleMesh& mesh,
                                 double max_t) {
   if (mesh.nodes.empty()) return std::nullopt;
-  const Vec3 inv_d = d.cwiseInverse();
+  const BoxRay ray(o, d);
   LocalHit best;
   best.t = max_t;
-  std::vector<int> stack = {0};
-  while (!stack.empty()) {
-    const TriangleMesh::Node& node = mesh.nodes[stack.back()];
-    stack.pop_back();
-    if (!RayMeetsBox(o, inv_d, node.bounds, best.t)) continue;
-    if (node.left >= 0) {
-      stack.push_back(node.left);
-      stack.push_back(node.right);
+  // Pending nodes with their entry distances, on the stack of the call: at most one per
+  // level of the tree, whose median splits keep it below 32 levels for any mesh the builder
+  // accepts (kMaxMeshTriangles = 2^21), so no allocation per ray.
+  struct Pending {
+    double enter;
+    int node;
+  };
+  std::array<Pending, 64> stack;
+  int size = 0;
+  const double root = ray.Enter(mesh.nodes[0].bounds, best.t);
+  if (root >= 0.0) stack[size++] = {root, 0};
+  while (size > 0) {
+    const Pending top = stack[--size];
+    if (top.enter > best.t) continue;
+    const TriangleMesh::Node& node = mesh.nodes[top.node];
+    if (node.left < 0) {
+      for (int k = node.first; k < node.first + node.count; ++k) {
+        const int t = mesh.order[k];
+        auto hit = RayTriangleFront(o, d, mesh, t, best.t);
+        if (hit && (best.triangle < 0 || *hit < best.t)) {
+          best = LocalHit{*hit, mesh.normals[t], t};
+        }
+      }
       continue;
     }
-    for (int k = node.first; k < node.first + node.count; ++k) {
-      const int t = mesh.order[k];
-      auto hit = RayTriangleFront(o, d, mesh, t, best.t);
-      if (hit && (best.triangle < 0 || *hit < best.t)) best = LocalHit{*hit, mesh.normals[t], t};
-    }
+    // Both children, the farther below the nearer (visited after it), each only when the
+    // ray enters it: selects rather than branches, which incoherent rays would mispredict.
+    const double l = ray.Enter(mesh.nodes[node.left].bounds, best.t);
+    const double r = ray.Enter(mesh.nodes[node.right].bounds, best.t);
+    const double lt = l >= 0.0 ? l : kInfinity, rt = r >= 0.0 ? r : kInfinity;
+    const bool left_near = lt <= rt;
+    stack[size] = {left_near ? rt : lt, left_near ? node.right : node.left};
+    size += (left_near ? rt : lt) < kInfinity ? 1 : 0;
+    stack[size] = {left_near ? lt : rt, left_near ? node.left : node.right};
+    size += (left_near ? lt : rt) < kInfinity ? 1 : 0;
   }
   if (best.triangle < 0) return std::nullopt;
   return best;
