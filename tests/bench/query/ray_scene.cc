@@ -23,6 +23,8 @@ double Height(double x, double z) {
 
 // Whether `p` lies inside `solid` grown by `margin`.
 bool Inside(const RaySolid& solid, const Vec3& p, double margin) {
+  const double reach = (solid.is_box ? solid.half.norm() : solid.radius) + margin;
+  if ((p - solid.pose.position).squaredNorm() > reach * reach) return false;
   const Vec3 local = solid.pose.InverseApply(p);
   if (!solid.is_box) return local.norm() <= solid.radius + margin;
   return (local.cwiseAbs() - solid.half).maxCoeff() <= margin;
