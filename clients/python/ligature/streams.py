@@ -93,6 +93,15 @@ class FrameStream:
 _END = object()  # ends the request stream (half-close)
 
 
+def _queued(requests):
+    """The requests put on queue `requests`, in order, until _END (the half-close)."""
+    while True:
+        item = requests.get()
+        if item is _END:
+            return
+        yield item
+
+
 class Interaction(FrameStream):
     """A device session on a world (the Interact RPC): poses sent with :meth:`send` or
     :meth:`drive` move kinematic bodies at the world's next tick, and the world's frames
@@ -112,15 +121,8 @@ class Interaction(FrameStream):
         self._half_closed = False
         if metadata is None:
             metadata = routing_metadata(world)
-        call = stub.Interact(self._request_iterator(), metadata=metadata)
+        call = stub.Interact(_queued(self._requests), metadata=metadata)
         super().__init__(call, "Interact")
-
-    def _request_iterator(self):
-        while True:
-            item = self._requests.get()
-            if item is _END:
-                return
-            yield item
 
     def send(self, poses):
         """Sends device poses: a mapping {body_id: pose} (a Pose, a dict, or a position
@@ -197,14 +199,7 @@ class QueryStream:
         self._next_id = 1
         self._closed = False
         self._lock = threading.Lock()
-        self._call = stub.StreamQueries(self._request_iterator(), metadata=metadata)
-
-    def _request_iterator(self):
-        while True:
-            item = self._requests.get()
-            if item is _END:
-                return
-            yield item
+        self._call = stub.StreamQueries(_queued(self._requests), metadata=metadata)
 
     def ask(self, queries):
         """The answers to `queries` (SceneQuery messages or dicts), in order."""
