@@ -212,20 +212,22 @@ test('the viewer shows a live world, every body kind, drags, pauses and steps', 
       });
       return hex;
     }, id);
+    const at = await page.evaluate(() => window.ligatureViewer.bodyOnPage('ball'));
+    await page.mouse.move(at.x, at.y);
+    await waitFor(page, () => window.ligatureViewer.viewer.highlighted === 'ball');
+    assert.notEqual(await glow('ball'), 0);
+    // The ray through the ball's centre enters it a radius (0.15 m) short of the centre. The
+    // ball and camera are read once the answer is shown; 3 cm allows the ball's motion between
+    // the frame the server answered from and the one the page shows on a loaded machine.
+    const shown = await text(page, '#pointer-hit');
     const ball = await page.evaluate(() => ({
-      at: window.ligatureViewer.bodyOnPage('ball'),
       centre: window.ligatureViewer.bodyPosition('ball'),
       camera: window.ligatureViewer.viewer.camera.position.toArray(),
     }));
-    await page.mouse.move(ball.at.x, ball.at.y);
-    await waitFor(page, () => window.ligatureViewer.viewer.highlighted === 'ball');
-    assert.notEqual(await glow('ball'), 0);
-    // The ray through the ball's centre enters it a radius (0.15 m) short of the centre.
-    const shown = await text(page, '#pointer-hit');
     const [, body, distance] = /^(\S+), ([\d.]+) m$/.exec(shown) || [];
     assert.equal(body, 'ball', shown);
     const expected = Math.hypot(...ball.centre.map((c, i) => c - ball.camera[i])) - 0.15;
-    assert.ok(Math.abs(Number(distance) - expected) < 0.01, `${shown}, expected ${expected.toFixed(3)} m`);
+    assert.ok(Math.abs(Number(distance) - expected) < 0.03, `${shown}, expected ${expected.toFixed(3)} m`);
     // Onto the crate: the highlight moves with the pointer.
     const crate = await page.evaluate(() => window.ligatureViewer.bodyOnPage('crate'));
     await page.mouse.move(crate.x, crate.y);
