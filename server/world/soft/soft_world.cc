@@ -10,7 +10,7 @@
 namespace ligature {
 namespace {
 
-absl::Status Invalid(const std::string& field, const std::string& why) {
+absl::Status InvalidSoftField(const std::string& field, const std::string& why) {
   return absl::InvalidArgumentError(absl::StrCat(field, ": ", why));
 }
 
@@ -43,21 +43,21 @@ absl::Status SoftWorld::AddBody(const SoftBodyDesc& desc) {
   const int n = static_cast<int>(desc.mesh.vertices.size());
   for (size_t i = 0; i < desc.fixed.size(); ++i) {
     if (desc.fixed[i] < 0 || desc.fixed[i] >= n) {
-      return Invalid(absl::StrCat("fixed_vertices[", i, "]"),
+      return InvalidSoftField(absl::StrCat("fixed_vertices[", i, "]"),
                      absl::StrCat("must be a vertex index in [0, ", n, ")"));
     }
   }
   if (!std::isfinite(desc.friction) || desc.friction < 0.0) {
-    return Invalid("friction", "must be >= 0");
+    return InvalidSoftField("friction", "must be >= 0");
   }
   if (desc.cutting) {
     if (absl::Status s = ValidateCuttingParams(*desc.cutting); !s.ok()) {
-      return Invalid("cutting", std::string(s.message()));
+      return InvalidSoftField("cutting", std::string(s.message()));
     }
   }
   if (desc.model == SoftModelKind::kMassPoint) {
     absl::StatusOr<MassPointModel> model = MassPointModel::FromTetMesh(desc.mesh, desc.mass_point);
-    if (!model.ok()) return Invalid("mesh", std::string(model.status().message()));
+    if (!model.ok()) return InvalidSoftField("mesh", std::string(model.status().message()));
     body.mass_point = *std::move(model);
     body.mass_point_state = RestState(*body.mass_point);
     body.constraints = LocalConstraintSet(body.mass_point->points());
@@ -65,21 +65,21 @@ absl::Status SoftWorld::AddBody(const SoftBodyDesc& desc) {
     for (const int v : desc.fixed) {
       if (!body.vertex_owner.emplace(v, "fixed_vertices").second ||
           !body.constraints.AddNail(v, desc.mesh.vertices[v]).ok()) {
-        return Invalid("fixed_vertices", "a vertex is listed twice");
+        return InvalidSoftField("fixed_vertices", "a vertex is listed twice");
       }
     }
   } else {
     if (absl::Status s = ValidateFemMaterial(desc.fem); !s.ok()) {
-      return Invalid("material", std::string(s.message()));
+      return InvalidSoftField("material", std::string(s.message()));
     }
     if (desc.model == SoftModelKind::kCorotational) {
       absl::StatusOr<CorotationalModel> model =
           CorotationalModel::Make(desc.mesh, desc.fem, desc.fixed);
-      if (!model.ok()) return Invalid("mesh", std::string(model.status().message()));
+      if (!model.ok()) return InvalidSoftField("mesh", std::string(model.status().message()));
       body.fem = *std::move(model);
     } else {
       absl::StatusOr<StVKModel> model = StVKModel::Make(desc.mesh, desc.fem, desc.fixed);
-      if (!model.ok()) return Invalid("mesh", std::string(model.status().message()));
+      if (!model.ok()) return InvalidSoftField("mesh", std::string(model.status().message()));
       body.stvk = *std::move(model);
     }
     body.fem_state = RestFemState(desc.mesh);
@@ -123,24 +123,24 @@ absl::Status SoftWorld::AddConstraint(const SoftConstraintDesc& desc) {
   const int n = body.mass_point->points();
   for (size_t i = 0; i < desc.vertices.size(); ++i) {
     if (desc.vertices[i] < 0 || desc.vertices[i] >= n) {
-      return Invalid(absl::StrCat("vertices[", i, "]"),
+      return InvalidSoftField(absl::StrCat("vertices[", i, "]"),
                      absl::StrCat("must be a vertex index in [0, ", n, ")"));
     }
   }
   for (size_t i = 0; i < desc.vertices.size(); ++i) {
     auto owner = body.vertex_owner.find(desc.vertices[i]);
     if (owner != body.vertex_owner.end()) {
-      return Invalid(absl::StrCat("vertices[", i, "]"),
+      return InvalidSoftField(absl::StrCat("vertices[", i, "]"),
                      absl::StrCat("already in ", owner->second,
                                   " (soft constraints must not share vertices)"));
     }
   }
-  if (!desc.goal.allFinite()) return Invalid("goal", "not finite");
-  if (desc.self_assembly_steps < 0) return Invalid("self_assembly_steps", "must be >= 0");
+  if (!desc.goal.allFinite()) return InvalidSoftField("goal", "not finite");
+  if (desc.self_assembly_steps < 0) return InvalidSoftField("self_assembly_steps", "must be >= 0");
   const size_t needed = 1 + ElementVertices(desc.type);
   const bool many = desc.type == LocalConstraintType::kPointsToPoint;
   if (many ? desc.vertices.size() < 2 : desc.vertices.size() != needed) {
-    return Invalid("vertices", many ? "points-to-point needs at least two vertices"
+    return InvalidSoftField("vertices", many ? "points-to-point needs at least two vertices"
                                     : absl::StrCat("this kind needs ", needed, " vertices"));
   }
   const std::vector<int>& v = desc.vertices;
@@ -161,7 +161,7 @@ absl::Status SoftWorld::AddConstraint(const SoftConstraintDesc& desc) {
       added = body.constraints.AddPointToSurface(v[0], body.surface);
       break;
   }
-  if (!added.ok()) return Invalid("vertices", std::string(added.status().message()));
+  if (!added.ok()) return InvalidSoftField("vertices", std::string(added.status().message()));
   if (desc.self_assembly_steps > 0) {
     (void)body.constraints.SetSelfAssembly(*added, desc.self_assembly_steps);
   }
