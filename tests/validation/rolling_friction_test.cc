@@ -196,8 +196,11 @@ TEST_P(RollingFrictionTest, RestingBoxDoesNotDrift) {
   };
   const auto with = resting_box(0.02);
   const auto without = resting_box(0.0);
-  const RigidBodyDesc& a = *with->GetBody("box")->rigid();
-  const RigidBodyDesc& b = *without->GetBody("box")->rigid();
+  // The descriptions are kept: a reference into GetBody's temporary result would dangle.
+  const BodyDesc with_box = *with->GetBody("box");
+  const BodyDesc without_box = *without->GetBody("box");
+  const RigidBodyDesc& a = *with_box.rigid();
+  const RigidBodyDesc& b = *without_box.rigid();
   EXPECT_LT((a.pose.position - Vec3(0, 0.1, 0)).norm(), 1e-3);
   EXPECT_LT((a.pose.position - b.pose.position).norm(), 1e-4);
   EXPECT_LT(a.pose.orientation.angularDistance(b.pose.orientation), 1e-4);
