@@ -63,14 +63,22 @@ ShapeDistanceResult Measure(const CoreView& query, const Vec3& offset, const Cor
   return r;
 }
 
+// A core's bounds, its radius included.
+Aabb CoreBounds(const CoreView& core) {
+  Aabb box{core.points[0], core.points[0]};
+  for (const Vec3& p : core.points) {
+    box.min = box.min.cwiseMin(p);
+    box.max = box.max.cwiseMax(p);
+  }
+  box.min.array() -= core.radius;
+  box.max.array() += core.radius;
+  return box;
+}
+
 // The centre of a core's bounds: where a cast that starts in overlap reports its touch.
 Vec3 CentreOf(const CoreView& core) {
-  Vec3 lo = core.points[0], hi = core.points[0];
-  for (const Vec3& p : core.points) {
-    lo = lo.cwiseMin(p);
-    hi = hi.cwiseMax(p);
-  }
-  return 0.5 * (lo + hi);
+  const Aabb box = CoreBounds(core);
+  return 0.5 * (box.min + box.max);
 }
 
 // Conservative advancement of the query along `direction` towards the target.
@@ -106,27 +114,11 @@ std::pair<double, Vec3> AbovePlane(const CoreView& query, const Transform& pose)
 }
 
 // The query moved into a mesh's frame.
-struct LocalCore {
-  std::vector<Vec3> points;
-  double radius = 0.0;
-  CoreView View() const { return {points, radius}; }
-};
-LocalCore ToLocal(const CoreView& query, const Transform& pose) {
-  LocalCore local{{}, query.radius};
+ConvexCore ToLocal(const ConvexCore& query, const Transform& pose) {
+  ConvexCore local{{}, query.radius};
   local.points.reserve(query.points.size());
   for (const Vec3& p : query.points) local.points.push_back(pose.InverseApply(p));
   return local;
-}
-
-Aabb CoreBounds(const CoreView& core) {
-  Aabb box{core.points[0], core.points[0]};
-  for (const Vec3& p : core.points) {
-    box.min = box.min.cwiseMin(p);
-    box.max = box.max.cwiseMax(p);
-  }
-  box.min.array() -= core.radius;
-  box.max.array() += core.radius;
-  return box;
 }
 
 std::array<Vec3, 3> CornersOf(const TriangleMesh& mesh, int t) {
@@ -259,8 +251,7 @@ std::optional<ShapeDistanceResult> ShapeDistance(const ConvexCore& query, const 
       return r;
     }
     case ShapeType::kMesh: {
-      const LocalCore local = ToLocal(ViewOf(query), pose);
-      auto r = MeshDistance(local.View(), *target.mesh, max_distance);
+      auto r = MeshDistance(ViewOf(ToLocal(query, pose)), *target.mesh, max_distance);
       if (!r) return std::nullopt;
       r->on_target = pose.Apply(r->on_target);
       r->on_query = pose.Apply(r->on_query);
@@ -292,8 +283,8 @@ std::optional<ShapeCastHit> CastShape(const ConvexCore& query, const Vec3& direc
       return ShapeCastHit{t, low + t * direction, n, -1};
     }
     case ShapeType::kMesh: {
-      const LocalCore local = ToLocal(ViewOf(query), pose);
-      auto hit = MeshCast(local.View(), pose.InverseRotate(direction), max_distance, *target.mesh);
+      const ConvexCore local = ToLocal(query, pose);
+      auto hit = MeshCast(ViewOf(local), pose.InverseRotate(direction), max_distance, *target.mesh);
       if (!hit) return std::nullopt;
       hit->point = pose.Apply(hit->point);
       hit->normal = pose.Rotate(hit->normal);

@@ -169,22 +169,22 @@ absl::StatusOr<std::vector<QueryCall>> QueriesFromProto(const v1::QueryRequest& 
 }
 
 v1::QueryResponse AnswerQueries(const SceneQuery& scene, const std::vector<QueryCall>& calls,
-                                uint64_t request_id) {
+                                uint64_t request_id, size_t max_hits) {
   v1::QueryResponse out;
   const Frame& frame = scene.frame();
   out.set_world(frame.world);
   out.set_tick(frame.tick);
   out.set_sim_time(frame.sim_time);
   out.set_request_id(request_id);
-  size_t hits_left = kMaxHitsPerResponse;
+  size_t hits_left = max_hits;
   for (const QueryCall& call : calls) {
     v1::QueryResult* result = out.add_results();
-    bool truncated = false;
-    std::vector<QueryHit> hits =
-        hits_left > 0 ? Answer(scene, call, &truncated) : std::vector<QueryHit>{};
     // Past the response's budget of hits, what is left is dropped and says so.
-    if (hits.size() > hits_left || hits_left == 0) {
-      hits.resize(std::min(hits.size(), hits_left));
+    bool truncated = hits_left == 0;
+    std::vector<QueryHit> hits;
+    if (!truncated) hits = Answer(scene, call, &truncated);
+    if (hits.size() > hits_left) {
+      hits.resize(hits_left);
       truncated = true;
     }
     hits_left -= hits.size();

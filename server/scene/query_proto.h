@@ -36,8 +36,8 @@ struct QueryCall {
 // for a batch larger than kMaxQueriesPerRequest.
 absl::StatusOr<std::vector<QueryCall>> QueriesFromProto(const v1::QueryRequest& request);
 
-// Every call answered against `scene`, in order.
+// Every call answered against `scene`, in order, with at most `max_hits` hits in all.
 v1::QueryResponse AnswerQueries(const SceneQuery& scene, const std::vector<QueryCall>& calls,
-                                uint64_t request_id);
+                                uint64_t request_id, size_t max_hits = kMaxHitsPerResponse);
 
 }  // namespace ligature

@@ -20,23 +20,30 @@ struct Segment {
   double radius = 0.0;
 
   Aabb Bounds() const { return {a.cwiseMin(b).array() - radius, a.cwiseMax(b).array() + radius}; }
-  ConvexCore Core() const { return {{a, b}, radius}; }
   // Where along the segment (0 at a, 1 at b) a point lies nearest.
   double ParamOf(const Vec3& p) const {
     const Vec3 e = b - a;
     const double ee = e.squaredNorm();
     return ee > 0.0 ? std::clamp((p - a).dot(e) / ee, 0.0, 1.0) : 0.0;
   }
-  // The ray's first entry into the capsule, through the capsule shape along local Y.
-  std::optional<RayHit> Ray(const Vec3& origin, const Vec3& direction, double max) const {
+  // As a capsule shape (along its local Y) and where it is placed.
+  Shape Capsule() const { return Shape::Capsule(radius, 0.5 * (b - a).norm()); }
+  Transform Pose() const {
     const Vec3 e = b - a;
     const double length = e.norm();
     Transform pose;
     pose.position = 0.5 * (a + b);
     if (length > 0.0) pose.orientation = Quat::FromTwoVectors(Vec3::UnitY(), e / length);
-    return CastRay(Shape::Capsule(radius, 0.5 * length), pose, origin, direction, max);
+    return pose;
   }
 };
+
+// Keeps `hit` when it is the nearest so far, and shrinks the reach of the search to it.
+void KeepNearest(std::optional<QueryHit> hit, std::optional<QueryHit>* best, double* reach) {
+  if (!hit || (*best && hit->distance >= (*best)->distance)) return;
+  *best = hit;
+  *reach = hit->distance;
+}
 
 // A soft body's surface triangle, corners counter-clockwise seen from outside.
 std::array<Vec3, 3> SoftTriangle(const BodyState& s, int t) {
@@ -61,6 +68,23 @@ double RodU(const QueryBody& q, int k, int segments, double t) {
 }
 
 }  // namespace
+
+// A part as the collision queries take it: a shape placed in the world (a rigid child, or a
+// rod's or strand's segment as a capsule), or a soft body's surface triangle, whose front
+// alone is met by rays and casts.
+struct SceneQuery::PartGeometry {
+  const Shape* child = nullptr;  // a rigid child's shape; else the capsule below
+  Shape capsule;
+  Transform pose;
+  bool is_triangle = false;
+  std::array<Vec3, 3> corners;  // the triangle, counter-clockwise seen from its front
+
+  const Shape& shape() const { return child != nullptr ? *child : capsule; }
+  ConvexCore TriangleCore() const { return {{corners[0], corners[1], corners[2]}, 0.0}; }
+  bool FacesAway(const Vec3& direction) const {
+    return (corners[1] - corners[0]).cross(corners[2] - corners[0]).dot(direction) >= 0.0;
+  }
+};
 
 SceneQuery::SceneQuery(std::shared_ptr<const Frame> frame,
                        std::shared_ptr<const QueryShapes> shapes)
@@ -138,126 +162,92 @@ bool SceneQuery::Sees(const QueryFilter& filter, const Part& part) const {
   return filter.exclude.empty() || !filter.exclude.contains(frame_->bodies[part.body].id);
 }
 
-std::optional<QueryHit> SceneQuery::RayPart(const Part& part, const Vec3& origin,
-                                            const Vec3& direction, double max_distance) const {
+SceneQuery::PartGeometry SceneQuery::GeometryOf(const Part& part) const {
+  const BodyState& s = frame_->bodies[part.body];
+  const QueryBody& q = *index_.shapes[part.body];
+  PartGeometry g;
+  switch (q.kind) {
+    case QueryBodyKind::kRigid:
+      g.child = &q.shapes[part.item].shape;
+      g.pose = s.pose * q.shapes[part.item].local;
+      break;
+    case QueryBodyKind::kRod:
+    case QueryBodyKind::kStrand: {
+      const Segment seg = q.kind == QueryBodyKind::kRod ? RodSegmentAt(s, q, part.item)
+                                                        : StrandSegmentAt(s, q, part.item);
+      g.capsule = seg.Capsule();
+      g.pose = seg.Pose();
+      break;
+    }
+    case QueryBodyKind::kSoft:
+      g.is_triangle = true;
+      g.corners = SoftTriangle(s, part.item);
+      break;
+  }
+  return g;
+}
+
+// What was hit on the part: its compound child and mesh triangle, the soft body's
+// triangle, the strand's segment, or the rod's arc length at the point.
+QueryHit SceneQuery::Label(const Part& part, double distance, const Vec3& point,
+                           const Vec3& normal, int mesh_triangle) const {
   const BodyState& s = frame_->bodies[part.body];
   const QueryBody& q = *index_.shapes[part.body];
   QueryHit out;
   out.body = part.body;
-  std::optional<RayHit> hit;
+  out.distance = distance;
+  out.point = point;
+  out.normal = normal;
   switch (q.kind) {
-    case QueryBodyKind::kRigid: {
-      const ChildShape& child = q.shapes[part.item];
-      hit = CastRay(child.shape, s.pose * child.local, origin, direction, max_distance);
+    case QueryBodyKind::kRigid:
       out.child = part.item;
-      if (hit) out.triangle = hit->triangle;
+      out.triangle = mesh_triangle;
       break;
-    }
     case QueryBodyKind::kRod: {
-      const Segment seg = RodSegmentAt(s, q, part.item);
-      hit = seg.Ray(origin, direction, max_distance);
       const int segments = static_cast<int>(s.rod_points.size()) - 1;
-      if (hit) out.u = RodU(q, part.item, segments, seg.ParamOf(hit->point));
+      out.u = RodU(q, part.item, segments, RodSegmentAt(s, q, part.item).ParamOf(point));
       break;
     }
-    case QueryBodyKind::kSoft: {
-      const auto c = SoftTriangle(s, part.item);
-      hit = CastRayTriangle(c[0], c[1], c[2], origin, direction, max_distance);
+    case QueryBodyKind::kSoft:
       out.triangle = part.item;
       break;
-    }
     case QueryBodyKind::kStrand:
-      hit = StrandSegmentAt(s, q, part.item).Ray(origin, direction, max_distance);
       out.segment = part.item;
       break;
   }
-  if (!hit) return std::nullopt;
-  out.distance = hit->distance;
-  out.point = hit->point;
-  out.normal = hit->normal;
   return out;
+}
+
+std::optional<QueryHit> SceneQuery::RayPart(const Part& part, const Vec3& origin,
+                                            const Vec3& direction, double max_distance) const {
+  const PartGeometry g = GeometryOf(part);
+  const std::optional<RayHit> hit =
+      g.is_triangle ? CastRayTriangle(g.corners[0], g.corners[1], g.corners[2], origin,
+                                      direction, max_distance)
+                    : CastRay(g.shape(), g.pose, origin, direction, max_distance);
+  if (!hit) return std::nullopt;
+  return Label(part, hit->distance, hit->point, hit->normal, hit->triangle);
 }
 
 std::optional<QueryHit> SceneQuery::CastPart(const Part& part, const ConvexCore& shape,
                                              const Vec3& direction, double max_distance) const {
-  const BodyState& s = frame_->bodies[part.body];
-  const QueryBody& q = *index_.shapes[part.body];
-  QueryHit out;
-  out.body = part.body;
-  std::optional<ShapeCastHit> hit;
-  switch (q.kind) {
-    case QueryBodyKind::kRigid: {
-      const ChildShape& child = q.shapes[part.item];
-      hit = CastShape(shape, direction, max_distance, child.shape, s.pose * child.local);
-      out.child = part.item;
-      if (hit) out.triangle = hit->triangle;
-      break;
-    }
-    case QueryBodyKind::kRod: {
-      const Segment seg = RodSegmentAt(s, q, part.item);
-      hit = CastCore(shape, direction, max_distance, seg.Core());
-      const int segments = static_cast<int>(s.rod_points.size()) - 1;
-      if (hit) out.u = RodU(q, part.item, segments, seg.ParamOf(hit->point));
-      break;
-    }
-    case QueryBodyKind::kSoft: {
-      // Only a front the shape moves towards, as for a mesh.
-      const auto c = SoftTriangle(s, part.item);
-      if ((c[1] - c[0]).cross(c[2] - c[0]).dot(direction) >= 0.0) return std::nullopt;
-      hit = CastCore(shape, direction, max_distance, {{c[0], c[1], c[2]}, 0.0});
-      out.triangle = part.item;
-      break;
-    }
-    case QueryBodyKind::kStrand:
-      hit = CastCore(shape, direction, max_distance, StrandSegmentAt(s, q, part.item).Core());
-      out.segment = part.item;
-      break;
-  }
+  const PartGeometry g = GeometryOf(part);
+  if (g.is_triangle && g.FacesAway(direction)) return std::nullopt;
+  const std::optional<ShapeCastHit> hit =
+      g.is_triangle ? CastCore(shape, direction, max_distance, g.TriangleCore())
+                    : CastShape(shape, direction, max_distance, g.shape(), g.pose);
   if (!hit) return std::nullopt;
-  out.distance = hit->distance;
-  out.point = hit->point;
-  out.normal = hit->normal;
-  return out;
+  return Label(part, hit->distance, hit->point, hit->normal, hit->triangle);
 }
 
 std::optional<QueryHit> SceneQuery::DistancePart(const Part& part, const ConvexCore& shape,
                                                  double max_distance) const {
-  const BodyState& s = frame_->bodies[part.body];
-  const QueryBody& q = *index_.shapes[part.body];
-  QueryHit out;
-  out.body = part.body;
-  std::optional<ShapeDistanceResult> r;
-  switch (q.kind) {
-    case QueryBodyKind::kRigid: {
-      const ChildShape& child = q.shapes[part.item];
-      r = ShapeDistance(shape, child.shape, s.pose * child.local, max_distance);
-      out.child = part.item;
-      if (r) out.triangle = r->triangle;
-      break;
-    }
-    case QueryBodyKind::kRod: {
-      const Segment seg = RodSegmentAt(s, q, part.item);
-      r = CoreDistance(shape, seg.Core(), max_distance);
-      const int segments = static_cast<int>(s.rod_points.size()) - 1;
-      if (r) out.u = RodU(q, part.item, segments, seg.ParamOf(r->on_target));
-      break;
-    }
-    case QueryBodyKind::kSoft: {
-      const auto c = SoftTriangle(s, part.item);
-      r = CoreDistance(shape, {{c[0], c[1], c[2]}, 0.0}, max_distance);
-      out.triangle = part.item;
-      break;
-    }
-    case QueryBodyKind::kStrand:
-      r = CoreDistance(shape, StrandSegmentAt(s, q, part.item).Core(), max_distance);
-      out.segment = part.item;
-      break;
-  }
+  const PartGeometry g = GeometryOf(part);
+  const std::optional<ShapeDistanceResult> r =
+      g.is_triangle ? CoreDistance(shape, g.TriangleCore(), max_distance)
+                    : ShapeDistance(shape, g.shape(), g.pose, max_distance);
   if (!r) return std::nullopt;
-  out.distance = r->distance;
-  out.point = r->on_target;
-  out.normal = r->normal;
-  return out;
+  return Label(part, r->distance, r->on_target, r->normal, r->triangle);
 }
 
 std::optional<QueryHit> SceneQuery::RaycastClosest(const Vec3& origin, const Vec3& direction,
@@ -267,12 +257,9 @@ std::optional<QueryHit> SceneQuery::RaycastClosest(const Vec3& origin, const Vec
   std::optional<QueryHit> best;
   double reach = max_distance;
   ix.tree.Ray(origin, direction, Vec3::Zero(), &reach, [&](int i, double* max_t) {
-    const Part& part = ix.parts[i];
-    if (!Sees(filter, part)) return;
-    auto hit = RayPart(part, origin, direction, *max_t);
-    if (!hit || (best && hit->distance >= best->distance)) return;
-    best = hit;
-    *max_t = hit->distance;
+    if (Sees(filter, ix.parts[i])) {
+      KeepNearest(RayPart(ix.parts[i], origin, direction, *max_t), &best, max_t);
+    }
   });
   return best;
 }
@@ -308,12 +295,9 @@ std::optional<QueryHit> SceneQuery::ShapeCast(const ConvexCore& shape, const Vec
   double reach = max_distance;
   ix.tree.Ray(0.5 * (box.min + box.max), direction, 0.5 * (box.max - box.min), &reach,
               [&](int i, double* max_t) {
-                const Part& part = ix.parts[i];
-                if (!Sees(filter, part)) return;
-                auto hit = CastPart(part, shape, direction, *max_t);
-                if (!hit || (best && hit->distance >= best->distance)) return;
-                best = hit;
-                *max_t = hit->distance;
+                if (Sees(filter, ix.parts[i])) {
+                  KeepNearest(CastPart(ix.parts[i], shape, direction, *max_t), &best, max_t);
+                }
               });
   return best;
 }
@@ -344,12 +328,9 @@ std::optional<QueryHit> SceneQuery::Closest(const ConvexCore& shape, double max_
   std::optional<QueryHit> best;
   double reach = max_distance;
   ix.tree.Nearest(shape.Bounds(), &reach, [&](int i, double* max_d) {
-    const Part& part = ix.parts[i];
-    if (!Sees(filter, part)) return;
-    auto hit = DistancePart(part, shape, *max_d);
-    if (!hit || (best && hit->distance >= best->distance)) return;
-    best = hit;
-    *max_d = hit->distance;
+    if (Sees(filter, ix.parts[i])) {
+      KeepNearest(DistancePart(ix.parts[i], shape, *max_d), &best, max_d);
+    }
   });
   return best;
 }

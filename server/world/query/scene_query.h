@@ -88,6 +88,12 @@ class SceneQuery {
   void BuildIndex() const;
   bool Sees(const QueryFilter& filter, const Part& part) const;
 
+  // A part placed as the collision queries take it (defined with the queries), and what a
+  // hit on it names.
+  struct PartGeometry;
+  PartGeometry GeometryOf(const Part& part) const;
+  QueryHit Label(const Part& part, double distance, const Vec3& point, const Vec3& normal,
+                 int mesh_triangle) const;
   // One part's answers, or none.
   std::optional<QueryHit> RayPart(const Part& part, const Vec3& origin, const Vec3& direction,
                                   double max_distance) const;

@@ -69,5 +69,32 @@ TEST(QueryProtoTest, AnswersCarryTheFrame) {
   EXPECT_EQ(resp.results(0).hits_size(), 0);
 }
 
+// Three balls on the X axis, each ray along it hits all three: with a budget of 4 hits the
+// first ray keeps its 3, the second 1 of them (truncated), the third none (truncated).
+TEST(QueryProtoTest, ResponsesKeepToTheirHitBudget) {
+  auto frame = std::make_shared<Frame>();
+  auto shapes = std::make_shared<QueryShapes>();
+  for (int i = 0; i < 3; ++i) {
+    BodyState& state = frame->bodies.emplace_back();
+    state.id = "ball" + std::to_string(i);
+    state.pose.position = Vec3(2.0 * (i + 1), 0, 0);
+    QueryBody& body = shapes->bodies.emplace_back();
+    body.id = state.id;
+    body.shapes.push_back({Shape::Sphere(0.5), Transform{}});
+  }
+  const SceneQuery scene(frame, shapes);
+  QueryCall ray;
+  ray.all_hits = true;
+  const v1::QueryResponse resp = AnswerQueries(scene, {ray, ray, ray}, 1, 4);
+  ASSERT_EQ(resp.results_size(), 3);
+  EXPECT_EQ(resp.results(0).hits_size(), 3);
+  EXPECT_FALSE(resp.results(0).truncated());
+  EXPECT_EQ(resp.results(1).hits_size(), 1);
+  EXPECT_EQ(resp.results(1).hits(0).body(), "ball0");
+  EXPECT_TRUE(resp.results(1).truncated());
+  EXPECT_EQ(resp.results(2).hits_size(), 0);
+  EXPECT_TRUE(resp.results(2).truncated());
+}
+
 }  // namespace
 }  // namespace ligature
