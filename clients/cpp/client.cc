@@ -293,6 +293,16 @@ absl::StatusOr<v1::Body> Client::UpdateBody(absl::string_view world, absl::strin
   return Call<v1::Body>(*scenes_, &v1::SceneService::Stub::UpdateBody, request);
 }
 
+absl::StatusOr<v1::Constraint> Client::UpdateConstraint(
+    absl::string_view world, absl::string_view constraint_id, const v1::Constraint& changes,
+    const std::vector<std::string>& update_mask) {
+  v1::UpdateConstraintRequest request;
+  *request.mutable_constraint() = changes;
+  request.mutable_constraint()->set_name(ConstraintName(world, constraint_id));
+  SetMask(update_mask, request.mutable_update_mask());
+  return Call<v1::Constraint>(*scenes_, &v1::SceneService::Stub::UpdateConstraint, request);
+}
+
 absl::Status Client::DeleteBody(absl::string_view world, absl::string_view body_id) {
   v1::DeleteBodyRequest request;
   request.set_name(BodyName(world, body_id));

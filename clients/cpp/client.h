@@ -197,6 +197,13 @@ class Client {
 
   absl::Status DeleteBody(absl::string_view world, absl::string_view body_id);
 
+  // Changes joint `constraint_id` in place: the fields named by `update_mask` (for example
+  // "hinge.drive.target_position", "drive.frames.frame_b", "break_force"), taking values
+  // from `changes`. Returns the joint as it now is.
+  absl::StatusOr<ligature::v1::Constraint> UpdateConstraint(
+      absl::string_view world, absl::string_view constraint_id,
+      const ligature::v1::Constraint& changes, const std::vector<std::string>& update_mask);
+
   // Creates the bodies of `content`, then its constraints, in `world` in one BatchEdit (all
   // or nothing); returns the names of what was created.
   absl::StatusOr<std::vector<std::string>> AddToWorld(absl::string_view world,

@@ -18,4 +18,8 @@ std::string BodyName(absl::string_view world, absl::string_view body_id) {
   return absl::StrCat(WorldName(world), "/bodies/", body_id);
 }
 
+std::string ConstraintName(absl::string_view world, absl::string_view constraint_id) {
+  return absl::StrCat(WorldName(world), "/constraints/", constraint_id);
+}
+
 }  // namespace ligature::client

@@ -14,4 +14,7 @@ std::string WorldName(absl::string_view world);
 // Returns the resource name of body `body_id` in `world` (id or name).
 std::string BodyName(absl::string_view world, absl::string_view body_id);
 
+// Returns the resource name of constraint `constraint_id` in `world` (id or name).
+std::string ConstraintName(absl::string_view world, absl::string_view constraint_id);
+
 }  // namespace ligature::client

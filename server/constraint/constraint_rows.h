@@ -23,6 +23,10 @@ enum class ConstraintLaw : uint8_t {
   // `friction` (a lever arm, m) times the normal force of the contact block `normal_block`:
   // |f| <= friction f_n, a disc for two rows. The contact block comes first in the rows.
   kRollingFriction = 4,
+  // Dimension 1: a drive (motor or PD spring) on one joint coordinate, with compliance
+  // `compliance` (m/N: the spring's, 0 for a motor) and |f| <= friction (its maximum force):
+  // the force solves delta + compliance f = 0 within that bound.
+  kDrive = 5,
 };
 
 // Body index meaning "the immovable world".
@@ -39,7 +43,9 @@ struct ConstraintBlock {
   BlockJacobian jacobian_b = BlockJacobian::Zero();
   Vec3 violation_free = Vec3::Zero();  // m, delta_free per dimension
   Vec3 force = Vec3::Zero();           // N; warm start on input, solution on output
-  double friction = 0.0;  // Coulomb coefficient (kFrictionContact); m (kRollingFriction)
+  double friction = 0.0;  // Coulomb coefficient (kFrictionContact); m (kRollingFriction);
+                          // N, the maximum force (kDrive; may be infinite)
+  double compliance = 0.0;  // m/N (kDrive)
   uint32_t normal_block = 0;  // kRollingFriction: index of the contact block bounding it
   // Set when the rows all move one point of each body (a contact): row d is
   // [l_d, arm_a x l_d] on body a and [-l_d, -(arm_b x l_d)] on body b, the arms reaching

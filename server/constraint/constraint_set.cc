@@ -25,6 +25,11 @@ const Joint* ConstraintSet::Find(const std::string& id) const {
   return it == index_.end() ? nullptr : &joints_[it->second];
 }
 
+Joint* ConstraintSet::FindMutable(const std::string& id) {
+  auto it = index_.find(id);
+  return it == index_.end() ? nullptr : &joints_[it->second];
+}
+
 std::vector<std::string> ConstraintSet::RemoveAttachedTo(BodyHandle body) {
   std::vector<std::string> removed;
   for (const Joint& j : joints_) {

@@ -16,6 +16,7 @@ class ConstraintSet {
   void Remove(const std::string& id);
   bool Contains(const std::string& id) const { return index_.contains(id); }
   const Joint* Find(const std::string& id) const;
+  Joint* FindMutable(const std::string& id);
   // Removes every constraint on `body` and returns their ids.
   std::vector<std::string> RemoveAttachedTo(BodyHandle body);
   int size() const { return static_cast<int>(joints_.size()); }

@@ -1,6 +1,7 @@
 #include "server/constraint/joint_rows.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 
 #include "server/constraint/curve_rows.h"
@@ -153,24 +154,30 @@ ConstraintBlock LineBlock(const JointSide& a, const WorldFrame& fa, const JointS
   return block;
 }
 
-// Collects a joint's blocks (at most 3) and appends them with their warm-start forces.
+// Collects a joint's blocks (at most kMaxJointBlocks) and appends them with their
+// warm-start forces.
 class BlockList {
  public:
-  void Add(const ConstraintBlock& block) { blocks_[count_++] = block; }
+  void Add(const ConstraintBlock& block) {
+    assert(count_ < kMaxJointBlocks);
+    blocks_[count_++] = block;
+  }
 
-  // Warm start from joint.forces in emission order; forces of slots not emitted now are
-  // cleared so that a block appearing later (a limit) starts cold. A joint between two
-  // bodies that take no correction appends nothing.
-  int AppendTo(Joint& joint, ConstraintRows* rows) {
+  // Warm start from joint.forces in emission order; with `remember`, forces of slots not
+  // emitted now are cleared so that a block appearing later (a limit) starts cold. A joint
+  // between two bodies that take no correction appends nothing.
+  int AppendTo(Joint& joint, bool remember, ConstraintRows* rows) {
     for (int k = 0; k < count_; ++k) {
       const int dim = blocks_[k].dim;
       blocks_[k].force.setZero();
       blocks_[k].force.head(dim) = joint.forces[k].head(dim);
     }
-    for (int k = count_; k < 3; ++k) joint.forces[k].setZero();
+    if (remember) {
+      for (int k = count_; k < kMaxJointBlocks; ++k) joint.forces[k].setZero();
+    }
     if (count_ == 0 ||
         (blocks_[0].body_a == kWorldBody && blocks_[0].body_b == kWorldBody)) {
-      for (Vec3& f : joint.forces) f.setZero();
+      if (remember) joint.forces = ZeroJointForces();
       return 0;
     }
     for (int k = 0; k < count_; ++k) rows->blocks.push_back(blocks_[k]);
@@ -178,23 +185,77 @@ class BlockList {
   }
 
  private:
-  ConstraintBlock blocks_[3];
+  ConstraintBlock blocks_[kMaxJointBlocks];
   int count_ = 0;
 };
+
+using Row6 = Eigen::Matrix<double, 1, 6>;
+
+// A joint coordinate for a drive: its rows, error and target rate, its rate from the two
+// sides' velocities.
+DriveCoordinate Coordinate(const JointSide& a, const JointSide& b, const Row6& j_a,
+                           const Row6& j_b, double error, double target_rate) {
+  DriveCoordinate q;
+  q.body_a = a.index;
+  q.body_b = b.index;
+  q.jacobian_a = j_a;
+  q.jacobian_b = j_b;
+  q.error = error;
+  q.rate = j_a.dot(a.velocity) + j_b.dot(b.velocity);
+  q.target_rate = target_rate;
+  return q;
+}
+
+// One side's frame turned towards the other's (world orientations `turned` and `target`),
+// one drive row per axis n of the target frame: the error is n . phi with
+// phi = log(R_turned R_target^-1), its rows those of OrientationBlock along n (n^T JlInv on
+// the turned side, -n^T JlInv^T on the other). `target_rate` is the rate of phi aimed for.
+void AddOrientationDrive(const DriveGains& gains, const JointSide& a, const JointSide& b,
+                         bool a_turns, const Quat& turned, const Quat& target,
+                         const Vec3& target_rate, const DriveStep& step, BlockList* blocks) {
+  const Vec3 phi = RotationVector(turned * target.conjugate());
+  const Mat3 jl_inv = LeftJacobianInverse(phi);
+  const Mat3 axes = target.toRotationMatrix();
+  for (int k = 0; k < 3; ++k) {
+    const Vec3 n = axes.col(k);
+    Row6 on_turned, on_target;
+    on_turned << Vec3::Zero().transpose(), (jl_inv.transpose() * n).transpose();
+    on_target << Vec3::Zero().transpose(), -(jl_inv * n).transpose();
+    const Row6& j_a = a_turns ? on_turned : on_target;
+    const Row6& j_b = a_turns ? on_target : on_turned;
+    blocks->Add(MakeDriveBlock(gains, Coordinate(a, b, j_a, j_b, n.dot(phi), n.dot(target_rate)),
+                               step));
+  }
+}
+
+// A's anchor pulled onto B's, one drive row per axis n of B's frame: the error is
+// n . (p_a - p_b), with point rows on both sides.
+void AddPositionDrive(const DriveGains& gains, const JointSide& a, const WorldFrame& fa,
+                      const JointSide& b, const WorldFrame& fb, const DriveStep& step,
+                      BlockList* blocks) {
+  const Vec3 d = fa.origin - fb.origin;
+  for (int k = 0; k < 3; ++k) {
+    const Vec3 n = fb.axes.col(k);
+    blocks->Add(MakeDriveBlock(
+        gains, Coordinate(a, b, PointRow(n, fa.arm), -PointRow(n, fb.arm), n.dot(d), 0.0),
+        step));
+  }
+}
 
 }  // namespace
 
 JointRowsResult AppendJointRows(Joint& joint, const JointSide& a, const JointSide& b,
-                                ConstraintRows* rows) {
+                                const DriveStep* drives, ConstraintRows* rows) {
   JointRowsResult result;
   BlockList blocks;
   const JointParams& params = joint.params;
+  const bool remember = drives != nullptr;
 
   if (params.kind == JointKind::kCurve) {
     const CurveBlocks curve = MakeCurveBlocks(joint, b);
     result.released = curve.released;
     for (int k = 0; k < curve.count; ++k) blocks.Add(curve.blocks[k]);
-    result.blocks = blocks.AppendTo(joint, rows);
+    result.blocks = blocks.AppendTo(joint, remember, rows);
     return result;
   }
 
@@ -202,39 +263,59 @@ JointRowsResult AppendJointRows(Joint& joint, const JointSide& a, const JointSid
   const WorldFrame fb = FrameInWorld(b, joint.frame_b);
   switch (params.kind) {
     case JointKind::kBall:
-      // Anchors coincide.
+      // Anchors coincide; B's frame may be turned towards A's turned by the target.
       blocks.Add(AnchorBlock(a, fa, b, fb));
+      if (drives && params.angular_drive.on()) {
+        AddOrientationDrive(params.angular_drive, a, b, /*a_turns=*/false, fb.orientation,
+                            fa.orientation * params.target_orientation,
+                            fa.orientation * params.target_angular_velocity, *drives, &blocks);
+      }
       break;
     case JointKind::kHinge: {
-      // Anchors coincide, axes stay aligned, and the angle about the axis may be limited.
+      // Anchors coincide, axes stay aligned; the angle about the axis may be driven and
+      // limited.
       blocks.Add(AnchorBlock(a, fa, b, fb));
       blocks.Add(AxisBlock(a, fa, b, fb));
-      if (params.limited) {
-        Vec3 j;
-        const double angle = HingeAngle(fa, fb, &j);
-        Eigen::Matrix<double, 1, 6> j_a, j_b;
-        j_a << Vec3::Zero().transpose(), -j.transpose();
-        j_b << Vec3::Zero().transpose(), j.transpose();
-        ConstraintBlock limit;
-        if (LimitBlock(params, angle, kHingeLimitSlop, j_a, j_b, a, b, &limit)) {
-          blocks.Add(limit);
-        }
+      if (!(drives && params.axis_drive.on()) && !params.limited) break;
+      Vec3 j;
+      const double angle = HingeAngle(fa, fb, &j);
+      Row6 j_a, j_b;
+      j_a << Vec3::Zero().transpose(), -j.transpose();
+      j_b << Vec3::Zero().transpose(), j.transpose();
+      if (drives && params.axis_drive.on()) {
+        blocks.Add(MakeDriveBlock(
+            params.axis_drive,
+            Coordinate(a, b, j_a, j_b, WrapAngle(angle - params.target_position),
+                       params.target_velocity),
+            *drives));
+      }
+      ConstraintBlock limit;
+      if (params.limited && LimitBlock(params, angle, kHingeLimitSlop, j_a, j_b, a, b, &limit)) {
+        blocks.Add(limit);
       }
       break;
     }
     case JointKind::kSlider: {
-      // Orientations locked, B's anchor on A's axis line, the offset along it may be
-      // limited: s = x_a . (p_b - p_a), with rows like LineBlock's along x_a.
+      // Orientations locked, B's anchor on A's axis line; the offset along it,
+      // s = x_a . (p_b - p_a), with rows like LineBlock's along x_a, may be driven and
+      // limited.
       blocks.Add(OrientationBlock(a, fa, b, fb));
       blocks.Add(LineBlock(a, fa, b, fb));
-      if (params.limited) {
-        const Vec3 x = fa.axes.col(0);
-        const Vec3 d = fb.origin - fa.origin;
-        ConstraintBlock limit;
-        if (LimitBlock(params, x.dot(d), kSliderLimitSlop, -PointRow(x, fa.arm + d),
-                       PointRow(x, fb.arm), a, b, &limit)) {
-          blocks.Add(limit);
-        }
+      const Vec3 x = fa.axes.col(0);
+      const Vec3 d = fb.origin - fa.origin;
+      const double offset = x.dot(d);
+      const Row6 j_a = -PointRow(x, fa.arm + d);
+      const Row6 j_b = PointRow(x, fb.arm);
+      if (drives && params.axis_drive.on()) {
+        blocks.Add(MakeDriveBlock(params.axis_drive,
+                                  Coordinate(a, b, j_a, j_b, offset - params.target_position,
+                                             params.target_velocity),
+                                  *drives));
+      }
+      ConstraintBlock limit;
+      if (params.limited &&
+          LimitBlock(params, offset, kSliderLimitSlop, j_a, j_b, a, b, &limit)) {
+        blocks.Add(limit);
       }
       break;
     }
@@ -243,10 +324,21 @@ JointRowsResult AppendJointRows(Joint& joint, const JointSide& a, const JointSid
       blocks.Add(AnchorBlock(a, fa, b, fb));
       blocks.Add(OrientationBlock(a, fa, b, fb));
       break;
+    case JointKind::kDrive:
+      // Only drives: A's frame pulled onto B's, in position and in orientation.
+      if (!drives) break;
+      if (params.linear_drive.on()) {
+        AddPositionDrive(params.linear_drive, a, fa, b, fb, *drives, &blocks);
+      }
+      if (params.angular_drive.on()) {
+        AddOrientationDrive(params.angular_drive, a, b, /*a_turns=*/true, fa.orientation,
+                            fb.orientation, Vec3::Zero(), *drives, &blocks);
+      }
+      break;
     case JointKind::kCurve:
       break;  // handled above
   }
-  result.blocks = blocks.AppendTo(joint, rows);
+  result.blocks = blocks.AppendTo(joint, remember, rows);
   return result;
 }
 

@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "server/rpc/names.h"
+#include "server/scene/constraint_update.h"
 #include "server/scene/scene_proto.h"
 #include "server/host/world_manager.h"
 
@@ -89,6 +90,32 @@ absl::StatusOr<UpdateBodyEdit> UpdateBodyFromProto(const v1::UpdateBodyRequest& 
   return edit;
 }
 
+absl::StatusOr<UpdateConstraintEdit> UpdateConstraintFromProto(
+    const v1::UpdateConstraintRequest& req, const std::string& world_id,
+    const std::string& field) {
+  UpdateConstraintEdit edit;
+  auto id = ChildIn(req.constraint().name(), "constraints", world_id,
+                    field + "constraint.name");
+  if (!id.ok()) return id.status();
+  if (auto s = CheckConstraintMask(req.update_mask(), field + "update_mask"); !s.ok()) return s;
+  edit.constraint_id = *id;
+  edit.from = req.constraint();
+  edit.mask = req.update_mask();
+  edit.field = field;
+  return edit;
+}
+
+absl::StatusOr<ConstraintDesc> ApplyConstraintUpdate(const UpdateConstraintEdit& edit,
+                                                     World& world) {
+  auto current = world.JointDesc(edit.constraint_id);
+  if (!current.ok()) return current.status();
+  auto updated = UpdatedConstraint(*current, edit.from, edit.mask, edit.field + "constraint",
+                                   edit.field + "update_mask");
+  if (!updated.ok()) return updated.status();
+  if (auto s = world.UpdateJoint(edit.constraint_id, *updated); !s.ok()) return s;
+  return world.JointDesc(edit.constraint_id);
+}
+
 absl::StatusOr<SceneEdit> EditFromProto(const v1::Edit& e, const std::string& world_id,
                                         const std::string& field,
                                         const MeshAssetLookup& assets) {
@@ -125,6 +152,12 @@ absl::StatusOr<SceneEdit> EditFromProto(const v1::Edit& e, const std::string& wo
       if (!id.ok()) return id.status();
       return SetConstraintEnabledEdit{*id, r.enabled()};
     }
+    case v1::Edit::kUpdateConstraint: {
+      auto u = UpdateConstraintFromProto(e.update_constraint(), world_id,
+                                         field + ".update_constraint.");
+      if (!u.ok()) return u.status();
+      return *u;
+    }
     case v1::Edit::KIND_NOT_SET:
       break;
   }
@@ -150,6 +183,10 @@ absl::StatusOr<std::string> ApplyEdit(const SceneEdit& edit, World& world) {
     auto id = world.AddConstraint(e->constraint);
     if (!id.ok()) return id.status();
     return ConstraintName(world_id, *id);
+  }
+  if (auto* e = std::get_if<UpdateConstraintEdit>(&edit)) {
+    if (auto updated = ApplyConstraintUpdate(*e, world); !updated.ok()) return updated.status();
+    return std::string();
   }
   if (auto* e = std::get_if<SetConstraintEnabledEdit>(&edit)) {
     if (auto s = world.SetConstraintEnabled(e->constraint_id, e->enabled); !s.ok()) return s;

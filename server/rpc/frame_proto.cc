@@ -68,6 +68,12 @@ void FrameToProto(const Frame& frame, const absl::flat_hash_set<std::string>& on
     s->set_watchdog(t.watchdog);
     s->set_buttons(t.buttons);
   }
+  for (const JointBreak& b : frame.broken_joints) {
+    v1::JointBreak* out_break = out->add_broken_joints();
+    out_break->set_constraint(frame.world + "/constraints/" + b.id);
+    out_break->set_force(b.force);
+    out_break->set_torque(b.torque);
+  }
   for (const std::string& c : frame.removed_constraints) {
     out->add_removed_constraints(frame.world + "/constraints/" + c);
   }

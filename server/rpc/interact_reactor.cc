@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "server/rpc/names.h"
 #include "server/rpc/status.h"
+#include "server/scene/constraint_update.h"
 #include "server/scene/scene_proto.h"
 
 namespace ligature {
@@ -59,6 +60,31 @@ absl::Status InteractReactor::QueuePoses(const v1::InteractRequest& msg) {
         });
     if (!queued) return absl::NotFoundError(absl::StrCat(host_->name(), " was deleted"));
     counters_->device_poses.fetch_add(1, std::memory_order_relaxed);
+  }
+  return QueueDriveTargets(msg);
+}
+
+// Each drive target is queued with its constraint's id checked; the world applies it to the
+// joint as it then is (RetargetedConstraint), and the first failure ends the stream.
+absl::Status InteractReactor::QueueDriveTargets(const v1::InteractRequest& msg) {
+  for (int i = 0; i < msg.drive_targets_size(); ++i) {
+    const std::string field = absl::StrCat("drive_targets[", i, "]");
+    const v1::DriveTarget& target = msg.drive_targets(i);
+    if (auto s = ValidateId(target.constraint_id(), field + ".constraint_id"); !s.ok()) return s;
+    const bool queued = host_->Enqueue([shared = shared_, target, field](World* w) {
+      if (w == nullptr) return;
+      auto current = w->JointDesc(target.constraint_id());
+      auto updated = current.ok() ? RetargetedConstraint(*current, target, field)
+                                  : absl::StatusOr<ConstraintDesc>(current.status());
+      const absl::Status s =
+          updated.ok() ? w->UpdateJoint(target.constraint_id(), *updated) : updated.status();
+      if (!s.ok()) {
+        absl::MutexLock lock(&shared->mu);
+        if (shared->error.ok()) shared->error = s;
+        shared->cv.SignalAll();
+      }
+    });
+    if (!queued) return absl::NotFoundError(absl::StrCat(host_->name(), " was deleted"));
   }
   return absl::OkStatus();
 }

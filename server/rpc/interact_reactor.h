@@ -52,6 +52,7 @@ class InteractReactor final
   // Validates the first message; starts the writer on success.
   absl::Status Start(const v1::InteractRequest& first);
   absl::Status QueuePoses(const v1::InteractRequest& msg);
+  absl::Status QueueDriveTargets(const v1::InteractRequest& msg);
   void WriterLoop();
   // After a half-close: waits (bounded) until the world has run the poses queued so far,
   // so that one it refuses still ends the stream with its error.

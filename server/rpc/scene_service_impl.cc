@@ -5,6 +5,7 @@
 #include "server/rpc/edits.h"
 #include "server/rpc/names.h"
 #include "server/rpc/status.h"
+#include "server/scene/constraint_proto.h"
 #include "server/scene/scene_proto.h"
 
 namespace ligature {
@@ -86,6 +87,26 @@ grpc::Status SceneServiceImpl::UpdateBody(grpc::ServerContext* ctx,
   if (!updated.ok()) return ToGrpcStatus(updated.status());
   *resp = BodyToProto(*updated);
   resp->set_name(BodyName(world_id, updated->id));
+  return grpc::Status::OK;
+}
+
+grpc::Status SceneServiceImpl::UpdateConstraint(grpc::ServerContext* ctx,
+                                                const v1::UpdateConstraintRequest* req,
+                                                v1::Constraint* resp) {
+  auto call = OpenWorldCall(
+      checks_, *ctx,
+      WorldOf(ParseChildName(req->constraint().name(), "constraints", "constraint.name")),
+      Role::kEditor, 1);
+  if (!call.ok()) return ToGrpcStatus(call.status());
+  const std::string& world_id = call->world_id;
+  auto edit = UpdateConstraintFromProto(*req, world_id, "");
+  if (!edit.ok()) return ToGrpcStatus(edit.status());
+  auto updated = call->host->Call<ConstraintDesc>(
+      [edit = std::move(*edit)](World& w) { return ApplyConstraintUpdate(edit, w); },
+      kApplyTimeout);
+  if (!updated.ok()) return ToGrpcStatus(updated.status());
+  *resp = ConstraintToProto(*updated);
+  resp->set_name(ConstraintName(world_id, updated->id));
   return grpc::Status::OK;
 }
 

@@ -24,6 +24,8 @@ class SceneServiceImpl final : public v1::SceneService::Service {
                           v1::Body* resp) override;
   grpc::Status UpdateBody(grpc::ServerContext* ctx, const v1::UpdateBodyRequest* req,
                           v1::Body* resp) override;
+  grpc::Status UpdateConstraint(grpc::ServerContext* ctx, const v1::UpdateConstraintRequest* req,
+                                v1::Constraint* resp) override;
   grpc::Status DeleteBody(grpc::ServerContext* ctx, const v1::DeleteBodyRequest* req,
                           v1::DeleteBodyResponse* resp) override;
   grpc::Status CreateConstraint(grpc::ServerContext* ctx,

@@ -557,13 +557,16 @@ void Vec3ToProto(const Vec3& v, v1::Vec3* out) {
   out->set_z(v.z());
 }
 
+void QuatToProto(const Quat& q, v1::Quaternion* out) {
+  out->set_x(q.x());
+  out->set_y(q.y());
+  out->set_z(q.z());
+  out->set_w(q.w());
+}
+
 void PoseToProto(const Transform& t, v1::Pose* out) {
   Vec3ToProto(t.position, out->mutable_position());
-  v1::Quaternion* q = out->mutable_orientation();
-  q->set_x(t.orientation.x());
-  q->set_y(t.orientation.y());
-  q->set_z(t.orientation.z());
-  q->set_w(t.orientation.w());
+  QuatToProto(t.orientation, out->mutable_orientation());
 }
 
 v1::WorldSettings SettingsToProto(const WorldSettings& s) {

@@ -47,6 +47,7 @@ v1::WorldSettings SettingsToProto(const WorldSettings& s);
 v1::Body BodyToProto(const BodyDesc& body);
 void ShapeToProto(const Shape& s, v1::Shape* out);
 void Vec3ToProto(const Vec3& v, v1::Vec3* out);
+void QuatToProto(const Quat& q, v1::Quaternion* out);
 void PoseToProto(const Transform& t, v1::Pose* out);
 void InertiaToProto(const GivenInertia& in, v1::Inertia* out);
 

@@ -148,7 +148,12 @@ void PutRigid(const WorldSavedState& w, v1::WorldState* s) {
     v1::JointState& js = *s->add_joints();
     Put(j.frame_a, js.mutable_frame_a());
     Put(j.frame_b, js.mutable_frame_b());
-    for (const Vec3& f : j.forces) Put(f, js.mutable_forces());
+    // Three blocks' forces always, those of further blocks (drives) when they hold any.
+    size_t blocks = 3;
+    for (size_t m = blocks; m < j.forces.size(); ++m) {
+      if (!j.forces[m].isZero()) blocks = m + 1;
+    }
+    for (size_t m = 0; m < blocks; ++m) Put(j.forces[m], js.mutable_forces());
     js.set_curve_segment(j.curve_segment);
     Put(j.curve_normal, js.mutable_curve_normal());
   }
@@ -298,7 +303,12 @@ absl::Status ReadRigid(const v1::WorldState& s, const World& w, WorldSavedState*
     std::vector<Vec3> forces;
     if (auto e = ReadPose(js.frame_a(), field + ".frame_a", &j.frame_a); !e.ok()) return e;
     if (auto e = ReadPose(js.frame_b(), field + ".frame_b", &j.frame_b); !e.ok()) return e;
-    if (auto e = ReadVec3s(js.forces(), 3, field + ".forces", &forces); !e.ok()) return e;
+    const int blocks = js.forces_size() / 3;
+    if (js.forces_size() % 3 != 0 || blocks < 3 || blocks > kMaxJointBlocks) {
+      return Invalid(field + ".forces",
+                     absl::StrCat("must hold 3 to ", kMaxJointBlocks, " vectors"));
+    }
+    if (auto e = ReadVec3s(js.forces(), blocks, field + ".forces", &forces); !e.ok()) return e;
     if (auto e = ReadVec3(js.curve_normal(), field + ".curve_normal", &j.curve_normal); !e.ok()) {
       return e;
     }

@@ -85,6 +85,11 @@ Vec3 SolveRollingFriction(int dim, const Mat3& w, const Mat3& w_inv, const Vec3&
   return Vec3(f.x(), f.y(), 0.0);
 }
 
+// A drive: its own compliance adds to the block's, and the force stops at its maximum.
+Vec3 SolveDrive(double w, double compliance, double free, double max_force) {
+  return Vec3(std::clamp(-free / (w + compliance), -max_force, max_force), 0.0, 0.0);
+}
+
 // A bilateral pair of rows with friction on the third: the bilateral rows cancel their
 // violation given the current friction force; the friction row sticks if it can within
 // mu |(f0, f1)|, else sits on that bound against its displacement.

@@ -19,5 +19,8 @@ Vec3 SolveFrictionContact(const Mat3& w, const Eigen::Matrix2d& wt_inv, const Ve
 // times the contact's current normal force (N m).
 Vec3 SolveRollingFriction(int dim, const Mat3& w, const Mat3& w_inv, const Vec3& free,
                           double bound);
+// A drive (dimension 1): the force that makes delta + compliance f = 0, within
+// |f| <= max_force (which may be infinite).
+Vec3 SolveDrive(double w, double compliance, double free, double max_force);
 
 }  // namespace ligature

@@ -163,6 +163,9 @@ SolveResult GaussSeidelSolver::Solve(ConstraintRows& rows,
           f = SolveRollingFriction(b.dim, c.w, c.w_inv, free,
                                    b.friction * ContactNormalForce(rows, b.normal_block));
           break;
+        case ConstraintLaw::kDrive:
+          f = SolveDrive(c.w(0, 0), b.compliance, free.x(), b.friction);
+          break;
       }
       assert(f.allFinite());
       const Vec3 df = f - b.force;

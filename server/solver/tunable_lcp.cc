@@ -15,7 +15,7 @@ bool IsNormalRow(ConstraintLaw law, int d) {
 bool IsFrictionRow(ConstraintLaw law, int d) {
   return (law == ConstraintLaw::kFrictionContact && d >= 1) ||
          (law == ConstraintLaw::kBilateralFriction && d == 2) ||
-         law == ConstraintLaw::kRollingFriction;
+         law == ConstraintLaw::kRollingFriction || law == ConstraintLaw::kDrive;
 }
 
 // The first friction row of a block with friction (relative to its row 0); its friction
@@ -25,6 +25,7 @@ int FirstFrictionRow(ConstraintLaw law) {
     case ConstraintLaw::kFrictionContact:
       return 1;
     case ConstraintLaw::kRollingFriction:
+    case ConstraintLaw::kDrive:
       return 0;
     default:
       return 2;
@@ -192,6 +193,7 @@ TunableLcpSolver::Prepared TunableLcpSolver::Prepare(const ConstraintRows& rows,
     assert(b.law != ConstraintLaw::kFrictionContact || b.dim == 3);
     assert(b.law != ConstraintLaw::kBilateralFriction || b.dim == 3);
     assert(b.law != ConstraintLaw::kRollingFriction || (b.dim <= 2 && b.normal_block < bi));
+    assert(b.law != ConstraintLaw::kDrive || (b.dim == 1 && b.compliance >= 0.0));
     assert(b.body_a == kWorldBody || b.body_a < num_bodies_);
     assert(b.body_b == kWorldBody || b.body_b < num_bodies_);
     BlockInfo& c = block_[bi];
@@ -199,6 +201,7 @@ TunableLcpSolver::Prepared TunableLcpSolver::Prepare(const ConstraintRows& rows,
     c.dim = static_cast<uint8_t>(b.dim);
     c.law = b.law;
     c.friction = b.friction;
+    c.compliance = b.compliance;
     // A rolling block's bound follows the normal row of its contact, prepared before it.
     c.normal_row = b.law == ConstraintLaw::kRollingFriction
                        ? block_[b.normal_block].first_row
@@ -297,17 +300,26 @@ void TunableLcpSolver::InitialBlockSets(size_t bi, bool warm_start) {
           break;
         case RowKind::kFriction:
           active_[i] = c.law == ConstraintLaw::kBilateralFriction ||
-                       (c.law == ConstraintLaw::kFrictionContact && active_[k]);
+                       (c.law == ConstraintLaw::kFrictionContact && active_[k]) ||
+                       (c.law == ConstraintLaw::kDrive && !AlwaysHeld(c));
           break;
         case RowKind::kInert:
           active_[i] = 0;
           break;
       }
-      f_[i] = active_[i] ? warm : 0.0;
+      // (A drive keeps its warm force, held or not.)
+      const bool keeps =
+          active_[i] || (c.law == ConstraintLaw::kDrive && kind_[i] != RowKind::kInert);
+      f_[i] = keeps ? warm : 0.0;
     }
-    if (c.law == ConstraintLaw::kRollingFriction) {
-      // Rolling friction is always held: set by its local law, never a CG row.
+    if (AlwaysHeld(c)) {
       held_[bi] = c.has_friction ? 1 : 0;
+    } else if (c.has_friction && c.law == ConstraintLaw::kDrive) {
+      // A motor that pushed at its maximum last tick starts there, held.
+      if (std::abs(f_[k]) >= (1.0 - 1e-9) * c.friction) {
+        held_[bi] = 1;
+        active_[k] = 0;
+      }
     } else if (c.has_friction &&
                (c.law == ConstraintLaw::kBilateralFriction || active_[k])) {
       const bool contact = c.law == ConstraintLaw::kFrictionContact;
@@ -534,13 +546,19 @@ double TunableLcpSolver::HeldFrictionTarget(size_t bi, double target[2], bool* s
   const uint32_t k = c.first_row;
   const double w = c.friction_scale;
   const double w_inv = c.friction_scale_inv;
-  if (c.law == ConstraintLaw::kRollingFriction) {
-    // The same disc (two rows) or interval (one), bounded by the contact's normal force.
-    const double bound = RollingBound(c);
+  if (c.law == ConstraintLaw::kRollingFriction || c.law == ConstraintLaw::kDrive) {
+    // The same disc (two rows) or interval (one), bounded by the contact's normal force or
+    // the drive's maximum. A drive's own compliance gamma joins its estimate:
+    // g = f - (delta + gamma f) / (w + gamma).
+    const double bound = HeldBound(c);
     const double f1 = c.dim == 2 ? f_[k + 1] : 0.0;
+    const double gamma = c.compliance;
+    const double estimate_inv = gamma > 0.0 ? 1.0 / (w + gamma) : w_inv;
     double g[2] = {0.0, 0.0};
     for (int t = 0; t < c.dim; ++t) {
-      g[t] = kind_[k + t] == RowKind::kFriction ? f_[k + t] - delta_[k + t] * w_inv : 0.0;
+      g[t] = kind_[k + t] == RowKind::kFriction
+                 ? f_[k + t] - (delta_[k + t] + gamma * f_[k + t]) * estimate_inv
+                 : 0.0;
     }
     const double norm = Norm2(g[0], g[1]);
     *sticks = norm <= bound;
@@ -576,8 +594,8 @@ double TunableLcpSolver::HeldFrictionTarget(size_t bi, double target[2], bool* s
 bool TunableLcpSolver::ClampToCone(size_t bi) {
   const BlockInfo& c = block_[bi];
   const uint32_t k = c.first_row;
-  if (c.law == ConstraintLaw::kRollingFriction) {
-    const double bound = RollingBound(c);
+  if (c.law == ConstraintLaw::kRollingFriction || c.law == ConstraintLaw::kDrive) {
+    const double bound = HeldBound(c);
     const double f1 = c.dim == 2 ? f_[k + 1] : 0.0;
     const double squared = f_[k] * f_[k] + f1 * f1;
     if (!(squared > bound * bound)) return false;
@@ -612,8 +630,8 @@ double TunableLcpSolver::ConeExcess(size_t bi) const {
   if (c.law == ConstraintLaw::kFrictionContact) {
     bound = c.friction * f_[k];
     squared = f_[k + 1] * f_[k + 1] + f_[k + 2] * f_[k + 2];
-  } else if (c.law == ConstraintLaw::kRollingFriction) {
-    bound = RollingBound(c);
+  } else if (c.law == ConstraintLaw::kRollingFriction || c.law == ConstraintLaw::kDrive) {
+    bound = HeldBound(c);
     const double f1 = c.dim == 2 ? f_[k + 1] : 0.0;
     squared = f_[k] * f_[k] + f1 * f1;
   } else {
@@ -663,8 +681,8 @@ bool TunableLcpSolver::CheckFriction(size_t bi, double hold_threshold) {
   double target[2];
   bool sticks = false;
   const double distance = HeldFrictionTarget(bi, target, &sticks);
-  // (Rolling friction stays held, taking its stick estimate below.)
-  if (sticks && c.law != ConstraintLaw::kRollingFriction) {
+  // (Rolling friction and springs stay held, taking their estimate below.)
+  if (sticks && !AlwaysHeld(c)) {
     held_[bi] = 0;
     for (int d = first; d < c.dim; ++d) active_[k + d] = kind_[k + d] == RowKind::kFriction;
     return true;
@@ -702,6 +720,11 @@ bool TunableLcpSolver::CheckFriction(size_t bi, double hold_threshold) {
                                                                 bool* friction_in_play) {
   const BlockInfo& c = block_[bi];
   if (c.law == ConstraintLaw::kRollingFriction) return CheckRollingContact(bi, friction_in_play);
+  if (c.law == ConstraintLaw::kDrive) {
+    // A drive is always in play: a motor against its bound, a spring by its law.
+    *friction_in_play = c.has_friction;
+    return false;
+  }
   const uint32_t k = c.first_row;
   bool changed = false;
   *friction_in_play = false;

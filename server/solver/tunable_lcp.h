@@ -29,6 +29,13 @@
 // tipping moment back and forth between the sets without end. While its contact
 // vanishes the torque is zero.
 //
+// A joint's drive (kDrive, one row) is a friction row with a fixed bound, its maximum
+// force. A motor (no compliance) is an equality row while its force lies within the bound
+// and is held on the bound beyond it, as friction is. A spring is always held, its force
+// set by the local law with its compliance gamma (the estimate f - (delta + gamma f) /
+// (w + gamma), clamped to the bound), as rolling friction is: as a CG row its compliance
+// would change W.
+//
 // Products with W are matrix free: H^T x is accumulated per body, each body's compliance
 // applied, then H, in time linear in rows plus bodies. The rows are copied once per solve
 // into a compact layout (each scalar row's two Jacobian halves and body slots side by side;
@@ -102,6 +109,7 @@ class TunableLcpSolver final : public ConstraintSolver {
     double friction_scale_inv = 0.0;
     bool point = false;           // three rows of one point (PointFrame), not kept in jac_
     uint32_t normal_row = 0;      // kRollingFriction: its contact's normal row
+    double compliance = 0.0;      // kDrive: the drive's own (m/N)
   };
   // A three-row block whose rows all move one point of each body (ConstraintBlock::point):
   // row d is [l_d, r_a x l_d] on body a and [-l_d, -(r_b x l_d)] on body b. Its products
@@ -252,8 +260,17 @@ class TunableLcpSolver final : public ConstraintSolver {
   bool CheckRollingContact(size_t bi, bool* friction_in_play);
   // The bound of a rolling block's torque (N m): its lever arm times its contact's normal
   // force, never below 0.
-  double RollingBound(const BlockInfo& c) const {
+  // The bound of a rolling block (its lever arm times its contact's normal force) or of a
+  // drive (its maximum force).
+  double HeldBound(const BlockInfo& c) const {
+    if (c.law == ConstraintLaw::kDrive) return c.friction;
     return c.friction * std::max(0.0, f_[c.normal_row]);
+  }
+  // Rolling friction and spring drives are always held: set by their local law, never CG
+  // rows. A motor (a drive without compliance) is an equality row while within its bound.
+  static bool AlwaysHeld(const BlockInfo& c) {
+    return c.law == ConstraintLaw::kRollingFriction ||
+           (c.law == ConstraintLaw::kDrive && c.compliance > 0.0);
   }
   bool CheckInequalities(double switch_threshold, double hold_threshold);
   // CheckFriction of block bi, with a change of its forces spread into the pending change.

@@ -89,6 +89,14 @@ struct DivergenceEvent {
   bool paused = false;         // it kept diverging from the same state: the world paused
 };
 
+// A joint that broke during the tick, and the force and the torque about its anchor that
+// broke it.
+struct JointBreak {
+  std::string id;
+  double force = 0.0;   // N
+  double torque = 0.0;  // N m
+};
+
 struct Frame {
   std::string world;       // worlds/{world}
   uint64_t tick = 0;
@@ -96,6 +104,7 @@ struct Frame {
   std::vector<BodyState> bodies;
   StepStats stats;
   std::vector<std::string> removed_constraints;
+  std::vector<JointBreak> broken_joints;  // also among removed_constraints
   std::vector<PearlState> pearls;
   RodFrameStats rods;
   std::vector<CutEvent> cuts;

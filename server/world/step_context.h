@@ -106,6 +106,14 @@ struct StepContext {
   std::vector<Vec6> displacements;
   std::vector<JointBlocks> joint_blocks;
   std::vector<uint32_t> released;  // joints released this step (indices into joints())
+  // Joints that carried more than they can this step (indices into joints()), with the
+  // force and torque they carried.
+  struct Overload {
+    uint32_t joint = 0;
+    double force = 0.0;
+    double torque = 0.0;
+  };
+  std::vector<Overload> broken;
   std::vector<CoupledPoints> solver_groups;  // soft and rod groups, for the solve
   GaussSeidelSolver gauss_seidel;
   TunableLcpSolver tunable;

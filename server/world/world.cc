@@ -291,11 +291,9 @@ BodyDesc World::DescribeRigid(int i) const {
   return d;
 }
 
-SceneDesc World::Export() const {
-  SceneDesc scene;
-  scene.settings = settings_;
-  for (int i = 0; i < bodies_.size(); ++i) scene.bodies.push_back(DescribeRigid(i));
-  // Frames back from the centre-of-mass frames to the bodies' frames.
+// A joint as clients gave it: its frames back from the centre-of-mass frames to the
+// bodies' frames.
+ConstraintDesc World::DescribeJoint(const Joint& j) const {
   auto detach = [&](BodyHandle handle, const Transform& local, std::string* body,
                     Transform* frame) {
     *frame = local;
@@ -304,15 +302,57 @@ SceneDesc World::Export() const {
     *body = bodies_.id[i];
     frame->position = bodies_.FromCenterFrame(i, local.position);
   };
-  for (const Joint& j : constraints_.joints()) {
-    ConstraintDesc d;
-    d.id = j.id;
-    d.params = j.params;
-    d.collide_connected = j.collide_connected;
-    detach(j.body_a, j.frame_a, &d.body_a, &d.frame_a);
-    detach(j.body_b, j.frame_b, &d.body_b, &d.frame_b);
-    scene.constraints.push_back(std::move(d));
+  ConstraintDesc d;
+  d.id = j.id;
+  d.params = j.params;
+  d.collide_connected = j.collide_connected;
+  detach(j.body_a, j.frame_a, &d.body_a, &d.frame_a);
+  detach(j.body_b, j.frame_b, &d.body_b, &d.frame_b);
+  return d;
+}
+
+absl::StatusOr<ConstraintDesc> World::JointDesc(const std::string& id) const {
+  const Joint* j = constraints_.Find(id);
+  if (j == nullptr) {
+    if (HasConstraint(id)) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("constraint ", id, " is not a joint between rigid bodies"));
+    }
+    return absl::NotFoundError(absl::StrCat("constraint ", id, " not found"));
   }
+  return DescribeJoint(*j);
+}
+
+absl::Status World::UpdateJoint(const std::string& id, const ConstraintDesc& desc) {
+  ++edits_;
+  Joint* j = constraints_.FindMutable(id);
+  if (j == nullptr) return absl::NotFoundError(absl::StrCat("constraint ", id, " not found"));
+  const ConstraintDesc now = DescribeJoint(*j);
+  if (desc.params.kind != j->params.kind || desc.body_a != now.body_a ||
+      desc.body_b != now.body_b) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("constraint ", id, ": an update keeps the joint's kind and bodies"));
+  }
+  // Frames into the centre-of-mass frames, as AddConstraint takes them; the runtime state
+  // (warm starts) stays.
+  auto attach = [&](BodyHandle handle, const Transform& frame) {
+    Transform local = frame;
+    if (!handle.IsNull()) {
+      local.position = bodies_.ToCenterFrame(bodies_.Index(handle), frame.position);
+    }
+    return local;
+  };
+  j->params = desc.params;
+  j->frame_a = attach(j->body_a, desc.frame_a);
+  j->frame_b = attach(j->body_b, desc.frame_b);
+  return absl::OkStatus();
+}
+
+SceneDesc World::Export() const {
+  SceneDesc scene;
+  scene.settings = settings_;
+  for (int i = 0; i < bodies_.size(); ++i) scene.bodies.push_back(DescribeRigid(i));
+  for (const Joint& j : constraints_.joints()) scene.constraints.push_back(DescribeJoint(j));
   // Rods with their rest shape; rod constraints at their current rod points (keyholes
   // where they have slid to); pearls where they are, at their speed.
   for (const RodWorld::Rod& rod : rods_.rods()) {
@@ -376,6 +416,7 @@ Frame World::MakeFrame() const {
   f.sim_time = sim_time_;
   f.stats = stats_;
   f.removed_constraints = tick_removed_constraints_;
+  f.broken_joints = tick_broken_joints_;
   f.cuts = soft_.cuts();
   f.bodies.reserve(bodies_.size());
   for (int i = 0; i < bodies_.size(); ++i) {

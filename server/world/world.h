@@ -73,6 +73,13 @@ class World {
   absl::Status RemoveBody(const std::string& id);
   absl::StatusOr<std::string> AddConstraint(const ConstraintDesc& desc);
   absl::Status RemoveConstraint(const std::string& id);
+  // A joint between rigid bodies as clients gave it (NOT_FOUND, or FAILED_PRECONDITION for
+  // a constraint of another kind).
+  absl::StatusOr<ConstraintDesc> JointDesc(const std::string& id) const;
+  // Replaces a joint's parameters and frames (drives and their targets, limits, break
+  // thresholds) with those of `desc`, which keeps its kind and bodies; its runtime state
+  // stays.
+  absl::Status UpdateJoint(const std::string& id, const ConstraintDesc& desc);
   // Switches a soft-body constraint off or on (see SoftWorld::SetConstraintEnabled);
   // FAILED_PRECONDITION for a constraint of another kind, NOT_FOUND for an unknown one.
   absl::Status SetConstraintEnabled(const std::string& id, bool enabled);
@@ -194,7 +201,8 @@ class World {
   void StepRods();
   void StepSoftBodies();
   void StepStrands();
-  void RemoveReleasedJoints();
+  void FindBrokenJoints();
+  void RemoveEndedJoints();
   // Within the stages: the solve's contacts recorded for LastContacts; the rods' and soft
   // bodies' pushes on rigid bodies; what constraints that follow a body and cuts see.
   void RecordContacts();
@@ -219,7 +227,9 @@ class World {
   void BuildContactRows(const std::vector<Vec3>& positions,
                         const std::vector<Quat>& orientations, bool with_friction, bool warm);
   void BuildContactTorqueRows(const std::vector<Vec3>& positions, size_t first);
-  enum class JointLevel { kPosition, kVelocity };
+  // kPosition: geometry only; kVelocity: with drives, at the tick's start poses;
+  // kVelocityFree: with drives, at the free-motion poses.
+  enum class JointLevel { kPosition, kVelocity, kVelocityFree };
   void BuildJointRows(const std::vector<Vec3>& positions, const std::vector<Quat>& orientations,
                       JointLevel level);
   void StoreWarmStart();
@@ -227,6 +237,7 @@ class World {
 
   // Edits and read-out (world.cc).
   std::string NextId(const char* prefix);
+  ConstraintDesc DescribeJoint(const Joint& j) const;
   absl::StatusOr<std::string> AddDeformableConstraint(const ConstraintDesc& desc);
   absl::StatusOr<std::string> AddStrand(const BodyDesc& desc);
   BodyDesc DescribeRigid(int i) const;
@@ -258,6 +269,7 @@ class World {
   std::vector<BodyHandle> device_driven_;  // bodies moved by a device last tick
   std::vector<std::string> removed_constraints_;       // since the last step
   std::vector<std::string> tick_removed_constraints_;  // during the last step
+  std::vector<JointBreak> tick_broken_joints_;         // during the last step
   // The rigid contacts' and joints' warm starts (the couplings keep their own).
   ContactCache contact_cache_;
   // The tunable velocity pass's cost with one step, per scalar row, and the contact pass's

@@ -70,41 +70,47 @@ void World::BuildContactTorqueRows(const std::vector<Vec3>& positions, size_t fi
 }
 
 // Joint blocks at the given centre-of-mass poses. At JointLevel::kPosition their
-// violations are the joints' geometric errors there; at JointLevel::kVelocity they are the
-// relative motion the current velocities would cause over the step, h J v (a limit keeps
-// its remaining room, so it is speculative). A curve constraint whose point left the curve
+// violations are the joints' geometric errors there, and drives take no part; at the
+// velocity levels they are the relative motion the current velocities would cause over the
+// step, h J v (a limit keeps its remaining room, so it is speculative), and the drives'
+// rows come with them (MakeDriveBlock: the poses are the tick's start poses, or, at
+// kVelocityFree, the free-motion poses). A curve constraint whose point left the curve
 // through a releasing end emits nothing and is removed at the end of the step
-// (RemoveReleasedJoints), which reports it in this tick's frame.
+// (RemoveEndedJoints), which reports it in this tick's frame.
 void World::BuildJointRows(const std::vector<Vec3>& positions,
                            const std::vector<Quat>& orientations, JointLevel level) {
   const double h = settings_.dt();
   step_.joint_blocks.clear();
+  auto velocity = [&](uint32_t i) {
+    Vec6 v = Vec6::Zero();
+    if (i != kWorldBody) v << bodies_.linear_velocity[i], bodies_.angular_velocity[i];
+    return v;
+  };
   auto side = [&](BodyHandle handle) {
     JointSide s;
     if (handle.IsNull()) return s;
     const uint32_t i = bodies_.Index(handle);
     s.index = bodies_.IsDynamic(i) ? i : kWorldBody;
     s.pose = {positions[i], orientations[i]};
+    s.velocity = velocity(i);
     return s;
   };
-  auto velocity = [&](uint32_t i) {
-    Vec6 v = Vec6::Zero();
-    if (i != kWorldBody) v << bodies_.linear_velocity[i], bodies_.angular_velocity[i];
-    return v;
-  };
+  const DriveStep drive_step{h, level == JointLevel::kVelocityFree};
+  const DriveStep* drives = level == JointLevel::kPosition ? nullptr : &drive_step;
   auto& joints = constraints_.joints();
   for (uint32_t k = 0; k < joints.size(); ++k) {
     const std::vector<uint32_t>& released = step_.released;
     if (std::find(released.begin(), released.end(), k) != released.end()) continue;
     const uint32_t first = static_cast<uint32_t>(step_.rows.blocks.size());
-    const JointRowsResult r =
-        AppendJointRows(joints[k], side(joints[k].body_a), side(joints[k].body_b), &step_.rows);
+    const JointRowsResult r = AppendJointRows(joints[k], side(joints[k].body_a),
+                                              side(joints[k].body_b), drives, &step_.rows);
     if (r.released) step_.released.push_back(k);
     if (r.blocks == 0) continue;
     step_.joint_blocks.push_back({k, first, r.blocks});
     if (level == JointLevel::kPosition) continue;
     for (int m = 0; m < r.blocks; ++m) {
       ConstraintBlock& b = step_.rows.blocks[first + m];
+      if (b.law == ConstraintLaw::kDrive) continue;  // already at velocity level
       const Vec3 hjv = h * (b.jacobian_a * velocity(b.body_a) + b.jacobian_b * velocity(b.body_b));
       if (b.law == ConstraintLaw::kUnilateral) {
         b.violation_free.x() = std::max(b.violation_free.x(), 0.0) + hjv.x();
@@ -140,6 +146,32 @@ void World::StoreWarmStart() {
   for (const JointBlocks& jb : step_.joint_blocks) {
     for (int m = 0; m < jb.count; ++m) {
       joints[jb.joint].forces[m] = step_.rows.blocks[jb.first + m].force;
+    }
+  }
+}
+
+// Joints whose solved blocks carried more than their break force or torque: the wrench the
+// blocks put on B (on A when B takes no correction), its torque taken about that side's
+// anchor. They are removed at the end of the step (RemoveEndedJoints).
+void World::FindBrokenJoints() {
+  const auto& joints = constraints_.joints();
+  for (const JointBlocks& jb : step_.joint_blocks) {
+    const Joint& joint = joints[jb.joint];
+    const JointParams& p = joint.params;
+    if (std::isinf(p.break_force) && std::isinf(p.break_torque)) continue;
+    const bool on_b = step_.rows.blocks[jb.first].body_b != kWorldBody;
+    Vec6 wrench = Vec6::Zero();
+    for (int m = 0; m < jb.count; ++m) {
+      const ConstraintBlock& b = step_.rows.blocks[jb.first + m];
+      const BlockJacobian& j = on_b ? b.jacobian_b : b.jacobian_a;
+      wrench += j.topRows(b.dim).transpose() * b.force.head(b.dim);
+    }
+    const uint32_t i = bodies_.Index(on_b ? joint.body_b : joint.body_a);
+    const Vec3 arm = bodies_.orientation[i] * (on_b ? joint.frame_b : joint.frame_a).position;
+    const Vec3 force = wrench.head<3>();
+    const double torque = (wrench.tail<3>() - arm.cross(force)).norm();
+    if (force.norm() > p.break_force || torque > p.break_torque) {
+      step_.broken.push_back({jb.joint, force.norm(), torque});
     }
   }
 }

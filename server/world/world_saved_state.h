@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "server/constraint/contact_cache.h"
+#include "server/constraint/joint.h"
 #include "server/math/transform.h"
 #include "server/world/rod/rod_world.h"
 #include "server/world/soft/soft_world.h"
@@ -36,7 +37,7 @@ struct WorldSavedState {
   struct Joint {
     Transform frame_a;
     Transform frame_b;
-    std::array<Vec3, 3> forces = {Vec3::Zero(), Vec3::Zero(), Vec3::Zero()};  // N
+    JointForces forces = ZeroJointForces();  // N
     uint32_t curve_segment = 0;
     Vec3 curve_normal = Vec3::Zero();
   };

@@ -68,6 +68,7 @@ void World::SolveGaussSeidel() {
   stats_.residual = result.residual;
   stats_.budget_exhausted = result.budget_exhausted;
   StoreWarmStart();
+  FindBrokenJoints();
 }
 
 // Post-stabilized passes of the tunable pipeline, in three steps:
@@ -152,7 +153,7 @@ void World::SolveTunable() {
       b.violation_free.x() = (starved ? ContactGap(gap - hvn) : std::max(gap, 0.0)) + hvn;
     }
   }
-  BuildJointRows(step_.free_position, step_.free_orientation, JointLevel::kVelocity);
+  BuildJointRows(step_.free_position, step_.free_orientation, JointLevel::kVelocityFree);
   stats_.constraint_rows = step_.rows.Dimensions();
   SolverOptions options;
   options.tolerance = s.tolerance;
@@ -169,6 +170,7 @@ void World::SolveTunable() {
     velocity_step_us_per_row_ = velocity.one_step_us / std::max(1, stats_.constraint_rows);
   }
   StoreWarmStart();
+  FindBrokenJoints();
   // The contact blocks as solved, for the contact reports once the contact pass has used
   // them; the velocity changes, for the correction motion.
   step_.contact_pass.resize(num_contacts);
@@ -213,7 +215,7 @@ void World::SolveTunable() {
 }
 
 // The displacements of the first `contacts` blocks' friction impulses (per body, C H^T f
-// over the tangent rows) and of their rolling and spinning torques into
+// over the tangent rows), of their rolling and spinning torques and of the drives into
 // step_.friction_displacements: what the contact pass holds fixed.
 void World::StoreFrictionDisplacements(size_t contacts) {
   step_.friction_displacements.assign(bodies_.size(), Vec6::Zero());
@@ -228,10 +230,11 @@ void World::StoreFrictionDisplacements(size_t contacts) {
     add(b.body_a, b.jacobian_a);
     add(b.body_b, b.jacobian_b);
   }
-  // The contacts' rolling and spinning torques (the blocks after them) are held fixed alike.
+  // The contacts' rolling and spinning torques and the joints' drives (the blocks after
+  // them) are held fixed alike.
   for (size_t k = contacts; k < step_.rows.blocks.size(); ++k) {
     const ConstraintBlock& b = step_.rows.blocks[k];
-    if (b.law != ConstraintLaw::kRollingFriction) continue;
+    if (b.law != ConstraintLaw::kRollingFriction && b.law != ConstraintLaw::kDrive) continue;
     const auto add = [&](uint32_t body, const BlockJacobian& jacobian) {
       if (body == kWorldBody) return;
       step_.friction_displacements[body] += step_.compliance[body].Apply(

@@ -44,7 +44,7 @@ void World::Step() {
   StepRods();
   StepSoftBodies();
   StepStrands();
-  RemoveReleasedJoints();
+  RemoveEndedJoints();
   // Constraints removed by this tick's edits are reported in this tick's frame.
   tick_removed_constraints_ = std::move(removed_constraints_);
   removed_constraints_.clear();
@@ -209,11 +209,19 @@ void World::BuildConstraintRows() {
   stats_.constraint_rows = step_.rows.Dimensions();
 }
 
-// Removes the curve constraints released during the step and reports them in its frame.
-void World::RemoveReleasedJoints() {
+// Removes the curve constraints released and the joints broken during the step and
+// reports them in its frame.
+void World::RemoveEndedJoints() {
   std::vector<std::string> ids;
   for (uint32_t k : step_.released) ids.push_back(constraints_.joints()[k].id);
+  tick_broken_joints_.clear();
+  for (const StepContext::Overload& o : step_.broken) {
+    const std::string& id = constraints_.joints()[o.joint].id;
+    tick_broken_joints_.push_back({id, o.force, o.torque});
+    if (std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
+  }
   step_.released.clear();
+  step_.broken.clear();
   for (std::string& id : ids) {
     constraints_.Remove(id);
     removed_constraints_.push_back(std::move(id));

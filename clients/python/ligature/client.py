@@ -287,6 +287,23 @@ class Client:
         self._call(self._scenes.DeleteConstraint, scene_service_pb2.DeleteConstraintRequest(
             name=constraint_name(world, constraint_id)), world)
 
+    def update_joint(self, world, constraint_id, changes, update_mask):
+        """Changes joint `constraint_id` in place (SceneService.UpdateConstraint) and returns
+        it as it now is: its drives and their targets, limits, frames, break thresholds.
+
+        `changes` is a Constraint or dict holding the new values, e.g.
+        ``{"hinge": {"drive": {"target_position": 0.5}}}``; `update_mask` names the fields
+        that change, e.g. ``["hinge.drive.target_position"]`` (see
+        SceneService.UpdateConstraint for the paths).
+        """
+        message = to_message(changes, Constraint, "constraint")
+        message.name = constraint_name(world, constraint_id)
+        return self._call(self._scenes.UpdateConstraint,
+                          scene_service_pb2.UpdateConstraintRequest(
+                              constraint=message,
+                              update_mask=field_mask_pb2.FieldMask(paths=list(update_mask))),
+                          world)
+
     def set_constraint_enabled(self, world, constraint_id, enabled):
         """Switches a soft-body constraint off (no force, vertices kept) or on again."""
         self._call(self._scenes.SetConstraintEnabled,

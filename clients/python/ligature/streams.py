@@ -138,6 +138,17 @@ class Interaction(FrameStream):
                             for i, p in enumerate(poses)]
         self._requests.put(session_service_pb2.InteractRequest(poses=device_poses))
 
+    def send_drive_targets(self, targets):
+        """Sends new targets for joint drives, applied at the world's next tick: an iterable
+        of DriveTarget messages or dicts, e.g. ``{"constraint_id": "elbow",
+        "target_position": 0.5}`` or ``{"constraint_id": "grab", "frame_b": pose}``."""
+        if self._half_closed:
+            raise LigatureError(grpc.StatusCode.FAILED_PRECONDITION,
+                                "the interaction is closed", self._method)
+        messages = [to_message(t, session_service_pb2.DriveTarget, f"drive_targets[{i}]")
+                    for i, t in enumerate(targets)]
+        self._requests.put(session_service_pb2.InteractRequest(drive_targets=messages))
+
     def drive(self, body_id, position, orientation=None):
         """Sends one pose for kinematic body `body_id`: position (x, y, z) in m and an
         optional unit quaternion (x, y, z, w); the body reaches it at the next tick."""

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <numbers>
 #include <random>
 #include <string>
 #include <vector>
@@ -15,6 +16,8 @@ namespace ligature {
 namespace {
 
 constexpr double kH = 0.01;  // s
+// Rows with drives (at velocity level): a joint's warm starts are then kept up to date.
+const DriveStep kDriveStep{kH, false};
 
 Transform Inverse(const Transform& t) {
   const Quat q = t.orientation.conjugate();
@@ -55,7 +58,7 @@ Transform PoseB(const Joint& j, const Vec3& offset, const Quat& rotation) {
 ConstraintRows Build(Joint j, const JointSide& a, const JointSide& b,
                      JointRowsResult* result = nullptr) {
   ConstraintRows rows;
-  const JointRowsResult r = AppendJointRows(j, a, b, &rows);
+  const JointRowsResult r = AppendJointRows(j, a, b, nullptr, &rows);
   if (result != nullptr) *result = r;
   EXPECT_EQ(r.blocks, static_cast<int>(rows.blocks.size()));
   return rows;
@@ -150,7 +153,7 @@ std::vector<double> SolveJoint(Joint& joint, JointSide* a, JointSide* b, int ite
   std::vector<double> history;
   for (int it = 0; it <= iterations; ++it) {
     ConstraintRows rows;
-    AppendJointRows(joint, *a, *b, &rows);
+    AppendJointRows(joint, *a, *b, nullptr, &rows);
     history.push_back(MaxViolation(rows));
     if (it == iterations) break;
     std::vector<Vec6> dq;
@@ -244,8 +247,8 @@ TEST(JointRowsTest, NoRowsBetweenImmovableSides) {
   Joint j = MakeJoint(JointKind::kFixed);
   j.forces[0] = Vec3(1, 2, 3);
   ConstraintRows rows;
-  const JointRowsResult r =
-      AppendJointRows(j, Side(kWorldBody, PoseA()), Side(kWorldBody, PoseA()), &rows);
+  const JointRowsResult r = AppendJointRows(j, Side(kWorldBody, PoseA()),
+                                            Side(kWorldBody, PoseA()), &kDriveStep, &rows);
   EXPECT_EQ(r.blocks, 0);
   EXPECT_TRUE(rows.blocks.empty());
   EXPECT_EQ(j.forces[0], Vec3::Zero());
@@ -502,11 +505,14 @@ TEST(JointRowsTest, FixedSolveRemovesViolation) {
 
 TEST(JointRowsTest, WarmStartFollowsEmissionOrder) {
   Joint j = MakeJoint(JointKind::kHinge);
-  j.forces = {Vec3(1, 2, 3), Vec3(4, 5, 6), Vec3(7, 8, 9)};
+  j.forces[0] = Vec3(1, 2, 3);
+  j.forces[1] = Vec3(4, 5, 6);
+  j.forces[2] = Vec3(7, 8, 9);
   ConstraintRows rows;
   rows.blocks.resize(2);  // rows already holding other blocks
-  const JointRowsResult r = AppendJointRows(
-      j, Side(0, PoseA()), Side(1, PoseB(j, Vec3::Zero(), Quat::Identity())), &rows);
+  const JointRowsResult r =
+      AppendJointRows(j, Side(0, PoseA()), Side(1, PoseB(j, Vec3::Zero(), Quat::Identity())),
+                      &kDriveStep, &rows);
   ASSERT_EQ(r.blocks, 2);
   ASSERT_EQ(rows.blocks.size(), 4u);
   EXPECT_EQ(rows.blocks[2].force, Vec3(1, 2, 3));
@@ -560,7 +566,7 @@ TEST(JointRowsTest, CurveViolationIsDistanceAcross) {
   Joint j2 = j;
   ConstraintRows rows2;
   AppendJointRows(j2, world, CurveSide(j2, Vec3(1.5, 0.5, 0.0) + Vec3(0.02, -0.02, 0.01), q),
-                  &rows2);
+                  nullptr, &rows2);
   EXPECT_EQ(j2.curve_segment, 1u);
   EXPECT_NEAR(rows2.blocks[0].violation_free.head<2>().norm(),
               Vec3(0.02, -0.02, 0.01).norm(), 1e-14);
@@ -661,7 +667,7 @@ TEST(JointRowsTest, CurveSegmentFollowsPoint) {
     const Vec3 p(1.02 * std::cos(phase), 1.02 * std::sin(phase), 0.05 * phase / 0.3 + 0.005);
     ConstraintRows rows;
     const JointRowsResult r = AppendJointRows(j, JointSide(), Side(0, {p, Quat::Identity()}),
-                                              &rows);
+                                              nullptr, &rows);
     ASSERT_EQ(r.blocks, rows.blocks.size());
     // Brute force: the closest segment.
     double best = 1e9;
@@ -690,9 +696,92 @@ TEST(JointRowsTest, CurveSmoothSamplesCached) {
   Joint j = CurveJoint({Vec3(0, 0, 0), Vec3(1, 1, 0), Vec3(2, 0, 0), Vec3(3, 1, 0)});
   j.params.smooth = true;
   ConstraintRows rows;
-  AppendJointRows(j, JointSide(), CurveSide(j, Vec3(1.0, 1.0, 0.0), Quat::Identity()), &rows);
+  AppendJointRows(j, JointSide(), CurveSide(j, Vec3(1.0, 1.0, 0.0), Quat::Identity()), nullptr,
+                  &rows);
   EXPECT_GT(j.curve_samples.size(), 40u);
   EXPECT_LT(rows.blocks[0].violation_free.head<2>().norm(), 1e-12);  // on a control point
+}
+
+// ---------------------------------------------------------------------------------------
+// Drives
+
+// A hinge's spring drive comes after its geometric rows, and only with drives: a kDrive row
+// along the axis with compliance gamma = 1 / (k + c / h) and violation
+// h u + gamma k e0 - gamma c v_target (e0: the angle's error at the tick's start, taken
+// back by h u at the free-motion poses), bounded by its maximum.
+TEST(JointRowsTest, HingeDriveRowIsTheImplicitSpring) {
+  Joint j = MakeJoint(JointKind::kHinge);
+  j.params.axis_drive = {DriveMode::kSpring, 50.0, 3.0, 7.0};
+  j.params.target_position = 0.3;
+  j.params.target_velocity = 0.5;
+  const Vec3 axis = (PoseA() * j.frame_a).orientation * Vec3::UnitX();
+  const double angle = 0.1;
+  const double rate = -0.8;
+  JointSide b = Side(1, PoseB(j, Vec3::Zero(), AxisAngle(angle, axis)));
+  b.velocity << Vec3::Zero(), rate * axis;
+  ConstraintRows geometry;
+  AppendJointRows(j, Side(0, PoseA()), b, nullptr, &geometry);
+  EXPECT_EQ(geometry.blocks.size(), 2u);
+  const double gamma = 1.0 / (50.0 + 3.0 / kH);
+  for (const bool free : {false, true}) {
+    ConstraintRows rows;
+    const DriveStep step{kH, free};
+    ASSERT_EQ(AppendJointRows(j, Side(0, PoseA()), b, &step, &rows).blocks, 3);
+    const ConstraintBlock& drive = rows.blocks[2];
+    EXPECT_EQ(drive.law, ConstraintLaw::kDrive);
+    EXPECT_NEAR(drive.compliance, gamma, 1e-15);
+    EXPECT_EQ(drive.friction, 7.0);
+    const double e0 = angle - 0.3 - (free ? kH * rate : 0.0);
+    EXPECT_NEAR(drive.violation_free.x(), kH * rate + gamma * 50.0 * e0 - gamma * 3.0 * 0.5,
+                1e-12);
+    EXPECT_NEAR((drive.jacobian_b.row(0).tail<3>().transpose() - axis).norm(), 0.0, 1e-9);
+  }
+}
+
+// A motor's row asks for its target rate over the step: h (u - v_target), no compliance.
+TEST(JointRowsTest, SliderMotorRowAsksForItsRate) {
+  Joint j = MakeJoint(JointKind::kSlider);
+  j.params.axis_drive.mode = DriveMode::kVelocity;
+  j.params.target_velocity = 0.25;
+  const Vec3 axis = (PoseA() * j.frame_a).orientation * Vec3::UnitX();
+  JointSide b = Side(1, PoseB(j, 0.2 * axis, Quat::Identity()));
+  b.velocity << 0.75 * axis, Vec3::Zero();
+  ConstraintRows rows;
+  const DriveStep step{kH, false};
+  ASSERT_EQ(AppendJointRows(j, Side(0, PoseA()), b, &step, &rows).blocks, 3);
+  EXPECT_EQ(rows.blocks[2].law, ConstraintLaw::kDrive);
+  EXPECT_EQ(rows.blocks[2].compliance, 0.0);
+  EXPECT_NEAR(rows.blocks[2].violation_free.x(), kH * (0.75 - 0.25), 1e-12);
+}
+
+// A 6-DOF drive has only drive rows: none in a position pass, one per driven axis else.
+TEST(JointRowsTest, SixDofDriveHasARowPerDrivenAxis) {
+  Joint j = MakeJoint(JointKind::kDrive);
+  j.params.linear_drive = {DriveMode::kSpring, 100.0, 5.0};
+  ConstraintRows rows;
+  const JointSide a = Side(0, PoseA());
+  const JointSide b = Side(1, PoseB(j, Vec3(0.1, 0.2, -0.3), AxisAngle(0.2, Vec3::UnitX())));
+  EXPECT_EQ(AppendJointRows(j, a, b, nullptr, &rows).blocks, 0);
+  const DriveStep step{kH, false};
+  EXPECT_EQ(AppendJointRows(j, a, b, &step, &rows).blocks, 3);
+  // The linear rows' errors: A's anchor minus B's, along B's frame axes.
+  const Transform fa = PoseA() * j.frame_a;
+  const Transform fb = b.pose * j.frame_b;
+  const double gamma = 1.0 / (100.0 + 5.0 / kH);
+  for (int k = 0; k < 3; ++k) {
+    const double e = (fb.orientation * Vec3::Unit(k)).dot(fa.position - fb.position);
+    EXPECT_NEAR(rows.blocks[k].violation_free.x(), gamma * 100.0 * e, 1e-12);
+  }
+  j.params.angular_drive = {DriveMode::kVelocity};
+  rows.Clear();
+  EXPECT_EQ(AppendJointRows(j, a, b, &step, &rows).blocks, 6);
+}
+
+TEST(JointRowsTest, WrapAngleTakesTheShortWayRound) {
+  EXPECT_NEAR(WrapAngle(0.5), 0.5, 1e-15);
+  EXPECT_NEAR(WrapAngle(2.0 * std::numbers::pi + 0.5), 0.5, 1e-12);
+  EXPECT_NEAR(WrapAngle(-3.0 * std::numbers::pi / 2.0), std::numbers::pi / 2.0, 1e-12);
+  EXPECT_NEAR(WrapAngle(-std::numbers::pi), std::numbers::pi, 1e-12);
 }
 
 }  // namespace

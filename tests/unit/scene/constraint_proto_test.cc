@@ -94,6 +94,54 @@ v1::Constraint Curve() {
   return c;
 }
 
+// Joints with drives and break thresholds: a hinge motor, a slider spring, a ball joint
+// with an orientation drive, and a 6-DOF drive.
+v1::Constraint DrivenHinge() {
+  v1::Constraint c = Hinge();
+  v1::JointDrive* d = c.mutable_hinge()->mutable_drive();
+  d->set_mode(v1::DRIVE_MODE_VELOCITY);
+  d->set_target_velocity(1.5);
+  d->set_max_force(20.0);
+  c.set_break_torque(300.0);
+  return c;
+}
+
+v1::Constraint SprungSlider() {
+  v1::Constraint c = Slider();
+  v1::JointDrive* d = c.mutable_slider()->mutable_drive();
+  d->set_mode(v1::DRIVE_MODE_SPRING);
+  d->set_target_position(0.75);
+  d->set_stiffness(400.0);
+  d->set_damping(12.0);
+  c.set_break_force(1000.0);
+  return c;
+}
+
+v1::Constraint DrivenBall() {
+  v1::Constraint c = Point();
+  v1::PointConstraint* p = c.mutable_point();
+  p->mutable_orientation_drive()->set_mode(v1::DRIVE_MODE_SPRING);
+  p->mutable_orientation_drive()->set_stiffness(50.0);
+  p->mutable_orientation_drive()->set_damping(2.0);
+  p->mutable_orientation_drive()->set_max_force(8.0);
+  p->mutable_target_orientation()->set_x(kTurnX.x());
+  p->mutable_target_orientation()->set_w(kTurnX.w());
+  SetVec3(p->mutable_target_angular_velocity(), 0.0, 0.5, 0.0);
+  return c;
+}
+
+v1::Constraint Grab() {
+  v1::Constraint c;
+  c.set_id("grab");
+  SetFrames(c.mutable_drive()->mutable_frames(), "");
+  c.mutable_drive()->mutable_linear()->set_mode(v1::DRIVE_MODE_SPRING);
+  c.mutable_drive()->mutable_linear()->set_stiffness(2000.0);
+  c.mutable_drive()->mutable_linear()->set_damping(60.0);
+  c.mutable_drive()->mutable_linear()->set_max_force(400.0);
+  c.mutable_drive()->mutable_angular()->set_mode(v1::DRIVE_MODE_VELOCITY);
+  return c;
+}
+
 ::testing::AssertionResult SameMessage(const v1::Constraint& a, const v1::Constraint& b) {
   google::protobuf::util::MessageDifferencer diff;
   diff.set_float_comparison(google::protobuf::util::MessageDifferencer::APPROXIMATE);
@@ -113,7 +161,8 @@ void ExpectTransformNear(const Transform& actual, const Vec3& position, const Qu
 
 // ConstraintToProto(ConstraintFromProto(x)) == x for every kind.
 TEST(ConstraintProtoTest, EveryKindRoundTrips) {
-  for (const v1::Constraint& x : {Point(), Hinge(), Slider(), Fixed(), Curve()}) {
+  for (const v1::Constraint& x : {Point(), Hinge(), Slider(), Fixed(), Curve(), DrivenHinge(),
+                                  SprungSlider(), DrivenBall(), Grab()}) {
     SCOPED_TRACE(x.id());
     auto desc = ConstraintFromProto(x, "c");
     ASSERT_TRUE(desc.ok()) << desc.status();
@@ -255,6 +304,58 @@ TEST(ConstraintProtoErrorsTest, BadLimits) {
   ExpectInvalid(
       Hinge(), [](v1::Constraint& c) { c.mutable_hinge()->mutable_limits()->set_upper(kNaN); },
       "constraints[2].hinge.limits");
+}
+
+// Drives need a known mode, finite gains >= 0 (a spring not without both), a maximum > 0 and
+// finite targets; break thresholds are > 0 and only for joints between rigid bodies.
+TEST(ConstraintProtoErrorsTest, BadDrives) {
+  ExpectInvalid(
+      DrivenHinge(),
+      [](v1::Constraint& c) {
+        c.mutable_hinge()->mutable_drive()->set_mode(v1::DRIVE_MODE_UNSPECIFIED);
+      },
+      "constraints[2].hinge.drive.mode");
+  ExpectInvalid(
+      SprungSlider(),
+      [](v1::Constraint& c) { c.mutable_slider()->mutable_drive()->set_stiffness(-1.0); },
+      "constraints[2].slider.drive.stiffness");
+  ExpectInvalid(
+      SprungSlider(),
+      [](v1::Constraint& c) {
+        c.mutable_slider()->mutable_drive()->set_stiffness(0.0);
+        c.mutable_slider()->mutable_drive()->set_damping(0.0);
+      },
+      "constraints[2].slider.drive.stiffness");
+  ExpectInvalid(
+      DrivenHinge(),
+      [](v1::Constraint& c) { c.mutable_hinge()->mutable_drive()->set_max_force(0.0); },
+      "constraints[2].hinge.drive.max_force");
+  ExpectInvalid(
+      DrivenHinge(),
+      [](v1::Constraint& c) { c.mutable_hinge()->mutable_drive()->set_target_velocity(kNaN); },
+      "constraints[2].hinge.drive.target_velocity");
+  ExpectInvalid(
+      DrivenBall(),
+      [](v1::Constraint& c) { c.mutable_point()->mutable_target_orientation()->set_w(2.0); },
+      "constraints[2].point.target_orientation");
+  ExpectInvalid(
+      DrivenBall(),
+      [](v1::Constraint& c) {
+        c.mutable_point()->mutable_orientation_drive()->set_damping(kNaN);
+      },
+      "constraints[2].point.orientation_drive.damping");
+  ExpectInvalid(
+      Grab(),
+      [](v1::Constraint& c) {
+        c.mutable_drive()->clear_linear();
+        c.mutable_drive()->clear_angular();
+      },
+      "constraints[2].drive");
+  ExpectInvalid(
+      Grab(), [](v1::Constraint& c) { c.set_break_force(-5.0); }, "constraints[2].break_force");
+  ExpectInvalid(
+      Curve(), [](v1::Constraint& c) { c.set_break_torque(5.0); },
+      "constraints[2].break_torque");
 }
 
 // A curve needs 2 or more points, none repeating its predecessor, a known end and a

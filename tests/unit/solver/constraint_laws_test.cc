@@ -6,6 +6,7 @@
 #include <Eigen/Eigenvalues>
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numbers>
 
 namespace ligature {
@@ -208,6 +209,17 @@ TEST(SolveRollingFrictionTest, SpinningClampsAndNeedsANormalForce) {
   EXPECT_EQ(clamped, Vec3(0.05, 0.0, 0.0));
   EXPECT_EQ(SolveRollingFriction(1, w, w.inverse(), free, 0.0), Vec3::Zero());
   EXPECT_EQ(SolveRollingFriction(2, w, w.inverse(), free, 0.0), Vec3::Zero());
+}
+
+// A drive's force cancels its violation through the block's and its own compliance, and
+// stops at its maximum either way.
+TEST(ConstraintLawsTest, DriveAddsItsComplianceAndStopsAtItsMaximum) {
+  EXPECT_DOUBLE_EQ(SolveDrive(2.0, 0.0, 1.0, 10.0).x(), -0.5);
+  EXPECT_DOUBLE_EQ(SolveDrive(2.0, 2.0, 1.0, 10.0).x(), -0.25);
+  EXPECT_DOUBLE_EQ(SolveDrive(2.0, 0.0, -100.0, 10.0).x(), 10.0);
+  EXPECT_DOUBLE_EQ(SolveDrive(2.0, 0.0, 100.0, 10.0).x(), -10.0);
+  EXPECT_DOUBLE_EQ(SolveDrive(2.0, 0.0, 100.0, std::numeric_limits<double>::infinity()).x(),
+                   -50.0);
 }
 
 }  // namespace

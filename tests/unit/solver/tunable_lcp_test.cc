@@ -6,6 +6,7 @@
 #include <Eigen/LU>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -725,6 +726,55 @@ TEST(TunableLcpTest, RollingBlocksFollowTheirContactsNormalForce) {
     solver->Solve(apart.rows, apart.compliance, options, &dq);
     for (const ConstraintBlock& b : apart.rows.blocks) EXPECT_TRUE(b.force.isZero());
     EXPECT_TRUE(dq[0].isZero());
+  }
+}
+
+// A body held by a ball joint to the world, turned by a drive about a skew axis: a motor
+// (no compliance) or a spring (compliance), free or at its maximum force. The tunable
+// solver, with the motor an equality row and the spring held, finds what a converged
+// Gauss-Seidel finds.
+TEST(TunableLcpTest, DrivesSolveAsGaussSeidelDoes) {
+  const std::vector<BodyCompliance> bodies = {BoxCompliance(2.0, Vec3(0.3, 0.2, 0.1))};
+  const double unbounded = std::numeric_limits<double>::infinity();
+  struct Case {
+    double compliance;
+    double max_force;
+  };
+  for (const Case& c : {Case{0.0, unbounded}, Case{0.0, 0.5}, Case{1e-3, unbounded},
+                        Case{1e-3, 0.5}}) {
+    ConstraintRows rows;
+    ConstraintBlock anchor;
+    anchor.dim = 3;
+    anchor.body_b = 0;
+    for (int d = 0; d < 3; ++d) {
+      anchor.jacobian_b.row(d) = PointRow(Vec3::Unit(d), Vec3(0.2, -0.3, 0.1));
+    }
+    anchor.violation_free = Vec3(0.001, -0.002, 0.0005);
+    rows.blocks.push_back(anchor);
+    ConstraintBlock drive;
+    drive.law = ConstraintLaw::kDrive;
+    drive.body_b = 0;
+    drive.jacobian_b.row(0) << 0, 0, 0, Vec3(0.3, 0.2, 0.9).normalized().transpose();
+    drive.violation_free.x() = 0.004;
+    drive.compliance = c.compliance;
+    drive.friction = c.max_force;
+    rows.blocks.push_back(drive);
+    ConstraintRows gs_rows = rows;
+    SolverOptions options;
+    options.max_iterations = 5000;
+    options.tolerance = 1e-15;
+    options.warm_start = false;
+    std::vector<Vec6> dq;
+    GaussSeidelSolver gauss_seidel;
+    gauss_seidel.Solve(gs_rows, bodies, options, &dq);
+    TunableLcpSolver tunable;
+    tunable.Solve(rows, bodies, options, &dq);
+    const double f = gs_rows.blocks[1].force.x();
+    EXPECT_LE(std::abs(f), c.max_force * (1.0 + 1e-12));
+    EXPECT_NEAR(rows.blocks[1].force.x(), f, 1e-6 * std::max(1.0, std::abs(f)))
+        << "compliance " << c.compliance << ", max " << c.max_force;
+    EXPECT_LT((rows.blocks[0].force - gs_rows.blocks[0].force).norm(),
+              1e-6 * std::max(1.0, gs_rows.blocks[0].force.norm()));
   }
 }
 

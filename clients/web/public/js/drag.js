@@ -1,18 +1,23 @@
-// Dragging a kinematic body with the mouse: a press on one starts the drag on the plane
-// facing the camera through the pressed point; each move sends the body's new pose as a
-// device pose (the gateway forwards it through SessionService.Interact), at most once per
-// animation frame. The orbit controls are off while dragging. Which body a press is on, and
-// where, is the server's ray cast through the pointer (pointer.js).
+// Dragging a body with the mouse: a press on one starts the drag on the plane facing the
+// camera through the pressed point, and each move goes to the gateway at most once per
+// animation frame. A kinematic body is moved: its new pose is a device pose (the gateway
+// forwards it through SessionService.Interact). A dynamic body is grabbed: the gateway joins
+// the pressed point to a target by a spring drive, and moves pull the target (drive targets
+// through Interact), so the body follows with its own dynamics; letting go deletes the
+// drive. The orbit controls are off while dragging. Which body a press is on, and where, is
+// the server's ray cast through the pointer (pointer.js).
 import * as THREE from 'three';
 
 export class DragController {
-  constructor(viewer, sendPose, pointer) {
+  // send(request): sends a request ({op: 'pose' | 'grab' | 'grab_move' | 'release', ...})
+  // to the gateway.
+  constructor(viewer, send, pointer) {
     this.viewer = viewer;
-    this.sendPose = sendPose;
+    this.send = send;
     this.pointer = pointer;
     this.plane = new THREE.Plane();
     this.offset = new THREE.Vector3();
-    this.dragging = null;   // {id, orientation}
+    this.dragging = null;   // {id, orientation, grab}
     this.pending = null;    // the newest position not sent yet
     this.held = null;       // a press waiting for the server's answer: {pointerId, init}
     this.replayed = new WeakSet();  // presses handed on to the orbit controls
@@ -24,11 +29,13 @@ export class DragController {
     canvas.addEventListener('pointercancel', (e) => this.onUp(e));
   }
 
-  // The kinematic body the server's hit names, if it is one: {id, object, point}.
+  // The kinematic or dynamic rigid body the server's hit names, if it is one:
+  // {id, object, point, grab}.
   draggable(hit) {
     const view = hit ? this.viewer.views.get(hit.body) : undefined;
-    if (!view || view.type !== 'rigid' || view.kind !== 'BODY_KIND_KINEMATIC') return null;
-    return { id: hit.body, object: view.object, point: new THREE.Vector3().fromArray(hit.point) };
+    if (!view || view.type !== 'rigid' || view.kind === 'BODY_KIND_STATIC') return null;
+    return { id: hit.body, object: view.object, point: new THREE.Vector3().fromArray(hit.point),
+             grab: view.kind !== 'BODY_KIND_KINEMATIC' };
   }
 
   // A press where the server has answered for this very ray (the mouse hovered there) is
@@ -77,7 +84,14 @@ export class DragController {
     this.plane.setFromNormalAndCoplanarPoint(normal, picked.point);
     this.offset.copy(picked.object.position).sub(picked.point);
     const q = picked.object.quaternion;
-    this.dragging = { id: picked.id, orientation: [q.x, q.y, q.z, q.w] };
+    this.dragging = { id: picked.id, orientation: [q.x, q.y, q.z, q.w], grab: picked.grab };
+    if (picked.grab) {
+      // The pressed point in the body's frame is held; the target starts there.
+      this.offset.set(0, 0, 0);
+      const local = picked.object.worldToLocal(picked.point.clone());
+      this.send({ op: 'grab', body: picked.id, local: local.toArray(),
+                  target: picked.point.toArray() });
+    }
     this.viewer.renderer.domElement.setPointerCapture(pointerId);
   }
 
@@ -95,13 +109,19 @@ export class DragController {
     if (!this.pending || !this.dragging) { this.pending = null; return; }
     const p = this.pending;
     this.pending = null;
-    this.sendPose(this.dragging.id, [p.x, p.y, p.z], this.dragging.orientation);
+    if (this.dragging.grab) {
+      this.send({ op: 'grab_move', target: [p.x, p.y, p.z] });
+    } else {
+      this.send({ op: 'pose', body: this.dragging.id, position: [p.x, p.y, p.z],
+                  orientation: this.dragging.orientation });
+    }
   }
 
   onUp(event) {
     if (this.held && this.held.pointerId === event.pointerId) this.held = null;
     if (!this.dragging) return;
     this.flush();
+    if (this.dragging.grab) this.send({ op: 'release' });
     this.dragging = null;
     if (this.viewer.controls) this.viewer.controls.enabled = true;
   }

@@ -44,8 +44,8 @@ const pointer = new PointerQuery(viewer, {
     $('pointer-hit').textContent = hit ? `${hit.body}, ${hit.distance.toFixed(3)} m` : '-';
   },
 });
-const drag = new DragController(viewer, (body, position, orientation) => {
-  connection.send({ op: 'pose', world: state.world, body, position, orientation });
+const drag = new DragController(viewer, (request) => {
+  connection.send({ ...request, world: state.world });
 }, pointer);
 viewer.enableControls();
 pointer.followCamera(viewer.controls);
