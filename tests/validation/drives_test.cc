@@ -224,7 +224,8 @@ TEST_P(DrivesTest, BallJointBreaksAtItsForceAndNotBelow) {
     SceneDesc scene = Scene(200.0, true);
     scene.bodies.push_back(testing::MakeBody("box", box, Vec3(0, 1, 0)));
     ConstraintDesc ball =
-        Joint("hook", JointKind::kBall, "box", {Vec3(0, 0.1, 0), {}}, {Vec3(0, 1.1, 0), {}});
+        Joint("hook", JointKind::kBall, "box", {Vec3(0, 0.1, 0), Quat::Identity()},
+              {Vec3(0, 1.1, 0), Quat::Identity()});
     ball.params.break_force = share * weight;
     scene.constraints.push_back(ball);
     auto world = testing::MakeWorld(scene);
@@ -256,7 +257,8 @@ TEST_P(DrivesTest, FixedJointBreaksAtItsTorqueAndNotBelow) {
     SceneDesc scene = Scene(200.0, true);
     scene.bodies.push_back(testing::MakeBody("beam", beam, Vec3(0.5, 1, 0)));
     ConstraintDesc weld =
-        Joint("weld", JointKind::kFixed, "beam", {Vec3(-0.5, 0, 0), {}}, {Vec3(0, 1, 0), {}});
+        Joint("weld", JointKind::kFixed, "beam", {Vec3(-0.5, 0, 0), Quat::Identity()},
+              {Vec3(0, 1, 0), Quat::Identity()});
     weld.params.break_torque = share * moment;
     scene.constraints.push_back(weld);
     auto world = testing::MakeWorld(scene);
