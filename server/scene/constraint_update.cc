@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
+#include "google/protobuf/util/field_mask_util.h"
 #include "server/scene/constraint_proto.h"
 #include "server/scene/field_error.h"
 #include "server/scene/scene_proto.h"
@@ -13,127 +14,31 @@ namespace {
 
 using Kind = v1::Constraint::KindCase;
 
-// One path UpdateConstraint accepts: the joint kind it belongs to, and how it copies the
-// field from the request onto the joint's current form (a message or optional number
-// unset in the request is cleared).
+// The paths UpdateConstraint accepts, and the joint kind each belongs to (KIND_NOT_SET:
+// any joint).
 struct PathRule {
   const char* path;
-  Kind kind;  // KIND_NOT_SET: any joint
-  void (*apply)(const v1::Constraint& from, v1::Constraint* to);
+  Kind kind;
 };
 
-// Copies a message field when set, clears it when not.
-template <typename M, typename Has, typename Get, typename Mutable, typename Clear>
-void CopyOrClear(const M& from, M* to, Has has, Get get, Mutable mut, Clear clear) {
-  if ((from.*has)()) {
-    *(to->*mut)() = (from.*get)();
-  } else {
-    (to->*clear)();
-  }
-}
-
 constexpr std::array<PathRule, 17> kPaths = {{
-    {"hinge.drive", Kind::kHinge,
-     [](const v1::Constraint& f, v1::Constraint* t) {
-       CopyOrClear(f.hinge(), t->mutable_hinge(), &v1::HingeJoint::has_drive,
-                   &v1::HingeJoint::drive, &v1::HingeJoint::mutable_drive,
-                   &v1::HingeJoint::clear_drive);
-     }},
-    {"hinge.drive.target_position", Kind::kHinge,
-     [](const v1::Constraint& f, v1::Constraint* t) {
-       t->mutable_hinge()->mutable_drive()->set_target_position(
-           f.hinge().drive().target_position());
-     }},
-    {"hinge.drive.target_velocity", Kind::kHinge,
-     [](const v1::Constraint& f, v1::Constraint* t) {
-       t->mutable_hinge()->mutable_drive()->set_target_velocity(
-           f.hinge().drive().target_velocity());
-     }},
-    {"hinge.limits", Kind::kHinge,
-     [](const v1::Constraint& f, v1::Constraint* t) {
-       CopyOrClear(f.hinge(), t->mutable_hinge(), &v1::HingeJoint::has_limits,
-                   &v1::HingeJoint::limits, &v1::HingeJoint::mutable_limits,
-                   &v1::HingeJoint::clear_limits);
-     }},
-    {"slider.drive", Kind::kSlider,
-     [](const v1::Constraint& f, v1::Constraint* t) {
-       CopyOrClear(f.slider(), t->mutable_slider(), &v1::SliderJoint::has_drive,
-                   &v1::SliderJoint::drive, &v1::SliderJoint::mutable_drive,
-                   &v1::SliderJoint::clear_drive);
-     }},
-    {"slider.drive.target_position", Kind::kSlider,
-     [](const v1::Constraint& f, v1::Constraint* t) {
-       t->mutable_slider()->mutable_drive()->set_target_position(
-           f.slider().drive().target_position());
-     }},
-    {"slider.drive.target_velocity", Kind::kSlider,
-     [](const v1::Constraint& f, v1::Constraint* t) {
-       t->mutable_slider()->mutable_drive()->set_target_velocity(
-           f.slider().drive().target_velocity());
-     }},
-    {"slider.limits", Kind::kSlider,
-     [](const v1::Constraint& f, v1::Constraint* t) {
-       CopyOrClear(f.slider(), t->mutable_slider(), &v1::SliderJoint::has_limits,
-                   &v1::SliderJoint::limits, &v1::SliderJoint::mutable_limits,
-                   &v1::SliderJoint::clear_limits);
-     }},
-    {"point.orientation_drive", Kind::kPoint,
-     [](const v1::Constraint& f, v1::Constraint* t) {
-       CopyOrClear(f.point(), t->mutable_point(), &v1::PointConstraint::has_orientation_drive,
-                   &v1::PointConstraint::orientation_drive,
-                   &v1::PointConstraint::mutable_orientation_drive,
-                   &v1::PointConstraint::clear_orientation_drive);
-     }},
-    {"point.target_orientation", Kind::kPoint,
-     [](const v1::Constraint& f, v1::Constraint* t) {
-       CopyOrClear(f.point(), t->mutable_point(), &v1::PointConstraint::has_target_orientation,
-                   &v1::PointConstraint::target_orientation,
-                   &v1::PointConstraint::mutable_target_orientation,
-                   &v1::PointConstraint::clear_target_orientation);
-     }},
-    {"point.target_angular_velocity", Kind::kPoint,
-     [](const v1::Constraint& f, v1::Constraint* t) {
-       CopyOrClear(f.point(), t->mutable_point(), &v1::PointConstraint::has_target_angular_velocity,
-                   &v1::PointConstraint::target_angular_velocity,
-                   &v1::PointConstraint::mutable_target_angular_velocity,
-                   &v1::PointConstraint::clear_target_angular_velocity);
-     }},
-    {"drive.linear", Kind::kDrive,
-     [](const v1::Constraint& f, v1::Constraint* t) {
-       CopyOrClear(f.drive(), t->mutable_drive(), &v1::DriveJoint::has_linear,
-                   &v1::DriveJoint::linear, &v1::DriveJoint::mutable_linear,
-                   &v1::DriveJoint::clear_linear);
-     }},
-    {"drive.angular", Kind::kDrive,
-     [](const v1::Constraint& f, v1::Constraint* t) {
-       CopyOrClear(f.drive(), t->mutable_drive(), &v1::DriveJoint::has_angular,
-                   &v1::DriveJoint::angular, &v1::DriveJoint::mutable_angular,
-                   &v1::DriveJoint::clear_angular);
-     }},
-    {"drive.frames.frame_a", Kind::kDrive,
-     [](const v1::Constraint& f, v1::Constraint* t) {
-       *t->mutable_drive()->mutable_frames()->mutable_frame_a() = f.drive().frames().frame_a();
-     }},
-    {"drive.frames.frame_b", Kind::kDrive,
-     [](const v1::Constraint& f, v1::Constraint* t) {
-       *t->mutable_drive()->mutable_frames()->mutable_frame_b() = f.drive().frames().frame_b();
-     }},
-    {"break_force", Kind::KIND_NOT_SET,
-     [](const v1::Constraint& f, v1::Constraint* t) {
-       if (f.has_break_force()) {
-         t->set_break_force(f.break_force());
-       } else {
-         t->clear_break_force();
-       }
-     }},
-    {"break_torque", Kind::KIND_NOT_SET,
-     [](const v1::Constraint& f, v1::Constraint* t) {
-       if (f.has_break_torque()) {
-         t->set_break_torque(f.break_torque());
-       } else {
-         t->clear_break_torque();
-       }
-     }},
+    {"hinge.drive", Kind::kHinge},
+    {"hinge.drive.target_position", Kind::kHinge},
+    {"hinge.drive.target_velocity", Kind::kHinge},
+    {"hinge.limits", Kind::kHinge},
+    {"slider.drive", Kind::kSlider},
+    {"slider.drive.target_position", Kind::kSlider},
+    {"slider.drive.target_velocity", Kind::kSlider},
+    {"slider.limits", Kind::kSlider},
+    {"point.orientation_drive", Kind::kPoint},
+    {"point.target_orientation", Kind::kPoint},
+    {"point.target_angular_velocity", Kind::kPoint},
+    {"drive.linear", Kind::kDrive},
+    {"drive.angular", Kind::kDrive},
+    {"drive.frames.frame_a", Kind::kDrive},
+    {"drive.frames.frame_b", Kind::kDrive},
+    {"break_force", Kind::KIND_NOT_SET},
+    {"break_torque", Kind::KIND_NOT_SET},
 }};
 
 const PathRule* FindPath(const std::string& path) {
@@ -211,8 +116,13 @@ absl::StatusOr<ConstraintDesc> UpdatedConstraint(const ConstraintDesc& current,
           absl::StrCat("constraint ", current.id, " is a ", KindName(updated.kind_case()),
                        ", not a ", KindName(rule.kind)));
     }
-    rule.apply(from, &updated);
   }
+  // The masked fields replace the joint's: a message or an optional number unset in the
+  // request is cleared.
+  google::protobuf::util::FieldMaskUtil::MergeOptions options;
+  options.set_replace_message_fields(true);
+  options.set_replace_repeated_fields(true);
+  google::protobuf::util::FieldMaskUtil::MergeMessageTo(from, mask, options, &updated);
   return Reparsed(current, updated, field);
 }
 
