@@ -77,7 +77,8 @@ absl::Status InteractReactor::QueueDriveTargets(const v1::InteractRequest& msg) 
       auto updated = current.ok() ? RetargetedConstraint(*current, target, field)
                                   : absl::StatusOr<ConstraintDesc>(current.status());
       const absl::Status s =
-          updated.ok() ? w->UpdateJoint(target.constraint_id(), *updated) : updated.status();
+          updated.ok() ? w->UpdateJoint(target.constraint_id(), *updated, /*edit=*/false)
+                       : updated.status();
       if (!s.ok()) {
         absl::MutexLock lock(&shared->mu);
         if (shared->error.ok()) shared->error = s;

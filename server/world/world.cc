@@ -323,8 +323,8 @@ absl::StatusOr<ConstraintDesc> World::JointDesc(const std::string& id) const {
   return DescribeJoint(*j);
 }
 
-absl::Status World::UpdateJoint(const std::string& id, const ConstraintDesc& desc) {
-  ++edits_;
+absl::Status World::UpdateJoint(const std::string& id, const ConstraintDesc& desc, bool edit) {
+  if (edit) ++edits_;
   Joint* j = constraints_.FindMutable(id);
   if (j == nullptr) return absl::NotFoundError(absl::StrCat("constraint ", id, " not found"));
   const ConstraintDesc now = DescribeJoint(*j);

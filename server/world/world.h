@@ -78,8 +78,9 @@ class World {
   absl::StatusOr<ConstraintDesc> JointDesc(const std::string& id) const;
   // Replaces a joint's parameters and frames (drives and their targets, limits, break
   // thresholds) with those of `desc`, which keeps its kind and bodies; its runtime state
-  // stays.
-  absl::Status UpdateJoint(const std::string& id, const ConstraintDesc& desc);
+  // stays. An edit, unless it only streams new targets (`edit` false: like device poses,
+  // those do not count in edits(), so they refresh no derived geometry).
+  absl::Status UpdateJoint(const std::string& id, const ConstraintDesc& desc, bool edit = true);
   // Switches a soft-body constraint off or on (see SoftWorld::SetConstraintEnabled);
   // FAILED_PRECONDITION for a constraint of another kind, NOT_FOUND for an unknown one.
   absl::Status SetConstraintEnabled(const std::string& id, bool enabled);

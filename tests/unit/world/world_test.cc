@@ -311,6 +311,30 @@ TEST(WorldTest, LatestDeviceTargetWins) {
 }
 
 // A body hanging from a world point stays within reach of it (the joint holds).
+// A joint update keeps the joint's kind and bodies and its runtime state; it counts as an
+// edit unless it only streams targets; an unknown joint is NOT_FOUND.
+TEST(WorldTest, UpdateJointReplacesParametersAndCountsEdits) {
+  auto w = EmptyWorld();
+  ASSERT_TRUE(w->AddBody(Body("a", Vec3(0, 1, 0))).ok());
+  ASSERT_TRUE(w->AddConstraint(BallJoint("j", "a")).ok());
+  auto desc = w->JointDesc("j");
+  ASSERT_TRUE(desc.ok()) << desc.status();
+  desc->params.break_force = 50.0;
+  const uint64_t edits = w->edits();
+  ASSERT_TRUE(w->UpdateJoint("j", *desc).ok());
+  EXPECT_EQ(w->edits(), edits + 1);
+  desc->params.break_torque = 5.0;
+  ASSERT_TRUE(w->UpdateJoint("j", *desc, /*edit=*/false).ok());
+  EXPECT_EQ(w->edits(), edits + 1);
+  const auto now = w->JointDesc("j");
+  ASSERT_TRUE(now.ok());
+  EXPECT_EQ(now->params.break_force, 50.0);
+  EXPECT_EQ(now->params.break_torque, 5.0);
+  desc->params.kind = JointKind::kFixed;
+  EXPECT_EQ(w->UpdateJoint("j", *desc).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(w->UpdateJoint("k", *desc).code(), absl::StatusCode::kNotFound);
+}
+
 TEST(WorldTest, PointConstraintHoldsBody) {
   auto world = EmptyWorld();
   ASSERT_TRUE(world->AddBody(Body("bob", Vec3(0, 4.75, 0))).ok());
