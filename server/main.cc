@@ -51,6 +51,9 @@ ABSL_FLAG(bool, allow_insecure, false,
 ABSL_FLAG(double, max_edits_per_second, 0.0,
           "Scene edits (a batch counts each edit) one client host may make per second, with "
           "a burst of one second's worth; beyond it RESOURCE_EXHAUSTED. 0: no limit.");
+ABSL_FLAG(int, event_log_events, 65536,
+          "Contact and trigger events each world keeps for event streams that fall behind "
+          "(WatchEvents); older ones are dropped and counted to those streams.");
 ABSL_FLAG(int, checkpoint_interval, 10,
           "Ticks between the in-memory copies of each world that a diverged step rolls back "
           "to; 0 turns the divergence guard off.");
@@ -148,6 +151,10 @@ absl::StatusOr<ligature::ServerOptions> OptionsFromFlags() {
   options.tls_key = absl::GetFlag(FLAGS_tls_key);
   options.tls_client_ca = absl::GetFlag(FLAGS_tls_client_ca);
   options.allow_insecure = absl::GetFlag(FLAGS_allow_insecure);
+  if (absl::GetFlag(FLAGS_event_log_events) < 1) {
+    return absl::InvalidArgumentError("--event_log_events must be positive");
+  }
+  options.worlds.events.max_events = absl::GetFlag(FLAGS_event_log_events);
   ligature::DivergenceGuardOptions& guard = options.worlds.guard;
   guard.checkpoint_interval = absl::GetFlag(FLAGS_checkpoint_interval);
   guard.bounds.max_position = absl::GetFlag(FLAGS_diverge_max_position);

@@ -333,32 +333,33 @@ absl::StatusOr<v1::Scene> Client::ExportScene(absl::string_view world) {
 // Runs one Watch stream. The duration becomes the call deadline; a stop request or a
 // callback returning false cancels the call. Cancellations we caused and the deadline we
 // set are normal ends, not errors.
-absl::StatusOr<WatchSummary> Client::Watch(const WatchOptions& options,
-                                           const FrameCallback& on_frame) {
-  v1::WatchRequest request;
-  request.set_world(WorldName(options.world));
-  request.set_max_rate_hz(options.max_rate_hz);
-  for (const std::string& id : options.body_ids) request.add_body_ids(id);
+namespace {
 
+// Reads a server stream opened by `open` on a context with the watch's deadline and stop
+// token, handing each message to `on_message`, and says why it ended.
+template <typename Message, typename Open>
+absl::StatusOr<WatchSummary> ReadWatch(absl::Duration duration, const std::stop_token& stop,
+                                       const Open& open,
+                                       const std::function<bool(const Message&)>& on_message) {
   grpc::ClientContext context;
-  const bool has_duration = options.duration != absl::InfiniteDuration();
-  if (has_duration) context.set_deadline(absl::ToChronoTime(absl::Now() + options.duration));
+  const bool has_duration = duration != absl::InfiniteDuration();
+  if (has_duration) context.set_deadline(absl::ToChronoTime(absl::Now() + duration));
 
   // Declared after `context` so that it is destroyed first: once destroyed, no callback is
   // running or will run, and the context is still alive while one does.
   std::atomic<bool> stop_requested{false};
-  std::stop_callback cancel_on_stop(options.stop, [&] {
+  std::stop_callback cancel_on_stop(stop, [&] {
     stop_requested = true;
     context.TryCancel();
   });
 
   WatchSummary summary;
   bool callback_stopped = false;
-  std::unique_ptr<grpc::ClientReader<v1::Frame>> reader = sessions_->Watch(&context, request);
-  v1::Frame frame;
-  while (reader->Read(&frame)) {
+  std::unique_ptr<grpc::ClientReader<Message>> reader = open(&context);
+  Message message;
+  while (reader->Read(&message)) {
     ++summary.frames;
-    if (!on_frame(frame)) {
+    if (!on_message(message)) {
       callback_stopped = true;
       context.TryCancel();
       break;
@@ -366,7 +367,7 @@ absl::StatusOr<WatchSummary> Client::Watch(const WatchOptions& options,
   }
   // Finish must follow a Read that returned false; drain what was in flight.
   if (callback_stopped) {
-    while (reader->Read(&frame)) {
+    while (reader->Read(&message)) {
     }
   }
   const grpc::Status status = reader->Finish();
@@ -382,6 +383,34 @@ absl::StatusOr<WatchSummary> Client::Watch(const WatchOptions& options,
     summary.end = WatchEnd::kServerClosed;
   }
   return summary;
+}
+
+}  // namespace
+
+absl::StatusOr<WatchSummary> Client::Watch(const WatchOptions& options,
+                                           const FrameCallback& on_frame) {
+  v1::WatchRequest request;
+  request.set_world(WorldName(options.world));
+  request.set_max_rate_hz(options.max_rate_hz);
+  for (const std::string& id : options.body_ids) request.add_body_ids(id);
+  return ReadWatch<v1::Frame>(
+      options.duration, options.stop,
+      [&](grpc::ClientContext* context) { return sessions_->Watch(context, request); },
+      on_frame);
+}
+
+absl::StatusOr<WatchSummary> Client::WatchEvents(const EventWatchOptions& options,
+                                                 const EventsCallback& on_events) {
+  v1::WatchEventsRequest request;
+  request.set_world(WorldName(options.world));
+  for (const std::string& id : options.body_ids) request.add_body_ids(id);
+  if (options.layer_mask) request.set_layer_mask(*options.layer_mask);
+  request.set_min_impulse(options.min_impulse);
+  for (const v1::EventKind kind : options.kinds) request.add_kinds(kind);
+  return ReadWatch<v1::WorldEvents>(
+      options.duration, options.stop,
+      [&](grpc::ClientContext* context) { return sessions_->WatchEvents(context, request); },
+      on_events);
 }
 
 }  // namespace ligature::client

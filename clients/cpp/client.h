@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <stop_token>
 #include <string>
 #include <vector>
@@ -18,6 +19,7 @@
 #include "grpcpp/security/credentials.h"
 #include "grpcpp/support/channel_arguments.h"
 #include "ligature/v1/asset_service.grpc.pb.h"
+#include "ligature/v1/events.pb.h"
 #include "ligature/v1/frame.pb.h"
 #include "ligature/v1/query_service.grpc.pb.h"
 #include "ligature/v1/scene.pb.h"
@@ -110,6 +112,21 @@ struct WatchSummary {
 
 // Called for each frame received; return false to end the watch.
 using FrameCallback = std::function<bool(const ligature::v1::Frame&)>;
+
+// Which contact and trigger events to watch, and for how long.
+struct EventWatchOptions {
+  std::string world;                  // world id or name
+  std::vector<std::string> body_ids;  // events with one of these bodies; empty means all
+  std::optional<uint32_t> layer_mask; // events with a rigid side on these layers; unset: all
+  double min_impulse = 0.0;           // N s, contact events at least this strong
+  std::vector<ligature::v1::EventKind> kinds;  // empty: every kind but CONTACT_PERSIST
+  absl::Duration duration = absl::InfiniteDuration();
+  std::stop_token stop;
+};
+
+// Called for each WorldEvents message (the first holds no events: the stream's starting
+// tick); return false to end the watch. WatchSummary::frames counts the messages.
+using EventsCallback = std::function<bool(const ligature::v1::WorldEvents&)>;
 
 // Per-frame scene queries on one StreamQueries call: each Ask sends a request and waits
 // for its answer. Not thread-safe; one per thread that asks.
@@ -238,6 +255,9 @@ class Client {
   // stop is requested or the callback returns false. The last three end the watch with
   // an OK result; a stream error is returned as such.
   absl::StatusOr<WatchSummary> Watch(const WatchOptions& options, const FrameCallback& on_frame);
+  // Streams contact and trigger events to `on_events`, ending as Watch does.
+  absl::StatusOr<WatchSummary> WatchEvents(const EventWatchOptions& options,
+                                           const EventsCallback& on_events);
 
  private:
   // Applies the per-call deadline to a unary call's context.

@@ -4,8 +4,9 @@
 
 namespace ligature {
 
-WorldHost::WorldHost(std::unique_ptr<World> world, const DivergenceGuardOptions& guard)
-    : name_(world->name()), world_(std::move(world)), guard_(guard) {
+WorldHost::WorldHost(std::unique_ptr<World> world, const DivergenceGuardOptions& guard,
+                     const EventLog::Limits& events)
+    : name_(world->name()), world_(std::move(world)), guard_(guard), events_(events) {
   Publish();
 }
 
@@ -114,8 +115,15 @@ void WorldHost::RunTick() {
   if (advance || !commands.empty()) Publish();
 }
 
+// The world reports events while someone reads them; the step's events go to the log even
+// when the step was rolled back (each pair's events stay a consistent sequence, and the
+// frame tells of the rollback).
 std::optional<DivergenceEvent> WorldHost::GuardedStep(World& world) {
-  return guard_.Step(&world);
+  const EventReporting reporting = events_.Reporting();
+  if (reporting != world.event_reporting()) world.SetEventReporting(reporting);
+  std::optional<DivergenceEvent> divergence = guard_.Step(&world);
+  events_.Append(world.tick(), world.TakeEvents());
+  return divergence;
 }
 
 // Publishes the World's current state as a new immutable frame and refreshes the summary.
@@ -203,6 +211,7 @@ void WorldHost::AddMissedTicks(uint64_t n) {
 }
 
 void WorldHost::Close() {
+  events_.Close();
   std::vector<WorldCommand> commands;
   {
     absl::MutexLock lock(&mu_);

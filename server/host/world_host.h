@@ -25,6 +25,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "server/host/divergence_guard.h"
+#include "server/host/event_log.h"
 #include "server/world/frame.h"
 #include "server/world/query/scene_query.h"
 #include "server/world/step_counters.h"
@@ -54,7 +55,8 @@ using WorldCommand = std::function<void(World*)>;
 
 class WorldHost {
  public:
-  explicit WorldHost(std::unique_ptr<World> world, const DivergenceGuardOptions& guard = {});
+  explicit WorldHost(std::unique_ptr<World> world, const DivergenceGuardOptions& guard = {},
+                     const EventLog::Limits& events = {});
   ~WorldHost();
 
   const std::string& name() const { return name_; }
@@ -98,8 +100,13 @@ class WorldHost {
       ABSL_LOCKS_EXCLUDED(mu_);
   void ReleaseBodies(uint64_t session) ABSL_LOCKS_EXCLUDED(mu_);
 
-  // Steps the world under its divergence guard. Only on the world's thread: inside a
-  // command (StepWorld) or RunTick. Returns the divergence the step was rolled back for.
+  // The world's contact and trigger events for the streams that read them (thread-safe).
+  // The world reports events while the log has readers.
+  EventLog& events() { return events_; }
+
+  // Steps the world under its divergence guard, then logs the tick's events. Only on the
+  // world's thread: inside a command (StepWorld) or RunTick. Returns the divergence the
+  // step was rolled back for.
   std::optional<DivergenceEvent> GuardedStep(World& world);
   // The world was replaced as a whole (a restored snapshot): its divergence guard starts
   // over from it. Only on the world's thread, like GuardedStep.
@@ -128,6 +135,7 @@ class WorldHost {
   // Enqueue calls it after releasing mu_, since the scheduler's lock is taken inside it.
   std::function<void()> wake_;
   DivergenceGuard guard_;  // touched only where the world is
+  EventLog events_;
 
   mutable absl::Mutex mu_;
   mutable absl::CondVar frame_cv_;  // signalled under mu_ at each publication and at Close

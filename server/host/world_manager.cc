@@ -42,7 +42,7 @@ absl::StatusOr<std::shared_ptr<WorldHost>> WorldManager::Create(const std::strin
 
 absl::StatusOr<std::shared_ptr<WorldHost>> WorldManager::Adopt(const std::string& chosen,
                                                                std::unique_ptr<World> world) {
-  auto host = std::make_shared<WorldHost>(std::move(world), options_.guard);
+  auto host = std::make_shared<WorldHost>(std::move(world), options_.guard, options_.events);
   {
     absl::MutexLock lock(&mu_);
     if (static_cast<int>(worlds_.size()) >= options_.max_worlds) {

@@ -25,6 +25,7 @@ struct WorldManagerOptions {
   int worker_threads = 2;
   DivergenceGuardOptions guard;  // each world's divergence check and rollback
   AssetStoreOptions assets;      // the mesh assets the worlds' shapes are made from
+  EventLog::Limits events;       // each world's log of contact and trigger events
 };
 
 struct WorldPage {

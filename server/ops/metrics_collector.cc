@@ -175,7 +175,23 @@ void MetricsCollector::CollectSessions(std::vector<MetricFamily>* out) const {
                               "Device poses received on Interact streams.",
                               MetricType::Counter);
   AddSample(&poses, "", "", static_cast<double>(sessions_->device_poses.load()));
-  for (MetricFamily* f : {&open, &sent, &conflated, &poses}) out->push_back(std::move(*f));
+  MetricFamily event_streams = Family("ligature_event_streams",
+                                      "Open event streams (WatchEvents).", MetricType::Gauge);
+  AddSample(&event_streams, "", "", static_cast<double>(sessions_->events.open.load()));
+  MetricFamily events_sent = Family("ligature_events_sent_total",
+                                    "Contact and trigger events sent on event streams.",
+                                    MetricType::Counter);
+  AddSample(&events_sent, "", "", static_cast<double>(sessions_->events.events_sent.load()));
+  MetricFamily events_dropped = Family(
+      "ligature_events_dropped_total",
+      "Events an event stream lost because it fell too far behind its world.",
+      MetricType::Counter);
+  AddSample(&events_dropped, "", "",
+            static_cast<double>(sessions_->events.events_dropped.load()));
+  for (MetricFamily* f :
+       {&open, &sent, &conflated, &poses, &event_streams, &events_sent, &events_dropped}) {
+    out->push_back(std::move(*f));
+  }
 }
 
 // Haptic streams: open sessions and pose counts, and per session kind (server, remote)

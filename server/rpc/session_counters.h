@@ -1,5 +1,6 @@
 #pragma once
-// Counters of the frame streams (Watch and Interact) and the haptic streams, for
+// Counters of the frame streams (Watch and Interact), the event streams and the haptic
+// streams, for
 // monitoring. Plain atomics: the streams update them, the operations folder's metrics read
 // them; nothing here knows how they are published.
 
@@ -18,9 +19,19 @@ struct StreamCounters {
   std::atomic<uint64_t> frames_conflated{0};
 };
 
+// The event streams (WatchEvents).
+struct EventStreamCounters {
+  std::atomic<int64_t> open{0};
+  std::atomic<uint64_t> events_sent{0};
+  // Events a stream lost because it fell too far behind its world (each one also reported
+  // to that stream in WorldEvents.dropped).
+  std::atomic<uint64_t> events_dropped{0};
+};
+
 struct SessionCounters {
   StreamCounters watch;
   StreamCounters interact;
+  EventStreamCounters events;
   std::atomic<uint64_t> device_poses{0};  // poses received on Interact streams
 };
 

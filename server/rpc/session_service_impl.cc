@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "server/rpc/caller.h"
+#include "server/rpc/event_stream.h"
 #include "server/rpc/frame_stream.h"
 #include "server/rpc/interact_reactor.h"
 #include "server/rpc/names.h"
@@ -25,6 +26,24 @@ grpc::Status SessionServiceImpl::Watch(grpc::ServerContext* ctx, const v1::Watch
                                   : absl::OkStatus();
       },
       *stopping_, &counters_->watch));
+}
+
+grpc::Status SessionServiceImpl::WatchEvents(grpc::ServerContext* ctx,
+                                             const v1::WatchEventsRequest* req,
+                                             grpc::ServerWriter<v1::WorldEvents>* writer) {
+  auto call = OpenWorldCall({tokens_, nullptr, manager_}, *ctx,
+                            ParseWorldName(req->world(), "world"), Role::kViewer);
+  if (!call.ok()) return ToGrpcStatus(call.status());
+  WorldHost& host = *call->host;
+  absl::StatusOr<EventFilter> filter = MakeEventFilter(host, *req);
+  if (!filter.ok()) return ToGrpcStatus(filter.status());
+  return ToGrpcStatus(StreamEvents(
+      host, *filter, [&](const v1::WorldEvents& e) { return writer->Write(e); },
+      [&] {
+        return ctx->IsCancelled() ? absl::CancelledError("cancelled by the client")
+                                  : absl::OkStatus();
+      },
+      *stopping_, &counters_->events));
 }
 
 grpc::ServerBidiReactor<v1::InteractRequest, v1::Frame>* SessionServiceImpl::Interact(

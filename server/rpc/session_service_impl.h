@@ -1,5 +1,6 @@
 #pragma once
-// SessionService: frame streams to watchers and device poses in from interactive clients.
+// SessionService: frame and event streams to watchers and device poses in from
+// interactive clients.
 
 #include <atomic>
 
@@ -10,7 +11,8 @@
 
 namespace ligature {
 
-// Watch is a synchronous handler (one thread per watcher, which only ever blocks itself);
+// Watch and WatchEvents are synchronous handlers (one thread per stream, which only ever
+// blocks itself);
 // Interact is a callback reactor, since it reads and writes at once.
 class SessionServiceImpl final
     : public v1::SessionService::WithCallbackMethod_Interact<v1::SessionService::Service> {
@@ -26,6 +28,8 @@ class SessionServiceImpl final
                      grpc::ServerWriter<v1::Frame>* writer) override;
   grpc::ServerBidiReactor<v1::InteractRequest, v1::Frame>* Interact(
       grpc::CallbackServerContext* ctx) override;
+  grpc::Status WatchEvents(grpc::ServerContext* ctx, const v1::WatchEventsRequest* req,
+                           grpc::ServerWriter<v1::WorldEvents>* writer) override;
 
  private:
   WorldManager* manager_;

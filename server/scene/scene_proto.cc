@@ -171,12 +171,14 @@ CollisionFilter CollisionFilterFromProto(const v1::CollisionFilter& f) {
   CollisionFilter out;
   if (f.has_layers()) out.layers = f.layers();
   if (f.has_mask()) out.mask = f.mask();
+  out.sensor = f.sensor();
   return out;
 }
 
 void CollisionFilterToProto(const CollisionFilter& f, v1::CollisionFilter* out) {
   out->set_layers(f.layers);
   out->set_mask(f.mask);
+  out->set_sensor(f.sensor);
 }
 
 namespace {

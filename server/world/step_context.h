@@ -76,6 +76,17 @@ struct ContactRecord {
   ContactPoint contact;
   Vec3 impulse = Vec3::Zero();  // on B
   double normal_impulse = 0.0;
+  // m/s, before the solve: B's speed relative to A at the point, and its part along the
+  // normal towards A (set while events are reported; zero for rods and soft-soft contacts).
+  double relative_speed = 0.0;
+  double normal_speed = 0.0;
+};
+
+// A rigid body overlapping a sensor shape of another this tick.
+struct SensorOverlap {
+  uint32_t sensor = 0;  // the sensor's body (dense index)
+  int shape = 0;        // its child shape
+  uint32_t body = 0;    // the body overlapping it
 };
 
 struct StepContext {
@@ -93,9 +104,11 @@ struct StepContext {
   std::vector<PlacedShape> placed;
   std::vector<uint32_t> placed_start;
   std::vector<double> reach;  // m, per body: how far it moves this tick (speculative only)
+  std::vector<uint8_t> has_sensor;  // per body: one of its shapes is a sensor
   std::vector<ProxyPair> pairs;
   std::vector<ProxyPair> jointed;  // body pairs joined by a constraint, sorted
   std::vector<RigidContact> contacts;
+  std::vector<SensorOverlap> sensor_overlaps;
   // Per contact: its point in body A's frame at the poses its row was built at (the key of
   // its warm start, looked up and stored under the same key).
   std::vector<Vec3> contact_local_a;

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -30,6 +31,8 @@
 #include "server/world/coupling/rod_soft_coupling.h"
 #include "server/world/coupling/soft_rigid_coupling.h"
 #include "server/world/coupling/soft_soft_coupling.h"
+#include "server/world/event_tracker.h"
+#include "server/world/events.h"
 #include "server/world/frame.h"
 #include "server/world/rod/rod_world.h"
 #include "server/world/soft/soft_world.h"
@@ -173,6 +176,15 @@ class World {
   };
   std::vector<ContactReport> LastContacts() const;
 
+  // Contact and trigger events (world_events.cc). While reporting is on, each step makes
+  // the tick's events, which TakeEvents hands out once; switching it off forgets the pairs
+  // touching, so that switching it on again begins them anew. Not part of the physics
+  // state: a rollback or a restored snapshot keeps the pairs known, so that each pair's
+  // events stay a consistent begin ... end sequence.
+  void SetEventReporting(const EventReporting& reporting);
+  const EventReporting& event_reporting() const { return reporting_; }
+  TickEvents TakeEvents() { return std::exchange(tick_events_, {}); }
+
   const RigidBodies& bodies() const { return bodies_; }
   const RodWorld& rods() const { return rods_; }
   const SoftWorld& soft_bodies() const { return soft_; }
@@ -204,9 +216,14 @@ class World {
   void StepStrands();
   void FindBrokenJoints();
   void RemoveEndedJoints();
+  void ReportEvents();
   // Within the stages: the solve's contacts recorded for LastContacts; the rods' and soft
   // bodies' pushes on rigid bodies; what constraints that follow a body and cuts see.
   void RecordContacts();
+  void RecordContactSpeeds();
+  void DetectSensorOverlaps(uint32_t a, uint32_t b);
+  std::vector<EventTracker::Touch> TouchingPairs() const;
+  std::vector<EventTracker::Overlap> SensorOverlaps() const;
   void ApplyImpulse(uint32_t body, const Vec3& point, const Vec3& impulse, bool move_pose);
   void ApplyRodPushes();
   std::optional<FollowedBody> Followed(const std::string& id) const;
@@ -288,6 +305,11 @@ class World {
 
   // The per-tick scratch the stages and the couplings share, kept to reuse capacity.
   StepContext step_;
+
+  // Contact and trigger events: whether they are made, the pairs known, this tick's.
+  EventReporting reporting_;
+  EventTracker events_;
+  TickEvents tick_events_;
 };
 
 }  // namespace ligature

@@ -89,6 +89,7 @@ void World::RecordContacts() {
   soft_soft_.ForEachContact(record_coupled);
   rod_rigid_.ForEachContact(record_coupled);
   rod_soft_.ForEachContact(record_coupled);
+  if (reporting_.enabled) RecordContactSpeeds();
 }
 
 std::vector<World::ContactReport> World::LastContacts() const {

@@ -50,6 +50,7 @@ void World::Step() {
   removed_constraints_.clear();
   ++tick_;
   sim_time_ = static_cast<double>(tick_) * settings_.dt();
+  ReportEvents();
   stats_.step_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
           .count();
@@ -134,14 +135,16 @@ void World::DetectCollisions() {
   step_.reach.resize(n);
   step_.placed.clear();
   step_.placed_start.resize(n + 1);
+  step_.has_sensor.assign(n, 0);
   for (int i = 0; i < n; ++i) {
     step_.reach[i] = speculative ? h * bodies_.linear_velocity[i].norm() : 0.0;
     const Transform pose{positions[i], orientations[i]};
     const double grow = 0.5 * margin + step_.reach[i];
     const std::size_t first = step_.placed.size();
     step_.placed_start[i] = static_cast<uint32_t>(first);
-    for (const ChildShape& child : bodies_.shapes[i]) {
-      step_.placed.push_back(PlaceShape(child, pose, grow));
+    for (size_t k = 0; k < bodies_.shapes[i].size(); ++k) {
+      step_.placed.push_back(PlaceShape(bodies_.shapes[i][k], pose, grow));
+      step_.has_sensor[i] |= bodies_.ChildFilter(i, k).sensor;
     }
     step_.aabbs[i] = step_.placed[first].bounds;
     for (std::size_t k = first + 1; k < step_.placed.size(); ++k) {
@@ -163,8 +166,13 @@ void World::DetectCollisions() {
   std::sort(step_.jointed.begin(), step_.jointed.end());
 
   step_.contacts.clear();
+  step_.sensor_overlaps.clear();
   ContactManifold manifold;
   for (const auto& [a, b] : step_.pairs) {
+    // Sensors see jointed bodies too, and only matter while events are reported.
+    if (reporting_.enabled && (step_.has_sensor[a] || step_.has_sensor[b])) {
+      DetectSensorOverlaps(a, b);
+    }
     if (!bodies_.IsDynamic(a) && !bodies_.IsDynamic(b)) continue;
     if (std::binary_search(step_.jointed.begin(), step_.jointed.end(), ProxyPair{a, b})) continue;
     const double pair_margin = margin + step_.reach[a] + step_.reach[b];
@@ -177,8 +185,10 @@ void World::DetectCollisions() {
       const CollisionFilter& fa = bodies_.ChildFilter(a, ka);
       for (std::size_t kb = 0; kb < shapes_b.size(); ++kb) {
         const PlacedShape& sb = step_.placed[first_b + kb];
-        // Shapes whose layers and masks do not meet pass through each other.
-        if (!fa.Meets(bodies_.ChildFilter(b, kb)) || BoundsApart(sa, sb)) continue;
+        // Shapes whose layers and masks do not meet pass through each other, as sensors
+        // pass through everything.
+        const CollisionFilter& fb = bodies_.ChildFilter(b, kb);
+        if (fa.sensor || fb.sensor || !fa.Meets(fb) || BoundsApart(sa, sb)) continue;
         manifold.count = 0;
         Collide(shapes_a[ka].shape, sa.pose, shapes_b[kb].shape, sb.pose, pair_margin,
                 &manifold);
@@ -189,6 +199,39 @@ void World::DetectCollisions() {
     }
   }
   stats_.contacts = static_cast<int>(step_.contacts.size());
+}
+
+// The sensor shapes of a candidate pair against the other body's solid shapes whose layers
+// and masks meet them, at the free-motion poses: where the bodies are headed this tick, and
+// for device-driven bodies where their devices put them. Two static bodies never meet.
+void World::DetectSensorOverlaps(uint32_t a, uint32_t b) {
+  if (bodies_.kind[a] == BodyKind::kStatic && bodies_.kind[b] == BodyKind::kStatic) return;
+  ContactManifold manifold;
+  for (const auto& [s, o] : {ProxyPair{a, b}, ProxyPair{b, a}}) {
+    if (!step_.has_sensor[s]) continue;
+    const Transform sensor_pose{step_.free_position[s], step_.free_orientation[s]};
+    const Transform other_pose{step_.free_position[o], step_.free_orientation[o]};
+    for (size_t ks = 0; ks < bodies_.shapes[s].size(); ++ks) {
+      const CollisionFilter& fs = bodies_.ChildFilter(s, ks);
+      if (!fs.sensor) continue;
+      const PlacedShape ps = PlaceShape(bodies_.shapes[s][ks], sensor_pose, 0.0);
+      for (size_t ko = 0; ko < bodies_.shapes[o].size(); ++ko) {
+        const CollisionFilter& fo = bodies_.ChildFilter(o, ko);
+        if (fo.sensor || !fs.Meets(fo)) continue;
+        const PlacedShape po = PlaceShape(bodies_.shapes[o][ko], other_pose, 0.0);
+        if (BoundsApart(ps, po)) continue;
+        manifold.count = 0;
+        Collide(bodies_.shapes[s][ks].shape, ps.pose, bodies_.shapes[o][ko].shape, po.pose, 0.0,
+                &manifold);
+        const auto end = manifold.points.begin() + manifold.count;
+        if (std::any_of(manifold.points.begin(), end,
+                        [](const ContactPoint& p) { return p.distance <= 0.0; })) {
+          step_.sensor_overlaps.push_back({s, static_cast<int>(ks), o});
+          break;
+        }
+      }
+    }
+  }
 }
 
 // Gauss-Seidel rows: every contact (warm-started from the cache, position level with a

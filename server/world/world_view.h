@@ -33,7 +33,8 @@ struct WorldView {
 
   // The rigid bodies that rod or soft constraints follow (handles).
   absl::flat_hash_set<uint32_t> Handles() const;
-  // Each shape of rigid body i where it is now, reaching `reach` (m) beyond its bounds.
+  // Each solid (non-sensor) shape of rigid body i where it is now, reaching `reach` (m)
+  // beyond its bounds.
   void AppendObstacles(uint32_t i, double reach, std::vector<Obstacle>* out) const;
   // Rigid body i as a contact's body (the world when it is not dynamic), its centre of
   // mass at `origin`.

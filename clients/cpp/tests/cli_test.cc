@@ -296,6 +296,22 @@ TEST_F(CliTest, WatchForDurationPrintsLines) {
   EXPECT_THAT(request.body_ids(), ElementsAre("ball"));
 }
 
+TEST_F(CliTest, EventsPrintOneLineEachAndSendTheFilters) {
+  ToolRun run = RunAgainstServer(
+      {"events", "demo", "--kinds", "begin,trigger_enter", "--min-impulse", "0.5"});
+  EXPECT_EQ(run.code, 0) << run.err;
+  const std::vector<std::string> lines = absl::StrSplit(run.out, '\n', absl::SkipEmpty());
+  ASSERT_EQ(lines.size(), 2u) << run.out;
+  EXPECT_EQ(lines[0], "tick 1 contact_begin ground ball impulse 0.75 N s speed 3.5 m/s points 1");
+  EXPECT_EQ(lines[1], "tick 1 trigger_enter zone shape 0 ball");
+  const ligature::v1::WatchEventsRequest request = server_.recorded().watch_events;
+  EXPECT_EQ(request.world(), "worlds/demo");
+  EXPECT_THAT(request.kinds(),
+              ElementsAre(ligature::v1::CONTACT_BEGIN, ligature::v1::TRIGGER_ENTER));
+  EXPECT_EQ(request.min_impulse(), 0.5);
+  EXPECT_EQ(RunTool({"events", "demo", "--kinds", "bounce"}).code, 2);
+}
+
 TEST_F(CliTest, WatchJsonLinesParse) {
   server_.set_watch_frames(3);
   ToolRun run = RunAgainstServer({"watch", "demo", "--json"});

@@ -171,6 +171,32 @@ class FakeServer::Services final : public v1::WorldService::Service,
     }
     return grpc::Status::OK;
   }
+
+  grpc::Status WatchEvents(grpc::ServerContext*, const v1::WatchEventsRequest* request,
+                           grpc::ServerWriter<v1::WorldEvents>* writer) override {
+    {
+      std::lock_guard lock(mu);
+      recorded.watch_events = *request;
+    }
+    if (request->world() == kMissing) return NotFound(request->world());
+    v1::WorldEvents events;
+    events.set_world(request->world());
+    if (!writer->Write(events)) return grpc::Status::CANCELLED;
+    events.set_tick(1);
+    v1::ContactEvent* c = events.add_contacts();
+    c->set_kind(v1::CONTACT_BEGIN);
+    c->set_body_a("ground");
+    c->set_body_b("ball");
+    c->set_normal_impulse(0.75);
+    c->set_normal_speed(3.5);
+    c->set_point_count(1);
+    v1::TriggerEvent* t = events.add_triggers();
+    t->set_kind(v1::TRIGGER_ENTER);
+    t->set_sensor("zone");
+    t->set_body("ball");
+    writer->Write(events);
+    return grpc::Status::OK;
+  }
 };
 
 FakeServer::FakeServer() : services_(std::make_unique<Services>()) {

@@ -27,6 +27,7 @@ struct RecordedRequests {
   ligature::v1::DeleteBodyRequest delete_body;
   ligature::v1::ExportSceneRequest export_scene;
   ligature::v1::WatchRequest watch;
+  ligature::v1::WatchEventsRequest watch_events;
 };
 
 // Canned behaviour:
@@ -35,6 +36,8 @@ struct RecordedRequests {
 //   "slow" answers after 2 s.
 // - Watch sends a frame every 10 ms (tick 1, 2, ...; bodies "ball" and "box" filtered by
 //   body_ids) until the client cancels or `watch_frames` frames were sent, if > 0.
+// - WatchEvents sends its first, empty message (tick 0), then one of tick 1 with a contact
+//   begin between "ball" and "ground" and a trigger enter of "ball" into "zone", and ends.
 // - ExportScene returns `scene`.
 class FakeServer {
  public:

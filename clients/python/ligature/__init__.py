@@ -21,6 +21,10 @@ against the newest frame, without waiting for a tick; :meth:`Client.shape_cast`,
 :meth:`Client.overlap` and :meth:`Client.closest_point` ask the other questions, and
 :meth:`Client.query_stream` asks per frame on one stream.
 
+Events: ``client.watch_events("pile", kinds=["CONTACT_BEGIN"], min_impulse=0.5)`` streams
+the contacts that begin (with their impulse, speed and points) and the bodies entering and
+leaving sensor shapes, tick by tick.
+
 Requests take the generated ``ligature.v1`` messages or plain dicts with the same field
 names (vectors may be given as 3-sequences, quaternions as (x, y, z, w), enum values by
 their full name or their short name, e.g. ``"kinematic"``). Every failure raises

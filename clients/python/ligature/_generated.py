@@ -2,7 +2,8 @@
 
 try:
     from ligature.v1 import (  # noqa: F401
-        asset_pb2, asset_service_pb2, asset_service_pb2_grpc, frame_pb2, geometry_pb2,
+        asset_pb2, asset_service_pb2, asset_service_pb2_grpc, events_pb2, frame_pb2,
+        geometry_pb2,
         query_service_pb2, query_service_pb2_grpc, scene_pb2, scene_service_pb2,
         scene_service_pb2_grpc, session_service_pb2, session_service_pb2_grpc, world_service_pb2,
         world_service_pb2_grpc)
@@ -13,7 +14,8 @@ except ImportError as error:  # pragma: no cover - depends on the environment
         f"and put <build>/clients/python/gen on PYTHONPATH ({error})") from error
 
 __all__ = [
-    "asset_pb2", "asset_service_pb2", "asset_service_pb2_grpc", "frame_pb2", "geometry_pb2",
+    "asset_pb2", "asset_service_pb2", "asset_service_pb2_grpc", "events_pb2", "frame_pb2",
+    "geometry_pb2",
     "query_service_pb2", "query_service_pb2_grpc", "scene_pb2", "scene_service_pb2",
     "scene_service_pb2_grpc", "session_service_pb2", "session_service_pb2_grpc", "world_service_pb2", "world_service_pb2_grpc",
 ]

@@ -9,7 +9,8 @@ import grpc
 from google.protobuf import field_mask_pb2
 
 from ligature._generated import (
-    asset_service_pb2, asset_service_pb2_grpc, query_service_pb2, query_service_pb2_grpc,
+    asset_service_pb2, asset_service_pb2_grpc, events_pb2, query_service_pb2,
+    query_service_pb2_grpc,
     scene_service_pb2, scene_service_pb2_grpc, session_service_pb2, session_service_pb2_grpc,
     world_service_pb2, world_service_pb2_grpc)
 from ligature.errors import LigatureError, invalid_argument
@@ -437,6 +438,30 @@ class Client:
             world=world_name(world), max_rate_hz=rate_hz, body_ids=list(bodies))
         call = self._sessions.Watch(request, timeout=duration, metadata=self._metadata(world))
         stream = FrameStream(call, "Watch", duration=duration)
+        self._streams.add(stream)
+        return stream
+
+    def watch_events(self, world, bodies=(), layer_mask=None, min_impulse=0.0, kinds=(),
+                     duration=None):
+        """Streams the contact and trigger events of `world` as a stream of WorldEvents
+        messages, one per tick with events that pass the filters.
+
+        `bodies` keeps the events with one of those body ids on either side; `layer_mask`
+        those with a rigid side on one of those layers; `min_impulse` (N s) the contact
+        events at least that strong; `kinds` names the kinds wanted (``"CONTACT_BEGIN"``,
+        ``"CONTACT_PERSIST"``, ``"CONTACT_END"``, ``"TRIGGER_ENTER"``, ``"TRIGGER_EXIT"``;
+        empty: all but persist). A message's ``dropped`` counts the events that passed the
+        filters but were lost because this reader fell behind. `duration` (s) ends the
+        stream after that long.
+        """
+        request = session_service_pb2.WatchEventsRequest(
+            world=world_name(world), body_ids=list(bodies), min_impulse=min_impulse,
+            kinds=[events_pb2.EventKind.Value(k) if isinstance(k, str) else k for k in kinds])
+        if layer_mask is not None:
+            request.layer_mask = layer_mask
+        call = self._sessions.WatchEvents(request, timeout=duration,
+                                          metadata=self._metadata(world))
+        stream = FrameStream(call, "WatchEvents", duration=duration)
         self._streams.add(stream)
         return stream
 

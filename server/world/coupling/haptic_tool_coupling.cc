@@ -32,9 +32,15 @@ void AddContactPlanes(const RigidBodies& bodies, uint32_t tool, double reach, do
   for (int j = 0; j < bodies.size(); ++j) {
     if (static_cast<uint32_t>(j) == tool) continue;
     const Transform pose{bodies.position[j], bodies.orientation[j]};
-    for (const ChildShape& ct : bodies.shapes[tool]) {
+    for (size_t kt = 0; kt < bodies.shapes[tool].size(); ++kt) {
+      const ChildShape& ct = bodies.shapes[tool][kt];
+      const CollisionFilter& ft = bodies.ChildFilter(tool, kt);
       const Aabb tb = ComputeAabb(ct.shape, tool_pose * ct.local, reach);
-      for (const ChildShape& co : bodies.shapes[j]) {
+      for (size_t ko = 0; ko < bodies.shapes[j].size(); ++ko) {
+        const ChildShape& co = bodies.shapes[j][ko];
+        // The tool feels what it collides with: not sensors, nor layers it does not meet.
+        const CollisionFilter& fo = bodies.ChildFilter(j, ko);
+        if (ft.sensor || fo.sensor || !ft.Meets(fo)) continue;
         const Aabb ob = ComputeAabb(co.shape, pose * co.local, 0.0);
         if ((tb.max.array() < ob.min.array()).any() || (ob.max.array() < tb.min.array()).any()) {
           continue;
@@ -301,7 +307,11 @@ void HapticToolCoupling::PublishModels(const WorldView& w, const StepContext& ct
     model->mass = 1.0 / bodies.inv_mass[i];
     model->inertia_local = bodies.inv_inertia_local[i].inverse();
     model->center_local = bodies.center_local[i];
-    model->shapes = bodies.shapes[i];
+    // The tool's solid shapes: its sensors touch nothing.
+    model->shapes.clear();
+    for (size_t k = 0; k < bodies.shapes[i].size(); ++k) {
+      if (!bodies.ChildFilter(i, k).sensor) model->shapes.push_back(bodies.shapes[i][k]);
+    }
     // What the tool may reach before the next tick.
     const double reach = std::min(kMaxReach, w.settings.contact_margin + kBaseReach +
                                                  2.0 * h * bodies.linear_velocity[i].norm());

@@ -86,7 +86,9 @@ void SoftRigidCoupling::FindContacts(const WorldView& w, StepContext& ctx) {
         const double reach = (x[v] - start[v]).norm();
         // The bounds already grew by half the margin and the rigid body's reach.
         if (!Inside(start[v], aabbs[i], 0.5 * margin + reach)) continue;
-        for (const ChildShape& child : bodies.shapes[i]) {
+        for (size_t k = 0; k < bodies.shapes[i].size(); ++k) {
+          const ChildShape& child = bodies.shapes[i][k];
+          if (bodies.ChildFilter(i, k).sensor) continue;  // sensors push nothing
           manifold.count = 0;
           Collide(probe, Transform{start[v], Quat::Identity()}, child.shape, pose * child.local,
                   margin + reach + reach_rigid, &manifold);

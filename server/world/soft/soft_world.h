@@ -82,6 +82,9 @@ class SoftWorld {
     std::vector<Vec3>& mutable_velocities() {
       return mass_point ? mass_point_state.v : fem_state.v;
     }
+    const std::vector<Vec3>& velocities() const {
+      return mass_point ? mass_point_state.v : fem_state.v;
+    }
     const std::vector<double>& masses() const {
       return mass_point ? mass_point->masses() : fem_rest()->mass;
     }

@@ -1,0 +1,161 @@
+// Contact and trigger events: the stage that makes a tick's events from the solve's contact
+// record and the sensors' overlaps, and what it needs to tell bodies apart from tick to tick.
+
+#include <algorithm>
+#include <limits>
+#include <string_view>
+
+#include "absl/hash/hash.h"
+#include "server/world/world.h"
+
+namespace ligature {
+
+namespace {
+
+// A body's key for the event tracker: a rigid body's handle (its slot, below 2^31, and its
+// generation), or for a rod or a soft body a hash of its kind and id with the top bit set.
+uint64_t RigidEventKey(const RigidBodies& bodies, uint32_t index) {
+  const BodyHandle h = bodies.HandleAt(index);
+  return (static_cast<uint64_t>(h.slot) << 32) | h.generation;
+}
+
+uint64_t DeformableEventKey(int kind, std::string_view id) {
+  return (uint64_t{1} << 63) | (absl::Hash<std::pair<int, std::string_view>>{}({kind, id}) >> 1);
+}
+
+}  // namespace
+
+void World::SetEventReporting(const EventReporting& reporting) {
+  if (!reporting.enabled) {
+    events_.Clear();
+    tick_events_ = {};
+  }
+  reporting_ = reporting;
+}
+
+// The speeds of each recorded contact before the solve: the solve has not yet changed the
+// rigid bodies' velocities (the correction motion does), nor the soft bodies' vertices'.
+// A rod's point and a soft body's surface have no single velocity here: their contacts
+// keep zero speeds.
+void World::RecordContactSpeeds() {
+  const bool speculative = settings_.solver.kind == SolverKind::kGaussSeidel;
+  const std::vector<Vec3>& positions = speculative ? bodies_.position : step_.free_position;
+  const auto rigid_velocity = [&](uint32_t i, const Vec3& p) -> Vec3 {
+    return bodies_.linear_velocity[i] + bodies_.angular_velocity[i].cross(p - positions[i]);
+  };
+  for (ContactRecord& r : step_.last_contacts) {
+    if (r.rod || r.soft_b) continue;
+    const Vec3& p = r.contact.position;
+    Vec3 va = Vec3::Zero();
+    if (r.soft) {
+      const std::vector<Vec3>& v = soft_.bodies()[r.a].velocities();
+      if (r.vertex < 0 || r.vertex >= static_cast<int>(v.size())) continue;
+      va = v[r.vertex];
+    } else {
+      va = rigid_velocity(r.a, p);
+    }
+    const Vec3 relative = rigid_velocity(r.b, p) - va;
+    r.relative_speed = relative.norm();
+    r.normal_speed = -relative.dot(r.contact.normal);
+  }
+}
+
+// Each pair of bodies whose contacts touched this tick, once, in the order of its first
+// point in the record, with its points' impulses summed, its most loaded points and the
+// speeds where it approached fastest. A point touches when the solve pushed on it, or when
+// its bodies lay within kTouchSlop of each other where the contact was found (a resting
+// body that the solve left a hair above its support one tick still touches it).
+std::vector<EventTracker::Touch> World::TouchingPairs() const {
+  constexpr double kTouchSlop = 1e-4;  // m
+  std::vector<EventTracker::Touch> touches;
+  std::vector<std::vector<ContactEventPoint>> points;
+  std::vector<double> fastest;
+  absl::flat_hash_map<std::pair<uint64_t, uint64_t>, size_t> index;
+  for (const ContactRecord& r : step_.last_contacts) {
+    if (!(r.normal_impulse > 0.0) && !(r.contact.distance <= kTouchSlop)) continue;
+    uint64_t key_a = 0, key_b = 0;
+    std::string_view id_a, id_b;
+    uint32_t layers_a = 1, layers_b = 1;
+    if (r.soft) {
+      id_a = soft_.bodies()[r.a].desc.id;
+      key_a = DeformableEventKey(1, id_a);
+    } else if (r.rod) {
+      id_a = rods_.rods()[r.a].desc.id;
+      key_a = DeformableEventKey(2, id_a);
+    } else {
+      id_a = bodies_.id[r.a];
+      key_a = RigidEventKey(bodies_, r.a);
+      layers_a = bodies_.collision[r.a].layers;
+    }
+    if (r.soft_b) {
+      id_b = soft_.bodies()[r.b].desc.id;
+      key_b = DeformableEventKey(1, id_b);
+    } else {
+      id_b = bodies_.id[r.b];
+      key_b = RigidEventKey(bodies_, r.b);
+      layers_b = bodies_.collision[r.b].layers;
+    }
+    auto [it, inserted] = index.try_emplace({key_a, key_b}, touches.size());
+    if (inserted) {
+      EventTracker::Touch& t = touches.emplace_back();
+      t.key_a = key_a;
+      t.key_b = key_b;
+      t.event.body_a = id_a;
+      t.event.body_b = id_b;
+      t.event.layers_a = layers_a;
+      t.event.layers_b = layers_b;
+      points.emplace_back();
+      fastest.push_back(-std::numeric_limits<double>::infinity());
+    }
+    const size_t k = it->second;
+    ContactEvent& e = touches[k].event;
+    e.normal_impulse += r.normal_impulse;
+    e.impulse += r.impulse;
+    ++e.point_count;
+    points[k].push_back({r.contact.position, r.contact.normal, r.normal_impulse});
+    if (r.normal_speed > fastest[k]) {
+      fastest[k] = r.normal_speed;
+      e.normal_speed = r.normal_speed;
+      e.relative_speed = r.relative_speed;
+    }
+  }
+  for (size_t k = 0; k < touches.size(); ++k) {
+    std::vector<ContactEventPoint>& p = points[k];
+    const size_t kept = std::min<size_t>(p.size(), ContactEvent::kMaxPoints);
+    std::partial_sort(p.begin(), p.begin() + kept, p.end(),
+                      [](const ContactEventPoint& x, const ContactEventPoint& y) {
+                        return x.normal_impulse > y.normal_impulse;
+                      });
+    p.resize(kept);
+    touches[k].event.points = std::move(p);
+  }
+  return touches;
+}
+
+// The sensor overlaps found this tick, with the sensor shape's layers and the body's.
+std::vector<EventTracker::Overlap> World::SensorOverlaps() const {
+  std::vector<EventTracker::Overlap> out;
+  out.reserve(step_.sensor_overlaps.size());
+  for (const SensorOverlap& o : step_.sensor_overlaps) {
+    EventTracker::Overlap& e = out.emplace_back();
+    e.sensor_key = RigidEventKey(bodies_, o.sensor);
+    e.body_key = RigidEventKey(bodies_, o.body);
+    e.event.sensor = bodies_.id[o.sensor];
+    e.event.sensor_shape = o.shape;
+    e.event.body = bodies_.id[o.body];
+    e.event.sensor_layers = bodies_.ChildFilter(o.sensor, o.shape).layers;
+    e.event.body_layers = bodies_.collision[o.body].layers;
+  }
+  return out;
+}
+
+// The stage: this tick's events, against the pairs known from the ticks before.
+void World::ReportEvents() {
+  tick_events_ = {};
+  if (!reporting_.enabled) return;
+  tick_events_.tick = tick_;
+  tick_events_.sim_time = sim_time_;
+  events_.Update(TouchingPairs(), SensorOverlaps(), reporting_.persist, &tick_events_);
+}
+
+}  // namespace ligature
