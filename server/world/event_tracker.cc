@@ -16,9 +16,30 @@ void EventTracker::Clear() {
   overlaps_.clear();
 }
 
-// New pairs begin and known ones persist, in the order the world found them; the pairs
-// not seen this round end, sorted by their ids so that the order never depends on the
+namespace {
+
+// Ends the pairs of `live` not seen in `round` (their last event, of kind `kind`, appended
+// to `out`) and sorts those appended by `less`, so that their order never depends on the
 // map's.
+template <typename Map, typename Event, typename Less>
+void EndUnseen(Map& live, uint64_t round, EventKind kind, std::vector<Event>* out, Less less) {
+  const size_t first = out->size();
+  for (auto it = live.begin(); it != live.end();) {
+    if (it->second.round == round) {
+      ++it;
+      continue;
+    }
+    Event& e = out->emplace_back(std::move(it->second.last));
+    e.kind = kind;
+    live.erase(it++);
+  }
+  std::sort(out->begin() + first, out->end(), less);
+}
+
+}  // namespace
+
+// New pairs begin and known ones persist, in the order the world found them; then the pairs
+// not seen this round end, by their ids.
 void EventTracker::UpdateContacts(std::vector<Touch> touches, bool persist,
                                   std::vector<ContactEvent>* out) {
   for (Touch& t : touches) {
@@ -30,28 +51,24 @@ void EventTracker::UpdateContacts(std::vector<Touch> touches, bool persist,
     e.peak_normal_impulse =
         std::max(inserted ? 0.0 : live.last.peak_normal_impulse, e.normal_impulse);
     live.round = round_;
-    live.last.body_a = e.body_a;
-    live.last.body_b = e.body_b;
+    // A key's bodies stay the same; their layers may change.
+    if (inserted) {
+      live.last.body_a = e.body_a;
+      live.last.body_b = e.body_b;
+    }
     live.last.layers_a = e.layers_a;
     live.last.layers_b = e.layers_b;
     live.last.peak_normal_impulse = e.peak_normal_impulse;
     if (inserted || persist) out->push_back(std::move(e));
   }
-  const size_t first_end = out->size();
-  for (auto it = contacts_.begin(); it != contacts_.end();) {
-    if (it->second.round == round_) {
-      ++it;
-      continue;
-    }
-    ContactEvent& e = out->emplace_back(std::move(it->second.last));
-    e.kind = EventKind::kContactEnd;
-    contacts_.erase(it++);
-  }
-  std::sort(out->begin() + first_end, out->end(), [](const ContactEvent& x, const ContactEvent& y) {
-    return std::tie(x.body_a, x.body_b) < std::tie(y.body_a, y.body_b);
-  });
+  EndUnseen(contacts_, round_, EventKind::kContactEnd, out,
+            [](const ContactEvent& x, const ContactEvent& y) {
+              return std::tie(x.body_a, x.body_b) < std::tie(y.body_a, y.body_b);
+            });
 }
 
+// New overlaps enter, in the order the world found them; then the overlaps not seen this
+// round exit, by their ids.
 void EventTracker::UpdateOverlaps(std::vector<Overlap> overlaps, std::vector<TriggerEvent>* out) {
   for (Overlap& o : overlaps) {
     auto [it, inserted] = overlaps_.try_emplace({o.sensor_key, o.event.sensor_shape, o.body_key});
@@ -62,17 +79,7 @@ void EventTracker::UpdateOverlaps(std::vector<Overlap> overlaps, std::vector<Tri
     live.last = o.event;
     out->push_back(std::move(o.event));
   }
-  const size_t first_exit = out->size();
-  for (auto it = overlaps_.begin(); it != overlaps_.end();) {
-    if (it->second.round == round_) {
-      ++it;
-      continue;
-    }
-    TriggerEvent& e = out->emplace_back(std::move(it->second.last));
-    e.kind = EventKind::kTriggerExit;
-    overlaps_.erase(it++);
-  }
-  std::sort(out->begin() + first_exit, out->end(),
+  EndUnseen(overlaps_, round_, EventKind::kTriggerExit, out,
             [](const TriggerEvent& x, const TriggerEvent& y) {
               return std::tie(x.sensor, x.sensor_shape, x.body) <
                      std::tie(y.sensor, y.sensor_shape, y.body);

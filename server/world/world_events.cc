@@ -2,7 +2,6 @@
 // record and the sensors' overlaps, and what it needs to tell bodies apart from tick to tick.
 
 #include <algorithm>
-#include <limits>
 #include <string_view>
 
 #include "absl/hash/hash.h"
@@ -67,67 +66,58 @@ void World::RecordContactSpeeds() {
 // body that the solve left a hair above its support one tick still touches it).
 std::vector<EventTracker::Touch> World::TouchingPairs() const {
   constexpr double kTouchSlop = 1e-4;  // m
+  // One side of a recorded contact: its key, id and layers.
+  struct Side {
+    uint64_t key;
+    std::string_view id;
+    uint32_t layers;
+  };
+  const auto side = [&](bool soft, bool rod, uint32_t i) -> Side {
+    if (soft) {
+      const std::string& id = soft_.bodies()[i].desc.id;
+      return {DeformableEventKey(1, id), id, 1};
+    }
+    if (rod) {
+      const std::string& id = rods_.rods()[i].desc.id;
+      return {DeformableEventKey(2, id), id, 1};
+    }
+    return {RigidEventKey(bodies_, i), bodies_.id[i], bodies_.collision[i].layers};
+  };
   std::vector<EventTracker::Touch> touches;
-  std::vector<std::vector<ContactEventPoint>> points;
-  std::vector<double> fastest;
   absl::flat_hash_map<std::pair<uint64_t, uint64_t>, size_t> index;
   for (const ContactRecord& r : step_.last_contacts) {
     if (!(r.normal_impulse > 0.0) && !(r.contact.distance <= kTouchSlop)) continue;
-    uint64_t key_a = 0, key_b = 0;
-    std::string_view id_a, id_b;
-    uint32_t layers_a = 1, layers_b = 1;
-    if (r.soft) {
-      id_a = soft_.bodies()[r.a].desc.id;
-      key_a = DeformableEventKey(1, id_a);
-    } else if (r.rod) {
-      id_a = rods_.rods()[r.a].desc.id;
-      key_a = DeformableEventKey(2, id_a);
-    } else {
-      id_a = bodies_.id[r.a];
-      key_a = RigidEventKey(bodies_, r.a);
-      layers_a = bodies_.collision[r.a].layers;
-    }
-    if (r.soft_b) {
-      id_b = soft_.bodies()[r.b].desc.id;
-      key_b = DeformableEventKey(1, id_b);
-    } else {
-      id_b = bodies_.id[r.b];
-      key_b = RigidEventKey(bodies_, r.b);
-      layers_b = bodies_.collision[r.b].layers;
-    }
-    auto [it, inserted] = index.try_emplace({key_a, key_b}, touches.size());
+    const Side a = side(r.soft, r.rod, r.a);
+    const Side b = side(r.soft_b, false, r.b);
+    auto [it, inserted] = index.try_emplace({a.key, b.key}, touches.size());
     if (inserted) {
       EventTracker::Touch& t = touches.emplace_back();
-      t.key_a = key_a;
-      t.key_b = key_b;
-      t.event.body_a = id_a;
-      t.event.body_b = id_b;
-      t.event.layers_a = layers_a;
-      t.event.layers_b = layers_b;
-      points.emplace_back();
-      fastest.push_back(-std::numeric_limits<double>::infinity());
+      t.key_a = a.key;
+      t.key_b = b.key;
+      t.event.body_a = a.id;
+      t.event.body_b = b.id;
+      t.event.layers_a = a.layers;
+      t.event.layers_b = b.layers;
     }
-    const size_t k = it->second;
-    ContactEvent& e = touches[k].event;
+    ContactEvent& e = touches[it->second].event;
     e.normal_impulse += r.normal_impulse;
     e.impulse += r.impulse;
     ++e.point_count;
-    points[k].push_back({r.contact.position, r.contact.normal, r.normal_impulse});
-    if (r.normal_speed > fastest[k]) {
-      fastest[k] = r.normal_speed;
+    e.points.push_back({r.contact.position, r.contact.normal, r.normal_impulse});
+    if (inserted || r.normal_speed > e.normal_speed) {
       e.normal_speed = r.normal_speed;
       e.relative_speed = r.relative_speed;
     }
   }
-  for (size_t k = 0; k < touches.size(); ++k) {
-    std::vector<ContactEventPoint>& p = points[k];
+  // Each pair keeps its most loaded points.
+  for (EventTracker::Touch& t : touches) {
+    std::vector<ContactEventPoint>& p = t.event.points;
     const size_t kept = std::min<size_t>(p.size(), ContactEvent::kMaxPoints);
     std::partial_sort(p.begin(), p.begin() + kept, p.end(),
                       [](const ContactEventPoint& x, const ContactEventPoint& y) {
                         return x.normal_impulse > y.normal_impulse;
                       });
     p.resize(kept);
-    touches[k].event.points = std::move(p);
   }
   return touches;
 }
