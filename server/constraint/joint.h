@@ -83,6 +83,13 @@ struct JointParams {
   // torque about B's anchor (N m) it carries exceeds these.
   double break_force = std::numeric_limits<double>::infinity();
   double break_torque = std::numeric_limits<double>::infinity();
+
+  // Whether a drive commands motion (a target velocity), which the bodies must follow.
+  bool DrivesMotion() const {
+    return (axis_drive.on() && target_velocity != 0.0) ||
+           (linear_drive.on() && !target_linear_velocity.isZero()) ||
+           (angular_drive.on() && !target_angular_velocity.isZero());
+  }
 };
 
 // The most blocks a joint emits (a 6-DOF drive: one per axis).

@@ -24,6 +24,7 @@ void FrameToProto(const Frame& frame, const absl::flat_hash_set<std::string>& on
     s->set_topology_version(b.topology_version);
     for (const Vec3& p : b.strand_points) Vec3ToProto(p, s->add_strand_points());
     for (const int i : b.strand_parents) s->add_strand_parents(i);
+    s->set_sleeping(b.sleeping);
   }
   for (const PearlState& p : frame.pearls) {
     v1::PearlState* s = out->add_pearls();
@@ -56,6 +57,7 @@ void FrameToProto(const Frame& frame, const absl::flat_hash_set<std::string>& on
   stats->set_budget_exhausted(frame.stats.budget_exhausted);
   stats->set_max_penetration(frame.stats.max_penetration);
   stats->set_solve_ms(frame.stats.solve_ms);
+  stats->set_sleeping_bodies(frame.stats.sleeping_bodies);
   out->set_step_ms(frame.stats.step_ms);
   for (const ToolFrameState& t : frame.tools) {
     v1::ToolState* s = out->add_tools();

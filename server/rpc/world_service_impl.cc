@@ -60,6 +60,8 @@ absl::Status MergeSettings(const v1::WorldSettings& from,
       } else {
         to->mutable_solver()->clear_position_share();
       }
+    } else if (p == "settings.sleep") {
+      *to->mutable_sleep() = from.sleep();
     } else if (p == "settings.contact_margin") {
       if (from.has_contact_margin()) {
         to->set_contact_margin(from.contact_margin());

@@ -502,6 +502,26 @@ absl::StatusOr<SolverSettings> SolverFromProto(const v1::SolverSettings& s,
   return out;
 }
 
+absl::StatusOr<SleepSettings> SleepFromProto(const v1::SleepSettings& s,
+                                             const std::string& field) {
+  SleepSettings out;
+  out.enabled = s.enabled();
+  for (const auto& [has, value, name, top, target] :
+       {std::tuple{s.has_linear_speed(), s.linear_speed(), ".linear_speed", 1e3,
+                   &out.linear_speed},
+        std::tuple{s.has_angular_speed(), s.angular_speed(), ".angular_speed", 1e3,
+                   &out.angular_speed},
+        std::tuple{s.has_time_to_sleep(), s.time_to_sleep(), ".time_to_sleep", 3600.0,
+                   &out.time_to_sleep}}) {
+    if (!has) continue;
+    if (!std::isfinite(value) || value < 0.0 || value > top) {
+      return InvalidField(field + name, absl::StrCat("must be in [0, ", top, "]"));
+    }
+    *target = value;
+  }
+  return out;
+}
+
 absl::StatusOr<WorldSettings> SettingsFromProto(const v1::WorldSettings& s,
                                                 const std::string& field) {
   WorldSettings out;
@@ -528,6 +548,9 @@ absl::StatusOr<WorldSettings> SettingsFromProto(const v1::WorldSettings& s,
     }
     out.contact_margin = s.contact_margin();
   }
+  auto sleep = SleepFromProto(s.sleep(), field + ".sleep");
+  if (!sleep.ok()) return sleep.status();
+  out.sleep = *sleep;
   return out;
 }
 
@@ -585,6 +608,13 @@ v1::WorldSettings SettingsToProto(const WorldSettings& s) {
   out.mutable_solver()->set_tolerance(s.solver.tolerance);
   out.mutable_solver()->set_warm_start(s.solver.warm_start);
   out.set_contact_margin(s.contact_margin);
+  if (!(s.sleep == SleepSettings{})) {
+    v1::SleepSettings& sleep = *out.mutable_sleep();
+    sleep.set_enabled(s.sleep.enabled);
+    sleep.set_linear_speed(s.sleep.linear_speed);
+    sleep.set_angular_speed(s.sleep.angular_speed);
+    sleep.set_time_to_sleep(s.sleep.time_to_sleep);
+  }
   return out;
 }
 

@@ -144,6 +144,15 @@ void PutRigid(const WorldSavedState& w, v1::WorldState* s) {
     Put(w.rigid.linear_velocity[i], rigid.mutable_linear_velocity());
     Put(w.rigid.angular_velocity[i], rigid.mutable_angular_velocity());
   }
+  // Sleeping only when some body rests or sleeps, so that other worlds' snapshots stay as
+  // they were.
+  const auto nonzero = [](auto x) { return x != 0; };
+  if (std::any_of(w.rigid.rest_time.begin(), w.rigid.rest_time.end(), nonzero) ||
+      std::any_of(w.rigid.sleep_island.begin(), w.rigid.sleep_island.end(), nonzero)) {
+    rigid.mutable_rest_time()->Assign(w.rigid.rest_time.begin(), w.rigid.rest_time.end());
+    rigid.mutable_sleep_island()->Assign(w.rigid.sleep_island.begin(),
+                                         w.rigid.sleep_island.end());
+  }
   for (const WorldSavedState::Joint& j : w.joints) {
     v1::JointState& js = *s->add_joints();
     Put(j.frame_a, js.mutable_frame_a());
@@ -274,6 +283,37 @@ void PutOrdering(const RodKkt::Ordering& o, v1::RodSolverOrdering* out) {
 
 // ---- Reading: the snapshot's messages, checked against the freshly built world ----------
 
+// Sleeping: none (every body awake, none resting), or one entry per body; only a dynamic
+// body at rest sleeps.
+absl::Status ReadSleep(const v1::RigidBodyStates& r, const World& w,
+                       WorldSavedState::Rigid* rigid) {
+  const int n = w.bodies().size();
+  rigid->rest_time.assign(n, 0.0);
+  rigid->sleep_island.assign(n, 0);
+  if (r.rest_time_size() == 0 && r.sleep_island_size() == 0) return absl::OkStatus();
+  if (absl::Status st = CheckDoubles(r.rest_time(), n, "state.rigid.rest_time"); !st.ok()) {
+    return st;
+  }
+  if (absl::Status st = CheckCount(r.sleep_island_size(), n, "state.rigid.sleep_island");
+      !st.ok()) {
+    return st;
+  }
+  for (int i = 0; i < n; ++i) {
+    if (r.rest_time(i) < 0.0) {
+      return Invalid(absl::StrCat("state.rigid.rest_time[", i, "]"), "must be >= 0");
+    }
+    rigid->rest_time[i] = r.rest_time(i);
+    rigid->sleep_island[i] = r.sleep_island(i);
+    if (r.sleep_island(i) == 0) continue;
+    if (!w.bodies().IsDynamic(i) || !rigid->linear_velocity[i].isZero() ||
+        !rigid->angular_velocity[i].isZero()) {
+      return Invalid(absl::StrCat("state.rigid.sleep_island[", i, "]"),
+                     "only a dynamic body at rest sleeps");
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::Status ReadRigid(const v1::WorldState& s, const World& w, WorldSavedState* out) {
   const int n = w.bodies().size();
   const v1::RigidBodyStates& r = s.rigid();
@@ -292,6 +332,7 @@ absl::Status ReadRigid(const v1::WorldState& s, const World& w, WorldSavedState*
   ReadVec3s(r.position(), n, "", &rigid.position).IgnoreError();  // checked above
   ReadVec3s(r.linear_velocity(), n, "", &rigid.linear_velocity).IgnoreError();
   ReadVec3s(r.angular_velocity(), n, "", &rigid.angular_velocity).IgnoreError();
+  if (absl::Status st = ReadSleep(r, w, &rigid); !st.ok()) return st;
 
   if (absl::Status st = CheckCount(s.joints_size(), w.joint_count(), "state.joints"); !st.ok()) {
     return st;

@@ -5,9 +5,9 @@
 namespace ligature {
 
 void EventTracker::Update(std::vector<Touch> touches, std::vector<Overlap> overlaps, bool persist,
-                          TickEvents* out) {
+                          const absl::flat_hash_set<uint64_t>& resting, TickEvents* out) {
   ++round_;
-  UpdateContacts(std::move(touches), persist, &out->contacts);
+  UpdateContacts(std::move(touches), persist, resting, &out->contacts);
   UpdateOverlaps(std::move(overlaps), &out->triggers);
 }
 
@@ -39,8 +39,9 @@ void EndUnseen(Map& live, uint64_t round, EventKind kind, std::vector<Event>* ou
 }  // namespace
 
 // New pairs begin and known ones persist, in the order the world found them; then the pairs
-// not seen this round end, by their ids.
+// not seen this round end, by their ids, but for those of resting bodies.
 void EventTracker::UpdateContacts(std::vector<Touch> touches, bool persist,
+                                  const absl::flat_hash_set<uint64_t>& resting,
                                   std::vector<ContactEvent>* out) {
   for (Touch& t : touches) {
     auto [it, inserted] = contacts_.try_emplace({t.key_a, t.key_b});
@@ -60,6 +61,11 @@ void EventTracker::UpdateContacts(std::vector<Touch> touches, bool persist,
     live.last.layers_b = e.layers_b;
     live.last.peak_normal_impulse = e.peak_normal_impulse;
     if (inserted || persist) out->push_back(std::move(e));
+  }
+  if (!resting.empty()) {
+    for (auto& [keys, live] : contacts_) {
+      if (resting.contains(keys.first) || resting.contains(keys.second)) live.round = round_;
+    }
   }
   EndUnseen(contacts_, round_, EventKind::kContactEnd, out,
             [](const ContactEvent& x, const ContactEvent& y) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "server/world/events.h"
 
 namespace ligature {
@@ -32,16 +33,19 @@ class EventTracker {
 
   // Appends to `out` this tick's begin events (and persist events when `persist`), then the
   // end events of last tick's pairs not touching now, by body ids; likewise enter and exit
-  // events for the overlaps.
+  // events for the overlaps. A pair one of whose bodies is `resting` (asleep: not
+  // simulated, so not seen touching) stays as it was, without events.
   void Update(std::vector<Touch> touches, std::vector<Overlap> overlaps, bool persist,
-              TickEvents* out);
+              const absl::flat_hash_set<uint64_t>& resting, TickEvents* out);
   // Forgets every pair (reporting was switched off): the next Update begins them again.
   void Clear();
   size_t live_contacts() const { return contacts_.size(); }
   size_t live_overlaps() const { return overlaps_.size(); }
 
  private:
-  void UpdateContacts(std::vector<Touch> touches, bool persist, std::vector<ContactEvent>* out);
+  void UpdateContacts(std::vector<Touch> touches, bool persist,
+                      const absl::flat_hash_set<uint64_t>& resting,
+                      std::vector<ContactEvent>* out);
   void UpdateOverlaps(std::vector<Overlap> overlaps, std::vector<TriggerEvent>* out);
 
   // What an end event needs of a live pair, and the last round it was seen in.

@@ -15,6 +15,7 @@ struct BodyState {
   Transform pose;
   Vec3 linear_velocity = Vec3::Zero();
   Vec3 angular_velocity = Vec3::Zero();
+  bool sleeping = false;  // rigid bodies: asleep (at rest, not simulated until woken)
   // Rods: the centreline sampled evenly in u (m, world) and the twist there (rad).
   std::vector<Vec3> rod_points;
   std::vector<double> rod_twist;
@@ -65,6 +66,7 @@ struct StepStats {
   double step_ms = 0.0;    // wall time of the physics step
   double solve_ms = 0.0;   // wall time of its solver calls (what the time budget covers)
   int recovered_bodies = 0;  // bodies held in place after a non-finite step
+  int sleeping_bodies = 0;   // rigid bodies asleep after the step
 };
 
 // A haptic tool and its coupling at the end of a tick.

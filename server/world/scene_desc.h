@@ -34,12 +34,24 @@ struct SolverSettings {
   double position_share = 0.3;
 };
 
+// Sleeping: islands of dynamic rigid bodies (joined by contacts and joints) at rest stop
+// being simulated until something wakes them.
+struct SleepSettings {
+  bool enabled = false;
+  double linear_speed = 0.05;   // m/s: a body is at rest at most this fast
+  double angular_speed = 0.05;  // rad/s, and turning at most this fast
+  double time_to_sleep = 0.5;   // s an island's bodies must all have been at rest
+
+  bool operator==(const SleepSettings&) const = default;
+};
+
 struct WorldSettings {
   double rate_hz = 60.0;
   Vec3 gravity = Vec3(0.0, -9.81, 0.0);
   bool paused = false;
   SolverSettings solver;
   double contact_margin = 0.02;  // m
+  SleepSettings sleep;
 
   double dt() const { return 1.0 / rate_hz; }
 };

@@ -163,6 +163,8 @@ struct StepContext {
 
   // The last solve's contacts and their forces.
   std::vector<ContactRecord> last_contacts;
+  // Per rigid body: something besides its own motion keeps it awake this tick.
+  std::vector<uint8_t> keep_awake;
 };
 
 }  // namespace ligature

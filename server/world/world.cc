@@ -86,6 +86,8 @@ absl::Status World::UpdateBody(const std::string& id, const BodyUpdate& u) {
         "body.kind: body ", id, " is a mesh, which must be BODY_KIND_STATIC or "
         "BODY_KIND_KINEMATIC"));
   }
+  // What rested on the body where it was, and what it meets where it goes, wake.
+  WakeNear(i);
   if (u.kind) bodies_.SetKind(i, *u.kind);
   if (u.material) bodies_.SetMaterial(i, *u.material);
   if (u.collision) bodies_.collision[i] = *u.collision;
@@ -99,6 +101,7 @@ absl::Status World::UpdateBody(const std::string& id, const BodyUpdate& u) {
     if (u.linear_velocity) bodies_.linear_velocity[i] = *u.linear_velocity;
     if (u.angular_velocity) bodies_.angular_velocity[i] = *u.angular_velocity;
   }
+  WakeNear(i);
   return absl::OkStatus();
 }
 
@@ -119,6 +122,11 @@ absl::Status World::RemoveBody(const std::string& id) {
   auto it = body_ids_.find(id);
   if (it == body_ids_.end()) return absl::NotFoundError(absl::StrCat("body ", id, " not found"));
   const BodyHandle handle = it->second;
+  // What rested on the body, or hung from it, wakes.
+  WakeNear(bodies_.Index(handle));
+  for (const Joint& j : constraints_.joints()) {
+    if (j.body_a == handle || j.body_b == handle) WakeJointBodies(j);
+  }
   for (std::string& c : constraints_.RemoveAttachedTo(handle)) {
     removed_constraints_.push_back(std::move(c));
   }
@@ -173,6 +181,7 @@ absl::StatusOr<std::string> World::AddConstraint(const ConstraintDesc& desc) {
     return absl::InvalidArgumentError("body_b: must differ from body_a");
   }
   std::string id = j.id;
+  WakeJointBodies(j);
   constraints_.Add(std::move(j));
   return id;
 }
@@ -226,9 +235,9 @@ absl::Status World::RemoveConstraint(const std::string& id) {
   if (rods_.HasPearl(id)) return rods_.RemovePearl(id);
   if (soft_.HasConstraint(id)) return soft_.RemoveConstraint(id);
   if (strands_.HasConstraint(id)) return strands_.RemoveConstraint(id);
-  if (!constraints_.Contains(id)) {
-    return absl::NotFoundError(absl::StrCat("constraint ", id, " not found"));
-  }
+  const Joint* joint = constraints_.FindMutable(id);
+  if (joint == nullptr) return absl::NotFoundError(absl::StrCat("constraint ", id, " not found"));
+  WakeJointBodies(*joint);
   constraints_.Remove(id);
   return absl::OkStatus();
 }
@@ -345,6 +354,8 @@ absl::Status World::UpdateJoint(const std::string& id, const ConstraintDesc& des
   j->params = desc.params;
   j->frame_a = attach(j->body_a, desc.frame_a);
   j->frame_b = attach(j->body_b, desc.frame_b);
+  // New targets move the joint's bodies.
+  WakeJointBodies(*j);
   return absl::OkStatus();
 }
 
@@ -425,6 +436,7 @@ Frame World::MakeFrame() const {
     s.pose = bodies_.BodyPose(i);
     s.linear_velocity = bodies_.linear_velocity[i];
     s.angular_velocity = bodies_.angular_velocity[i];
+    s.sleeping = bodies_.IsAsleep(i);
   }
   AddRodsToFrame(&f);
   AddSoftBodiesToFrame(&f);

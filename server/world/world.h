@@ -87,7 +87,8 @@ class World {
   // Switches a soft-body constraint off or on (see SoftWorld::SetConstraintEnabled);
   // FAILED_PRECONDITION for a constraint of another kind, NOT_FOUND for an unknown one.
   absl::Status SetConstraintEnabled(const std::string& id, bool enabled);
-  void SetSettings(const WorldSettings& settings) { settings_ = settings; }
+  // New settings; a change of gravity or of the sleep settings wakes every body.
+  void SetSettings(const WorldSettings& settings);
   // How many body and constraint edits this world has taken (device poses are not edits;
   // a restored snapshot is one):
   // the divergence guard keeps edits through a rollback by copying the world after them.
@@ -216,18 +217,33 @@ class World {
   void StepStrands();
   void FindBrokenJoints();
   void RemoveEndedJoints();
+  void UpdateSleep();
   void ReportEvents();
   // Within the stages: the solve's contacts recorded for LastContacts; the rods' and soft
   // bodies' pushes on rigid bodies; what constraints that follow a body and cuts see.
   void RecordContacts();
   void RecordContactSpeeds();
   void DetectSensorOverlaps(uint32_t a, uint32_t b);
+  // Whether a joint joins rigid bodies a and b and keeps them from colliding; the contacts
+  // of their shapes, appended to `out` (whether there are any).
+  bool IsJointedPair(uint32_t a, uint32_t b) const;
+  bool CollidePair(uint32_t a, uint32_t b, std::vector<RigidContact>* out) const;
   std::vector<EventTracker::Touch> TouchingPairs() const;
   std::vector<EventTracker::Overlap> SensorOverlaps() const;
   void ApplyImpulse(uint32_t body, const Vec3& point, const Vec3& impulse, bool move_pose);
   void ApplyRodPushes();
   std::optional<FollowedBody> Followed(const std::string& id) const;
   std::vector<SoftTool> Scalpels() const;
+  // Sleeping (world_sleep.cc): who wakes and why, within the stages and on edits.
+  void WakeTouchedSleepers();
+  void MarkKeptAwake(std::vector<uint8_t>* keep) const;
+  bool MovingKinematic(uint32_t i) const;
+  bool AnyAsleep() const;
+  void WakeIslands(std::vector<uint32_t>* islands);
+  void WakeBody(uint32_t i);
+  void WakeNear(uint32_t i);
+  void WakeJointBodies(const Joint& j);
+  void WakeAll();
   // What the stages and the couplings see of this world for one call.
   WorldView View();
 
@@ -271,6 +287,7 @@ class World {
   uint64_t edits_ = 0;
   double sim_time_ = 0.0;
   uint64_t next_id_ = 1;
+  uint32_t next_sleep_island_ = 1;  // the label the next island to fall asleep takes
   StepCounters counters_;
   std::optional<DivergenceEvent> divergence_;  // reported in the next frame
   StepStats stats_;

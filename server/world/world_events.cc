@@ -145,7 +145,12 @@ void World::ReportEvents() {
   if (!reporting_.enabled) return;
   tick_events_.tick = tick_;
   tick_events_.sim_time = sim_time_;
-  events_.Update(TouchingPairs(), SensorOverlaps(), reporting_.persist, &tick_events_);
+  // Sleeping bodies keep their contacts (they wake touching what they touched).
+  absl::flat_hash_set<uint64_t> resting;
+  for (int i = 0; i < bodies_.size(); ++i) {
+    if (bodies_.IsAsleep(i)) resting.insert(RigidEventKey(bodies_, i));
+  }
+  events_.Update(TouchingPairs(), SensorOverlaps(), reporting_.persist, resting, &tick_events_);
 }
 
 }  // namespace ligature

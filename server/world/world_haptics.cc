@@ -10,6 +10,8 @@ absl::Status World::AttachHapticTool(const std::string& body_id,
   absl::Status attached =
       haptic_tools_.Attach(View(), name_, HasBody(body_id), body_id, std::move(channel));
   if (!attached.ok()) return attached;
+  // The tool moves with its device from now on (and stays awake while held).
+  WakeBody(bodies_.Index(body_ids_.at(body_id)));
   PublishHapticModels();
   return absl::OkStatus();
 }

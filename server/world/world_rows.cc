@@ -76,7 +76,8 @@ void World::BuildContactTorqueRows(const std::vector<Vec3>& positions, size_t fi
 // rows come with them (MakeDriveBlock: the poses are the tick's start poses, or, at
 // kVelocityFree, the free-motion poses). A curve constraint whose point left the curve
 // through a releasing end emits nothing and is removed at the end of the step
-// (RemoveEndedJoints), which reports it in this tick's frame.
+// (RemoveEndedJoints), which reports it in this tick's frame. A sleeping body's joints
+// emit nothing.
 void World::BuildJointRows(const std::vector<Vec3>& positions,
                            const std::vector<Quat>& orientations, JointLevel level) {
   const double h = settings_.dt();
@@ -90,7 +91,7 @@ void World::BuildJointRows(const std::vector<Vec3>& positions,
     JointSide s;
     if (handle.IsNull()) return s;
     const uint32_t i = bodies_.Index(handle);
-    s.index = bodies_.IsDynamic(i) ? i : kWorldBody;
+    s.index = bodies_.Moves(i) ? i : kWorldBody;
     s.pose = {positions[i], orientations[i]};
     s.velocity = velocity(i);
     return s;
@@ -98,9 +99,14 @@ void World::BuildJointRows(const std::vector<Vec3>& positions,
   const DriveStep drive_step{h, level == JointLevel::kVelocityFree};
   const DriveStep* drives = level == JointLevel::kPosition ? nullptr : &drive_step;
   auto& joints = constraints_.joints();
+  const auto asleep = [&](BodyHandle handle) {
+    return !handle.IsNull() && bodies_.IsAsleep(bodies_.Index(handle));
+  };
   for (uint32_t k = 0; k < joints.size(); ++k) {
     const std::vector<uint32_t>& released = step_.released;
     if (std::find(released.begin(), released.end(), k) != released.end()) continue;
+    // A joint of a sleeping body holds: nothing it joins moves (see WakeTouchedSleepers).
+    if (asleep(joints[k].body_a) || asleep(joints[k].body_b)) continue;
     const uint32_t first = static_cast<uint32_t>(step_.rows.blocks.size());
     const JointRowsResult r = AppendJointRows(joints[k], side(joints[k].body_a),
                                               side(joints[k].body_b), drives, &step_.rows);

@@ -1,6 +1,8 @@
 // A world's changing state out and back in (snapshots), each part through its own
 // Save and Restore.
 
+#include <algorithm>
+
 #include "server/world/world.h"
 
 namespace ligature {
@@ -10,8 +12,8 @@ WorldSavedState World::SaveState() const {
   s.tick = tick_;
   s.sim_time = sim_time_;
   s.next_id = next_id_;
-  s.rigid = {bodies_.position, bodies_.orientation, bodies_.linear_velocity,
-             bodies_.angular_velocity};
+  s.rigid = {bodies_.position,         bodies_.orientation, bodies_.linear_velocity,
+             bodies_.angular_velocity, bodies_.rest_time,   bodies_.sleep_island};
   for (const Joint& j : constraints_.joints()) {
     s.joints.push_back({j.frame_a, j.frame_b, j.forces, j.curve_segment, j.curve_normal});
   }
@@ -40,6 +42,12 @@ absl::Status World::RestoreSavedState(WorldSavedState s) {
   bodies_.orientation = std::move(s.rigid.orientation);
   bodies_.linear_velocity = std::move(s.rigid.linear_velocity);
   bodies_.angular_velocity = std::move(s.rigid.angular_velocity);
+  bodies_.rest_time = std::move(s.rigid.rest_time);
+  bodies_.sleep_island = std::move(s.rigid.sleep_island);
+  next_sleep_island_ = 1;
+  for (uint32_t island : bodies_.sleep_island) {
+    next_sleep_island_ = std::max(next_sleep_island_, island + 1);
+  }
   std::vector<Joint>& joints = constraints_.joints();
   for (size_t k = 0; k < joints.size(); ++k) {
     joints[k].frame_a = s.joints[k].frame_a;

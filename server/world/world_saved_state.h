@@ -31,6 +31,8 @@ struct WorldSavedState {
     std::vector<Quat> orientation;
     std::vector<Vec3> linear_velocity;   // m/s
     std::vector<Vec3> angular_velocity;  // rad/s
+    std::vector<double> rest_time;       // s
+    std::vector<uint32_t> sleep_island;  // 0: awake
   };
   Rigid rigid;
   // Joints' runtime state, in the scene's order.

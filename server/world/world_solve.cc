@@ -374,7 +374,7 @@ void World::StabilizeJoints() {
   options.warm_start = false;
   step_.gauss_seidel.Solve(step_.rows, step_.compliance, options, &step_.displacements);
   for (int i = 0; i < n; ++i) {
-    if (!bodies_.IsDynamic(i)) continue;
+    if (!bodies_.Moves(i)) continue;
     const Vec3 p = bodies_.position[i] + step_.displacements[i].head<3>();
     const Quat q = Rotated(bodies_.orientation[i], step_.displacements[i].tail<3>());
     if (!p.allFinite() || !q.coeffs().allFinite()) continue;

@@ -45,6 +45,7 @@ void World::Step() {
   StepSoftBodies();
   StepStrands();
   RemoveEndedJoints();
+  UpdateSleep();
   // Constraints removed by this tick's edits are reported in this tick's frame.
   tick_removed_constraints_ = std::move(removed_constraints_);
   removed_constraints_.clear();
@@ -97,14 +98,15 @@ void World::AccumulateForces() {
 }
 
 // Free motion (semi-implicit Euler): velocities take the external forces, and the poses the
-// bodies would reach unconstrained are kept for the constraints' violations.
+// bodies would reach unconstrained are kept for the constraints' violations. Static and
+// sleeping bodies stay.
 void World::IntegrateFreeMotion() {
   const int n = bodies_.size();
   const double h = settings_.dt();
   step_.free_position.resize(n);
   step_.free_orientation.resize(n);
   for (int i = 0; i < n; ++i) {
-    if (bodies_.kind[i] == BodyKind::kStatic) {
+    if (bodies_.kind[i] == BodyKind::kStatic || bodies_.IsAsleep(i)) {
       step_.free_position[i] = bodies_.position[i];
       step_.free_orientation[i] = bodies_.orientation[i];
       continue;
@@ -164,41 +166,53 @@ void World::DetectCollisions() {
     step_.jointed.push_back({std::min(a, b), std::max(a, b)});
   }
   std::sort(step_.jointed.begin(), step_.jointed.end());
+  WakeTouchedSleepers();
 
   step_.contacts.clear();
   step_.sensor_overlaps.clear();
-  ContactManifold manifold;
   for (const auto& [a, b] : step_.pairs) {
     // Sensors see jointed bodies too, and only matter while events are reported.
     if (reporting_.enabled && (step_.has_sensor[a] || step_.has_sensor[b])) {
       DetectSensorOverlaps(a, b);
     }
-    if (!bodies_.IsDynamic(a) && !bodies_.IsDynamic(b)) continue;
-    if (std::binary_search(step_.jointed.begin(), step_.jointed.end(), ProxyPair{a, b})) continue;
-    const double pair_margin = margin + step_.reach[a] + step_.reach[b];
-    const std::vector<ChildShape>& shapes_a = bodies_.shapes[a];
-    const std::vector<ChildShape>& shapes_b = bodies_.shapes[b];
-    const uint32_t first_a = step_.placed_start[a];
-    const uint32_t first_b = step_.placed_start[b];
-    for (std::size_t ka = 0; ka < shapes_a.size(); ++ka) {
-      const PlacedShape& sa = step_.placed[first_a + ka];
-      const CollisionFilter& fa = bodies_.ChildFilter(a, ka);
-      for (std::size_t kb = 0; kb < shapes_b.size(); ++kb) {
-        const PlacedShape& sb = step_.placed[first_b + kb];
-        // Shapes whose layers and masks do not meet pass through each other, as sensors
-        // pass through everything.
-        const CollisionFilter& fb = bodies_.ChildFilter(b, kb);
-        if (fa.sensor || fb.sensor || !fa.Meets(fb) || BoundsApart(sa, sb)) continue;
-        manifold.count = 0;
-        Collide(shapes_a[ka].shape, sa.pose, shapes_b[kb].shape, sb.pose, pair_margin,
-                &manifold);
-        for (int k = 0; k < manifold.count; ++k) {
-          step_.contacts.push_back({a, b, manifold.points[k]});
-        }
-      }
-    }
+    // Contacts move a body only when it is dynamic and awake; once the sleepers touched
+    // have woken, a sleeper touches nothing that moves.
+    if (!bodies_.Moves(a) && !bodies_.Moves(b)) continue;
+    if (bodies_.IsAsleep(a) || bodies_.IsAsleep(b) || IsJointedPair(a, b)) continue;
+    CollidePair(a, b, &step_.contacts);
   }
   stats_.contacts = static_cast<int>(step_.contacts.size());
+}
+
+bool World::IsJointedPair(uint32_t a, uint32_t b) const {
+  return std::binary_search(step_.jointed.begin(), step_.jointed.end(), ProxyPair{a, b});
+}
+
+// The narrowphase on the shapes of candidate pair (a, b), at the tick's placed shapes, within
+// the pair's margin (the contact margin and both bodies' reach).
+bool World::CollidePair(uint32_t a, uint32_t b, std::vector<RigidContact>* out) const {
+  const size_t before = out->size();
+  const double pair_margin = settings_.contact_margin + step_.reach[a] + step_.reach[b];
+  const std::vector<ChildShape>& shapes_a = bodies_.shapes[a];
+  const std::vector<ChildShape>& shapes_b = bodies_.shapes[b];
+  const uint32_t first_a = step_.placed_start[a];
+  const uint32_t first_b = step_.placed_start[b];
+  ContactManifold manifold;
+  for (std::size_t ka = 0; ka < shapes_a.size(); ++ka) {
+    const PlacedShape& sa = step_.placed[first_a + ka];
+    const CollisionFilter& fa = bodies_.ChildFilter(a, ka);
+    for (std::size_t kb = 0; kb < shapes_b.size(); ++kb) {
+      const PlacedShape& sb = step_.placed[first_b + kb];
+      // Shapes whose layers and masks do not meet pass through each other, as sensors
+      // pass through everything.
+      const CollisionFilter& fb = bodies_.ChildFilter(b, kb);
+      if (fa.sensor || fb.sensor || !fa.Meets(fb) || BoundsApart(sa, sb)) continue;
+      manifold.count = 0;
+      Collide(shapes_a[ka].shape, sa.pose, shapes_b[kb].shape, sb.pose, pair_margin, &manifold);
+      for (int k = 0; k < manifold.count; ++k) out->push_back({a, b, manifold.points[k]});
+    }
+  }
+  return out->size() > before;
 }
 
 // The sensor shapes of a candidate pair against the other body's solid shapes whose layers
@@ -296,7 +310,7 @@ void World::ApplyCorrectionMotion() {
   const bool tunable = settings_.solver.kind == SolverKind::kTunableLcp;
   stats_.recovered_bodies = 0;
   for (int i = 0; i < n; ++i) {
-    if (bodies_.kind[i] == BodyKind::kStatic) continue;
+    if (bodies_.kind[i] == BodyKind::kStatic || bodies_.IsAsleep(i)) continue;
     const Vec6& dq = step_.displacements[i];
     const Vec3 position = tunable ? step_.free_position[i] : step_.free_position[i] + dq.head<3>();
     const Quat orientation =
@@ -379,6 +393,7 @@ void World::ApplyRodPushes() {
     if (!(c.mass > 0.0) || c.push == 0.0 || !std::isfinite(c.push)) continue;
     const uint32_t i = c.body;
     if (!bodies_.IsDynamic(i)) continue;
+    WakeBody(i);
     ApplyImpulse(i, c.point, (c.mass * c.push / h) * c.normal, /*move_pose=*/true);
   }
   // Beads (bodies threaded on a rod by a keyhole) moved as points with the rod.
@@ -386,6 +401,7 @@ void World::ApplyRodPushes() {
     auto it = body_ids_.find(b.body);
     if (it == body_ids_.end() || !b.push.allFinite()) continue;
     const uint32_t i = bodies_.Index(it->second);
+    WakeBody(i);
     bodies_.position[i] += b.push;
     bodies_.linear_velocity[i] += b.push / h;
   }
@@ -408,6 +424,7 @@ void World::StepSoftBodies() {
   // What the soft bodies' vertices lost on meeting dynamic bodies, those bodies take.
   for (const SoftWorld::Push& p : soft_.pushes()) {
     if (!bodies_.IsDynamic(p.body) || !p.impulse.allFinite()) continue;
+    WakeBody(p.body);
     ApplyImpulse(p.body, p.point, p.impulse, /*move_pose=*/false);
   }
 }

@@ -33,7 +33,7 @@ void WorldView::AppendObstacles(uint32_t i, double reach, std::vector<Obstacle>*
 }
 
 ContactBody WorldView::RigidContactBody(uint32_t i, const Vec3& origin) const {
-  return {bodies.IsDynamic(i) ? i : kWorldBody, origin, bodies.linear_velocity[i],
+  return {bodies.Moves(i) ? i : kWorldBody, origin, bodies.linear_velocity[i],
           bodies.angular_velocity[i]};
 }
 

@@ -36,8 +36,8 @@ struct WorldView {
   // Each solid (non-sensor) shape of rigid body i where it is now, reaching `reach` (m)
   // beyond its bounds.
   void AppendObstacles(uint32_t i, double reach, std::vector<Obstacle>* out) const;
-  // Rigid body i as a contact's body (the world when it is not dynamic), its centre of
-  // mass at `origin`.
+  // Rigid body i as a contact's body (the world when it is not dynamic, or asleep), its
+  // centre of mass at `origin`.
   ContactBody RigidContactBody(uint32_t i, const Vec3& origin) const;
 };
 

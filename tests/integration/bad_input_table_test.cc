@@ -357,6 +357,10 @@ TEST_F(BadInputTableTest, EveryInvalidFieldIsNamedAndTheWorldKeepsTicking) {
        })},
       {"CreateWorld", "scene.settings.contact_margin", kInvalid,
        scene_row([](v1::Scene* s) { s->mutable_settings()->set_contact_margin(-1.0); })},
+      {"CreateWorld", "scene.settings.sleep.time_to_sleep", kInvalid,
+       scene_row([](v1::Scene* s) {
+         s->mutable_settings()->mutable_sleep()->set_time_to_sleep(-1.0);
+       })},
       {"CreateWorld", "scene.bodies[1].shape.sphere.radius", kInvalid,
        scene_row([](v1::Scene* s) {
          s->mutable_bodies(1)->mutable_shape()->mutable_sphere()->set_radius(-1);
@@ -414,6 +418,9 @@ TEST_F(BadInputTableTest, EveryInvalidFieldIsNamedAndTheWorldKeepsTicking) {
       {"UpdateWorld", "world.settings.contact_margin", kInvalid,
        settings_row("settings.contact_margin",
                     [](v1::WorldSettings* s) { s->set_contact_margin(kInf); })},
+      {"UpdateWorld", "world.settings.sleep.linear_speed", kInvalid,
+       settings_row("settings.sleep",
+                    [](v1::WorldSettings* s) { s->mutable_sleep()->set_linear_speed(kNan); })},
       // WorldService.DeleteWorld
       {"DeleteWorld", "name", kInvalid, [this] { return DeleteWorldCall("w"); }},
       {"DeleteWorld", "name", kInvalid, [this] { return DeleteWorldCall("worlds/w/bodies/x"); }},

@@ -85,6 +85,33 @@ TEST_F(ServerTest, UpdateWorldChangesSettings) {
   EXPECT_NEAR(frame.bodies(1).linear_velocity().y(), -1.62 / 500, 1e-12);
 }
 
+// Sleeping switched on through UpdateWorld: the ball falls, comes to rest on the ground,
+// and after the time to sleep the frames say it sleeps, at rest where it lies.
+TEST_F(ServerTest, SleepingSwitchedOnShowsInTheFrames) {
+  v1::World w;
+  ASSERT_TRUE(CreateWorld("sleepy", BallScene(), &w).ok());
+  grpc::ClientContext ctx;
+  v1::UpdateWorldRequest req;
+  req.mutable_world()->set_name("worlds/sleepy");
+  v1::SleepSettings& sleep = *req.mutable_world()->mutable_settings()->mutable_sleep();
+  sleep.set_enabled(true);
+  sleep.set_time_to_sleep(0.25);
+  req.mutable_update_mask()->add_paths("settings.sleep");
+  v1::World out;
+  ASSERT_TRUE(worlds_->UpdateWorld(&ctx, req, &out).ok());
+  EXPECT_TRUE(out.settings().sleep().enabled());
+  EXPECT_EQ(out.settings().sleep().time_to_sleep(), 0.25);
+  v1::Frame frame;
+  ASSERT_TRUE(Step("worlds/sleepy", 10, &frame).ok());
+  ASSERT_EQ(frame.bodies_size(), 2);
+  EXPECT_FALSE(frame.bodies(1).sleeping());  // still falling
+  ASSERT_TRUE(Step("worlds/sleepy", 300, &frame).ok());
+  EXPECT_TRUE(frame.bodies(1).sleeping());
+  EXPECT_FALSE(frame.bodies(0).sleeping());  // the static ground never sleeps
+  EXPECT_EQ(frame.solver().sleeping_bodies(), 1);
+  EXPECT_EQ(frame.bodies(1).linear_velocity().y(), 0.0);
+}
+
 TEST_F(ServerTest, DeleteWorldThenNotFound) {
   CreateWorld("gone", "default");
   {

@@ -56,6 +56,8 @@ BodyHandle RigidBodies::Add(const BodyDesc& desc) {
   const bool moves = desc.kind != BodyKind::kStatic;
   linear_velocity.push_back(moves ? rigid.linear_velocity : Vec3::Zero());
   angular_velocity.push_back(moves ? rigid.angular_velocity : Vec3::Zero());
+  rest_time.push_back(0.0);
+  sleep_island.push_back(0);
   SetBodyPose(dense, rigid.pose);
   UpdateMass(dense);
   return {slot, slots_[slot].generation};
@@ -83,6 +85,8 @@ void RigidBodies::Remove(BodyHandle handle) {
   move_last(orientation);
   move_last(linear_velocity);
   move_last(angular_velocity);
+  move_last(rest_time);
+  move_last(sleep_island);
   if (dense != last) {
     slot_of_[dense] = slot_of_[last];
     slots_[slot_of_[dense]].dense = dense;
@@ -108,6 +112,8 @@ void RigidBodies::SetMaterial(uint32_t index, const Material& m) {
 
 void RigidBodies::SetKind(uint32_t index, BodyKind k) {
   kind[index] = k;
+  rest_time[index] = 0.0;
+  sleep_island[index] = 0;
   if (k == BodyKind::kStatic) {
     linear_velocity[index].setZero();
     angular_velocity[index].setZero();

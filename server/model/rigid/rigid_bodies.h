@@ -39,6 +39,11 @@ class RigidBodies {
   void SetMaterial(uint32_t index, const Material& material);
   void SetKind(uint32_t index, BodyKind kind);
   bool IsDynamic(uint32_t index) const { return kind[index] == BodyKind::kDynamic; }
+  // Sleeping: a dynamic body at rest that the step leaves where it is, with no velocity,
+  // until something wakes its island.
+  bool IsAsleep(uint32_t index) const { return sleep_island[index] != 0; }
+  // Whether the step moves body `index` by its dynamics: dynamic and awake.
+  bool Moves(uint32_t index) const { return IsDynamic(index) && !IsAsleep(index); }
   // The rigid body as clients would describe it (without its tool role).
   BodyDesc Describe(uint32_t index) const;
 
@@ -75,6 +80,10 @@ class RigidBodies {
   std::vector<Quat> orientation;
   std::vector<Vec3> linear_velocity;   // of the centre of mass
   std::vector<Vec3> angular_velocity;
+  // Sleeping: how long (s) the body has been at rest while awake, and the island it fell
+  // asleep with (0 while awake): the bodies of one island wake together.
+  std::vector<double> rest_time;
+  std::vector<uint32_t> sleep_island;
 
  private:
   // Places the shapes around the centre of mass and sets the inverse mass and inertia.

@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include <Eigen/Eigenvalues>
 #include <Eigen/LU>
+#include "server/math/union_find.h"
 
 namespace ligature {
 namespace {
@@ -51,20 +52,6 @@ absl::Status CheckTetIndices(const TetMesh& mesh, size_t n, const char* what) {
   }
   return absl::OkStatus();
 }
-
-// Union-find over small index sets, with path halving.
-struct UnionFind {
-  std::vector<int> parent;
-  explicit UnionFind(int n) : parent(n) { std::iota(parent.begin(), parent.end(), 0); }
-  int Find(int i) {
-    while (parent[i] != i) {
-      parent[i] = parent[parent[i]];
-      i = parent[i];
-    }
-    return i;
-  }
-  void Unite(int a, int b) { parent[Find(a)] = Find(b); }
-};
 
 // Index of the surface vertex in `candidates` closest to p (candidates is non-empty).
 int ClosestVertex(const std::vector<Vec3>& x, const std::vector<int>& candidates,

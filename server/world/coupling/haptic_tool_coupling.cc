@@ -329,6 +329,12 @@ void HapticToolCoupling::PublishModels(const WorldView& w, const StepContext& ct
   for (const std::string& id : gone) tools_.erase(id);
 }
 
+std::vector<std::string> HapticToolCoupling::BodyIds() const {
+  std::vector<std::string> ids;
+  for (const auto& [id, channel] : tools_) ids.push_back(id);
+  return ids;
+}
+
 void HapticToolCoupling::AddToFrame(Frame* frame) const {
   for (const auto& [id, channel] : tools_) {
     const haptics::ToolDisplay d = channel->display();

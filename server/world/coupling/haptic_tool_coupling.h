@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
@@ -34,6 +35,8 @@ class HapticToolCoupling {
   // `tick`; a tool whose body is gone gets a last model saying so and is released.
   void PublishModels(const WorldView& w, const StepContext& ctx, uint64_t tick,
                      double sim_time);
+  // The bodies sessions drive.
+  std::vector<std::string> BodyIds() const;
   // The tools' coupling as their sessions display it, sorted by body id.
   void AddToFrame(Frame* frame) const;
 

@@ -40,6 +40,7 @@ class LigatureScene : public SteppedScene {
     iterations_.push_back(stats.iterations);
     residual_.push_back(stats.residual);
     penetration_.push_back(stats.max_penetration);
+    sleeping_.push_back(stats.sleeping_bodies);
     if (stats.budget_exhausted) ++exhausted_;
   }
   int Contacts() const override { return world_->last_stats().contacts; }
@@ -47,6 +48,7 @@ class LigatureScene : public SteppedScene {
     iterations_.clear();
     residual_.clear();
     penetration_.clear();
+    sleeping_.clear();
     exhausted_ = 0;
   }
   std::string Notes() const override;
@@ -66,6 +68,7 @@ class LigatureScene : public SteppedScene {
   std::vector<double> iterations_;
   std::vector<double> residual_;     // m
   std::vector<double> penetration_;  // m
+  std::vector<double> sleeping_;     // bodies asleep
   int exhausted_ = 0;
 };
 
@@ -84,6 +87,12 @@ std::string LigatureScene::Notes() const {
                   Format(*std::max_element(penetration_.begin(), penetration_.end())), " (median ",
                   Format(Median(penetration_)), "), exhausted=", exhausted_, "/",
                   iterations_.size());
+  if (s.sleep.enabled) {
+    absl::StrAppend(&notes, ", sleeping=on (", Format(s.sleep.time_to_sleep),
+                    " s at ", Format(s.sleep.linear_speed), " m/s and ",
+                    Format(s.sleep.angular_speed), " rad/s), bodies_asleep=",
+                    Format(Median(sleeping_)), " (median)");
+  }
   return notes;
 }
 

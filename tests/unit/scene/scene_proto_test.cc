@@ -197,6 +197,41 @@ TEST(SceneFromProtoTest, BadSettingsNameTheirField) {
                 "settings.solver.tolerance");
   ExpectInvalid([](v1::Scene& s) { s.mutable_settings()->set_contact_margin(-0.01); },
                 "settings.contact_margin");
+  ExpectInvalid(
+      [](v1::Scene& s) { s.mutable_settings()->mutable_sleep()->set_linear_speed(-1.0); },
+      "settings.sleep.linear_speed");
+  ExpectInvalid(
+      [](v1::Scene& s) { s.mutable_settings()->mutable_sleep()->set_angular_speed(kNaN); },
+      "settings.sleep.angular_speed");
+  ExpectInvalid(
+      [](v1::Scene& s) { s.mutable_settings()->mutable_sleep()->set_time_to_sleep(1e9); },
+      "settings.sleep.time_to_sleep");
+}
+
+// Sleep settings: off by default with the documented thresholds; what is set comes back.
+TEST(SceneFromProtoTest, SleepSettingsRoundTrip) {
+  v1::Scene s;
+  auto scene = SceneFromProto(s);
+  ASSERT_TRUE(scene.ok());
+  EXPECT_FALSE(scene->settings.sleep.enabled);
+  EXPECT_EQ(scene->settings.sleep.linear_speed, 0.05);
+  EXPECT_EQ(scene->settings.sleep.angular_speed, 0.05);
+  EXPECT_EQ(scene->settings.sleep.time_to_sleep, 0.5);
+  EXPECT_FALSE(SceneToProto(*scene).settings().has_sleep());
+  v1::SleepSettings& sleep = *s.mutable_settings()->mutable_sleep();
+  sleep.set_enabled(true);
+  sleep.set_time_to_sleep(0.0);
+  sleep.set_linear_speed(0.2);
+  scene = SceneFromProto(s);
+  ASSERT_TRUE(scene.ok());
+  EXPECT_TRUE(scene->settings.sleep.enabled);
+  EXPECT_EQ(scene->settings.sleep.time_to_sleep, 0.0);
+  EXPECT_EQ(scene->settings.sleep.linear_speed, 0.2);
+  const v1::SleepSettings back = SceneToProto(*scene).settings().sleep();
+  EXPECT_TRUE(back.enabled());
+  EXPECT_EQ(back.time_to_sleep(), 0.0);
+  EXPECT_EQ(back.linear_speed(), 0.2);
+  EXPECT_EQ(back.angular_speed(), 0.05);
 }
 
 // Ids follow [a-z0-9][a-z0-9_-]{0,62}; a constraint needs a kind and a body_a.

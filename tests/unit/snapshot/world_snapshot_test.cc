@@ -128,6 +128,25 @@ TEST_P(SnapshotRoundTrip, RestoredWorldStepsBitIdentically) {
   ExpectSameState(*world, *copy);
 }
 
+// A world whose piles sleep (sleeping on, stepped until they do): the copy has the same
+// sleepers with the same rest times, and they hold and wake the same way.
+TEST(WorldSnapshot, SleepersStaySleepingAndWakeTheSame) {
+  v1::Scene scene = Builtin("default");
+  scene.mutable_settings()->mutable_sleep()->set_enabled(true);
+  auto world = WorldOf(scene);
+  for (int i = 0; i < 600 && world->last_stats().sleeping_bodies == 0; ++i) world->Step();
+  ASSERT_GT(world->last_stats().sleeping_bodies, 0);
+  auto copy = Restored(*world);
+  ExpectSameState(*world, *copy);
+  EXPECT_EQ(world->bodies().sleep_island, copy->bodies().sleep_island);
+  EXPECT_EQ(world->bodies().rest_time, copy->bodies().rest_time);
+  for (World* w : {world.get(), copy.get()}) {
+    for (int i = 0; i < 30; ++i) w->Step();
+  }
+  ExpectSameState(*world, *copy);
+  EXPECT_EQ(world->bodies().sleep_island, copy->bodies().sleep_island);
+}
+
 // default: rigid spheres, boxes and a ball chain; bow: rods with a keyhole; necklace:
 // pearls and a fusion; tissue: a soft body; braid: strands following a head.
 INSTANTIATE_TEST_SUITE_P(BodyKinds, SnapshotRoundTrip,
@@ -714,6 +733,34 @@ TEST_F(BadSnapshot, RodOrderingMustBeAPermutation) {
   s = snapshot_;
   s.mutable_state()->mutable_rod_twist_ordering()->add_node_order(-5);
   ExpectRefused(s, "state.rod_twist_ordering.node_order");
+}
+
+// Sleeping: one entry per rigid body or none; rest times >= 0; only dynamic bodies at rest
+// sleep.
+TEST_F(BadSnapshot, SleepOnlyForDynamicBodiesAtRest) {
+  const int n = snapshot_.state().rigid().position_size() / 3;
+  int static_body = -1, rigid = 0;
+  for (const v1::Body& b : snapshot_.scene().bodies()) {
+    if (b.has_rod() || b.has_soft() || b.has_strand()) continue;
+    if (b.kind() == v1::BODY_KIND_STATIC && static_body < 0) static_body = rigid;
+    ++rigid;
+  }
+  ASSERT_EQ(rigid, n);
+  ASSERT_GE(static_body, 0);
+  v1::WorldSnapshot s = snapshot_;
+  v1::RigidBodyStates& r = *s.mutable_state()->mutable_rigid();
+  for (int i = 0; i < n; ++i) {
+    r.add_rest_time(0.0);
+    r.add_sleep_island(0);
+  }
+  r.set_sleep_island(static_body, 1);
+  ExpectRefused(s, absl::StrCat("state.rigid.sleep_island[", static_body, "]"));
+  r.set_sleep_island(static_body, 0);
+  r.set_rest_time(1, -1.0);
+  ExpectRefused(s, "state.rigid.rest_time[1]");
+  r.set_rest_time(1, 0.0);
+  r.mutable_sleep_island()->RemoveLast();
+  ExpectRefused(s, "state.rigid.sleep_island");
 }
 
 TEST_F(BadSnapshot, PoseHistoryTimesMustIncrease) {

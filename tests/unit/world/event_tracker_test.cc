@@ -36,22 +36,22 @@ std::vector<EventKind> Kinds(const TickEvents& e) {
 TEST(EventTrackerTest, PairsBeginPersistAndEndWithTheirPeak) {
   EventTracker tracker;
   TickEvents t1;
-  tracker.Update({MakeTouch(1, 2, "a", "b", 3.0)}, {}, /*persist=*/true, &t1);
+  tracker.Update({MakeTouch(1, 2, "a", "b", 3.0)}, {}, /*persist=*/true, {}, &t1);
   ASSERT_EQ(Kinds(t1), std::vector<EventKind>{EventKind::kContactBegin});
   EXPECT_EQ(t1.contacts[0].peak_normal_impulse, 3.0);
 
   TickEvents t2;
-  tracker.Update({MakeTouch(1, 2, "a", "b", 5.0)}, {}, true, &t2);
+  tracker.Update({MakeTouch(1, 2, "a", "b", 5.0)}, {}, true, {}, &t2);
   ASSERT_EQ(Kinds(t2), std::vector<EventKind>{EventKind::kContactPersist});
   EXPECT_EQ(t2.contacts[0].normal_impulse, 5.0);
   EXPECT_EQ(t2.contacts[0].peak_normal_impulse, 5.0);
 
   TickEvents t3;
-  tracker.Update({MakeTouch(1, 2, "a", "b", 1.0)}, {}, true, &t3);
+  tracker.Update({MakeTouch(1, 2, "a", "b", 1.0)}, {}, true, {}, &t3);
   EXPECT_EQ(t3.contacts[0].peak_normal_impulse, 5.0);  // the peak so far stays
 
   TickEvents t4;
-  tracker.Update({}, {}, true, &t4);
+  tracker.Update({}, {}, true, {}, &t4);
   ASSERT_EQ(Kinds(t4), std::vector<EventKind>{EventKind::kContactEnd});
   EXPECT_EQ(t4.contacts[0].body_a, "a");
   EXPECT_EQ(t4.contacts[0].body_b, "b");
@@ -61,17 +61,32 @@ TEST(EventTrackerTest, PairsBeginPersistAndEndWithTheirPeak) {
 
   // A pair that touches again begins anew, its peak counted afresh.
   TickEvents t5;
-  tracker.Update({MakeTouch(1, 2, "a", "b", 0.5)}, {}, true, &t5);
+  tracker.Update({MakeTouch(1, 2, "a", "b", 0.5)}, {}, true, {}, &t5);
   ASSERT_EQ(Kinds(t5), std::vector<EventKind>{EventKind::kContactBegin});
   EXPECT_EQ(t5.contacts[0].peak_normal_impulse, 0.5);
+}
+
+// A pair of a resting (sleeping) body is not seen touching, yet neither ends nor persists;
+// once awake and seen again, it persists; once neither rests nor touches, it ends.
+TEST(EventTrackerTest, RestingBodiesKeepTheirPairsQuietly) {
+  EventTracker tracker;
+  TickEvents t1, t2, t3, t4;
+  tracker.Update({MakeTouch(1, 2, "a", "b", 1.0)}, {}, true, {}, &t1);
+  tracker.Update({}, {}, true, {2}, &t2);
+  EXPECT_TRUE(t2.contacts.empty());
+  EXPECT_EQ(tracker.live_contacts(), 1u);
+  tracker.Update({MakeTouch(1, 2, "a", "b", 2.0)}, {}, true, {}, &t3);
+  EXPECT_EQ(Kinds(t3), std::vector<EventKind>{EventKind::kContactPersist});
+  tracker.Update({}, {}, true, {}, &t4);
+  EXPECT_EQ(Kinds(t4), std::vector<EventKind>{EventKind::kContactEnd});
 }
 
 TEST(EventTrackerTest, PersistEventsOnlyWhenAskedButPairsStayKnown) {
   EventTracker tracker;
   TickEvents t1, t2, t3;
-  tracker.Update({MakeTouch(1, 2, "a", "b", 1.0)}, {}, false, &t1);
-  tracker.Update({MakeTouch(1, 2, "a", "b", 1.0)}, {}, false, &t2);
-  tracker.Update({}, {}, false, &t3);
+  tracker.Update({MakeTouch(1, 2, "a", "b", 1.0)}, {}, false, {}, &t1);
+  tracker.Update({MakeTouch(1, 2, "a", "b", 1.0)}, {}, false, {}, &t2);
+  tracker.Update({}, {}, false, {}, &t3);
   EXPECT_EQ(Kinds(t1), std::vector<EventKind>{EventKind::kContactBegin});
   EXPECT_TRUE(t2.contacts.empty());
   EXPECT_EQ(Kinds(t3), std::vector<EventKind>{EventKind::kContactEnd});
@@ -84,10 +99,10 @@ TEST(EventTrackerTest, EndsAreSortedByIdsAndBeginsKeepTheWorldsOrder) {
   for (int i = 0; i < 20; ++i) {
     touches.push_back(MakeTouch(100 - i, 1000, "b" + std::to_string(100 - i), "ground", 1.0));
   }
-  tracker.Update(touches, {}, false, &t1);
+  tracker.Update(touches, {}, false, {}, &t1);
   ASSERT_EQ(t1.contacts.size(), 20u);
   for (int i = 0; i < 20; ++i) EXPECT_EQ(t1.contacts[i].body_a, touches[i].event.body_a);
-  tracker.Update({}, {}, false, &t2);
+  tracker.Update({}, {}, false, {}, &t2);
   ASSERT_EQ(t2.contacts.size(), 20u);
   for (int i = 1; i < 20; ++i) EXPECT_LT(t2.contacts[i - 1].body_a, t2.contacts[i].body_a);
 }
@@ -99,15 +114,15 @@ TEST(EventTrackerTest, OverlapsEnterOnceAndExitPerSensorShape) {
   tracker.Update({},
                  {MakeOverlap(7, 0, 9, "zone", "ball"), MakeOverlap(7, 1, 9, "zone", "ball"),
                   MakeOverlap(7, 1, 9, "zone", "ball")},
-                 false, &t1);
+                 false, {}, &t1);
   ASSERT_EQ(t1.triggers.size(), 2u);
   EXPECT_EQ(t1.triggers[0].kind, EventKind::kTriggerEnter);
   EXPECT_EQ(t1.triggers[1].sensor_shape, 1);
-  tracker.Update({}, {MakeOverlap(7, 1, 9, "zone", "ball")}, false, &t2);
+  tracker.Update({}, {MakeOverlap(7, 1, 9, "zone", "ball")}, false, {}, &t2);
   ASSERT_EQ(t2.triggers.size(), 1u);
   EXPECT_EQ(t2.triggers[0].kind, EventKind::kTriggerExit);
   EXPECT_EQ(t2.triggers[0].sensor_shape, 0);
-  tracker.Update({}, {}, false, &t3);
+  tracker.Update({}, {}, false, {}, &t3);
   ASSERT_EQ(t3.triggers.size(), 1u);
   EXPECT_EQ(t3.triggers[0].kind, EventKind::kTriggerExit);
   EXPECT_EQ(t3.triggers[0].sensor_shape, 1);
@@ -117,9 +132,11 @@ TEST(EventTrackerTest, OverlapsEnterOnceAndExitPerSensorShape) {
 TEST(EventTrackerTest, ClearForgetsPairsSoTheyBeginAgain) {
   EventTracker tracker;
   TickEvents t1, t2;
-  tracker.Update({MakeTouch(1, 2, "a", "b", 1.0)}, {MakeOverlap(3, 0, 1, "s", "a")}, false, &t1);
+  tracker.Update({MakeTouch(1, 2, "a", "b", 1.0)}, {MakeOverlap(3, 0, 1, "s", "a")}, false, {},
+                 &t1);
   tracker.Clear();
-  tracker.Update({MakeTouch(1, 2, "a", "b", 1.0)}, {MakeOverlap(3, 0, 1, "s", "a")}, false, &t2);
+  tracker.Update({MakeTouch(1, 2, "a", "b", 1.0)}, {MakeOverlap(3, 0, 1, "s", "a")}, false, {},
+                 &t2);
   EXPECT_EQ(Kinds(t2), std::vector<EventKind>{EventKind::kContactBegin});
   ASSERT_EQ(t2.triggers.size(), 1u);
   EXPECT_EQ(t2.triggers[0].kind, EventKind::kTriggerEnter);

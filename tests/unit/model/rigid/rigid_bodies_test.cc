@@ -43,6 +43,8 @@ void ExpectConsistent(const RigidBodies& b) {
   EXPECT_EQ(b.orientation.size(), n);
   EXPECT_EQ(b.linear_velocity.size(), n);
   EXPECT_EQ(b.angular_velocity.size(), n);
+  EXPECT_EQ(b.rest_time.size(), n);
+  EXPECT_EQ(b.sleep_island.size(), n);
   for (uint32_t i = 0; i < n; ++i) {
     const BodyHandle h = b.HandleAt(i);
     EXPECT_TRUE(b.IsValid(h)) << i;
@@ -79,6 +81,9 @@ TEST(RigidBodiesTest, RemoveSwapsLastIntoHole) {
   cd.rigid()->pose.orientation = Quat(Eigen::AngleAxisd(0.7, Vec3::UnitZ()));
   const BodyHandle c = bodies.Add(cd);
   const double c_inv_mass = bodies.inv_mass[2];
+  EXPECT_FALSE(bodies.IsAsleep(2));
+  bodies.rest_time[2] = 0.75;
+  bodies.sleep_island[2] = 4;
 
   bodies.Remove(b);
   ASSERT_EQ(bodies.size(), 2);
@@ -96,6 +101,9 @@ TEST(RigidBodiesTest, RemoveSwapsLastIntoHole) {
   EXPECT_TRUE(bodies.orientation[ci].isApprox(cd.rigid()->pose.orientation, 1e-15));
   EXPECT_EQ(bodies.linear_velocity[ci], Vec3(3, 0, 1));
   EXPECT_EQ(bodies.angular_velocity[ci], Vec3(0, 3, 0));
+  EXPECT_EQ(bodies.rest_time[ci], 0.75);
+  EXPECT_TRUE(bodies.IsAsleep(ci));
+  EXPECT_FALSE(bodies.Moves(ci));
   // The first body did not move.
   EXPECT_EQ(bodies.Index(a), 0u);
   EXPECT_EQ(bodies.id[0], "a");
