@@ -26,6 +26,9 @@ std::string FormatFrameText(const ligature::v1::Frame& frame, const FrameTextOpt
   absl::StrAppendFormat(&line, " solver[iters=%d residual=%.3g rows=%d contacts=%d]",
                         solver.iterations(), solver.residual(), solver.constraint_rows(),
                         solver.contacts());
+  if (solver.sleeping_bodies() > 0) {
+    absl::StrAppend(&line, " asleep=", solver.sleeping_bodies());
+  }
 
   // Bodies, capped so that a large world still fits on one line.
   const int count = frame.bodies_size();
@@ -34,6 +37,7 @@ std::string FormatFrameText(const ligature::v1::Frame& frame, const FrameTextOpt
     const ligature::v1::BodyState& body = frame.bodies(i);
     absl::StrAppend(&line, " ", body.id(), " p=", FormatVec3(body.pose().position()),
                     " v=", FormatVec3(body.linear_velocity()));
+    if (body.sleeping()) absl::StrAppend(&line, " asleep");
   }
   if (shown < count) absl::StrAppend(&line, " (+", count - shown, " more)");
 

@@ -15,8 +15,9 @@ struct FrameTextOptions {
 
 // A single line such as
 //   worlds/demo tick=120 t=2.000s step=0.153ms solver[iters=20 residual=1.2e-08 rows=36
-//   contacts=12] ball p=(0.000,0.498,0.000) v=(0.000,0.000,0.000)
-// (shown wrapped here; the result contains no newline).
+//   contacts=12] asleep=1 ball p=(0.000,0.498,0.000) v=(0.000,0.000,0.000) asleep
+// (shown wrapped here; the result contains no newline). The sleepers' count and marks come
+// only when some body sleeps.
 std::string FormatFrameText(const ligature::v1::Frame& frame, const FrameTextOptions& options = {});
 
 // The frame as compact proto3 JSON on one line (default-valued fields omitted).

@@ -17,17 +17,21 @@ constexpr double kAxisSwitchRatio = 1.2;
 }  // namespace
 
 void SweepAndPrune::ChooseAxis(std::span<const Aabb> boxes) {
-  if (order_.size() < 2) return;
-  // Variance of the box centres along each axis (doubled centres: the factor cancels).
-  Vec3 sum = Vec3::Zero();
-  Vec3 sum2 = Vec3::Zero();
-  for (uint32_t id : order_) {
-    const Vec3 c = boxes[id].min + boxes[id].max;
-    sum += c;
-    sum2 += c.cwiseProduct(c);
+  if (order_.size() < 4) return;
+  // How far the middle half of the box centres spreads along each axis (the interquartile
+  // range of the doubled centres): a few far boxes (bodies thrown high above a floor of
+  // props) must not turn the sweep across the layers where most boxes overlap.
+  const size_t n = order_.size();
+  Vec3 spread;
+  for (int k = 0; k < 3; ++k) {
+    centres_.resize(n);
+    for (size_t m = 0; m < n; ++m) centres_[m] = boxes[order_[m]].min[k] + boxes[order_[m]].max[k];
+    const auto q1 = centres_.begin() + n / 4;
+    const auto q3 = centres_.begin() + (3 * n) / 4;
+    std::nth_element(centres_.begin(), q3, centres_.end());
+    std::nth_element(centres_.begin(), q1, q3);
+    spread[k] = *q3 - *q1;
   }
-  const double count = static_cast<double>(order_.size());
-  const Vec3 spread = sum2 / count - (sum / count).cwiseAbs2();
   int best = axis_;
   for (int k = 0; k < 3; ++k) {
     if (spread[k] > kAxisSwitchRatio * spread[best]) best = k;

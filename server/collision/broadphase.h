@@ -21,8 +21,8 @@ class SweepAndPrune {
   void FindPairs(std::span<const Aabb> boxes, std::vector<ProxyPair>* pairs);
 
  private:
-  // Picks the sweep axis: the one along which the bounded boxes' centres spread most, so
-  // that the fewest boxes overlap along it.
+  // Picks the sweep axis: the one along which the middle half of the bounded boxes'
+  // centres spreads most, so that the fewest boxes overlap along it.
   void ChooseAxis(std::span<const Aabb> boxes);
   // Sorts `found_` into `pairs` by (i, j) in linear time: a counting sort by j, then a
   // stable one by i.
@@ -34,6 +34,7 @@ class SweepAndPrune {
   // Scratch kept to reuse capacity.
   std::vector<uint8_t> listed_;      // per proxy: already in order_
   std::vector<double> extents_;      // sorted boxes' extents, six per box
+  std::vector<double> centres_;      // the boxes' centres along one axis
   std::vector<ProxyPair> found_;     // pairs (smaller index first) in sweep order
   std::vector<ProxyPair> by_second_;  // found_ ordered by j
   std::vector<uint32_t> start_;      // counting-sort bucket starts

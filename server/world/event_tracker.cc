@@ -8,7 +8,7 @@ void EventTracker::Update(std::vector<Touch> touches, std::vector<Overlap> overl
                           const absl::flat_hash_set<uint64_t>& resting, TickEvents* out) {
   ++round_;
   UpdateContacts(std::move(touches), persist, resting, &out->contacts);
-  UpdateOverlaps(std::move(overlaps), &out->triggers);
+  UpdateOverlaps(std::move(overlaps), resting, &out->triggers);
 }
 
 void EventTracker::Clear() {
@@ -34,6 +34,17 @@ void EndUnseen(Map& live, uint64_t round, EventKind kind, std::vector<Event>* ou
     live.erase(it++);
   }
   std::sort(out->begin() + first, out->end(), less);
+}
+
+// Marks seen in `round` the pairs of `live` both of whose bodies (`bodies` of a key) rest.
+template <typename Map, typename Bodies>
+void KeepResting(Map& live, uint64_t round, const absl::flat_hash_set<uint64_t>& resting,
+                 Bodies bodies) {
+  if (resting.empty()) return;
+  for (auto& [keys, pair] : live) {
+    const auto [a, b] = bodies(keys);
+    if (resting.contains(a) && resting.contains(b)) pair.round = round;
+  }
 }
 
 }  // namespace
@@ -62,11 +73,8 @@ void EventTracker::UpdateContacts(std::vector<Touch> touches, bool persist,
     live.last.peak_normal_impulse = e.peak_normal_impulse;
     if (inserted || persist) out->push_back(std::move(e));
   }
-  if (!resting.empty()) {
-    for (auto& [keys, live] : contacts_) {
-      if (resting.contains(keys.first) || resting.contains(keys.second)) live.round = round_;
-    }
-  }
+  KeepResting(contacts_, round_, resting,
+              [](const auto& keys) { return std::pair(keys.first, keys.second); });
   EndUnseen(contacts_, round_, EventKind::kContactEnd, out,
             [](const ContactEvent& x, const ContactEvent& y) {
               return std::tie(x.body_a, x.body_b) < std::tie(y.body_a, y.body_b);
@@ -74,8 +82,10 @@ void EventTracker::UpdateContacts(std::vector<Touch> touches, bool persist,
 }
 
 // New overlaps enter, in the order the world found them; then the overlaps not seen this
-// round exit, by their ids.
-void EventTracker::UpdateOverlaps(std::vector<Overlap> overlaps, std::vector<TriggerEvent>* out) {
+// round exit, by their ids, but for those of resting bodies.
+void EventTracker::UpdateOverlaps(std::vector<Overlap> overlaps,
+                                  const absl::flat_hash_set<uint64_t>& resting,
+                                  std::vector<TriggerEvent>* out) {
   for (Overlap& o : overlaps) {
     auto [it, inserted] = overlaps_.try_emplace({o.sensor_key, o.event.sensor_shape, o.body_key});
     LiveOverlap& live = it->second;
@@ -85,6 +95,8 @@ void EventTracker::UpdateOverlaps(std::vector<Overlap> overlaps, std::vector<Tri
     live.last = o.event;
     out->push_back(std::move(o.event));
   }
+  KeepResting(overlaps_, round_, resting,
+              [](const auto& keys) { return std::pair(std::get<0>(keys), std::get<2>(keys)); });
   EndUnseen(overlaps_, round_, EventKind::kTriggerExit, out,
             [](const TriggerEvent& x, const TriggerEvent& y) {
               return std::tie(x.sensor, x.sensor_shape, x.body) <

@@ -33,8 +33,8 @@ class EventTracker {
 
   // Appends to `out` this tick's begin events (and persist events when `persist`), then the
   // end events of last tick's pairs not touching now, by body ids; likewise enter and exit
-  // events for the overlaps. A pair one of whose bodies is `resting` (asleep: not
-  // simulated, so not seen touching) stays as it was, without events.
+  // events for the overlaps. A pair both of whose bodies are `resting` (they did not move,
+  // so nobody looked at them) stays as it was, without events.
   void Update(std::vector<Touch> touches, std::vector<Overlap> overlaps, bool persist,
               const absl::flat_hash_set<uint64_t>& resting, TickEvents* out);
   // Forgets every pair (reporting was switched off): the next Update begins them again.
@@ -46,7 +46,8 @@ class EventTracker {
   void UpdateContacts(std::vector<Touch> touches, bool persist,
                       const absl::flat_hash_set<uint64_t>& resting,
                       std::vector<ContactEvent>* out);
-  void UpdateOverlaps(std::vector<Overlap> overlaps, std::vector<TriggerEvent>* out);
+  void UpdateOverlaps(std::vector<Overlap> overlaps, const absl::flat_hash_set<uint64_t>& resting,
+                      std::vector<TriggerEvent>* out);
 
   // What an end event needs of a live pair, and the last round it was seen in.
   struct LiveContact {

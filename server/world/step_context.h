@@ -10,6 +10,7 @@
 
 #include "server/collision/broadphase.h"
 #include "server/collision/contact.h"
+#include "server/collision/moving_pairs.h"
 #include "server/collision/placed_shape.h"
 #include "server/constraint/constraint_rows.h"
 #include "server/geometry/obstacle.h"
@@ -100,6 +101,8 @@ struct StepContext {
   // Collision detection: every body's child shapes placed for the tick, body i's from
   // placed_start[i] up to placed_start[i + 1], their bounds grown by the body's reach.
   SweepAndPrune broadphase;
+  MovingPairs moving_pairs;     // the broadphase while some bodies sleep
+  std::vector<uint8_t> moving;  // per body, while some sleep: it moves this tick
   std::vector<Aabb> aabbs;
   std::vector<PlacedShape> placed;
   std::vector<uint32_t> placed_start;

@@ -224,6 +224,7 @@ class World {
   void RecordContacts();
   void RecordContactSpeeds();
   void DetectSensorOverlaps(uint32_t a, uint32_t b);
+  void FindCandidatePairs();
   // Whether a joint joins rigid bodies a and b and keeps them from colliding; the contacts
   // of their shapes, appended to `out` (whether there are any).
   bool IsJointedPair(uint32_t a, uint32_t b) const;
@@ -238,6 +239,7 @@ class World {
   void WakeTouchedSleepers();
   void MarkKeptAwake(std::vector<uint8_t>* keep) const;
   bool MovingKinematic(uint32_t i) const;
+  bool Rests(uint32_t i) const { return !bodies_.Moves(i) && !MovingKinematic(i); }
   bool AnyAsleep() const;
   void WakeIslands(std::vector<uint32_t>* islands);
   void WakeBody(uint32_t i);

@@ -145,10 +145,13 @@ void World::ReportEvents() {
   if (!reporting_.enabled) return;
   tick_events_.tick = tick_;
   tick_events_.sim_time = sim_time_;
-  // Sleeping bodies keep their contacts (they wake touching what they touched).
+  // Pairs of bodies that did not move keep their contacts and overlaps: while some bodies
+  // sleep, nothing looks for those pairs (a sleeper wakes touching what it touched).
   absl::flat_hash_set<uint64_t> resting;
-  for (int i = 0; i < bodies_.size(); ++i) {
-    if (bodies_.IsAsleep(i)) resting.insert(RigidEventKey(bodies_, i));
+  if (AnyAsleep()) {
+    for (int i = 0; i < bodies_.size(); ++i) {
+      if (Rests(i)) resting.insert(RigidEventKey(bodies_, i));
+    }
   }
   events_.Update(TouchingPairs(), SensorOverlaps(), reporting_.persist, resting, &tick_events_);
 }

@@ -127,12 +127,17 @@ void World::BuildJointRows(const std::vector<Vec3>& positions,
   }
 }
 
-// Per-body compliance h^2 M^-1 at the given orientations.
+// Per-body compliance h^2 M^-1 at the given orientations (none for a sleeper, which no row
+// moves).
 void World::UpdateCompliance(const std::vector<Quat>& orientations) {
   const int n = bodies_.size();
   const double h2 = settings_.dt() * settings_.dt();
   step_.compliance.resize(n);
   for (int i = 0; i < n; ++i) {
+    if (bodies_.IsAsleep(i)) {
+      step_.compliance[i] = {};
+      continue;
+    }
     const Mat3 r = orientations[i].toRotationMatrix();
     step_.compliance[i].linear = h2 * bodies_.inv_mass[i];
     step_.compliance[i].angular = h2 * r * bodies_.inv_inertia_local[i] * r.transpose();

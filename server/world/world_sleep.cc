@@ -92,14 +92,14 @@ void World::WakeAll() {
 
 // Within DetectCollisions, once the broadphase has its pairs: the sleepers that an awake
 // body or a moving kinematic body touches (a contact within the pair's margin) or holds by
-// a joint wake with their islands. Woken bodies are awake bodies touching the next
-// sleepers, so the pass repeats until nothing more wakes.
+// a joint wake with their islands. Woken bodies move, so the broadphase looks again, and
+// they are awake bodies touching the next sleepers: the pass repeats until nothing more
+// wakes.
 void World::WakeTouchedSleepers() {
   if (!AnyAsleep()) return;
-  const auto stirs = [&](uint32_t i) { return bodies_.Moves(i) || MovingKinematic(i); };
   const auto sleeper = [&](uint32_t a, uint32_t b) -> int64_t {
-    if (bodies_.IsAsleep(a) && stirs(b)) return a;
-    if (bodies_.IsAsleep(b) && stirs(a)) return b;
+    if (bodies_.IsAsleep(a) && !Rests(b)) return a;
+    if (bodies_.IsAsleep(b) && !Rests(a)) return b;
     return -1;
   };
   std::vector<uint32_t> islands;
@@ -118,6 +118,7 @@ void World::WakeTouchedSleepers() {
     }
     if (islands.empty()) break;
     WakeIslands(&islands);
+    FindCandidatePairs();
   }
 }
 

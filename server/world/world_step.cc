@@ -155,7 +155,7 @@ void World::DetectCollisions() {
     }
   }
   step_.placed_start[n] = static_cast<uint32_t>(step_.placed.size());
-  step_.broadphase.FindPairs(step_.aabbs, &step_.pairs);
+  FindCandidatePairs();
 
   // Bodies joined by a constraint do not collide with each other (a chain's links touch at
   // their joints by design), unless the constraint says they do.
@@ -182,6 +182,19 @@ void World::DetectCollisions() {
     CollidePair(a, b, &step_.contacts);
   }
   stats_.contacts = static_cast<int>(step_.contacts.size());
+}
+
+// The broadphase's candidate pairs. While some bodies sleep, only pairs with a body that
+// moves this tick (MovingPairs): two resting bodies have nothing new between them.
+void World::FindCandidatePairs() {
+  if (!AnyAsleep()) {
+    step_.broadphase.FindPairs(step_.aabbs, &step_.pairs);
+    return;
+  }
+  const int n = bodies_.size();
+  step_.moving.resize(n);
+  for (int i = 0; i < n; ++i) step_.moving[i] = bodies_.Moves(i) || MovingKinematic(i);
+  step_.moving_pairs.FindPairs(step_.aabbs, step_.moving, &step_.pairs);
 }
 
 bool World::IsJointedPair(uint32_t a, uint32_t b) const {

@@ -102,10 +102,16 @@ absl::Status UpdateWorld(const Invocation& invocation) {
     settings->mutable_solver()->set_time_budget_us(*budget);
     mask.push_back("settings.solver.time_budget_us");
   }
+  LIGATURE_ASSIGN_OR_RETURN(const std::optional<bool> sleep,
+                            OptionalFlag(invocation, "sleep", ParseBool));
+  if (sleep.has_value()) {
+    settings->mutable_sleep()->set_enabled(*sleep);
+    mask.push_back("settings.sleep");
+  }
   if (mask.empty()) {
     return UsageError(
-        "nothing to update: give --rate, --paused, --gravity, --iterations, --solver or "
-        "--budget-us");
+        "nothing to update: give --rate, --paused, --gravity, --iterations, --solver, "
+        "--budget-us or --sleep");
   }
 
   LIGATURE_ASSIGN_OR_RETURN(const std::unique_ptr<Client> connected, Connect(invocation));
@@ -187,9 +193,9 @@ std::vector<Command> WorldCommands() {
       {{"worlds", "update"},
        {"W"},
        "[--rate HZ] [--paused true|false] [--gravity x,y,z] [--iterations N] "
-       "[--solver gauss-seidel|tunable] [--budget-us US]",
+       "[--solver gauss-seidel|tunable] [--budget-us US] [--sleep true|false]",
        "Change world settings; only the flags given are changed.",
-       {{"rate"}, {"paused"}, {"gravity"}, {"iterations"}, {"solver"}, {"budget-us"}},
+       {{"rate"}, {"paused"}, {"gravity"}, {"iterations"}, {"solver"}, {"budget-us"}, {"sleep"}},
        UpdateWorld},
       {{"step"},
        {"W", "N"},

@@ -173,6 +173,11 @@ TEST_F(CliTest, WorldsUpdateBuildsMaskFromFlags) {
             ligature::v1::SOLVER_KIND_TUNABLE_LCP);
   EXPECT_EQ(server_.recorded().update_world.world().settings().solver().time_budget_us(), 500);
 
+  run = RunAgainstServer({"worlds", "update", "demo", "--sleep", "true"});
+  EXPECT_EQ(run.code, 0) << run.err;
+  EXPECT_THAT(server_.recorded().update_world.update_mask().paths(), ElementsAre("settings.sleep"));
+  EXPECT_TRUE(server_.recorded().update_world.world().settings().sleep().enabled());
+
   run = RunAgainstServer({"worlds", "update", "demo", "--solver", "fastest"});
   EXPECT_EQ(run.code, 2);
 }

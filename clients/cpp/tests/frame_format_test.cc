@@ -48,6 +48,17 @@ TEST(FormatFrameTextTest, CapsTheBodyList) {
   EXPECT_THAT(FormatFrameText(SampleFrame(5), {.max_bodies = -1}), HasSubstr("b4 "));
 }
 
+TEST(FormatFrameTextTest, MarksSleepersOnlyWhenSomeSleep) {
+  ligature::v1::Frame frame = SampleFrame(2);
+  EXPECT_THAT(FormatFrameText(frame), Not(HasSubstr("asleep")));
+  frame.mutable_solver()->set_sleeping_bodies(1);
+  frame.mutable_bodies(1)->set_sleeping(true);
+  const std::string line = FormatFrameText(frame);
+  EXPECT_THAT(line, HasSubstr("contacts=4] asleep=1 b0"));
+  EXPECT_THAT(line, HasSubstr("v=(-1.250,0.000,0.000) asleep"));
+  EXPECT_THAT(line, Not(HasSubstr("b0 p=(0.000,0.500,0.000) v=(-1.250,0.000,0.000) asleep")));
+}
+
 TEST(FormatFrameTextTest, ListsRemovedConstraints) {
   ligature::v1::Frame frame = SampleFrame(0);
   frame.add_removed_constraints("worlds/demo/constraints/hinge");

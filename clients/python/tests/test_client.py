@@ -92,6 +92,19 @@ class WorldsTest(ClientTest):
                         "settings", 1)
 
 
+class SleepTest(ClientTest):
+    def test_a_resting_ball_sleeps_once_sleeping_is_on(self):
+        ground = {"id": "ground", "kind": "BODY_KIND_STATIC", "shape": {"plane": {}}}
+        self.create("sleepy", scene=paused_scene(100, [ground, ball(position=(0, 0.1, 0))]))
+        frame = self.client.step_world("sleepy", 100)
+        self.assertFalse(frame.bodies[1].sleeping)
+        self.client.update_world("sleepy", {"sleep": {"enabled": True, "time_to_sleep": 0.2}})
+        frame = self.client.step_world("sleepy", 30)
+        self.assertTrue(frame.bodies[1].sleeping)
+        self.assertEqual(frame.solver.sleeping_bodies, 1)
+        self.assertAlmostEqual(frame.bodies[1].pose.position.y, 0.1, delta=1e-3)
+
+
 class FreeFallTest(ClientTest):
     def test_ball_falls_as_semi_implicit_euler_and_close_to_analytic(self):
         rate, y0 = 100.0, 10.0

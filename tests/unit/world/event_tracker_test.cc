@@ -66,19 +66,26 @@ TEST(EventTrackerTest, PairsBeginPersistAndEndWithTheirPeak) {
   EXPECT_EQ(t5.contacts[0].peak_normal_impulse, 0.5);
 }
 
-// A pair of a resting (sleeping) body is not seen touching, yet neither ends nor persists;
-// once awake and seen again, it persists; once neither rests nor touches, it ends.
+// A pair of resting bodies (neither moved) is not seen touching, yet neither ends nor
+// persists; seen again, it persists. A pair with one body resting and the other gone from
+// it ends, as does an overlap of a moving body.
 TEST(EventTrackerTest, RestingBodiesKeepTheirPairsQuietly) {
   EventTracker tracker;
   TickEvents t1, t2, t3, t4;
-  tracker.Update({MakeTouch(1, 2, "a", "b", 1.0)}, {}, true, {}, &t1);
-  tracker.Update({}, {}, true, {2}, &t2);
+  tracker.Update({MakeTouch(1, 2, "a", "b", 1.0)}, {MakeOverlap(7, 0, 2, "zone", "b")}, true, {},
+                 &t1);
+  tracker.Update({}, {}, true, {1, 2, 7}, &t2);
   EXPECT_TRUE(t2.contacts.empty());
+  EXPECT_TRUE(t2.triggers.empty());
   EXPECT_EQ(tracker.live_contacts(), 1u);
-  tracker.Update({MakeTouch(1, 2, "a", "b", 2.0)}, {}, true, {}, &t3);
+  EXPECT_EQ(tracker.live_overlaps(), 1u);
+  tracker.Update({MakeTouch(1, 2, "a", "b", 2.0)}, {}, true, {2, 7}, &t3);
   EXPECT_EQ(Kinds(t3), std::vector<EventKind>{EventKind::kContactPersist});
-  tracker.Update({}, {}, true, {}, &t4);
+  EXPECT_TRUE(t3.triggers.empty());
+  tracker.Update({}, {}, true, {2}, &t4);
   EXPECT_EQ(Kinds(t4), std::vector<EventKind>{EventKind::kContactEnd});
+  ASSERT_EQ(t4.triggers.size(), 1u);
+  EXPECT_EQ(t4.triggers[0].kind, EventKind::kTriggerExit);
 }
 
 TEST(EventTrackerTest, PersistEventsOnlyWhenAskedButPairsStayKnown) {
