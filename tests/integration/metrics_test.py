@@ -53,7 +53,12 @@ class MetricsTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.server = ServerProcess("--metrics_address=127.0.0.1:0").start()
+        # The exporter's line comes after the one start() waits for.
+        deadline = time.monotonic() + 10.0
         match = _METRICS_PORT.search(cls.server.log())
+        while match is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+            match = _METRICS_PORT.search(cls.server.log())
         assert match, cls.server.log()
         cls.url = f"http://127.0.0.1:{match.group(1)}/metrics"
         cls.client = ligature.connect(cls.server.address)
