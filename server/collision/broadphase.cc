@@ -23,8 +23,8 @@ void SweepAndPrune::ChooseAxis(std::span<const Aabb> boxes) {
   // props) must not turn the sweep across the layers where most boxes overlap.
   const size_t n = order_.size();
   Vec3 spread;
+  centres_.resize(n);
   for (int k = 0; k < 3; ++k) {
-    centres_.resize(n);
     for (size_t m = 0; m < n; ++m) centres_[m] = boxes[order_[m]].min[k] + boxes[order_[m]].max[k];
     const auto q1 = centres_.begin() + n / 4;
     const auto q3 = centres_.begin() + (3 * n) / 4;

@@ -16,6 +16,11 @@ struct Aabb {
     return (min.array() <= o.max.array()).all() && (o.min.array() <= max.array()).all();
   }
   bool IsUnbounded() const { return !std::isfinite(min.x()); }
+  // Grows this box to enclose `o` too.
+  void Enclose(const Aabb& o) {
+    min = min.cwiseMin(o.min);
+    max = max.cwiseMax(o.max);
+  }
 };
 
 }  // namespace ligature

@@ -5,10 +5,10 @@
 namespace ligature {
 
 void EventTracker::Update(std::vector<Touch> touches, std::vector<Overlap> overlaps, bool persist,
-                          const absl::flat_hash_set<uint64_t>& resting, TickEvents* out) {
+                          const Rests& rests, TickEvents* out) {
   ++round_;
-  UpdateContacts(std::move(touches), persist, resting, &out->contacts);
-  UpdateOverlaps(std::move(overlaps), resting, &out->triggers);
+  UpdateContacts(std::move(touches), persist, rests, &out->contacts);
+  UpdateOverlaps(std::move(overlaps), rests, &out->triggers);
 }
 
 void EventTracker::Clear() {
@@ -38,12 +38,11 @@ void EndUnseen(Map& live, uint64_t round, EventKind kind, std::vector<Event>* ou
 
 // Marks seen in `round` the pairs of `live` both of whose bodies (`bodies` of a key) rest.
 template <typename Map, typename Bodies>
-void KeepResting(Map& live, uint64_t round, const absl::flat_hash_set<uint64_t>& resting,
-                 Bodies bodies) {
-  if (resting.empty()) return;
+void KeepResting(Map& live, uint64_t round, const EventTracker::Rests& rests, Bodies bodies) {
+  if (!rests) return;
   for (auto& [keys, pair] : live) {
     const auto [a, b] = bodies(keys);
-    if (resting.contains(a) && resting.contains(b)) pair.round = round;
+    if (rests(a) && rests(b)) pair.round = round;
   }
 }
 
@@ -51,8 +50,7 @@ void KeepResting(Map& live, uint64_t round, const absl::flat_hash_set<uint64_t>&
 
 // New pairs begin and known ones persist, in the order the world found them; then the pairs
 // not seen this round end, by their ids, but for those of resting bodies.
-void EventTracker::UpdateContacts(std::vector<Touch> touches, bool persist,
-                                  const absl::flat_hash_set<uint64_t>& resting,
+void EventTracker::UpdateContacts(std::vector<Touch> touches, bool persist, const Rests& rests,
                                   std::vector<ContactEvent>* out) {
   for (Touch& t : touches) {
     auto [it, inserted] = contacts_.try_emplace({t.key_a, t.key_b});
@@ -73,7 +71,7 @@ void EventTracker::UpdateContacts(std::vector<Touch> touches, bool persist,
     live.last.peak_normal_impulse = e.peak_normal_impulse;
     if (inserted || persist) out->push_back(std::move(e));
   }
-  KeepResting(contacts_, round_, resting,
+  KeepResting(contacts_, round_, rests,
               [](const auto& keys) { return std::pair(keys.first, keys.second); });
   EndUnseen(contacts_, round_, EventKind::kContactEnd, out,
             [](const ContactEvent& x, const ContactEvent& y) {
@@ -83,8 +81,7 @@ void EventTracker::UpdateContacts(std::vector<Touch> touches, bool persist,
 
 // New overlaps enter, in the order the world found them; then the overlaps not seen this
 // round exit, by their ids, but for those of resting bodies.
-void EventTracker::UpdateOverlaps(std::vector<Overlap> overlaps,
-                                  const absl::flat_hash_set<uint64_t>& resting,
+void EventTracker::UpdateOverlaps(std::vector<Overlap> overlaps, const Rests& rests,
                                   std::vector<TriggerEvent>* out) {
   for (Overlap& o : overlaps) {
     auto [it, inserted] = overlaps_.try_emplace({o.sensor_key, o.event.sensor_shape, o.body_key});
@@ -95,7 +92,7 @@ void EventTracker::UpdateOverlaps(std::vector<Overlap> overlaps,
     live.last = o.event;
     out->push_back(std::move(o.event));
   }
-  KeepResting(overlaps_, round_, resting,
+  KeepResting(overlaps_, round_, rests,
               [](const auto& keys) { return std::pair(std::get<0>(keys), std::get<2>(keys)); });
   EndUnseen(overlaps_, round_, EventKind::kTriggerExit, out,
             [](const TriggerEvent& x, const TriggerEvent& y) {

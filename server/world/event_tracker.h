@@ -5,12 +5,12 @@
 // body exists), so that ids need not be hashed for every contact.
 
 #include <cstdint>
+#include <functional>
 #include <tuple>
 #include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
-#include "absl/container/flat_hash_set.h"
 #include "server/world/events.h"
 
 namespace ligature {
@@ -33,20 +33,21 @@ class EventTracker {
 
   // Appends to `out` this tick's begin events (and persist events when `persist`), then the
   // end events of last tick's pairs not touching now, by body ids; likewise enter and exit
-  // events for the overlaps. A pair both of whose bodies are `resting` (they did not move,
-  // so nobody looked at them) stays as it was, without events.
+  // events for the overlaps. A pair both of whose bodies rest (`rests` of their keys: they
+  // did not move, so nobody looked at them) stays as it was, without events; without
+  // `rests`, no body does.
+  using Rests = std::function<bool(uint64_t key)>;
   void Update(std::vector<Touch> touches, std::vector<Overlap> overlaps, bool persist,
-              const absl::flat_hash_set<uint64_t>& resting, TickEvents* out);
+              const Rests& rests, TickEvents* out);
   // Forgets every pair (reporting was switched off): the next Update begins them again.
   void Clear();
   size_t live_contacts() const { return contacts_.size(); }
   size_t live_overlaps() const { return overlaps_.size(); }
 
  private:
-  void UpdateContacts(std::vector<Touch> touches, bool persist,
-                      const absl::flat_hash_set<uint64_t>& resting,
+  void UpdateContacts(std::vector<Touch> touches, bool persist, const Rests& rests,
                       std::vector<ContactEvent>* out);
-  void UpdateOverlaps(std::vector<Overlap> overlaps, const absl::flat_hash_set<uint64_t>& resting,
+  void UpdateOverlaps(std::vector<Overlap> overlaps, const Rests& rests,
                       std::vector<TriggerEvent>* out);
 
   // What an end event needs of a live pair, and the last round it was seen in.

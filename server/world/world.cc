@@ -254,6 +254,12 @@ absl::Status World::SetConstraintEnabled(const std::string& id, bool enabled) {
   return absl::NotFoundError(absl::StrCat("constraint ", id, " not found"));
 }
 
+// Bodies asleep under other gravity, or under other sleep settings, would not be at rest.
+void World::SetSettings(const WorldSettings& settings) {
+  if (settings.gravity != settings_.gravity || !(settings.sleep == settings_.sleep)) WakeAll();
+  settings_ = settings;
+}
+
 absl::Status World::SetDeviceTarget(const std::string& body_id, const Transform& pose) {
   auto it = body_ids_.find(body_id);
   if (it == body_ids_.end()) {

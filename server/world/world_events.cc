@@ -18,6 +18,12 @@ uint64_t RigidEventKey(const RigidBodies& bodies, uint32_t index) {
   return (static_cast<uint64_t>(h.slot) << 32) | h.generation;
 }
 
+// The rigid body a key names (a null handle for a rod's or a soft body's key).
+BodyHandle RigidOfEventKey(uint64_t key) {
+  if (key >> 63) return {};
+  return {static_cast<uint32_t>(key >> 32), static_cast<uint32_t>(key)};
+}
+
 uint64_t DeformableEventKey(int kind, std::string_view id) {
   return (uint64_t{1} << 63) | (absl::Hash<std::pair<int, std::string_view>>{}({kind, id}) >> 1);
 }
@@ -147,13 +153,14 @@ void World::ReportEvents() {
   tick_events_.sim_time = sim_time_;
   // Pairs of bodies that did not move keep their contacts and overlaps: while some bodies
   // sleep, nothing looks for those pairs (a sleeper wakes touching what it touched).
-  absl::flat_hash_set<uint64_t> resting;
+  EventTracker::Rests rests;
   if (AnyAsleep()) {
-    for (int i = 0; i < bodies_.size(); ++i) {
-      if (Rests(i)) resting.insert(RigidEventKey(bodies_, i));
-    }
+    rests = [this](uint64_t key) {
+      const BodyHandle h = RigidOfEventKey(key);
+      return bodies_.IsValid(h) && Rests(bodies_.Index(h));
+    };
   }
-  events_.Update(TouchingPairs(), SensorOverlaps(), reporting_.persist, resting, &tick_events_);
+  events_.Update(TouchingPairs(), SensorOverlaps(), reporting_.persist, rests, &tick_events_);
 }
 
 }  // namespace ligature

@@ -50,9 +50,7 @@ void World::WakeNear(uint32_t i) {
     const Transform pose{bodies_.position[j], bodies_.orientation[j]};
     Aabb box = PlaceShape(bodies_.shapes[j][0], pose, grow).bounds;
     for (size_t k = 1; k < bodies_.shapes[j].size(); ++k) {
-      const Aabb b = PlaceShape(bodies_.shapes[j][k], pose, grow).bounds;
-      box.min = box.min.cwiseMin(b.min);
-      box.max = box.max.cwiseMax(b.max);
+      box.Enclose(PlaceShape(bodies_.shapes[j][k], pose, grow).bounds);
     }
     return box;
   };
@@ -71,11 +69,6 @@ void World::WakeJointBodies(const Joint& j) {
   for (const BodyHandle& h : {j.body_a, j.body_b}) {
     if (!h.IsNull() && bodies_.IsValid(h)) WakeBody(bodies_.Index(h));
   }
-}
-
-void World::SetSettings(const WorldSettings& settings) {
-  if (settings.gravity != settings_.gravity || !(settings.sleep == settings_.sleep)) WakeAll();
-  settings_ = settings;
 }
 
 bool World::AnyAsleep() const {

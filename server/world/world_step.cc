@@ -150,8 +150,7 @@ void World::DetectCollisions() {
     }
     step_.aabbs[i] = step_.placed[first].bounds;
     for (std::size_t k = first + 1; k < step_.placed.size(); ++k) {
-      step_.aabbs[i].min = step_.aabbs[i].min.cwiseMin(step_.placed[k].bounds.min);
-      step_.aabbs[i].max = step_.aabbs[i].max.cwiseMax(step_.placed[k].bounds.max);
+      step_.aabbs[i].Enclose(step_.placed[k].bounds);
     }
   }
   step_.placed_start[n] = static_cast<uint32_t>(step_.placed.size());

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <vector>
+
 namespace ligature {
 namespace {
 
@@ -25,6 +28,11 @@ EventTracker::Overlap MakeOverlap(uint64_t sensor, int shape, uint64_t body,
   o.event.sensor_shape = shape;
   o.event.body = body_id;
   return o;
+}
+
+// The bodies that rest: those with the given keys.
+EventTracker::Rests Among(std::vector<uint64_t> keys) {
+  return [keys](uint64_t key) { return std::find(keys.begin(), keys.end(), key) != keys.end(); };
 }
 
 std::vector<EventKind> Kinds(const TickEvents& e) {
@@ -74,15 +82,15 @@ TEST(EventTrackerTest, RestingBodiesKeepTheirPairsQuietly) {
   TickEvents t1, t2, t3, t4;
   tracker.Update({MakeTouch(1, 2, "a", "b", 1.0)}, {MakeOverlap(7, 0, 2, "zone", "b")}, true, {},
                  &t1);
-  tracker.Update({}, {}, true, {1, 2, 7}, &t2);
+  tracker.Update({}, {}, true, Among({1, 2, 7}), &t2);
   EXPECT_TRUE(t2.contacts.empty());
   EXPECT_TRUE(t2.triggers.empty());
   EXPECT_EQ(tracker.live_contacts(), 1u);
   EXPECT_EQ(tracker.live_overlaps(), 1u);
-  tracker.Update({MakeTouch(1, 2, "a", "b", 2.0)}, {}, true, {2, 7}, &t3);
+  tracker.Update({MakeTouch(1, 2, "a", "b", 2.0)}, {}, true, Among({2, 7}), &t3);
   EXPECT_EQ(Kinds(t3), std::vector<EventKind>{EventKind::kContactPersist});
   EXPECT_TRUE(t3.triggers.empty());
-  tracker.Update({}, {}, true, {2}, &t4);
+  tracker.Update({}, {}, true, Among({2}), &t4);
   EXPECT_EQ(Kinds(t4), std::vector<EventKind>{EventKind::kContactEnd});
   ASSERT_EQ(t4.triggers.size(), 1u);
   EXPECT_EQ(t4.triggers[0].kind, EventKind::kTriggerExit);
