@@ -42,8 +42,14 @@ std::shared_ptr<const Frame> WorldHost::WaitForFrame(uint64_t seen_version,
 }
 
 std::shared_ptr<const SceneQuery> WorldHost::LatestQuery() const {
-  absl::MutexLock lock(&mu_);
-  return query_;
+  std::shared_ptr<const SceneQuery> query;
+  {
+    absl::MutexLock lock(&mu_);
+    query = query_;
+  }
+  queried_tick_.store(query->frame().tick, std::memory_order_relaxed);
+  queried_.store(true, std::memory_order_relaxed);
+  return query;
 }
 
 WorldInfo WorldHost::Info() const {
@@ -144,6 +150,13 @@ void WorldHost::Publish() {
     query_shapes_edits_ = world_->edits();
   }
   auto query = finite ? std::make_shared<const SceneQuery>(frame, query_shapes_) : nullptr;
+  // While queries come, their search tree is built here rather than by the first asker.
+  const double recent_ticks = world_->settings().rate_hz;  // one second
+  if (query != nullptr && queried_.load(std::memory_order_relaxed) &&
+      static_cast<double>(frame->tick - queried_tick_.load(std::memory_order_relaxed)) <=
+          recent_ticks) {
+    query->Prepare();
+  }
   absl::MutexLock lock(&mu_);
   if (refresh_tools) {
     tool_facts_ = std::move(tools);

@@ -10,6 +10,7 @@
 // at Close. The World and the divergence guard are touched only inside RunTick() (and the
 // commands it runs), which the scheduler never runs concurrently for one host.
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -162,6 +163,10 @@ class WorldHost {
   std::shared_ptr<const QueryShapes> query_shapes_;
   uint64_t query_shapes_edits_ = UINT64_MAX;
   std::shared_ptr<const SceneQuery> query_ ABSL_GUARDED_BY(mu_);
+  // The tick of the newest frame a query was asked of: while queries come (within the last
+  // second of ticks), Publish builds each frame's search tree on the world's thread.
+  mutable std::atomic<uint64_t> queried_tick_{0};
+  mutable std::atomic<bool> queried_{false};
   WorldInfo info_ ABSL_GUARDED_BY(mu_);
   bool closed_ ABSL_GUARDED_BY(mu_) = false;
 };

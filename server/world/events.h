@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "server/math/types.h"
 
 namespace ligature {
@@ -36,7 +37,8 @@ struct ContactEvent {
   Vec3 impulse = Vec3::Zero();  // N s, on B
   double relative_speed = 0.0;  // m/s, where the bodies approach fastest, before the solve
   double normal_speed = 0.0;    // m/s, its part along the normal towards A
-  std::vector<ContactEventPoint> points;  // the most loaded first, at most kMaxPoints
+  // The most loaded first, at most kMaxPoints (held inline: no allocation per pair and tick).
+  absl::InlinedVector<ContactEventPoint, 4> points;
   int point_count = 0;
   double peak_normal_impulse = 0.0;  // N s, the largest of one tick over the contact so far
 

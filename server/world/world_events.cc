@@ -91,6 +91,8 @@ std::vector<EventTracker::Touch> World::TouchingPairs() const {
   };
   std::vector<EventTracker::Touch> touches;
   absl::flat_hash_map<std::pair<uint64_t, uint64_t>, size_t> index;
+  touches.reserve(step_.last_contacts.size());
+  index.reserve(step_.last_contacts.size());
   for (const ContactRecord& r : step_.last_contacts) {
     if (!(r.normal_impulse > 0.0) && !(r.contact.distance <= kTouchSlop)) continue;
     const Side a = side(r.soft, r.rod, r.a);
@@ -117,7 +119,7 @@ std::vector<EventTracker::Touch> World::TouchingPairs() const {
   }
   // Each pair keeps its most loaded points.
   for (EventTracker::Touch& t : touches) {
-    std::vector<ContactEventPoint>& p = t.event.points;
+    auto& p = t.event.points;
     const size_t kept = std::min<size_t>(p.size(), ContactEvent::kMaxPoints);
     std::partial_sort(p.begin(), p.begin() + kept, p.end(),
                       [](const ContactEventPoint& x, const ContactEventPoint& y) {

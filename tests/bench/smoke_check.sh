@@ -20,7 +20,7 @@ if [ -z "$out" ]; then
 fi
 
 num='-?[0-9][0-9.eE+-]*'
-pattern="^\\{\"bench\":\"${name}\",\"metric\":\"[a-z_]+\",\"median\":${num},\"p99\":${num},\"n\":[1-9][0-9]*,\"paper\":(${num}|null),\"peer\":(\"[^\"]*\"|null),\"peer_median\":(${num}|null),\"ratio\":${num}(,\"[a-z_]+\":(${num}|null))*,\"notes\":\".*\"\\}\$"
+pattern="^\\{\"bench\":\"${name}\",\"metric\":\"[a-z_]+\",\"median\":${num},\"p99\":${num},\"n\":[1-9][0-9]*,\"paper\":(${num}|null),\"peer\":(\"[^\"]*\"|null),\"peer_median\":(${num}|null),\"ratio\":${num}(,\"[a-z_0-9]+\":(${num}|null))*,\"notes\":\".*\"\\}\$"
 bad=$(printf '%s\n' "$out" | grep -Ev "$pattern")
 if [ -n "$bad" ]; then
   echo "smoke: malformed result line(s):" >&2

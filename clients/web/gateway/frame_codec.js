@@ -39,7 +39,8 @@ class FrameEncoder {
       tick: Number(frame.tick),
       simTime: frame.sim_time,
       stepMs: frame.step_ms,
-      solver: { iterations: s.iterations, contacts: s.contacts, residual: s.residual },
+      solver: { iterations: s.iterations, contacts: s.contacts, residual: s.residual,
+                asleep: s.sleeping_bodies || 0 },
       cuts: frame.cuts.length,
       tools: frame.tools.map((t) => t.body_id),
       bodies,
@@ -48,6 +49,7 @@ class FrameEncoder {
 
   encodeBody(b) {
     const out = { id: b.id, ...pose(b.pose) };
+    if (b.sleeping) out.asleep = true;
     if (b.rod_points.length > 0) out.rod = flatVec3s(b.rod_points);
     if (b.soft_vertices.length > 0) {
       out.soft = { v: flatVec3s(b.soft_vertices), topology: b.topology_version };

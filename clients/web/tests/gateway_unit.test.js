@@ -38,6 +38,15 @@ test('rigid poses: flat position, all-zero quaternion read as identity', () => {
   assert.deepEqual(out.bodies[0], { id: 'a', p: [1, 2, 3], q: [0, 0, 0, 1] });
 });
 
+test('sleepers are marked, and counted from the solver figures', () => {
+  const f = frame([body('a', { sleeping: true }), body('b')]);
+  f.solver.sleeping_bodies = 1;
+  const out = new FrameEncoder().encode(f);
+  assert.equal(out.bodies[0].asleep, true);
+  assert.equal(out.bodies[1].asleep, undefined);
+  assert.equal(out.solver.asleep, 1);
+});
+
 test('soft triangles are sent on the first frame and again only after a topology change', () => {
   const encoder = new FrameEncoder();
   const soft = (version, triangles) => body('s', {

@@ -52,6 +52,10 @@ class SceneQuery {
 
   const Frame& frame() const { return *frame_; }
 
+  // Builds the search tree now rather than at the first query (a publisher calls it, so
+  // that a frequent asker never waits for it). Later calls do nothing.
+  void Prepare() const { index(); }
+
   // The nearest hit of the ray from `origin` along the unit `direction` within
   // `max_distance` (m), or each body's first hit, nearest first. A ray starting inside a
   // solid hits it at 0.

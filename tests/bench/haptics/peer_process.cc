@@ -17,6 +17,7 @@
 #include "grpcpp/security/server_credentials.h"
 #include "grpcpp/server_builder.h"
 #include "ligature/v1/haptics_service.grpc.pb.h"
+#include "ligature/v1/query_service.grpc.pb.h"
 #include "tests/bench/haptics/haptic_bench_util.h"
 
 namespace ligature::bench {
@@ -79,6 +80,34 @@ class EchoService final : public v1::HapticsService::CallbackService {
   grpc::ServerBidiReactor<v1::HapticsRequest, v1::HapticsResponse>* Haptics(
       grpc::CallbackServerContext*) override {
     return new EchoReactor();
+  }
+};
+
+// A QueryService that does no query work: each request on a stream gets, at once, a
+// response of the shape a pointer's answer has (one hit per query, on the first probe).
+class QueryEchoService final : public v1::QueryService::Service {
+  grpc::Status StreamQueries(
+      grpc::ServerContext*,
+      grpc::ServerReaderWriter<v1::QueryResponse, v1::QueryRequest>* stream) override {
+    v1::QueryRequest req;
+    v1::QueryResponse resp;
+    while (stream->Read(&req)) {
+      resp.Clear();
+      resp.set_world(req.world());
+      resp.set_request_id(req.request_id());
+      for (int i = 0; i < req.queries_size(); ++i) {
+        v1::QueryHit* hit = resp.add_results()->add_hits();
+        hit->set_body("probe0");
+        hit->set_distance(1.0);
+        hit->mutable_point()->set_y(0.02);
+        hit->mutable_normal()->set_y(1.0);
+        hit->set_child(-1);
+        hit->set_triangle(-1);
+        hit->set_segment(-1);
+      }
+      if (!stream->Write(resp)) break;
+    }
+    return grpc::Status::OK;
   }
 };
 
@@ -158,10 +187,12 @@ int ServeHapticsPeers(int probes) {
     return 1;
   }
   EchoService echo_service;
+  QueryEchoService query_echo_service;
   grpc::ServerBuilder builder;
   int echo_port = 0;
   builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &echo_port);
   builder.RegisterService(&echo_service);
+  builder.RegisterService(&query_echo_service);
   std::unique_ptr<grpc::Server> echo_server = builder.BuildAndStart();
   std::vector<std::thread> threads;
   int listen_fd = -1;

@@ -1,8 +1,8 @@
 #pragma once
 // The servers of the haptics round-trip benchmark in a process of their own, as a device
 // station and the physics server are in use: a ligatured with the probe world, a bare
-// gRPC bidi echo of the haptics messages, and a raw TCP echo (TCP_NODELAY, a blocking
-// thread per connection).
+// gRPC bidi echo of the haptics messages and of scene queries (the same server), and a raw
+// TCP echo (TCP_NODELAY, a blocking thread per connection).
 //
 // Why a second process: gRPC's default poller (epoll1) keeps one epoll set per process and
 // lets whichever gRPC thread is polling read any socket. With client and server in one

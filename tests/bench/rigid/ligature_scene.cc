@@ -36,6 +36,7 @@ class LigatureScene : public SteppedScene {
   // One world step, then its figures into the summary.
   void Step() override {
     world_->Step();
+    if (world_->event_reporting().enabled) events_.push_back(world_->TakeEvents().size());
     const StepStats& stats = world_->last_stats();
     iterations_.push_back(stats.iterations);
     residual_.push_back(stats.residual);
@@ -49,6 +50,7 @@ class LigatureScene : public SteppedScene {
     residual_.clear();
     penetration_.clear();
     sleeping_.clear();
+    events_.clear();
     exhausted_ = 0;
   }
   std::string Notes() const override;
@@ -69,6 +71,7 @@ class LigatureScene : public SteppedScene {
   std::vector<double> residual_;     // m
   std::vector<double> penetration_;  // m
   std::vector<double> sleeping_;     // bodies asleep
+  std::vector<double> events_;       // events taken (when reporting)
   int exhausted_ = 0;
 };
 
@@ -93,6 +96,11 @@ std::string LigatureScene::Notes() const {
                     Format(s.sleep.angular_speed), " rad/s), bodies_asleep=",
                     Format(Median(sleeping_)), " (median)");
   }
+  const EventReporting& events = world_->event_reporting();
+  if (events.enabled) {
+    absl::StrAppend(&notes, ", events=on", events.persist ? " with persist" : "",
+                    ", events_per_step=", Format(Median(events_)), " (median)");
+  }
   return notes;
 }
 
@@ -103,8 +111,14 @@ std::string SolverName(SolverKind kind) {
 }
 
 absl::StatusOr<std::unique_ptr<SteppedScene>> MakeLigatureScene(const SceneDesc& scene) {
+  return MakeReportingScene(scene, EventReporting{});
+}
+
+absl::StatusOr<std::unique_ptr<SteppedScene>> MakeReportingScene(const SceneDesc& scene,
+                                                                const EventReporting& events) {
   absl::StatusOr<std::unique_ptr<World>> world = World::FromScene("bench", scene, WorldLimits{});
   if (!world.ok()) return world.status();
+  (*world)->SetEventReporting(events);
   // Dynamic rigid bodies can report where they are.
   std::vector<std::optional<LigatureScene::Tracked>> tracked;
   for (const BodyDesc& body : scene.bodies) {

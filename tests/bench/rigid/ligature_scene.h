@@ -6,6 +6,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "server/world/events.h"
 #include "server/world/scene_desc.h"
 #include "tests/bench/registry.h"
 
@@ -15,5 +16,9 @@ namespace ligature::bench {
 std::string SolverName(SolverKind kind);
 
 absl::StatusOr<std::unique_ptr<SteppedScene>> MakeLigatureScene(const SceneDesc& scene);
+// The same, the world reporting `events` and each step taking them, as a host with a
+// reader does; the notes then give the events per step.
+absl::StatusOr<std::unique_ptr<SteppedScene>> MakeReportingScene(const SceneDesc& scene,
+                                                                const EventReporting& events);
 
 }  // namespace ligature::bench

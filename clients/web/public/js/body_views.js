@@ -20,14 +20,22 @@ class RigidView {
     this.type = 'rigid';
     this.kind = desc.kind;
     this.isPlane = desc.shape && desc.shape.kind === 'plane';
-    const material = new THREE.MeshStandardMaterial({
+    this.material = new THREE.MeshStandardMaterial({
       color: rigidColour(desc.kind), roughness: 0.55, metalness: 0.05 });
-    this.object = buildShape(desc.shape, material);
+    this.asleep = false;
+    this.object = buildShape(desc.shape, this.material);
     this.object.traverse((o) => { if (o.isMesh && !this.isPlane) o.castShadow = true; });
     setPose(this.object, desc.p, desc.q);
   }
 
-  update(state) { setPose(this.object, state.p, state.q); }
+  // A sleeping body is drawn dimmed until it wakes.
+  update(state) {
+    setPose(this.object, state.p, state.q);
+    const asleep = !!state.asleep;
+    if (asleep === this.asleep) return;
+    this.asleep = asleep;
+    this.material.color.setHex(asleep ? COLOURS.asleep : rigidColour(this.kind));
+  }
 
   dispose() { disposeTree(this.object); }
 }

@@ -4,6 +4,7 @@ export const COLOURS = {
   background: 0x1d2127,
   ground: 0x59616b,
   dynamic: 0x4f8fdc,   // blue
+  asleep: 0x35577e,    // a dynamic body asleep: the blue dimmed
   kinematic: 0x3fbf6f, // green: drag these
   static: 0x9aa3ad,    // grey
   rod: 0xe39b2f,       // orange

@@ -130,6 +130,7 @@ function showFrame(frame) {
   $('step-ms').textContent = frame.stepMs.toFixed(2);
   $('body-count').textContent = String(frame.bodies.length);
   $('contacts').textContent = String(frame.solver.contacts || 0);
+  $('asleep').textContent = String(frame.solver.asleep || 0);
 }
 
 function showWorldState(world) {
