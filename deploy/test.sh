@@ -8,6 +8,6 @@
 # Every suite is required: a missing tool stops the configure naming it, and no suite skips.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-LIGATURE_REQUIRE_ALL=ON LIGATURE_CORE_SUITES=OFF deploy/build.sh
+LIGATURE_REQUIRE_ALL=ON LIGATURE_CORE_SUITES=OFF LIGATURE_COLD_BUILD=ON deploy/build.sh
 ctest --test-dir build --output-on-failure -j "$(nproc)"
 deploy/sanitize.sh

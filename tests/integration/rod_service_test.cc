@@ -54,13 +54,6 @@ class RodServiceTest : public ServerTest {
   }
 };
 
-const v1::BodyState* FindBody(const v1::Frame& frame, const std::string& id) {
-  for (const v1::BodyState& b : frame.bodies()) {
-    if (b.id() == id) return &b;
-  }
-  return nullptr;
-}
-
 TEST_F(RodServiceTest, RopeHangsFromItsHoldsAndShowsInFrames) {
   ASSERT_TRUE(AddBody(Rope("rope")).ok());
   ASSERT_TRUE(AddConstraint(RodHold("left", "rope", 0.0, 0.0, 2.0)).ok());

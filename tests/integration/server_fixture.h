@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <string>
 
 #include "grpcpp/create_channel.h"
 #include "grpcpp/security/credentials.h"
@@ -114,6 +115,14 @@ inline v1::Scene BallScene() {
   ball->mutable_shape()->mutable_sphere()->set_radius(0.1);
   ball->mutable_pose()->mutable_position()->set_y(1.0);
   return scene;
+}
+
+// The body with this id in a frame, or null.
+inline const v1::BodyState* FindBody(const v1::Frame& frame, const std::string& id) {
+  for (const v1::BodyState& b : frame.bodies()) {
+    if (b.id() == id) return &b;
+  }
+  return nullptr;
 }
 
 }  // namespace ligature::testing

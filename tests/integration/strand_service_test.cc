@@ -69,13 +69,6 @@ class StrandServiceTest : public ServerTest {
   }
 };
 
-const v1::BodyState* FindBody(const v1::Frame& frame, const std::string& id) {
-  for (const v1::BodyState& b : frame.bodies()) {
-    if (b.id() == id) return &b;
-  }
-  return nullptr;
-}
-
 TEST_F(StrandServiceTest, StrandFollowsTheHeadFallsAndShowsInFrames) {
   grpc::ClientContext ctx;
   v1::CreateBodyRequest req;
