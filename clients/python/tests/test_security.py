@@ -1,7 +1,7 @@
 """The client against a real ligatured with TLS and a token file: each role gets exactly
-its rights on calls and streams (Watch and Interact included), a missing or unknown token is
-refused, a client that does not trust the server's CA or (for mutual TLS) has no
-certificate cannot connect. Certificates are made by tests/security/make_certs.sh."""
+its rights on calls and streams (Watch, Interact and scene queries included), a missing or
+unknown token is refused, a client that does not trust the server's CA or (for mutual TLS)
+has no certificate cannot connect. Certificates are made by tests/security/make_certs.sh."""
 
 import os
 import shutil
@@ -88,6 +88,39 @@ class SecurityTest(unittest.TestCase):
         except ligature.LigatureError as error:
             return error.code
 
+    def query_codes(self, client, world="demo"):
+        """The codes of a batch query and of a query stream's first request on `world`
+        (OK when answered: a ray down onto the paddle hits it)."""
+        codes = []
+        try:
+            hits = client.raycast(world, (0, 5, 0), (0, -1, 0))
+            self.assertEqual([h.body for h in hits], ["paddle"])
+            codes.append(grpc.StatusCode.OK)
+        except ligature.LigatureError as error:
+            codes.append(error.code)
+        with client.query_stream(world) as stream:
+            try:
+                resp = stream.ask([{"ray": {"origin": (0, 5, 0), "direction": (0, -1, 0)}}])
+                self.assertEqual(resp.results[0].hits[0].body, "paddle")
+                codes.append(grpc.StatusCode.OK)
+            except ligature.LigatureError as error:
+                codes.append(error.code)
+        return codes
+
+    def test_any_role_on_the_world_may_query_it_and_no_other(self):
+        ok = [grpc.StatusCode.OK] * 2
+        for token in ("viewer-t", "editor-t", "owner-t"):
+            with self.subTest(token=token), connect(TLS, token) as client:
+                self.assertEqual(self.query_codes(client), ok)
+        with connect(TLS, "owner-t") as owner:
+            owner.create_world("scratch", scene_name="default")
+            try:
+                with connect(TLS, "viewer-t") as viewer:
+                    self.assertEqual(self.query_codes(viewer, "scratch"),
+                                     [grpc.StatusCode.PERMISSION_DENIED] * 2)
+            finally:
+                owner.delete_world("scratch")
+
     def test_viewer_reads_and_watches_but_does_not_edit(self):
         with connect(TLS, "viewer-t") as client:
             self.assertEqual(client.get_world("demo").name, "worlds/demo")
@@ -122,6 +155,8 @@ class SecurityTest(unittest.TestCase):
                 self.assertCode(grpc.StatusCode.UNAUTHENTICATED, client.get_world, "demo")
                 self.assertEqual(self.watch_code(client), grpc.StatusCode.UNAUTHENTICATED)
                 self.assertEqual(self.interact_code(client), grpc.StatusCode.UNAUTHENTICATED)
+                self.assertEqual(self.query_codes(client),
+                                 [grpc.StatusCode.UNAUTHENTICATED] * 2)
 
     def test_client_without_the_ca_fails_the_handshake(self):
         # The system's roots do not include the test CA.
