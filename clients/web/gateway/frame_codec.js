@@ -175,6 +175,31 @@ function encodeShape(shape, assets = new Map()) {
   }
 }
 
+// The joints the page offers a control for: hinges and sliders with a drive. A spring's
+// control sets its target position (within the joint's limits, else a turn either way for a
+// hinge and a metre for a slider), a motor's its target velocity (2 rad/s or 0.5 m/s either
+// way); `value` is the target the scene starts with.
+function encodeDrives(constraints) {
+  const out = [];
+  for (const c of constraints || []) {
+    if (c.kind !== 'hinge' && c.kind !== 'slider') continue;
+    const joint = c[c.kind];
+    if (!joint.drive) continue;
+    const hinge = c.kind === 'hinge';
+    const limits = joint.limits;
+    if (joint.drive.mode === 'DRIVE_MODE_SPRING') {
+      const range = limits ? [limits.lower, limits.upper] : hinge ? [-Math.PI, Math.PI] : [-1, 1];
+      out.push({ id: c.id, joint: c.kind, target: 'position', range,
+                 value: joint.drive.target_position });
+    } else if (joint.drive.mode === 'DRIVE_MODE_VELOCITY') {
+      const top = hinge ? 2 : 0.5;
+      out.push({ id: c.id, joint: c.kind, target: 'velocity', range: [-top, top],
+                 value: joint.drive.target_velocity });
+    }
+  }
+  return out;
+}
+
 // One hit of a ray query as the page reads it: the body, how far along the ray, and the
 // surface point and outward normal as flat arrays.
 function encodeQueryHit(hit) {
@@ -183,4 +208,5 @@ function encodeQueryHit(hit) {
 
 module.exports = {
   FrameEncoder, encodeWorld, encodeSceneBody, encodeShape, meshAssetNames, encodeQueryHit,
+  encodeDrives,
 };

@@ -6,7 +6,8 @@
 // ray queries go over one QueryService.StreamQueries stream per viewer, opened at the first
 // query and cancelled when the viewer goes. A viewer grabs a dynamic body with a 6-DOF drive
 // joint (a spring from a point of the body to a target the pointer moves, streamed as
-// Interact drive targets), deleted when it lets go or goes.
+// Interact drive targets), deleted when it lets go or goes, and sets the targets of the
+// scene's hinge and slider drives (a door's spring, a drawer's motor) the same way.
 
 const grpc = require('@grpc/grpc-js');
 const { call, withMetadata } = require('./grpc_clients');
@@ -18,7 +19,7 @@ function errorText(e) {
   return name && e.details !== undefined ? `${name}: ${e.details}` : e.message;
 }
 const {
-  FrameEncoder, encodeWorld, encodeSceneBody, meshAssetNames, encodeQueryHit,
+  FrameEncoder, encodeWorld, encodeSceneBody, meshAssetNames, encodeQueryHit, encodeDrives,
 } = require('./frame_codec');
 const { assetFetcher, sharedAssetCache } = require('./asset_cache');
 
@@ -92,6 +93,7 @@ class ViewerSession {
       grab: () => this.grab(request),
       grab_move: () => this.grabMove(request),
       release: () => this.release(),
+      drive: () => this.drive(request),
     };
     const handler = handlers[request && request.op];
     if (!handler) {
@@ -126,6 +128,7 @@ class ViewerSession {
                                                         assetFetcher(this.clients));
     if (this.world !== world) return;
     this.send({ type: 'scene', world, bodies: scene.bodies.map((b) => encodeSceneBody(b, meshes)),
+                drives: encodeDrives(scene.constraints),
                 paused: !!(scene.settings && scene.settings.paused) });
     // A shape whose asset could not be fetched (deleted since) is left out, and said so.
     for (const [name, e] of errors) {
@@ -244,6 +247,23 @@ class ViewerSession {
     await call(this.clients.scene, 'DeleteConstraint',
                { name: `${held.world}/constraints/${held.constraint}` }, 10, this.clients.metadata);
     this.send({ type: 'released', constraint: held.constraint });
+  }
+
+  // Sets a hinge's or slider's drive target at the world's next tick: {constraint,
+  // position} for a spring, {constraint, velocity} for a motor (rad, m, rad/s or m/s).
+  drive({ constraint, position, velocity }) {
+    if (!this.world) throw new Error('watch a world first');
+    if (typeof constraint !== 'string' || constraint.length === 0) {
+      throw new Error('constraint: a constraint id is required');
+    }
+    if ((position === undefined) === (velocity === undefined)) {
+      throw new Error('drive: exactly one of position and velocity is required');
+    }
+    const target = { constraint_id: constraint };
+    if (position !== undefined) target.target_position = numbers([position], 1, 'position')[0];
+    if (velocity !== undefined) target.target_velocity = numbers([velocity], 1, 'velocity')[0];
+    if (!this.interact) this.openInteract();
+    this.interact.write({ drive_targets: [target] });
   }
 
   // Interact replaces Watch as the frame source: the same world and rate, all bodies.

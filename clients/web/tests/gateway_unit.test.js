@@ -11,7 +11,7 @@ const path = require('path');
 const { EventEmitter } = require('events');
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const { FrameEncoder, encodeSceneBody, meshAssetNames } = require('../gateway/frame_codec');
+const { FrameEncoder, encodeSceneBody, encodeDrives, meshAssetNames } = require('../gateway/frame_codec');
 const { AssetCache } = require('../gateway/asset_cache');
 const { ViewerSession } = require('../gateway/viewer_session');
 const { makeRoutes, resolveFile } = require('../gateway/static_files');
@@ -397,4 +397,61 @@ test("a stream ended by the server answers the query in flight with its status; 
   assert.deepEqual(ws.sent[2], { type: 'error', op: 'query', id: 3, message: 'the query stream ended' });
   await send(ray(4));
   assert.equal(streams.length, 3);
+});
+
+test('hinge and slider drives become the page\'s controls; other joints do not', () => {
+  const hinge = (drive, limits = null) => ({ id: 'door-hinge', kind: 'hinge',
+                                             hinge: { frames: {}, limits, drive } });
+  const spring = { mode: 'DRIVE_MODE_SPRING', target_position: 0.2, target_velocity: 0 };
+  const motor = { mode: 'DRIVE_MODE_VELOCITY', target_position: 0, target_velocity: 0.1 };
+  const drives = encodeDrives([
+    hinge(spring, { lower: -1.5, upper: 0 }),
+    hinge(spring),
+    { id: 'drawer-slide', kind: 'slider', slider: { frames: {}, limits: null, drive: motor } },
+    { id: 'free', kind: 'hinge', hinge: { frames: {}, limits: null, drive: null } },
+    { id: 'weld', kind: 'fixed', fixed: { frames: {} } },
+  ]);
+  assert.deepEqual(drives, [
+    { id: 'door-hinge', joint: 'hinge', target: 'position', range: [-1.5, 0], value: 0.2 },
+    { id: 'door-hinge', joint: 'hinge', target: 'position', range: [-Math.PI, Math.PI],
+      value: 0.2 },
+    { id: 'drawer-slide', joint: 'slider', target: 'velocity', range: [-0.5, 0.5], value: 0.1 },
+  ]);
+});
+
+test('drive targets from the page are checked, then streamed as Interact drive targets',
+     async () => {
+  const written = [];
+  const interact = Object.assign(new EventEmitter(), { write: (m) => written.push(m), cancel() {} });
+  const clients = { metadata: undefined,
+                    session: { Interact: () => interact,
+                               Watch: () => Object.assign(new EventEmitter(), { cancel() {} }) } };
+  const ws = new FakeSocket();
+  const session = new ViewerSession(ws, clients);
+  const send = (request) => session.onMessage(JSON.stringify(request));
+  await send({ op: 'drive', constraint: 'door-hinge', position: 1 });
+  assert.match(ws.sent.at(-1).message, /watch a world first/);
+  session.world = 'worlds/w';
+  const bad = [
+    [{ op: 'drive', position: 1 }, /constraint: a constraint id is required/],
+    [{ op: 'drive', constraint: 'door-hinge' }, /exactly one of position and velocity/],
+    [{ op: 'drive', constraint: 'door-hinge', position: 1, velocity: 1 },
+     /exactly one of position and velocity/],
+    [{ op: 'drive', constraint: 'door-hinge', position: 'open' }, /position: expected 1 finite/],
+  ];
+  for (const [request, pattern] of bad) {
+    await send(request);
+    assert.equal(ws.sent.at(-1).op, 'drive');
+    assert.match(ws.sent.at(-1).message, pattern);
+  }
+  assert.equal(written.length, 0, 'nothing bad reaches the server');
+  await send({ op: 'drive', constraint: 'door-hinge', position: -1.2 });
+  await send({ op: 'drive', constraint: 'drawer-slide', velocity: 0.3 });
+  // The stream's first message opens it on the world; then one drive target each.
+  assert.equal(written[0].world, 'worlds/w');
+  assert.deepEqual(written.slice(1), [
+    { drive_targets: [{ constraint_id: 'door-hinge', target_position: -1.2 }] },
+    { drive_targets: [{ constraint_id: 'drawer-slide', target_velocity: 0.3 }] },
+  ]);
+  session.stopStreams();
 });

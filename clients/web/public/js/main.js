@@ -1,11 +1,12 @@
 // The page: lists the worlds, shows the chosen one live (?world=ID picks it, else the first),
 // pauses, resumes and steps it, highlights the body the server's ray cast finds under the
-// pointer, and drags kinematic bodies. window.ligatureViewer exposes the viewer's state for
-// tests and the browser console.
+// pointer, drags kinematic bodies, and sets the scene's joint drives from sliders.
+// window.ligatureViewer exposes the viewer's state for tests and the browser console.
 import { Connection } from './connection.js';
 import { Viewer } from './viewer.js';
 import { DragController } from './drag.js';
 import { PointerQuery } from './pointer.js';
+import { DriveControls } from './drives.js';
 
 const $ = (id) => document.getElementById(id);
 // Frames are asked for at most at a display's rate: a 1 kHz world is not sent 1000 a second.
@@ -47,6 +48,7 @@ const pointer = new PointerQuery(viewer, {
 const drag = new DragController(viewer, (request) => {
   connection.send({ ...request, world: state.world });
 }, pointer);
+const drives = new DriveControls($('drives'), (request) => connection.send(request));
 viewer.enableControls();
 pointer.followCamera(viewer.controls);
 
@@ -106,6 +108,7 @@ function watch(world) {
 function showScene(message) {
   if (message.world !== state.world) return;
   viewer.setScene(message.bodies);
+  drives.show(message.drives || []);
   setPaused(message.paused);
 }
 
