@@ -193,6 +193,7 @@ struct PendingJoint {
   Transform in_parent;  // the joint frame at zero, in the parent body's (or anchor's) frame
   Vec3 axis = Vec3::UnitX();
   urdf::JointLimitsSharedPtr limits;
+  double value = 0.0;  // the initial joint value (rad or m)
 };
 
 class Importer {
@@ -293,8 +294,11 @@ void Importer::ReportJoint(const urdf::Joint& joint) {
   if (joint.mimic != nullptr) {
     out_.unsupported.push_back(at + "<mimic> is not supported (the joint moves freely)");
   }
-  if (joint.limits != nullptr && (joint.limits->effort > 0.0 || joint.limits->velocity > 0.0)) {
-    out_.unsupported.push_back(at + "effort and velocity limits are not enforced");
+  if (joint.limits != nullptr && joint.limits->velocity > 0.0) {
+    out_.unsupported.push_back(at + "velocity limits are not enforced");
+  }
+  if (joint.limits != nullptr && joint.limits->effort > 0.0 && !options_.drives) {
+    out_.unsupported.push_back(at + "effort limits are not enforced (no drives asked for)");
   }
   if (joint.dynamics != nullptr) {
     out_.unsupported.push_back(at + "<dynamics> damping/friction ignored");
@@ -380,6 +384,7 @@ absl::Status Importer::Visit(const urdf::Link& link, const LinkPlace& place) {
       pending.in_parent = place.in_body * origin;
       pending.axis = axis;
       pending.limits = joint.limits;
+      pending.value = value;
       if (joint.type == urdf::Joint::REVOLUTE || joint.type == urdf::Joint::PRISMATIC) {
         if (joint.limits == nullptr) {
           return Invalid(absl::StrCat("joint \"", joint.name, "\" needs <limit>"));
@@ -570,6 +575,18 @@ void Importer::MakeJoint(const PendingJoint& joint, const std::vector<std::strin
     limits->set_lower(joint.limits->lower);
     limits->set_upper(joint.limits->upper);
   }
+  // A spring drive holding the joint's initial value, capped at its effort limit.
+  if (options_.drives && (out->has_hinge() || out->has_slider())) {
+    v1::JointDrive* drive =
+        out->has_hinge() ? out->mutable_hinge()->mutable_drive() : out->mutable_slider()->mutable_drive();
+    drive->set_mode(v1::DRIVE_MODE_SPRING);
+    drive->set_target_position(joint.value);
+    drive->set_stiffness(options_.drives->stiffness);
+    drive->set_damping(options_.drives->damping);
+    if (joint.limits != nullptr && joint.limits->effort > 0.0) {
+      drive->set_max_force(joint.limits->effort);
+    }
+  }
   if (to_anchor) {
     frames->set_body_a(ids[joint.child]);
     SetPose(turn, frames->mutable_frame_a());
@@ -592,6 +609,11 @@ absl::StatusOr<UrdfImport> Importer::Run(const std::string& xml) {
         absl::StrCat("not a valid URDF robot", errors.empty() ? "" : absl::StrCat(": ", errors)));
   }
   if (auto s = CheckJointPositions(*model); !s.ok()) return s;
+  if (const std::optional<UrdfOptions::Drives>& d = options_.drives;
+      d && !(std::isfinite(d->stiffness) && std::isfinite(d->damping) && d->stiffness >= 0.0 &&
+             d->damping >= 0.0 && d->stiffness + d->damping > 0.0)) {
+    return Invalid("drives: stiffness and damping must be finite, >= 0 and not both 0");
+  }
   auto robot_to_world = RobotToWorld(options_);
   if (!robot_to_world.ok()) return Invalid(std::string(robot_to_world.status().message()));
   for (const auto& [name, link] : model->links_) {

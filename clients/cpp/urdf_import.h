@@ -26,8 +26,9 @@
 //    Body A is the parent; a joint to the world has the child as body A (the world is always
 //    B), with its frames' X axes along the opposite of the URDF axis, which keeps the sign.
 //  - Reported in `unsupported`, one line each, and otherwise ignored: planar joints (the
-//    child moves freely), <mimic> (the joint moves freely), effort and velocity limits,
-//    <dynamics>, <safety_controller>, <calibration>, <transmission>, <gazebo>. Visuals and
+//    child moves freely), <mimic> (the joint moves freely), velocity limits, effort limits
+//    (unless drives are asked for: they cap the drives), <dynamics>, <safety_controller>,
+//    <calibration>, <transmission>, <gazebo>. Visuals and
 //    materials are not physics and are skipped silently.
 // Collision filtering does not exist yet: bodies joined by a constraint do not collide with
 // each other, every other pair does, so a robot's links should not overlap at its start.
@@ -60,6 +61,15 @@ struct UrdfOptions {
   // prismatic ones); joints not named start at 0. Naming an unknown or fixed joint is an
   // error.
   std::map<std::string, double> joint_positions;
+  // Position drives on the moving joints, for teleoperation through drive targets: when set,
+  // each revolute, continuous and prismatic joint gets a spring drive with these gains
+  // holding its initial value, its torque or force at most the joint's URDF effort limit
+  // (unbounded where the URDF gives none or 0). Unset: the joints move freely.
+  struct Drives {
+    double stiffness = 0.0;  // N m/rad or N/m, >= 0
+    double damping = 0.0;    // N m s/rad or N s/m, >= 0; stiffness + damping > 0
+  };
+  std::optional<Drives> drives;
 };
 
 struct UrdfImport {

@@ -1,11 +1,14 @@
 // A robot arm imported from URDF (tests/data/arm/arm.urdf) hangs where statics puts it: each
-// subtree's centre of mass straight below its joint axis, the slider at its limit.
+// subtree's centre of mass straight below its joint axis, the slider at its limit. Imported
+// with drives, a joint holds its start against gravity within its URDF effort limit and
+// gives way beyond it.
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <numbers>
 #include <sstream>
 #include <string>
 
@@ -191,6 +194,58 @@ TEST(UrdfLimits, JointsToTheWorldAndToABodyKeepTheUrdfSign) {
       const double about_y = axis[2] == '1' ? 1.0 : -1.0;
       EXPECT_NEAR(LinkAngle(*world, "limits-bob"), 0.2 * about_y, 0.03) << at;
       EXPECT_NEAR(testing::PositionOf(*world, "limits-weight").y(), -0.3, 0.01) << at;
+    }
+  }
+}
+
+// A 1 kg bob 0.5 m out on a revolute joint about URDF Y (horizontal) from the world, with
+// the given effort limit, imported with stiff spring drives (2000 N m/rad, 60 N m s/rad:
+// over-damped) and started horizontal (joint value pi/2). Gravity's torque there is
+// m g L = 4.905 N m. Within the effort, the drive holds the bob where the spring balances
+// it: k d = m g L cos d, so d = 2.4525e-3 rad below horizontal. With less, the drive gives
+// at most the effort, and the bob sinks until gravity's torque m g L sin(a) at its angle a
+// from straight down falls to the effort: a = asin(E / m g L).
+std::string DrivenBob(double effort) {
+  return absl::StrCat(
+      "<robot name=\"driven\"><link name=\"world\"/><link name=\"bob\"><inertial><origin "
+      "xyz=\"0 0 -0.5\"/><mass value=\"1\"/><inertia ixx=\"0.001\" iyy=\"0.001\" "
+      "izz=\"0.001\" ixy=\"0\" ixz=\"0\" iyz=\"0\"/></inertial><collision><origin "
+      "xyz=\"0 0 -0.5\"/><geometry><sphere radius=\"0.05\"/></geometry></collision></link>"
+      "<joint name=\"swing\" type=\"revolute\"><parent link=\"world\"/><child link=\"bob\"/>"
+      "<axis xyz=\"0 1 0\"/><limit lower=\"-2\" upper=\"2\" effort=\"",
+      effort, "\" velocity=\"0\"/></joint></robot>");
+}
+
+// The bob's angle from straight down, either way round (its link hangs along its -Z).
+double BobAngle(const World& world) { return std::abs(LinkAngle(world, "driven-bob")); }
+
+// Disabled: a known fault. With the effort short of the load (E = 4 N m), both solvers
+// keep the bob near horizontal for about 2 s (1.567 rad under Gauss-Seidel after 2 s), then
+// let it sink past asin(E / m g L) = 0.954 rad (0.491 and 0.514 rad after 3 s); and within
+// the effort the tunable solver sags twice the analytic d. Run it with
+// --gtest_also_run_disabled_tests.
+TEST_P(UrdfArm, DISABLED_DrivesHoldWithinTheirEffortAndGiveBeyondIt) {
+  constexpr double kHorizontal = std::numbers::pi / 2;
+  const double sag = 0.5 * 9.81 / 2000.0;  // m g L / k, rad (cos d differs from 1 by 3e-6)
+  for (const double effort : {10.0, 4.0}) {
+    client::UrdfOptions options;
+    options.joint_positions = {{"swing", kHorizontal}};
+    options.drives = client::UrdfOptions::Drives{.stiffness = 2000.0, .damping = 60.0};
+    auto robot = client::ImportUrdfXml(DrivenBob(effort), kArmDir, options);
+    ASSERT_TRUE(robot.ok()) << robot.status();
+    auto scene = SceneFromProto(robot->scene);
+    ASSERT_TRUE(scene.ok()) << scene.status();
+    scene->settings.rate_hz = 240.0;
+    scene->settings.solver.kind = GetParam();
+    scene->settings.solver.max_iterations = 50;
+    auto world = testing::MakeWorld(*scene);
+    ASSERT_NEAR(BobAngle(*world), kHorizontal, 1e-9);
+    for (int i = 0; i < 3 * 240; ++i) world->Step();
+    if (effort > 4.905) {
+      EXPECT_NEAR(BobAngle(*world), kHorizontal - sag, 0.05 * sag) << "effort " << effort;
+    } else {
+      EXPECT_NEAR(BobAngle(*world), std::asin(effort / (0.5 * 9.81)), 0.02)
+          << "effort " << effort;
     }
   }
 }

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "clients/cpp/cli/command.h"
 #include "clients/cpp/cli/value_parse.h"
@@ -45,6 +46,15 @@ absl::Status ImportUrdfCommand(const Invocation& invocation) {
     if (!parsed.ok()) return UsageError(absl::StrCat("--package: ", parsed.status().message()));
     options.package_dirs = *parsed;
   }
+  if (const std::string* drives = invocation.args.Find("drives")) {
+    const std::vector<std::string> gains = absl::StrSplit(*drives, ',');
+    double stiffness = 0.0, damping = 0.0;
+    if (gains.size() != 2 || !absl::SimpleAtod(gains[0], &stiffness) ||
+        !absl::SimpleAtod(gains[1], &damping)) {
+      return UsageError("--drives: expected STIFFNESS,DAMPING");
+    }
+    options.drives = UrdfOptions::Drives{stiffness, damping};
+  }
   LIGATURE_ASSIGN_OR_RETURN(UrdfImport robot,
                             ImportUrdf(invocation.args.positional[1], options));
   for (const std::string& line : robot.unsupported) invocation.err << "note: " << line << "\n";
@@ -64,10 +74,13 @@ std::vector<Command> UrdfCommands() {
   return {
       {{"urdf", "import"},
        {"W", "FILE"},
-       "[--prefix P] [--pos x,y,z] [--floating-base] [--package NAME=DIR,...]",
+       "[--prefix P] [--pos x,y,z] [--floating-base] [--package NAME=DIR,...] "
+       "[--drives STIFFNESS,DAMPING]",
        "Add the robot of a URDF file to world W (links as bodies, joints as constraints; mesh "
-       "files uploaded as assets); prints what it created and notes what it left out.",
-       {{"prefix"}, {"pos"}, {"floating-base", false}, {"package"}},
+       "files uploaded as assets); prints what it created and notes what it left out. "
+       "--drives gives every moving joint a spring drive holding its start, at most its URDF "
+       "effort, for teleoperation through drive targets.",
+       {{"prefix"}, {"pos"}, {"floating-base", false}, {"package"}, {"drives"}},
        ImportUrdfCommand},
   };
 }

@@ -317,10 +317,56 @@ TEST(UrdfImport, ArmJointKindsFramesAxesAndLimits) {
   EXPECT_EQ(mount->fixed().frames().body_b(), "arm-tool");
   EXPECT_VEC(Vec(mount->fixed().frames().frame_a().position()), 0.0, 0.0, -0.15);
   ExpectSameRotation(Quat(mount->fixed().frames().frame_a().orientation()), {0, 0, 0, 1});
-  // Effort and velocity limits are reported, once per joint that has them.
+  // Without drives nothing holds a joint: no drive, and the limits the URDF gives for its
+  // actuators are reported, once per joint that has them.
+  EXPECT_FALSE(slide->slider().has_drive());
   EXPECT_THAT(arm->unsupported,
-              ElementsAre("joint \"shoulder\": effort and velocity limits are not enforced",
-                          "joint \"wrist_slide\": effort and velocity limits are not enforced"));
+              ElementsAre("joint \"shoulder\": velocity limits are not enforced",
+                          "joint \"shoulder\": effort limits are not enforced (no drives asked for)",
+                          "joint \"wrist_slide\": velocity limits are not enforced",
+                          "joint \"wrist_slide\": effort limits are not enforced (no drives "
+                          "asked for)"));
+}
+
+TEST(UrdfImport, DrivesHoldTheInitialJointValuesWithinTheEffortLimits) {
+  UrdfOptions options = ZUp();
+  options.joint_positions = {{"shoulder", 0.5}, {"wrist_slide", 0.05}};
+  options.drives = UrdfOptions::Drives{.stiffness = 300.0, .damping = 20.0};
+  auto arm = ImportUrdf(kArm, options);
+  ASSERT_TRUE(arm.ok()) << arm.status();
+  // arm.urdf: the shoulder (revolute) has effort="50", the slide (prismatic) effort="20".
+  const v1::Constraint* shoulder = FindConstraint(arm->scene, "arm-shoulder");
+  ASSERT_TRUE(shoulder != nullptr && shoulder->hinge().has_drive());
+  const v1::JointDrive& turn = shoulder->hinge().drive();
+  EXPECT_EQ(turn.mode(), v1::DRIVE_MODE_SPRING);
+  EXPECT_EQ(turn.target_position(), 0.5);
+  EXPECT_EQ(turn.stiffness(), 300.0);
+  EXPECT_EQ(turn.damping(), 20.0);
+  EXPECT_EQ(turn.max_force(), 50.0);
+  // The elbow (continuous, no <limit>) has no effort limit: its drive is unbounded.
+  const v1::Constraint* elbow = FindConstraint(arm->scene, "arm-elbow");
+  ASSERT_TRUE(elbow != nullptr && elbow->hinge().has_drive());
+  EXPECT_EQ(elbow->hinge().drive().target_position(), 0.0);
+  EXPECT_FALSE(elbow->hinge().drive().has_max_force());
+  const v1::Constraint* slide = FindConstraint(arm->scene, "arm-wrist_slide");
+  ASSERT_TRUE(slide != nullptr && slide->slider().has_drive());
+  EXPECT_EQ(slide->slider().drive().target_position(), 0.05);
+  EXPECT_EQ(slide->slider().drive().max_force(), 20.0);
+  // A fixed joint gets none; the velocity limits are still reported, the efforts are not.
+  EXPECT_TRUE(FindConstraint(arm->scene, "arm-tool_mount")->has_fixed());
+  EXPECT_THAT(arm->unsupported, ElementsAre("joint \"shoulder\": velocity limits are not enforced",
+                                            "joint \"wrist_slide\": velocity limits are not "
+                                            "enforced"));
+
+  // Gains that cannot make a spring are refused.
+  for (const UrdfOptions::Drives bad : {UrdfOptions::Drives{0.0, 0.0},
+                                        UrdfOptions::Drives{-1.0, 1.0},
+                                        UrdfOptions::Drives{std::nan(""), 1.0}}) {
+    options.drives = bad;
+    auto refused = ImportUrdf(kArm, options);
+    EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(refused.status().message(), HasSubstr("drives:"));
+  }
 }
 
 // ---------------------------------------------------------------------------------------
