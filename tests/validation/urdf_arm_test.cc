@@ -66,19 +66,17 @@ v1::Shape ToolHull() {
   return shape;
 }
 
-// The arm imported at the given joint values (Y-up, base at the origin), as a world.
-std::unique_ptr<World> ArmWorld(SolverKind solver, double shoulder, double elbow, double slide) {
-  client::UrdfOptions options;
-  options.joint_positions = {{"shoulder", shoulder}, {"elbow", elbow}, {"wrist_slide", slide}};
-  auto arm = client::ImportUrdf(kArmDir + "/arm.urdf", options);
-  if (!arm.ok()) {
-    ADD_FAILURE() << arm.status();
+// An imported robot as a world at 240 Hz with 50 iterations of `solver` (null, and a test
+// failure, when the import or the scene fails). Mesh assets become the tool's hull.
+std::unique_ptr<World> RobotWorld(SolverKind solver, absl::StatusOr<client::UrdfImport> robot) {
+  if (!robot.ok()) {
+    ADD_FAILURE() << robot.status();
     return nullptr;
   }
-  for (v1::Body& body : *arm->scene.mutable_bodies()) {
+  for (v1::Body& body : *robot->scene.mutable_bodies()) {
     if (body.shape().has_mesh_asset()) *body.mutable_shape() = ToolHull();
   }
-  auto scene = SceneFromProto(arm->scene);
+  auto scene = SceneFromProto(robot->scene);
   if (!scene.ok()) {
     ADD_FAILURE() << scene.status();
     return nullptr;
@@ -87,6 +85,13 @@ std::unique_ptr<World> ArmWorld(SolverKind solver, double shoulder, double elbow
   scene->settings.solver.kind = solver;
   scene->settings.solver.max_iterations = 50;
   return testing::MakeWorld(*scene);
+}
+
+// The arm imported at the given joint values (Y-up, base at the origin), as a world.
+std::unique_ptr<World> ArmWorld(SolverKind solver, double shoulder, double elbow, double slide) {
+  client::UrdfOptions options;
+  options.joint_positions = {{"shoulder", shoulder}, {"elbow", elbow}, {"wrist_slide", slide}};
+  return RobotWorld(solver, client::ImportUrdf(kArmDir + "/arm.urdf", options));
 }
 
 // A link's angle about the URDF Y axis: the robot frame is the world turned by -90 degrees
@@ -220,20 +225,7 @@ std::unique_ptr<World> DrivenBobWorld(SolverKind solver, double effort, double s
   client::UrdfOptions options;
   options.joint_positions = {{"swing", kHorizontal}};
   options.drives = client::UrdfOptions::Drives{stiffness, damping};
-  auto robot = client::ImportUrdfXml(DrivenBob(effort), kArmDir, options);
-  if (!robot.ok()) {
-    ADD_FAILURE() << robot.status();
-    return nullptr;
-  }
-  auto scene = SceneFromProto(robot->scene);
-  if (!scene.ok()) {
-    ADD_FAILURE() << scene.status();
-    return nullptr;
-  }
-  scene->settings.rate_hz = 240.0;
-  scene->settings.solver.kind = solver;
-  scene->settings.solver.max_iterations = 50;
-  return testing::MakeWorld(*scene);
+  return RobotWorld(solver, client::ImportUrdfXml(DrivenBob(effort), kArmDir, options));
 }
 
 // The bob's angle from straight down, either way round (its link hangs along its -Z).

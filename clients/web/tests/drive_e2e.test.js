@@ -10,35 +10,10 @@
 const path = require('path');
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const WebSocket = require('ws');
-const { WEB_DIR, startLigatured, startGateway, stop } = require('./processes');
+const { WEB_DIR, startLigatured, startGateway, stop, openViewerSocket } = require('./processes');
 
 const SCENE = path.join(WEB_DIR, '..', '..', 'server', 'scenes', 'door.textproto');
 const WORLD = 'worlds/showcase';  // the id startLigatured gives the world
-
-// A viewer's socket that keeps every message and waits for one that passes a test.
-async function openViewer(url) {
-  const ws = new WebSocket(url.replace(/^http/, 'ws') + 'ws');
-  await new Promise((resolve, reject) => { ws.on('open', resolve); ws.on('error', reject); });
-  const received = [];
-  const waiting = [];
-  ws.on('message', (data) => {
-    const message = JSON.parse(String(data));
-    received.push(message);
-    for (const w of waiting.splice(0)) if (!w(message)) waiting.push(w);
-  });
-  const next = (predicate, what, timeoutMs = 10000) => new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), timeoutMs);
-    waiting.push((m) => {
-      if (!predicate(m)) return false;
-      clearTimeout(timer);
-      resolve(m);
-      return true;
-    });
-  });
-  const send = (request) => ws.send(JSON.stringify(request));
-  return { ws, received, next, send };
-}
 
 const body = (frame, id) => frame.bodies.find((b) => b.id === id);
 // The door's turn about the vertical (its orientation is a rotation about y alone).
@@ -52,10 +27,10 @@ test("the page's drive controls turn the door and slide the drawer", async (t) =
   t.after(() => stop(server));
   const gateway = await startGateway(server.address);
   t.after(() => stop(gateway));
-  const viewer = await openViewer(gateway.url);
+  const viewer = await openViewerSocket(gateway.url);
   t.after(() => viewer.ws.close());
 
-  const scene = viewer.next((m) => m.type === 'scene', 'the scene');
+  const scene = viewer.waitFor((m) => m.type === 'scene', 'the scene');
   viewer.send({ op: 'watch', world: WORLD });
   const { drives } = await scene;
   assert.deepEqual(drives, [
@@ -64,26 +39,26 @@ test("the page's drive controls turn the door and slide the drawer", async (t) =
   ]);
 
   await t.test('the door turns to the target angle and stays there', async () => {
-    const first = await viewer.next((m) => m.type === 'frame', 'a frame');
+    const first = await viewer.waitFor((m) => m.type === 'frame', 'a frame');
     assert.ok(Math.abs(doorAngle(first)) < 1e-3, `the door starts shut: ${doorAngle(first)}`);
     viewer.send({ op: 'drive', constraint: 'door-hinge', position: 1.0 });
     // The spring (40 N m/rad, 15 N m s/rad) on the 48 kg door (16 kg m^2 about its hinge) is
     // a damped oscillator of 1.58 rad/s at 0.30 of critical damping: it overshoots by about
     // 37 % and is within 1 % of the target after 10 s.
-    const settled = await viewer.next(
+    const settled = await viewer.waitFor(
       (m) => m.type === 'frame' && m.simTime > first.simTime + 10, 'ten seconds on', 30000);
     assert.ok(Math.abs(Math.abs(doorAngle(settled)) - 1.0) < 0.01,
               `the door at ${doorAngle(settled)} rad, expected 1.0 either way round`);
   });
 
   await t.test('the drawer slides at the speed set', async () => {
-    const start = await viewer.next((m) => m.type === 'frame', 'a frame');
+    const start = await viewer.waitFor((m) => m.type === 'frame', 'a frame');
     const x0 = body(start, 'drawer').p[0];
     viewer.send({ op: 'drive', constraint: 'drawer-slide', velocity: -0.2 });
     // Past the first ticks (the motor takes up the speed at once), measure over half a second.
-    const a = await viewer.next((m) => m.type === 'frame' && m.simTime > start.simTime + 0.1,
+    const a = await viewer.waitFor((m) => m.type === 'frame' && m.simTime > start.simTime + 0.1,
                                 'a frame 0.1 s on');
-    const b = await viewer.next((m) => m.type === 'frame' && m.simTime > a.simTime + 0.5,
+    const b = await viewer.waitFor((m) => m.type === 'frame' && m.simTime > a.simTime + 0.5,
                                 'a frame 0.5 s later');
     const moved = Math.abs(body(b, 'drawer').p[0] - body(a, 'drawer').p[0]);
     const speed = moved / (b.simTime - a.simTime);
@@ -93,9 +68,9 @@ test("the page's drive controls turn the door and slide the drawer", async (t) =
   });
 
   await t.test('a bad drive request is refused and the socket keeps working', async () => {
-    const refused = viewer.next((m) => m.type === 'error' && m.op === 'drive', 'the refusal');
+    const refused = viewer.waitFor((m) => m.type === 'error' && m.op === 'drive', 'the refusal');
     viewer.send({ op: 'drive', constraint: 'door-hinge', position: 'wide' });
     assert.match((await refused).message, /position: expected 1 finite number/);
-    await viewer.next((m) => m.type === 'frame', 'a frame after it');
+    await viewer.waitFor((m) => m.type === 'frame', 'a frame after it');
   });
 });

@@ -1,6 +1,7 @@
 'use strict';
 // Real processes for the tests: a ligatured on a free loopback port (--listen 127.0.0.1:0,
-// which reports the bound port) and the gateway on another (--listen 127.0.0.1:0).
+// which reports the bound port) and the gateway on another (--listen 127.0.0.1:0); and a
+// viewer's WebSocket to the gateway, as the page opens it.
 
 const { spawn } = require('child_process');
 const path = require('path');
@@ -61,4 +62,35 @@ function stop(p) {
   });
 }
 
-module.exports = { WEB_DIR, startLigatured, startGateway, stop };
+// A viewer's socket to the gateway at `url`: keeps every message it gets (`received`), sends
+// requests as JSON (`send`), and waits for the first message passing `predicate` (`waitFor`;
+// with `earlier`, one already received counts too).
+async function openViewerSocket(url) {
+  const WebSocket = require('ws');
+  const ws = new WebSocket(url.replace(/^http/, 'ws') + 'ws');
+  await new Promise((resolve, reject) => { ws.on('open', resolve); ws.on('error', reject); });
+  const received = [];
+  const waiting = [];
+  ws.on('message', (data) => {
+    const message = JSON.parse(String(data));
+    received.push(message);
+    for (const w of waiting.splice(0)) if (!w(message)) waiting.push(w);
+  });
+  const waitFor = (predicate, what, timeoutMs = 5000, earlier = false) =>
+    new Promise((resolve, reject) => {
+      const done = earlier ? received.find(predicate) : undefined;
+      if (done) { resolve(done); return; }
+      const timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), timeoutMs);
+      waiting.push((m) => {
+        if (!predicate(m)) return false;
+        clearTimeout(timer);
+        resolve(m);
+        return true;
+      });
+    });
+  const send = (request) =>
+    ws.send(typeof request === 'string' ? request : JSON.stringify(request));
+  return { ws, received, waitFor, send };
+}
+
+module.exports = { WEB_DIR, startLigatured, startGateway, stop, openViewerSocket };

@@ -11,43 +11,25 @@
 const path = require('path');
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const WebSocket = require('ws');
-const { WEB_DIR, startLigatured, startGateway, stop } = require('./processes');
+const { WEB_DIR, startLigatured, startGateway, stop, openViewerSocket } = require('./processes');
 
 const SCENE = path.join(WEB_DIR, 'scenes', 'showcase.textproto');
 const WORLD = 'worlds/showcase';
 const TOLERANCE = 1e-6;
 
-// A viewer's socket: sends JSON (or raw text) and waits for the message answering an id.
+// A viewer's socket that sends ray queries and waits for the message answering an id.
 async function openViewer(url) {
-  const ws = new WebSocket(url.replace(/^http/, 'ws') + 'ws');
-  await new Promise((resolve, reject) => { ws.on('open', resolve); ws.on('error', reject); });
-  const received = [];
-  const waiting = [];
-  ws.on('message', (data) => {
-    const message = JSON.parse(String(data));
-    received.push(message);
-    for (const w of waiting.splice(0)) if (!w(message)) waiting.push(w);
-  });
-  const answer = (id, timeoutMs = 5000) => new Promise((resolve, reject) => {
-    const done = received.find((m) => m.id === id);
-    if (done) { resolve(done); return; }
-    const timer = setTimeout(() => reject(new Error(`no answer to query ${id}`)), timeoutMs);
-    waiting.push((m) => {
-      if (m.id !== id) return false;
-      clearTimeout(timer);
-      resolve(m);
-      return true;
-    });
-  });
+  const socket = await openViewerSocket(url);
+  const answer = (id, timeoutMs = 5000) =>
+    socket.waitFor((m) => m.id === id, `an answer to query ${id}`, timeoutMs, true);
   let nextId = 1;
   // Sends a ray query and resolves with its answer.
   const query = (fields) => {
     const id = nextId++;
-    ws.send(JSON.stringify({ op: 'query', id, world: WORLD, ...fields }));
+    socket.send({ op: 'query', id, world: WORLD, ...fields });
     return answer(id);
   };
-  return { ws, received, answer, query, nextId: () => nextId++ };
+  return { ...socket, answer, query, nextId: () => nextId++ };
 }
 
 function near(actual, expected, what) {
