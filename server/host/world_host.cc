@@ -48,7 +48,6 @@ std::shared_ptr<const SceneQuery> WorldHost::LatestQuery() const {
     query = query_;
   }
   queried_tick_.store(query->frame().tick, std::memory_order_relaxed);
-  queried_.store(true, std::memory_order_relaxed);
   return query;
 }
 
@@ -152,9 +151,9 @@ void WorldHost::Publish() {
   auto query = finite ? std::make_shared<const SceneQuery>(frame, query_shapes_) : nullptr;
   // While queries come, their search tree is built here rather than by the first asker.
   const double recent_ticks = world_->settings().rate_hz;  // one second
-  if (query != nullptr && queried_.load(std::memory_order_relaxed) &&
-      static_cast<double>(frame->tick - queried_tick_.load(std::memory_order_relaxed)) <=
-          recent_ticks) {
+  const uint64_t queried = queried_tick_.load(std::memory_order_relaxed);
+  if (query != nullptr && queried != kNeverQueried &&
+      static_cast<double>(frame->tick - queried) <= recent_ticks) {
     query->Prepare();
   }
   absl::MutexLock lock(&mu_);

@@ -163,10 +163,11 @@ class WorldHost {
   std::shared_ptr<const QueryShapes> query_shapes_;
   uint64_t query_shapes_edits_ = UINT64_MAX;
   std::shared_ptr<const SceneQuery> query_ ABSL_GUARDED_BY(mu_);
-  // The tick of the newest frame a query was asked of: while queries come (within the last
-  // second of ticks), Publish builds each frame's search tree on the world's thread.
-  mutable std::atomic<uint64_t> queried_tick_{0};
-  mutable std::atomic<bool> queried_{false};
+  // The tick of the newest frame a query was asked of (kNeverQueried before the first):
+  // while queries come (within the last second of ticks), Publish builds each frame's search
+  // tree on the world's thread.
+  static constexpr uint64_t kNeverQueried = UINT64_MAX;
+  mutable std::atomic<uint64_t> queried_tick_{kNeverQueried};
   WorldInfo info_ ABSL_GUARDED_BY(mu_);
   bool closed_ ABSL_GUARDED_BY(mu_) = false;
 };

@@ -5,7 +5,6 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "clients/cpp/cli/command.h"
 #include "clients/cpp/cli/value_parse.h"
@@ -48,12 +47,13 @@ absl::Status ImportUrdfCommand(const Invocation& invocation) {
   }
   if (const std::string* drives = invocation.args.Find("drives")) {
     const std::vector<std::string> gains = absl::StrSplit(*drives, ',');
-    double stiffness = 0.0, damping = 0.0;
-    if (gains.size() != 2 || !absl::SimpleAtod(gains[0], &stiffness) ||
-        !absl::SimpleAtod(gains[1], &damping)) {
+    if (gains.size() != 2) return UsageError("--drives: expected STIFFNESS,DAMPING");
+    const absl::StatusOr<double> stiffness = ParseNumber(gains[0]);
+    const absl::StatusOr<double> damping = ParseNumber(gains[1]);
+    if (!stiffness.ok() || !damping.ok()) {
       return UsageError("--drives: expected STIFFNESS,DAMPING");
     }
-    options.drives = UrdfOptions::Drives{stiffness, damping};
+    options.drives = UrdfOptions::Drives{*stiffness, *damping};
   }
   LIGATURE_ASSIGN_OR_RETURN(UrdfImport robot,
                             ImportUrdf(invocation.args.positional[1], options));

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "server/scene/scene_proto.h"
+#include "tests/bench/json_line.h"
 #include "tests/bench/stats.h"
 
 namespace ligature::bench {
@@ -54,6 +55,25 @@ void PaceUntil(std::chrono::steady_clock::time_point deadline, bool busy) {
 
 int CountOver(const std::vector<double>& us, double limit_us) {
   return static_cast<int>(std::count_if(us.begin(), us.end(), [&](double v) { return v > limit_us; }));
+}
+
+std::string RoundTripLine(const std::string& bench, const std::vector<double>& ours_us,
+                          const std::string& peer, const std::vector<double>& peer_us,
+                          const std::string& notes) {
+  JsonLine line;
+  line.String("bench", bench)
+      .String("metric", "rtt_us")
+      .Number("median", Median(ours_us))
+      .Number("p99", Percentile(ours_us, 99.0))
+      .Integer("n", static_cast<long long>(ours_us.size()))
+      .Number("paper", std::nullopt)
+      .String("peer", peer)
+      .Number("peer_median", Median(peer_us))
+      .Number("ratio", Median(ours_us) / Median(peer_us))
+      .Number("peer_p99", Percentile(peer_us, 99.0))
+      .Integer("over_1ms", CountOver(ours_us, 1000.0))
+      .String("notes", notes);
+  return line.Finish();
 }
 
 std::string LatencySummary(const std::vector<double>& us) {

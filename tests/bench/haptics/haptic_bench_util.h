@@ -28,6 +28,12 @@ absl::StatusOr<BenchServer> StartProbeServer(int probes);
 // regular (one device thread; with many threads on two cores spinning would starve them).
 void PaceUntil(std::chrono::steady_clock::time_point deadline, bool spin = true);
 
+// A result line of round trips (metric rtt_us, microseconds): our median and p99 against a
+// peer's, ratio = ours / peer (medians), the count of ours over 1 ms, and `notes`.
+std::string RoundTripLine(const std::string& bench, const std::vector<double>& ours_us,
+                          const std::string& peer, const std::vector<double>& peer_us,
+                          const std::string& notes);
+
 // Round-trip times in microseconds: "p50=.. p99=.. p99.9=.. max=.. over_1ms=.." text.
 std::string LatencySummary(const std::vector<double>& us);
 int CountOver(const std::vector<double>& us, double limit_us);

@@ -21,7 +21,6 @@
 #include "ligature/v1/haptics_service.grpc.pb.h"
 #include "tests/bench/haptics/haptic_bench_util.h"
 #include "tests/bench/haptics/peer_process.h"
-#include "tests/bench/json_line.h"
 #include "tests/bench/registry.h"
 #include "tests/bench/stats.h"
 
@@ -32,26 +31,14 @@ constexpr char kName[] = "haptics/rtt";
 constexpr int kEchoBytes = 96;
 using Clock = std::chrono::steady_clock;
 
+// A line against `peer`, its notes led by our p99 against the raw TCP echo's.
 std::string LineFor(const std::vector<double>& ours, const std::vector<double>& peer,
                     const std::string& peer_name, const std::vector<double>& tcp,
                     const std::string& notes) {
-  const double ratio = Median(ours) / Median(peer);
-  JsonLine line;
-  line.String("bench", kName)
-      .String("metric", "rtt_us")
-      .Number("median", Median(ours))
-      .Number("p99", Percentile(ours, 99.0))
-      .Integer("n", static_cast<long long>(ours.size()))
-      .Number("paper", std::nullopt)
-      .String("peer", peer_name)
-      .Number("peer_median", Median(peer))
-      .Number("peer_p99", Percentile(peer, 99.0))
-      .Number("ratio", ratio)
-      .Integer("over_1ms", CountOver(ours, 1000.0))
-      .String("notes", absl::StrCat("p99 ratio vs raw-tcp=",
+  return RoundTripLine(kName, ours, peer_name, peer,
+                       absl::StrCat("p99 ratio vs raw-tcp=",
                                     Percentile(ours, 99.0) / Percentile(tcp, 99.0),
                                     " (target <= 1.5); ", notes));
-  return line.Finish();
 }
 
 RunResult Run(const RunOptions& options) {

@@ -20,7 +20,6 @@
 #include "clients/cpp/client.h"
 #include "tests/bench/haptics/haptic_bench_util.h"
 #include "tests/bench/haptics/peer_process.h"
-#include "tests/bench/json_line.h"
 #include "tests/bench/registry.h"
 #include "tests/bench/stats.h"
 
@@ -104,28 +103,14 @@ RunResult Run(const RunOptions& options) {
   }
 
   const double p99_ratio = Percentile(ours_us, 99.0) / Percentile(echo_us, 99.0);
-  JsonLine line;
-  line.String("bench", kName)
-      .String("metric", "rtt_us")
-      .Number("median", Median(ours_us))
-      .Number("p99", Percentile(ours_us, 99.0))
-      .Integer("n", static_cast<long long>(ours_us.size()))
-      .Number("paper", std::nullopt)
-      .String("peer", "grpc-query-echo")
-      .Number("peer_median", Median(echo_us))
-      .Number("ratio", Median(ours_us) / Median(echo_us))
-      .Number("peer_p99", Percentile(echo_us, 99.0))
-      .Integer("over_1ms", CountOver(ours_us, 1000.0))
-      .String("notes",
-              absl::StrCat("p99 ratio vs echo=", p99_ratio, " (target <= ", kP99Target,
-                           "); ours ", LatencySummary(ours_us), "; echo ",
-                           LatencySummary(echo_us),
-                           "; one nearest-hit ray per request on a StreamQueries stream, "
-                           "loopback, servers in a second process, 90 Hz, alternating order; "
-                           "ours: ",
-                           probes, " resting spheres on a floor, world stepping at 100 Hz, every "
-                           "ray checked to hit its probe; echo: same messages, no query work"));
-  result.json_lines.push_back(line.Finish());
+  result.json_lines.push_back(RoundTripLine(
+      kName, ours_us, "grpc-query-echo", echo_us,
+      absl::StrCat("p99 ratio vs echo=", p99_ratio, " (target <= ", kP99Target, "); ours ",
+                   LatencySummary(ours_us), "; echo ", LatencySummary(echo_us),
+                   "; one nearest-hit ray per request on a StreamQueries stream, loopback, "
+                   "servers in a second process, 90 Hz, alternating order; ours: ",
+                   probes, " resting spheres on a floor, world stepping at 100 Hz, every ray "
+                   "checked to hit its probe; echo: same messages, no query work")));
   return result;
 }
 
