@@ -6,8 +6,6 @@
 #include <limits>
 #include <vector>
 
-#include "server/collision/aabb_tree.h"
-
 namespace ligature {
 namespace {
 
@@ -136,13 +134,12 @@ std::optional<double> RayTriangle(const Vec3& o, const Vec3& d, const Vec3& a, c
 
 // A mesh triangle's front met by the ray, at a distance in [0, max_t]. Moller-Trumbore's
 // determinant is -d . ((b - a) x (c - a)), positive exactly when the ray meets the front
-// (the side the stored normal faces), so the normal is not read: one memory access less
-// per triangle tried. The barycentric tests are scaled by the determinant: one division.
+// (the side the stored normal faces), so the normal is not read; the corner and edges come
+// side by side from the mesh's ray_edges. The barycentric tests are scaled by the
+// determinant: one division.
 std::optional<double> RayTriangleFront(const Vec3& o, const Vec3& d, const TriangleMesh& mesh,
                                        int t, double max_t) {
-  const std::array<int, 3>& corners = mesh.triangles[t];
-  const Vec3& a = mesh.vertices[corners[0]];
-  const Vec3 e1 = mesh.vertices[corners[1]] - a, e2 = mesh.vertices[corners[2]] - a;
+  const auto& [a, e1, e2] = mesh.ray_edges[t];
   const Vec3 p = d.cross(e2);
   const double det = e1.dot(p);
   if (!(det > 0.0)) return std::nullopt;  // from behind, along it, or degenerate
@@ -157,51 +154,20 @@ std::optional<double> RayTriangleFront(const Vec3& o, const Vec3& d, const Trian
   return hit;
 }
 
-// The nearest front a ray meets in a mesh, through the bounding-volume tree: depth first,
-// the nearer child first, skipping nodes the ray misses or enters only beyond the nearest
-// hit so far (visiting near children first finds a close hit early and prunes the rest).
+// The nearest front a ray meets in a mesh, through its four-wide tree: triangles whose
+// bounds the ray enters, nearest entry first, each entered beyond the nearest hit so far
+// skipped.
 std::optional<LocalHit> RayMesh(const Vec3& o, const Vec3& d, const TriangleMesh& mesh,
                                 double max_t) {
-  if (mesh.nodes.empty()) return std::nullopt;
-  const BoxRay ray(o, d);
   LocalHit best;
   best.t = max_t;
-  // Pending nodes with their entry distances, on the stack of the call: at most one per
-  // level of the tree, whose median splits keep it below 32 levels for any mesh the builder
-  // accepts (kMaxMeshTriangles = 2^21), so no allocation per ray.
-  struct Pending {
-    double enter;
-    int node;
-  };
-  std::array<Pending, 64> stack;
-  int size = 0;
-  const double root = ray.Enter(mesh.nodes[0].bounds, best.t);
-  if (root >= 0.0) stack[size++] = {root, 0};
-  while (size > 0) {
-    const Pending top = stack[--size];
-    if (top.enter > best.t) continue;
-    const TriangleMesh::Node& node = mesh.nodes[top.node];
-    if (node.left < 0) {
-      for (int k = node.first; k < node.first + node.count; ++k) {
-        const int t = mesh.order[k];
-        auto hit = RayTriangleFront(o, d, mesh, t, best.t);
-        if (hit && (best.triangle < 0 || *hit < best.t)) {
-          best = LocalHit{*hit, mesh.normals[t], t};
-        }
-      }
-      continue;
-    }
-    // Both children, the farther below the nearer (visited after it), each only when the
-    // ray enters it: selects rather than branches, which incoherent rays would mispredict.
-    const double l = ray.Enter(mesh.nodes[node.left].bounds, best.t);
-    const double r = ray.Enter(mesh.nodes[node.right].bounds, best.t);
-    const double lt = l >= 0.0 ? l : kInfinity, rt = r >= 0.0 ? r : kInfinity;
-    const bool left_near = lt <= rt;
-    stack[size] = {left_near ? rt : lt, left_near ? node.right : node.left};
-    size += (left_near ? rt : lt) < kInfinity ? 1 : 0;
-    stack[size] = {left_near ? lt : rt, left_near ? node.left : node.right};
-    size += (left_near ? lt : rt) < kInfinity ? 1 : 0;
-  }
+  mesh.ray_tree.Ray(o, d, Vec3::Zero(), &best.t, [&](int t, double* reach) {
+    auto hit = RayTriangleFront(o, d, mesh, t, *reach);
+    if (hit && (best.triangle < 0 || *hit < best.t)) best = LocalHit{*hit, mesh.normals[t], t};
+  }, [&](int t) {
+    __builtin_prefetch(&mesh.ray_edges[t]);
+    __builtin_prefetch(reinterpret_cast<const char*>(&mesh.ray_edges[t]) + 64);
+  });
   if (best.triangle < 0) return std::nullopt;
   return best;
 }

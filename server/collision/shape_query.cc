@@ -162,37 +162,21 @@ std::optional<ShapeDistanceResult> MeshDistance(const CoreView& query, const Tri
 }
 
 // The first front of a mesh the query meets moving along `direction` (all in the mesh's
-// frame): the swept bounds against the tree, nearest entry first.
+// frame): its bounds swept through the mesh's four-wide tree, nearest entry first.
 std::optional<ShapeCastHit> MeshCast(const CoreView& query, const Vec3& direction,
                                      double max_distance, const TriangleMesh& mesh) {
-  if (mesh.nodes.empty()) return std::nullopt;
   const Aabb box = CoreBounds(query);
-  const Vec3 centre = 0.5 * (box.min + box.max), half = 0.5 * (box.max - box.min);
-  const Vec3 inv = direction.cwiseInverse();
   std::optional<ShapeCastHit> best;
   double best_t = max_distance;
-  std::vector<int> stack = {0};
-  while (!stack.empty()) {
-    const TriangleMesh::Node& node = mesh.nodes[stack.back()];
-    stack.pop_back();
-    const Aabb grown{node.bounds.min - half, node.bounds.max + half};
-    if (AabbTree::RayEnter(centre, inv, grown, best_t) < 0.0) continue;
-    if (node.left >= 0) {
-      stack.push_back(node.left);
-      stack.push_back(node.right);
-      continue;
-    }
-    for (int k = node.first; k < node.first + node.count; ++k) {
-      const int t = mesh.order[k];
-      if (mesh.normals[t].dot(direction) >= 0.0) continue;  // moving away from its front
-      const std::array<Vec3, 3> corners = CornersOf(mesh, t);
-      auto hit = Advance(query, direction, best_t, {corners, 0.0});
-      if (!hit || (best && hit->distance >= best_t)) continue;
-      hit->triangle = t;
-      best = hit;
-      best_t = hit->distance;
-    }
-  }
+  mesh.ray_tree.Ray(0.5 * (box.min + box.max), direction, 0.5 * (box.max - box.min), &best_t,
+                    [&](int t, double* reach) {
+                      if (mesh.normals[t].dot(direction) >= 0.0) return;  // leaving its front
+                      auto hit = Advance(query, direction, *reach, {CornersOf(mesh, t), 0.0});
+                      if (!hit || (best && hit->distance >= *reach)) return;
+                      hit->triangle = t;
+                      best = hit;
+                      *reach = hit->distance;
+                    });
   return best;
 }
 

@@ -206,6 +206,8 @@ void BuildMeshTree(int leaf_size, TriangleMesh* mesh) {
   mesh->order.resize(n);
   for (int t = 0; t < n; ++t) mesh->order[t] = t;
   mesh->local_min = mesh->local_max = Vec3::Zero();
+  mesh->ray_tree.Build({});
+  mesh->ray_edges.clear();
   if (n == 0) return;
   std::vector<Vec3> centres(n);
   for (int t = 0; t < n; ++t) {
@@ -216,6 +218,14 @@ void BuildMeshTree(int leaf_size, TriangleMesh* mesh) {
   BuildNode(0, 0, n, leaf_size, centres, mesh);
   mesh->local_min = mesh->nodes[0].bounds.min;
   mesh->local_max = mesh->nodes[0].bounds.max;
+  std::vector<Aabb> bounds(n);
+  mesh->ray_edges.resize(n);
+  for (int t = 0; t < n; ++t) {
+    bounds[t] = TriangleBounds(*mesh, t);
+    const Vec3& a = mesh->Corner(t, 0);
+    mesh->ray_edges[t] = {a, mesh->Corner(t, 1) - a, mesh->Corner(t, 2) - a};
+  }
+  mesh->ray_tree.Build(bounds);
 }
 
 }  // namespace ligature

@@ -14,6 +14,7 @@
 
 #include "server/geometry/aabb.h"
 #include "server/geometry/height_field.h"
+#include "server/geometry/wide_tree.h"
 #include "server/math/types.h"
 
 namespace ligature {
@@ -37,6 +38,11 @@ struct TriangleMesh {
 
   std::vector<Node> nodes;  // the tree; nodes[0] is the root (none for an empty mesh)
   std::vector<int> order;   // triangle indices, grouped by leaf
+  // The same triangles' bounds in a four-wide single-precision tree, for rays and swept
+  // boxes (its items are triangle indices), and per triangle its first corner and the edges
+  // from it to the second and third, side by side for the ray's test.
+  WideTree ray_tree;
+  std::vector<std::array<Vec3, 3>> ray_edges;
 
   Vec3 local_min = Vec3::Zero();  // local bounds of the vertices (m)
   Vec3 local_max = Vec3::Zero();
@@ -69,7 +75,8 @@ MeshSurfacePoint NearestSurfacePoint(const TriangleMesh& mesh, const Vec3& p);
 void MarkActiveEdges(double crease_angle, TriangleMesh* mesh);
 
 // Builds the bounding-volume tree over the triangles (median splits along the longest
-// axis of the triangle centres, at most `leaf_size` triangles a leaf) and the bounds.
+// axis of the triangle centres, at most `leaf_size` triangles a leaf), the four-wide tree
+// for rays and the bounds.
 void BuildMeshTree(int leaf_size, TriangleMesh* mesh);
 
 }  // namespace ligature
