@@ -42,15 +42,11 @@ class AabbTree {
     const Vec3 gap = (a.min - b.max).cwiseMax(b.min - a.max).cwiseMax(0.0);
     return gap.norm();
   }
-  // Where the ray enters `box` within [0, max_t], or a negative number when it misses.
-  static double RayEnter(const Vec3& origin, const Vec3& inv_direction, const Aabb& box,
-                         double max_t);
 
  private:
   WideTree wide_;              // over the bounded boxes
   std::vector<int> bounded_;   // wide_'s items -> indices of the boxes given
   std::vector<Aabb> boxes_;    // the boxes given
-  std::vector<Aabb> scratch_;  // the bounded ones, for the build
   std::vector<int> unbounded_;
 };
 

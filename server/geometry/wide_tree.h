@@ -36,7 +36,6 @@ class WideTree {
   // Builds the tree over `boxes`, which must all be bounded; visits report indices into
   // them.
   void Build(std::span<const Aabb> boxes);
-  bool empty() const { return nodes_.empty(); }
 
   // Visits each item whose box, grown by `grow` on each side, the ray from `origin` along
   // `direction` may meet within [0, *max_t] (every one it meets, and a few it grazes), the
