@@ -26,8 +26,9 @@ int RodContactSampleCount(const RodModel& model) {
   return static_cast<int>(std::ceil(model.length() / spacing)) + 1;
 }
 
-void FindRodContacts(int rod_index, const RodModel& model, const RodState& state, double h,
-                     double margin, std::span<const Obstacle> obstacles,
+void FindRodContacts(int rod_index, const RodModel& model, const RodState& state,
+                     const CollisionFilter& filter, double h, double margin,
+                     std::span<const Obstacle> obstacles,
                      std::vector<RodContact>* out) {
   if (obstacles.empty()) return;
   const double radius = model.material().radius;
@@ -44,7 +45,7 @@ void FindRodContacts(int rod_index, const RodModel& model, const RodState& state
   hi.array() += reach;
   std::vector<const Obstacle*> near;
   for (const Obstacle& o : obstacles) {
-    if (Overlap(o.bounds, lo, hi)) near.push_back(&o);
+    if (filter.Meets(o.filter) && Overlap(o.bounds, lo, hi)) near.push_back(&o);
   }
   if (near.empty()) return;
 

@@ -38,11 +38,12 @@ struct RodContact {
 // u = length k / (count - 1).
 int RodContactSampleCount(const RodModel& model);
 
-// The contacts of one rod with the obstacles whose gap is below its sample's margin
-// (`margin` plus how far the sample moves in a step of h at its velocity).
-void FindRodContacts(int rod_index, const RodModel& model, const RodState& state, double h,
-                     double margin, std::span<const Obstacle> obstacles,
-                     std::vector<RodContact>* out);
+// The contacts of one rod (whose layers and mask are `filter`) with the obstacles that its
+// filter meets and whose gap is below its sample's margin (`margin` plus how far the sample
+// moves in a step of h at its velocity).
+void FindRodContacts(int rod_index, const RodModel& model, const RodState& state,
+                     const CollisionFilter& filter, double h, double margin,
+                     std::span<const Obstacle> obstacles, std::vector<RodContact>* out);
 // Shares each dynamic body's effective mass among its contacts in `contacts`, so that
 // together they move it as one body would move.
 void ShareObstacleMass(std::vector<RodContact>* contacts);

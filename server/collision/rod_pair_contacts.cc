@@ -128,6 +128,7 @@ void FindRodPairContacts(std::span<const RodShapeView> rods, double h, double ma
         continue;
       }
       if (a->rod > b->rod || (a->rod == b->rod && a->segment > b->segment)) std::swap(a, b);
+      if (a->rod != b->rod && !rods[a->rod].filter.Meets(rods[b->rod].filter)) continue;
       const RodModel& ma = *rods[a->rod].model;
       const RodModel& mb = *rods[b->rod].model;
       const double seg_a = ma.spline().segment_length(), seg_b = mb.spline().segment_length();

@@ -19,6 +19,8 @@ struct RodShapeView {
   const RodModel* model = nullptr;
   const RodState* state = nullptr;
   bool collides = false;  // takes part in rod-rod contact
+  // Two rods meet only when their filters do (a rod that collides always meets itself).
+  CollisionFilter filter;
 };
 
 struct RodPairContact {

@@ -39,6 +39,9 @@ struct Obstacle {
   // A scalpel's blade: the soft bodies it can cut meet only its tip, which presses and
   // cuts. Soft bodies.
   bool blade = false;
+  // The shape's layers and mask (its own, or its body's): a deformable body meets it only
+  // when their filters meet. All users.
+  CollisionFilter filter;
   // Velocity of the pose's origin (m/s, world) and angular velocity (rad/s, world), held
   // over the step. Strands (the world sets them from the body's motion for each strand).
   Vec3 linear_velocity = Vec3::Zero();

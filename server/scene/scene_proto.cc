@@ -163,10 +163,6 @@ absl::StatusOr<Shape> ShapeFromProto(const v1::Shape& s, const std::string& fiel
                       "asset) is required");
 }
 
-namespace {
-
-}  // namespace
-
 CollisionFilter CollisionFilterFromProto(const v1::CollisionFilter& f) {
   CollisionFilter out;
   if (f.has_layers()) out.layers = f.layers();
@@ -389,14 +385,17 @@ absl::StatusOr<BodyDesc> BodyFromProto(const v1::Body& b, const std::string& fie
   if (b.has_scalpel() && (b.has_rod() || b.has_soft() || b.has_strand())) {
     return InvalidField(field + ".scalpel", "only a rigid body can be a scalpel");
   }
-  if (b.has_collision() && (b.has_rod() || b.has_soft() || b.has_strand())) {
-    return InvalidField(field + ".collision", "only a rigid body has collision layers");
+  // Rods, soft bodies and strands have layers and masks too, but push whatever they meet.
+  if (b.collision().sensor() && (b.has_rod() || b.has_soft() || b.has_strand())) {
+    return InvalidField(field + ".collision.sensor", "only a rigid body can be a sensor");
   }
+  const CollisionFilter collision = CollisionFilterFromProto(b.collision());
   // A rod: its own shape and material; the rigid fields are not read.
   if (b.has_rod()) {
     auto rod = RodFromProto(b.rod(), field + ".rod");
     if (!rod.ok()) return rod.status();
     out.body = *std::move(rod);
+    out.rod()->collision = collision;
     return out;
   }
   // A soft body: its mesh placed at the body's pose.
@@ -406,6 +405,7 @@ absl::StatusOr<BodyDesc> BodyFromProto(const v1::Body& b, const std::string& fie
     auto soft = SoftBodyFromProto(b.soft(), *pose, field + ".soft");
     if (!soft.ok()) return soft.status();
     out.body = *std::move(soft);
+    out.soft()->collision = collision;
     return out;
   }
   // A strand: its base frame is the body's pose.
@@ -415,6 +415,7 @@ absl::StatusOr<BodyDesc> BodyFromProto(const v1::Body& b, const std::string& fie
     auto strand = StrandFromProto(b.strand(), *pose, field + ".strand");
     if (!strand.ok()) return strand.status();
     out.body = *std::move(strand);
+    out.strand()->collision = collision;
     return out;
   }
   // A rigid body: a shape or a compound, its material, pose and velocities, and maybe a
@@ -451,7 +452,7 @@ absl::StatusOr<BodyDesc> BodyFromProto(const v1::Body& b, const std::string& fie
   auto w = VelocityFromProto(b.angular_velocity(), field + ".angular_velocity");
   if (!w.ok()) return w.status();
   rigid.angular_velocity = *w;
-  rigid.collision = CollisionFilterFromProto(b.collision());
+  rigid.collision = collision;
   if (b.has_scalpel()) {
     auto scalpel = ScalpelFromProto(b.scalpel(), field + ".scalpel");
     if (!scalpel.ok()) return scalpel.status();
@@ -688,17 +689,24 @@ v1::Body BodyToProto(const BodyDesc& b) {
       out.set_kind(v1::BODY_KIND_STATIC);
       break;
   }
+  // The body's layers and mask, when not the default (any kind of body).
+  const auto collision = [&out](const CollisionFilter& f) {
+    if (f != CollisionFilter{}) CollisionFilterToProto(f, out.mutable_collision());
+  };
   if (const RodDesc* rod = b.rod()) {
     RodToProto(*rod, out.mutable_rod());
+    collision(rod->collision);
     return out;
   }
   if (const SoftBodyDesc* soft = b.soft()) {
     SoftBodyToProto(*soft, out.mutable_soft());
+    collision(soft->collision);
     return out;
   }
   if (const StrandBodyDesc* strand = b.strand()) {
     StrandToProto(*strand, out.mutable_strand());
     PoseToProto(strand->pose, out.mutable_pose());
+    collision(strand->collision);
     return out;
   }
   // A rigid body: its shape or compound, material, pose, velocities and scalpel role.
@@ -730,9 +738,7 @@ v1::Body BodyToProto(const BodyDesc& b) {
   PoseToProto(rigid.pose, out.mutable_pose());
   Vec3ToProto(rigid.linear_velocity, out.mutable_linear_velocity());
   Vec3ToProto(rigid.angular_velocity, out.mutable_angular_velocity());
-  if (rigid.collision != CollisionFilter{}) {
-    CollisionFilterToProto(rigid.collision, out.mutable_collision());
-  }
+  collision(rigid.collision);
   if (rigid.scalpel) ScalpelToProto(*rigid.scalpel, out.mutable_scalpel());
   return out;
 }

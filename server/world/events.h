@@ -31,7 +31,7 @@ struct ContactEvent {
   EventKind kind = EventKind::kContactBegin;
   std::string body_a;
   std::string body_b;
-  uint32_t layers_a = 1;  // rigid bodies' layers; rods and soft bodies count as layer 0
+  uint32_t layers_a = 1;  // the bodies' layers (CollisionFilter.layers)
   uint32_t layers_b = 1;
   double normal_impulse = 0.0;  // N s, the points' sum
   Vec3 impulse = Vec3::Zero();  // N s, on B

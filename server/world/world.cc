@@ -73,10 +73,24 @@ absl::StatusOr<std::string> World::AddBody(const BodyDesc& desc) {
 
 absl::Status World::UpdateBody(const std::string& id, const BodyUpdate& u) {
   ++edits_;
-  if (rods_.HasRod(id) || soft_.HasBody(id) || strands_.HasStrand(id)) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "body ", id, " is deformable: it moves through its constraints (delete and "
-        "re-create it to change it)"));
+  // A rod, soft body or strand takes new layers and a new mask; nothing else of it changes
+  // by an update. What rested on it may now pass through it, so every sleeper wakes.
+  const bool rod = rods_.HasRod(id), soft = soft_.HasBody(id), strand = strands_.HasStrand(id);
+  if (rod || soft || strand) {
+    if (u.position || u.orientation || u.linear_velocity || u.angular_velocity || u.material ||
+        u.kind || !u.collision) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "body ", id, " is deformable: it moves through its constraints, and only its "
+          "collision filter is updated (delete and re-create it to change the rest)"));
+    }
+    if (u.collision->sensor) {
+      return absl::InvalidArgumentError("body.collision.sensor: only a rigid body can be a sensor");
+    }
+    if (rod) rods_.SetCollision(id, *u.collision);
+    if (soft) soft_.SetCollision(id, *u.collision);
+    if (strand) strands_.SetCollision(id, *u.collision);
+    WakeAll();
+    return absl::OkStatus();
   }
   auto it = body_ids_.find(id);
   if (it == body_ids_.end()) return absl::NotFoundError(absl::StrCat("body ", id, " not found"));

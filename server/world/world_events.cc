@@ -80,12 +80,12 @@ std::vector<EventTracker::Touch> World::TouchingPairs() const {
   };
   const auto side = [&](bool soft, bool rod, uint32_t i) -> Side {
     if (soft) {
-      const std::string& id = soft_.bodies()[i].desc.id;
-      return {DeformableEventKey(1, id), id, 1};
+      const SoftBodyDesc& desc = soft_.bodies()[i].desc;
+      return {DeformableEventKey(1, desc.id), desc.id, desc.collision.layers};
     }
     if (rod) {
-      const std::string& id = rods_.rods()[i].desc.id;
-      return {DeformableEventKey(2, id), id, 1};
+      const RodDesc& desc = rods_.rods()[i].desc;
+      return {DeformableEventKey(2, desc.id), desc.id, desc.collision.layers};
     }
     return {RigidEventKey(bodies_, i), bodies_.id[i], bodies_.collision[i].layers};
   };

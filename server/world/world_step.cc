@@ -447,7 +447,8 @@ std::vector<SoftTool> World::Scalpels() const {
   for (const auto& [id, scalpel] : scalpels_) {
     auto it = body_ids_.find(id);
     if (it == body_ids_.end()) continue;
-    tools.push_back({id, bodies_.BodyPose(bodies_.Index(it->second)), scalpel});
+    const uint32_t i = bodies_.Index(it->second);
+    tools.push_back({id, bodies_.BodyPose(i), scalpel, bodies_.collision[i]});
   }
   return tools;
 }

@@ -20,11 +20,13 @@ absl::flat_hash_set<uint32_t> WorldView::Handles() const {
 void WorldView::AppendObstacles(uint32_t i, double reach, std::vector<Obstacle>* out) const {
   const Transform pose{bodies.position[i], bodies.orientation[i]};
   for (size_t k = 0; k < bodies.shapes[i].size(); ++k) {
-    if (bodies.ChildFilter(i, k).sensor) continue;  // sensors push nothing
+    const CollisionFilter& filter = bodies.ChildFilter(i, k);
+    if (filter.sensor) continue;  // sensors push nothing
     const ChildShape& child = bodies.shapes[i][k];
     const PlacedShape placed = PlaceShape(child, pose, reach);
     Obstacle& o = out->emplace_back();
     o.body = i;
+    o.filter = filter;
     o.shape = child.shape;
     o.pose = placed.pose;
     o.bounds = placed.bounds;

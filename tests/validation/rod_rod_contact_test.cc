@@ -66,17 +66,20 @@ Vec3 Momentum(const RodWorld::Rod& r) {
 }
 
 // A 1 m rope pinned at both ends 0.2% stretched along x, and a 0.6 m rope across it 3 cm
-// above, released.
-RodWorld CrossedRopes(bool contact) {
+// above, released; each on the layers its filter gives it.
+RodWorld CrossedRopes(bool contact, const CollisionFilter& taut_filter = {},
+                      const CollisionFilter& drop_filter = {}) {
   RodWorld world;
   // Laid at its held length over a 1 m rest shape, so that the holds do no work.
   RodDesc taut = Cord("taut", Vec3(-0.501, 0, 0), Vec3(0.501, 0, 0), 40, contact);
   taut.rest_points = {Vec3(-0.5, 0, 0), Vec3(0.5, 0, 0)};
+  taut.collision = taut_filter;
   EXPECT_TRUE(world.AddRod(taut).ok());
   EXPECT_TRUE(world.AddConstraint(testing::Hold("left", "taut", 0.0, Vec3(-0.501, 0, 0))).ok());
   EXPECT_TRUE(world.AddConstraint(testing::Hold("right", "taut", 1.0, Vec3(0.501, 0, 0))).ok());
-  EXPECT_TRUE(
-      world.AddRod(Cord("drop", Vec3(0.01, 0.03, -0.3), Vec3(0.01, 0.03, 0.3), 30, contact)).ok());
+  RodDesc drop = Cord("drop", Vec3(0.01, 0.03, -0.3), Vec3(0.01, 0.03, 0.3), 30, contact);
+  drop.collision = drop_filter;
+  EXPECT_TRUE(world.AddRod(drop).ok());
   return world;
 }
 
@@ -117,6 +120,27 @@ TEST(RodRodContact, WithoutRodContactTheRopeFallsThrough) {
   for (int i = 0; i < 300; ++i) world.Step(0.002, kGravity, nullptr);
   EXPECT_LT(testing::RodPoint(world, "drop", 0.3).y(), -0.1);
   EXPECT_EQ(world.last_stats().rod_contacts, 0);
+}
+
+// Both ropes collide with rods, the dropped one on layer 1 (bit 2): it falls through when
+// either mask leaves out the other's layer, and lands when both take it.
+TEST(RodRodContact, RopesWhoseLayersDoNotMeetPassThrough) {
+  struct Case {
+    CollisionFilter taut, drop;
+    bool meet;
+  };
+  for (const Case& c : {Case{{1, ~0u}, {2, ~1u}, false}, Case{{1, ~2u}, {2, ~0u}, false},
+                        Case{{1, ~0u}, {2, ~0u}, true}}) {
+    SCOPED_TRACE(c.meet);
+    RodWorld world = CrossedRopes(true, c.taut, c.drop);
+    bool touched = false;
+    for (int i = 0; i < 300; ++i) {
+      world.Step(0.002, kGravity, nullptr);
+      touched |= world.last_stats().rod_contacts > 0;
+    }
+    EXPECT_EQ(touched, c.meet);
+    EXPECT_EQ(testing::RodPoint(world, "drop", 0.3).y() < -0.1, !c.meet);
+  }
 }
 
 TEST(RodRodContact, OverlappingFreeRodsPushApartWithEqualAndOppositeMomentum) {

@@ -125,5 +125,26 @@ TEST(RodSoftContact, OverlappingRodAndSoftCubeKeepMomentum) {
   EXPECT_GT(testing::RodPoint(world->rods(), "cable", 0.1).y(), 0.05 + 0.005);
 }
 
+// The same overlap with the cube on layer 1 and the cable's mask leaving it out: neither
+// is pushed, and the cable stays in the cube.
+TEST(RodSoftContact, LayersThatDoNotMeetLeaveTheOverlapAlone) {
+  SceneDesc scene;
+  scene.settings.rate_hz = 100.0;
+  scene.settings.gravity = Vec3::Zero();
+  BodyDesc cube = SoftSlab("cube", Vec3(0.05, 0.05, 0.05), Vec3::Zero(), {2, 2, 2}, 1e5, 0.0);
+  cube.soft()->collision = {2, ~0u};
+  scene.bodies.push_back(cube);
+  BodyDesc cable = Cable("cable", Vec3(-0.1, 0.053, 0.01), Vec3(0.1, 0.053, 0.01), 0.0);
+  cable.rod()->collision = {1, ~2u};
+  scene.bodies.push_back(cable);
+  auto world = testing::MakeWorld(scene);
+  for (int i = 0; i < 40; ++i) {
+    world->Step();
+    EXPECT_TRUE(world->LastContacts().empty()) << "step " << i;
+  }
+  EXPECT_LT(SoftMomentum(*world, "cube").norm(), 1e-12);  // kg m/s
+  EXPECT_LT(testing::RodPoint(world->rods(), "cable", 0.1).y(), 0.05 + 0.005);
+}
+
 }  // namespace
 }  // namespace ligature

@@ -114,5 +114,28 @@ TEST(SoftContact, OverlappingSoftCubesPushApartKeepingMomentum) {
   EXPECT_GT(Lowest(*world, "right", 0), Highest(*world, "left", 0) - kPenetrationSlop);
 }
 
+// The same overlap with the right cube on layer 1 and the left one's mask leaving it out:
+// no contact, and neither moves.
+TEST(SoftContact, LayersThatDoNotMeetLeaveTheOverlapAlone) {
+  SceneDesc scene;
+  scene.settings.rate_hz = 100.0;
+  scene.settings.gravity = Vec3::Zero();
+  BodyDesc left = SoftFemBox("left", Vec3(0.05, 0.05, 0.05), Vec3::Zero(), {2, 2, 2},
+                             SoftModelKind::kCorotational, 1e5, 0.0);
+  left.soft()->collision = {1, ~2u};
+  BodyDesc right = SoftFemBox("right", Vec3(0.05, 0.05, 0.05), Vec3(0.096, 0.01, 0.02),
+                              {2, 2, 2}, SoftModelKind::kCorotational, 1e5, 0.0);
+  right.soft()->collision = {2, ~0u};
+  scene.bodies.push_back(left);
+  scene.bodies.push_back(right);
+  auto world = testing::MakeWorld(scene);
+  for (int i = 0; i < 20; ++i) {
+    world->Step();
+    EXPECT_TRUE(world->LastContacts().empty()) << "step " << i;
+  }
+  EXPECT_LT(SoftMomentum(*world, "left").norm(), 1e-12);  // kg m/s
+  EXPECT_LT(SoftMomentum(*world, "right").norm(), 1e-12);
+}
+
 }  // namespace
 }  // namespace ligature

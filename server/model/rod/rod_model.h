@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "server/geometry/collision_filter.h"
 #include "server/math/types.h"
 #include "server/model/rod/bspline.h"
 
@@ -52,8 +53,11 @@ struct RodDesc {
   int control_points = 0;  // >= 4; 0 picks one per 2 cm, at least 8 and at most 400
   RodMaterial material;
   bool kinematic = false;  // held in place (moved only through constraints' targets)
-  // Collides with the other rods that do, and with itself.
+  // Collides with the other rods that do (and whose layers meet its own), and with itself.
   bool rod_contact = false;
+  // Its layers and mask, against rigid shapes, other rods, soft bodies and queries (not
+  // a sensor: a rod is never one).
+  CollisionFilter collision;
   // Coulomb coefficient against rigid shapes (combined with the shape's as the geometric
   // mean), >= 0; used where the rods meet rigid bodies through the world's Gauss-Seidel.
   double friction = 0.5;

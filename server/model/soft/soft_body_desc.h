@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "server/geometry/collision_filter.h"
 #include "server/model/soft/cutting.h"
 #include "server/model/soft/fem_material.h"
 #include "server/model/soft/integrators.h"
@@ -31,6 +32,9 @@ struct SoftBodyDesc {
   // Coulomb friction coefficient against rigid shapes (combined with a shape's as the
   // geometric mean, as two rigid bodies' are).
   double friction = 0.5;
+  // Its layers and mask, against rigid shapes, rods, other soft bodies and queries (never
+  // a sensor).
+  CollisionFilter collision;
   // Set when scalpels may cut the body (any model): the tissue's side of the
   // cutting criteria (toughness, damage, neighbourhood); a tool's sharpness overrides kappa.
   std::optional<CuttingParams> cutting;

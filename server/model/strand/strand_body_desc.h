@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "server/geometry/collision_filter.h"
 #include "server/math/transform.h"
 #include "server/model/strand/strand_model.h"
 
@@ -31,6 +32,8 @@ struct StrandBodyDesc {
   // Contacts with the world's rigid shapes.
   double friction = 0.3;     // Coulomb coefficient, >= 0
   double restitution = 0.0;  // [0, 1]
+  // Its layers and mask, against rigid shapes and queries (never a sensor).
+  CollisionFilter collision;
   // Uniform wind (world, m/s): air drag acts on the segments' velocity relative to it.
   Vec3 wind = Vec3::Zero();
 };

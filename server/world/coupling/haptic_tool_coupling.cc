@@ -316,10 +316,19 @@ void HapticToolCoupling::PublishModels(const WorldView& w, const StepContext& ct
     const double reach = std::min(kMaxReach, w.settings.contact_margin + kBaseReach +
                                                  2.0 * h * bodies.linear_velocity[i].norm());
     AddContactPlanes(bodies, i, reach, h, model.get());
+    // Rods and soft bodies whose layers one of the tool's solid shapes meets.
+    auto meets = [&](const CollisionFilter& other) {
+      for (size_t k = 0; k < bodies.shapes[i].size(); ++k) {
+        const CollisionFilter& own = bodies.ChildFilter(i, k);
+        if (!own.sensor && own.Meets(other)) return true;
+      }
+      return false;
+    };
     for (const RodWorld::Rod& rod : w.rods.rods()) {
-      AddRodPlanes(rod, *model, reach, h, &model->planes);
+      if (meets(rod.desc.collision)) AddRodPlanes(rod, *model, reach, h, &model->planes);
     }
     for (size_t k = 0; k < w.soft.bodies().size(); ++k) {
+      if (!meets(w.soft.bodies()[k].desc.collision)) continue;
       AddBuffer(w.soft.bodies()[k], static_cast<int>(k), i, soft_pushes,
                 channel->display().force + model->mass * w.settings.gravity, *model, reach, h,
                 &model->buffers);

@@ -62,7 +62,10 @@ void RodSoftCoupling::FindContacts(const WorldView& w, StepContext& ctx) {
     bool built = false;
     for (size_t r = 0; r < rods.rods().size(); ++r) {
       const RodWorld::Rod& rod = rods.rods()[r];
-      if (rod.desc.kinematic || !rod_bounds[r].Overlaps(swept.bounds)) continue;
+      if (rod.desc.kinematic || !rod.desc.collision.Meets(body.desc.collision) ||
+          !rod_bounds[r].Overlaps(swept.bounds)) {
+        continue;
+      }
       if (!built) {
         grid.Build(body.surface.triangles, body.start, margin + swept.reach + widest);
         built = true;

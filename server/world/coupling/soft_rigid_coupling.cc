@@ -88,7 +88,9 @@ void SoftRigidCoupling::FindContacts(const WorldView& w, StepContext& ctx) {
         if (!Inside(start[v], aabbs[i], 0.5 * margin + reach)) continue;
         for (size_t k = 0; k < bodies.shapes[i].size(); ++k) {
           const ChildShape& child = bodies.shapes[i][k];
-          if (bodies.ChildFilter(i, k).sensor) continue;  // sensors push nothing
+          // Sensors push nothing; layers the body's filter refuses are passed through.
+          const CollisionFilter& filter = bodies.ChildFilter(i, k);
+          if (filter.sensor || !body.desc.collision.Meets(filter)) continue;
           manifold.count = 0;
           Collide(probe, Transform{start[v], Quat::Identity()}, child.shape, pose * child.local,
                   margin + reach + reach_rigid, &manifold);

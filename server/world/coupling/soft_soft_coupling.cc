@@ -56,8 +56,11 @@ void SoftSoftCoupling::FindContacts(const WorldView& w, StepContext& ctx) {
     const SoftWorld::Body& target = soft_bodies[b];
     bool built = false;
     for (const int a : stepped) {
-      if (a == b || !swept[a].bounds.Overlaps(swept[b].bounds)) continue;
       const SoftWorld::Body& body = soft_bodies[a];
+      if (a == b || !body.desc.collision.Meets(target.desc.collision) ||
+          !swept[a].bounds.Overlaps(swept[b].bounds)) {
+        continue;
+      }
       const double reach = margin + swept[a].reach + swept[b].reach;
       if (!built) {
         grid.Build(target.surface.triangles, target.start, reach);

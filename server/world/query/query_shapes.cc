@@ -23,16 +23,19 @@ QueryShapes BuildQueryShapes(const World& world) {
     b.kind = QueryBodyKind::kRod;
     b.radius = rod.desc.material.radius;
     b.length = rod.model.length();
+    b.collision = rod.desc.collision;
   }
   for (const SoftWorld::Body& soft : world.soft_bodies().bodies()) {
     QueryBody& b = out.bodies.emplace_back();
     b.id = soft.desc.id;
     b.kind = QueryBodyKind::kSoft;
+    b.collision = soft.desc.collision;
   }
   for (const StrandWorld::Strand& strand : world.strands().strands()) {
     QueryBody& b = out.bodies.emplace_back();
     b.id = strand.desc.id;
     b.kind = QueryBodyKind::kStrand;
+    b.collision = strand.desc.collision;
     for (const StrandSegment& s : strand.sim.model().all()) b.segment_radius.push_back(s.radius);
   }
   return out;

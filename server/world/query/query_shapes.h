@@ -20,7 +20,7 @@ struct QueryBody {
   std::string id;
   QueryBodyKind kind = QueryBodyKind::kRigid;
   std::vector<ChildShape> shapes;      // rigid: placed in the body frame
-  CollisionFilter collision;  // rigid: the body's filter (a child may have its own)
+  CollisionFilter collision;           // the body's filter (a rigid child may have its own)
   double radius = 0.0;                 // rod (m)
   double length = 0.0;                 // rod: rest length, the range of u (m)
   std::vector<double> segment_radius;  // strand: per segment (m)

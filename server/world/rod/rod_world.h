@@ -88,6 +88,10 @@ class RodWorld {
   absl::Status RemovePearl(const std::string& id);
 
   bool HasRod(const std::string& id) const { return rod_index_.contains(id); }
+  // A new filter (layers and mask) for rod `id`, which exists.
+  void SetCollision(const std::string& id, const CollisionFilter& filter) {
+    rods_[rod_index_.at(id)].desc.collision = filter;
+  }
   bool HasConstraint(const std::string& id) const;
   bool HasPearl(const std::string& id) const;
   const Rod* FindRod(const std::string& id) const;

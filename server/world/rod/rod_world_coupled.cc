@@ -26,8 +26,8 @@ void RodWorld::FindObstacleContacts(double h, std::span<const Obstacle> obstacle
   if (obstacles.empty()) return;
   for (size_t r = 0; r < rods_.size(); ++r) {
     if (rods_[r].desc.kinematic) continue;
-    FindRodContacts(static_cast<int>(r), rods_[r].model, rods_[r].state, h, kContactMargin,
-                    obstacles, out);
+    FindRodContacts(static_cast<int>(r), rods_[r].model, rods_[r].state,
+                    rods_[r].desc.collision, h, kContactMargin, obstacles, out);
   }
 }
 

@@ -182,7 +182,8 @@ void RodWorld::FindPairContacts(double h) {
   std::vector<RodShapeView> shapes(rods_.size());
   bool any = false;
   for (size_t r = 0; r < rods_.size(); ++r) {
-    shapes[r] = {&rods_[r].model, &rods_[r].state, rods_[r].desc.rod_contact};
+    shapes[r] = {&rods_[r].model, &rods_[r].state, rods_[r].desc.rod_contact,
+                 rods_[r].desc.collision};
     any |= rods_[r].desc.rod_contact;
   }
   if (!any) return;
@@ -241,8 +242,8 @@ bool RodWorld::BeginStep(double h, const Vec3& gravity, const BodyPoseLookup& po
   const std::vector<RodView> views = Views(first_point);
   for (size_t r = 0; r < rods_.size(); ++r) {
     if (first_point[r] < 0) continue;
-    FindRodContacts(static_cast<int>(r), rods_[r].model, rods_[r].state, h, kContactMargin,
-                    obstacles, &contacts_);
+    FindRodContacts(static_cast<int>(r), rods_[r].model, rods_[r].state,
+                    rods_[r].desc.collision, h, kContactMargin, obstacles, &contacts_);
   }
   ShareObstacleMass(&contacts_);
   stats_.contacts = static_cast<int>(contacts_.size());

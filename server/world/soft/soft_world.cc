@@ -328,7 +328,7 @@ void SoftWorld::ResolveContacts(Body& body, double h, std::span<const Obstacle> 
     if (body.fem_rest() && body.fem_rest()->fixed[i]) continue;
     bool moved = false;
     for (const Obstacle& o : obstacles) {
-      if (o.blade && body.desc.cutting) continue;
+      if ((o.blade && body.desc.cutting) || !body.desc.collision.Meets(o.filter)) continue;
       if (!((o.bounds.min.array() <= x[i].array()).all() &&
             (x[i].array() <= o.bounds.max.array()).all())) {
         continue;

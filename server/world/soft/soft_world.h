@@ -39,6 +39,7 @@ struct SoftTool {
   std::string id;  // its rigid body
   Transform pose;
   ScalpelDesc scalpel;
+  CollisionFilter filter;  // its body's: it cuts only bodies whose filters meet it
 };
 
 class SoftWorld {
@@ -143,6 +144,10 @@ class SoftWorld {
   std::vector<std::string> RemoveFollowing(const std::string& body_id);
 
   bool HasBody(const std::string& id) const { return index_.contains(id); }
+  // A new filter (layers and mask) for body `id`, which exists.
+  void SetCollision(const std::string& id, const CollisionFilter& filter) {
+    bodies_[index_.at(id)].desc.collision = filter;
+  }
   bool HasConstraint(const std::string& id) const { return constraint_ids_.contains(id); }
   const Body* FindBody(const std::string& id) const;
   const std::vector<Body>& bodies() const { return bodies_; }

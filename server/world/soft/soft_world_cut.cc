@@ -229,6 +229,7 @@ void SoftWorld::CutWithTools(std::span<const SoftTool> tools) {
   for (Body& body : bodies_) {
     if (!body.desc.cutting) continue;
     for (const SoftTool& tool : tools) {
+      if (!body.desc.collision.Meets(tool.filter)) continue;
       const std::pair<std::string, std::string> key{body.desc.id, tool.id};
       const std::vector<Vec3>& x = body.positions();
       // Touch: the closest surface point to the tip, within the contact distance or below.

@@ -278,7 +278,7 @@ std::vector<Obstacle> StrandWorld::NearbyObstacles(const Strand& s, double h,
   lo.array() -= grow;
   hi.array() += grow;
   for (const Obstacle& o : obstacles) {
-    if (!Overlaps(o.bounds, lo, hi)) continue;
+    if (!s.desc.collision.Meets(o.filter) || !Overlaps(o.bounds, lo, hi)) continue;
     const std::optional<ObstacleMotion> m = motion ? motion(o.body) : std::nullopt;
     out.push_back(StrandObstacleOf(o, m.value_or(ObstacleMotion{o.pose.position}),
                                    s.desc.friction, s.desc.restitution));

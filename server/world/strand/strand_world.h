@@ -107,6 +107,10 @@ class StrandWorld {
   int constraint_count() const;
 
   bool HasStrand(const std::string& id) const { return index_.contains(id); }
+  // A new filter (layers and mask) for strand `id`, which exists.
+  void SetCollision(const std::string& id, const CollisionFilter& filter) {
+    strands_[index_.at(id)].desc.collision = filter;
+  }
   const Strand* FindStrand(const std::string& id) const;
   const std::vector<Strand>& strands() const { return strands_; }
   bool empty() const { return strands_.empty(); }

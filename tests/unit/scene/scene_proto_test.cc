@@ -10,6 +10,7 @@
 
 #include "google/protobuf/util/message_differencer.h"
 #include "server/model/rigid/convex_hull_builder.h"
+#include "server/model/soft/tet_mesh.h"
 
 namespace ligature {
 namespace {
@@ -471,6 +472,39 @@ TEST(SceneProtoRoundTripTest, BodyAndConstraintConverters) {
   bad.mutable_pose()->mutable_position()->set_x(kNaN);
   EXPECT_THAT(std::string(BodyFromProto(bad, "body").status().message()),
               StartsWith("body.pose.position.x:"));
+}
+
+// A rod, a soft body and a strand keep their layers and masks through the proto and back;
+// the default filter is left unset; none of them can be a sensor.
+TEST(SceneProtoRoundTripTest, DeformableBodiesHaveLayers) {
+  const CollisionFilter filter{6, 5};
+  std::vector<BodyDesc> bodies(3);
+  RodDesc& rod = bodies[0].body.emplace<RodDesc>();
+  rod.points = {Vec3::Zero(), Vec3::UnitX()};
+  SoftBodyDesc& soft = bodies[1].body.emplace<SoftBodyDesc>();
+  soft.mesh = MakeBoxMesh(Vec3::Constant(0.1), 1, 1, 1);
+  StrandBodyDesc& strand = bodies[2].body.emplace<StrandBodyDesc>();
+  strand.strand.points = {Vec3::Zero(), Vec3::UnitY()};
+  for (BodyDesc& b : bodies) {
+    const v1::Body plain = BodyToProto(b);
+    EXPECT_FALSE(plain.has_collision());
+    if (b.rod()) b.rod()->collision = filter;
+    if (b.soft()) b.soft()->collision = filter;
+    if (b.strand()) b.strand()->collision = filter;
+    v1::Body layered = BodyToProto(b);
+    EXPECT_EQ(layered.collision().layers(), 6u);
+    EXPECT_EQ(layered.collision().mask(), 5u);
+    auto back = BodyFromProto(layered, "body");
+    ASSERT_TRUE(back.ok()) << back.status();
+    const CollisionFilter& got = back->rod()    ? back->rod()->collision
+                                 : back->soft() ? back->soft()->collision
+                                                : back->strand()->collision;
+    EXPECT_EQ(got, filter);
+    layered.mutable_collision()->set_sensor(true);
+    const absl::Status s = BodyFromProto(layered, "body").status();
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(std::string(s.message()), StartsWith("body.collision.sensor:"));
+  }
 }
 
 // ---------------------------------------------------------------------------------------

@@ -5,8 +5,10 @@
 
 #include <algorithm>
 #include <memory>
+#include <set>
 #include <string>
 
+#include "server/model/soft/tet_mesh.h"
 #include "tests/support/grid_mesh.h"
 
 namespace ligature {
@@ -728,6 +730,141 @@ TEST(WorldFilterTest, CompoundChildHasItsOwnFilter) {
   EXPECT_NEAR(got->rigid()->pose.position.y(), 0.25, 2e-3);
   EXPECT_EQ(got->rigid()->children[1].filter, kGhost);
   EXPECT_FALSE(got->rigid()->children[0].filter.has_value());
+}
+
+// A 40 cm rod, two 4 cm soft cubes (corotational, which meets rigid shapes in the solve,
+// and mass-point, projected out of them after it) and a 10 cm strand (its base held), each
+// laid 5 cm above the ground (the strand sideways from its base), on `filter`'s layers.
+void AddDeformables(World* world, const CollisionFilter& filter) {
+  BodyDesc rod;
+  rod.id = "rod";
+  RodDesc& r = rod.body.emplace<RodDesc>();
+  r.points = {Vec3(-0.2, 0.05, 0), Vec3(0.2, 0.05, 0)};
+  r.control_points = 8;
+  r.collision = filter;
+  ASSERT_TRUE(world->AddBody(rod).ok());
+  for (const SoftModelKind model : {SoftModelKind::kCorotational, SoftModelKind::kMassPoint}) {
+    const bool fem = model == SoftModelKind::kCorotational;
+    BodyDesc cube;
+    cube.id = fem ? "cube" : "lump";
+    SoftBodyDesc& c = cube.body.emplace<SoftBodyDesc>();
+    c.mesh = MakeBoxMesh(Vec3(0.02, 0.02, 0.02), 1, 1, 1);
+    for (Vec3& v : c.mesh.vertices) v += Vec3(fem ? 1 : 2, 0.07, 0);
+    c.model = model;
+    c.fem.young = 1e5;
+    c.mass_point.distance_stiffness = 200.0;
+    c.mass_point.volume_stiffness = 20.0;
+    c.collision = filter;
+    ASSERT_TRUE(world->AddBody(cube).ok());
+  }
+  BodyDesc strand;
+  strand.id = "strand";
+  StrandBodyDesc& s = strand.body.emplace<StrandBodyDesc>();
+  for (int i = 0; i <= 5; ++i) s.strand.points.push_back(Vec3(0.02 * i, 0, 0));
+  StrandMaterial m;
+  m.mass_per_length = 0.02;
+  m.radius = 0.002;
+  m.bend_rigidity_x = m.bend_rigidity_z = 1e-5;
+  m.twist_rigidity = 1e-5;
+  s.strand.materials = {m};
+  s.pose.position = Vec3(-1, 0.05, 0);
+  s.pose.orientation = Quat::Identity();
+  s.collision = filter;
+  ASSERT_TRUE(world->AddBody(strand).ok());
+}
+
+// The lowest point of each deformable body of AddDeformables (m).
+double RodLowest(const World& world) {
+  double y = 1e9;
+  for (const Vec3& x : world.rods().FindRod("rod")->state.x) y = std::min(y, x.y());
+  return y;
+}
+double CubeLowest(const World& world, const std::string& id = "cube") {
+  double y = 1e9;
+  for (const Vec3& x : world.soft_bodies().FindBody(id)->positions()) y = std::min(y, x.y());
+  return y;
+}
+double StrandLowest(const World& world) {
+  double y = 1e9;
+  for (const Vec3& x : world.strands().FindStrand("strand")->points) y = std::min(y, x.y());
+  return y;
+}
+
+// Rods, soft bodies and strands have layers and masks as rigid bodies do. On a layer the
+// ground's mask takes, each rests on the ground (its lowest point above it, within its
+// radius), and contact events name that layer on its side; with a
+// mask that leaves the ground's layer out, the rod and the cube fall through it as in free
+// fall (0.5 g t^2 = 4.9 m in 1 s, to within the step's first-order error) and the strand
+// swings down through it from its base. An update gives the resting ones that filter, and
+// they drop too; an update of anything else of a deformable body, or a sensor, is refused.
+TEST(WorldFilterTest, RodsSoftBodiesAndStrandsHaveLayersToo) {
+  auto ghosts = EmptyWorld();
+  ASSERT_TRUE(ghosts->AddBody(Ground()).ok());
+  AddDeformables(ghosts.get(), kGhost);
+  auto solids = EmptyWorld();
+  ASSERT_TRUE(solids->AddBody(Ground()).ok());
+  constexpr CollisionFilter kEight{8, ~0u};
+  AddDeformables(solids.get(), kEight);
+  solids->SetEventReporting({.enabled = true});
+  // The strand swings: the lowest it went.
+  double ghost_strand = 1e9, solid_low = 1e9;
+  std::set<std::string> touched;
+  for (int i = 0; i < 100; ++i) {
+    ghosts->Step();
+    solids->Step();
+    for (const ContactEvent& e : solids->TakeEvents().contacts) {
+      const bool a_deformable = e.body_a != "ground";
+      EXPECT_EQ(a_deformable ? e.layers_a : e.layers_b, 8u);
+      EXPECT_EQ(a_deformable ? e.layers_b : e.layers_a, 1u);
+      touched.insert(a_deformable ? e.body_a : e.body_b);
+    }
+    ghost_strand = std::min(ghost_strand, StrandLowest(*ghosts));
+    solid_low = std::min({solid_low, RodLowest(*solids), CubeLowest(*solids),
+                          CubeLowest(*solids, "lump"), StrandLowest(*solids)});
+  }
+  EXPECT_NEAR(RodLowest(*ghosts), 0.05 - 0.5 * 9.81, 0.1);
+  EXPECT_NEAR(CubeLowest(*ghosts), 0.05 - 0.5 * 9.81, 0.1);
+  EXPECT_NEAR(CubeLowest(*ghosts, "lump"), 0.05 - 0.5 * 9.81, 0.1);
+  EXPECT_LT(ghost_strand, -0.03);
+  EXPECT_GT(solid_low, -0.005);
+  // Strands push on nothing and are not in contact events.
+  EXPECT_EQ(touched, (std::set<std::string>{"rod", "cube"}));
+  // The filters are the bodies' own, as exported.
+  for (const BodyDesc& b : ghosts->Export().bodies) {
+    if (b.rod()) {
+      EXPECT_EQ(b.rod()->collision, kGhost);
+    }
+    if (b.soft()) {
+      EXPECT_EQ(b.soft()->collision, kGhost);
+    }
+    if (b.strand()) {
+      EXPECT_EQ(b.strand()->collision, kGhost);
+    }
+  }
+
+  BodyUpdate ghost;
+  ghost.collision = kGhost;
+  for (const char* id : {"rod", "cube", "lump", "strand"}) {
+    ASSERT_TRUE(solids->UpdateBody(id, ghost).ok()) << id;
+  }
+  double solid_strand = 1e9;
+  for (int i = 0; i < 50; ++i) {
+    solids->Step();
+    solid_strand = std::min(solid_strand, StrandLowest(*solids));
+  }
+  EXPECT_LT(RodLowest(*solids), -0.5);
+  EXPECT_LT(CubeLowest(*solids), -0.5);
+  EXPECT_LT(CubeLowest(*solids, "lump"), -0.5);
+  EXPECT_LT(solid_strand, -0.03);
+
+  BodyUpdate moved = ghost;
+  moved.position = Vec3(0, 1, 0);
+  EXPECT_EQ(solids->UpdateBody("rod", moved).code(), absl::StatusCode::kFailedPrecondition);
+  BodyUpdate sensor;
+  sensor.collision = CollisionFilter{1, ~0u, true};
+  const absl::Status s = solids->UpdateBody("cube", sensor);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(s.message()), StartsWith("body.collision.sensor:"));
 }
 
 // Two overlapping balls joined at their middle: no contact between them by default, a

@@ -23,10 +23,11 @@ BodyDesc Rigid(const std::string& id, BodyKind kind, const Vec3& at) {
 }
 
 // One body of every kind, apart, without gravity, so that the first frame is the scene:
-// a ground plane; a static 2 m cube centred at (10, 1, 0) on collision layer 2 alone; a compound of two balls
-// (r 0.5) at body-frame (0, 0, 0) and (2, 0, 0), its frame at (0, 5, 0), whose centre of
-// mass lies between them; a straight rod (r 0.05) from (-5, 2, 5) to (5, 2, 5); a soft
-// 1 m cube centred at (0, 1.5, -5); a strand (r 0.01) standing from (-10, 0, 0) to
+// a ground plane; a static 2 m cube centred at (10, 1, 0) on collision layer 1 alone (bit
+// 2); a compound of two balls (r 0.5) at body-frame (0, 0, 0) and (2, 0, 0), its frame at
+// (0, 5, 0), whose centre of mass lies between them; a straight rod (r 0.05) from
+// (-5, 2, 5) to (5, 2, 5); a soft 1 m cube centred at (0, 1.5, -5) on layer 2 alone (bit
+// 4); a strand (r 0.01) standing from (-10, 0, 0) to
 // (-10, 2, 0) in two segments.
 std::unique_ptr<World> EveryKind() {
   SceneDesc scene;
@@ -55,6 +56,7 @@ std::unique_ptr<World> EveryKind() {
   SoftBodyDesc s;
   s.mesh = MakeBoxMesh(Vec3::Constant(0.5), 2, 2, 2);
   for (Vec3& v : s.mesh.vertices) v += Vec3(0, 1.5, -5);
+  s.collision.layers = 4;
   soft.body = s;
   scene.bodies.push_back(soft);
   BodyDesc strand;
@@ -120,8 +122,9 @@ TEST_F(SceneQueryTest, RaysDownOntoEveryKind) {
   EXPECT_FALSE(query_.RaycastClosest(Vec3(20, 10, 20), down, 9.0, all).has_value());
 }
 
-// A layer mask passes by the shapes on none of its layers: the cube (layer 2) is seen
-// only by masks naming layer 2, and every other body (layer 1) only by masks naming 1.
+// A layer mask passes by the shapes on none of its layers: the cube (bit 2) is seen only
+// by masks naming it, the soft cube (bit 4) too, and every other body (bit 1) only by masks
+// naming bit 1.
 TEST_F(SceneQueryTest, LayerMasks) {
   const Vec3 down = -Vec3::UnitY();
   QueryFilter not_two;
@@ -135,6 +138,15 @@ TEST_F(SceneQueryTest, LayerMasks) {
   ASSERT_TRUE(box.has_value());
   EXPECT_EQ(IdOf(*box), "box");
   EXPECT_FALSE(query_.RaycastClosest(Vec3(1, 10, 5), down, 100.0, only_two).has_value());
+  // Onto the soft cube: the ground under it, unless the mask names its layer.
+  auto under = query_.RaycastClosest(Vec3(0.1, 10, -5.2), down, 100.0, not_two);
+  ASSERT_TRUE(under.has_value());
+  EXPECT_EQ(IdOf(*under), "soft");
+  QueryFilter not_four;
+  not_four.layer_mask = ~4u;
+  under = query_.RaycastClosest(Vec3(0.1, 10, -5.2), down, 100.0, not_four);
+  ASSERT_TRUE(under.has_value());
+  EXPECT_EQ(IdOf(*under), "ground");
 }
 
 // Sideways at the strand's upper segment: it is met at its radius, on segment 1.

@@ -161,10 +161,12 @@ TEST_P(SoftWorldCutModelTest, RestingTipNeverCuts) {
 }
 
 // The tip pressed a little into the top surface and drawn across it loads the weak tissue
-// and cuts it; the cuts are reported.
+// and cuts it; the cuts are reported. A scalpel whose mask leaves out the block's layer
+// passes through it and cuts nothing.
 // (Corotational and mass-point blocks; an StVK block is dragged along by the pressed tip.)
 TEST(SoftWorldCutTest, StrokeAcrossTheSurfaceCuts) {
   for (const SoftModelKind model : {SoftModelKind::kCorotational, SoftModelKind::kMassPoint}) {
+    SCOPED_TRACE(static_cast<int>(model));
     SoftWorld world;
     ASSERT_TRUE(world.AddBody(Block(model)).ok());
     SoftTool tool = Blade(0.05);
@@ -179,8 +181,18 @@ TEST(SoftWorldCutTest, StrokeAcrossTheSurfaceCuts) {
         ++cuts;
       }
     }
-    EXPECT_GE(cuts, 1) << static_cast<int>(model);
+    EXPECT_GE(cuts, 1);
     EXPECT_EQ(world.bodies().front().topology_version, static_cast<uint32_t>(cuts));
+
+    SoftWorld apart;
+    ASSERT_TRUE(apart.AddBody(Block(model)).ok());
+    tool.filter = CollisionFilter{2, ~1u};
+    for (int i = 0; i <= 50; ++i) {
+      tool.pose.position = Vec3(0.0, 0.5 * kHalf - 5e-4, -0.45 * kHalf + 0.9 * kHalf * i / 50);
+      apart.Step(i * 0.01, 0.01, Vec3::Zero(), nullptr, {}, std::span<const SoftTool>(&tool, 1));
+      EXPECT_TRUE(apart.cuts().empty());
+    }
+    EXPECT_EQ(apart.bodies().front().topology_version, 0u);
   }
 }
 
