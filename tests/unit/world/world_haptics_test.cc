@@ -212,6 +212,25 @@ TEST(WorldHapticsTest, ARodUnderTheToolGivesOneContactPlane) {
   EXPECT_TRUE(e->model()->planes.empty());
 }
 
+// A tool feels only the rods and soft bodies its shapes' filters meet: once the rope is on
+// layer 1 (bit 2) and the probe's mask leaves that out, the next tick's model has no plane
+// for it.
+TEST(WorldHapticsTest, ARodOnALayerTheToolLeavesOutGivesNoPlane) {
+  auto w = RopeWorld(/*held=*/true, Vec3(0.1234, 0.02, 0));
+  auto c = Channel("a");
+  ASSERT_TRUE(w->AttachHapticTool("probe", c).ok());
+  ASSERT_EQ(c->model()->planes.size(), 1u);
+  BodyUpdate rope, probe;
+  rope.collision = CollisionFilter{2, ~0u};
+  probe.collision = CollisionFilter{1, ~2u};
+  ASSERT_TRUE(w->UpdateBody("rope", rope).ok());
+  w->Step();
+  EXPECT_EQ(c->model()->planes.size(), 1u);  // the probe still takes layer 1
+  ASSERT_TRUE(w->UpdateBody("probe", probe).ok());
+  w->Step();
+  EXPECT_TRUE(c->model()->planes.empty());
+}
+
 TEST(WorldHapticsTest, AProbeStrokingAlongARopeFeelsItAndNothingPastItsEnd) {
   // A rope pinned at both ends; the device strokes at 5 cm/s along it, 1 cm below the
   // probe's resting contact. The world ticks at 100 Hz; the haptic core runs at 1 kHz on
