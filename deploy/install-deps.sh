@@ -18,6 +18,7 @@ else
     libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
     libeigen3-dev libabsl-dev libgtest-dev libgmock-dev libbenchmark-dev
     libbullet-dev libembree-dev libode-dev libmujoco-dev liblapack-dev grpc-proto libqhull-dev
+    libsuitesparse-dev libopenblas-serial-dev
     libassimp-dev liburdfdom-dev libssl-dev python3-pyassimp
     python3 python3-grpcio python3-protobuf python3-yaml prometheus-cpp-dev nginx openssl
     nodejs chromium python3-matplotlib
