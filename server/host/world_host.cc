@@ -200,6 +200,8 @@ void WorldHost::RefreshCounts(const World& world) {
   absl::MutexLock lock(&mu_);
   info_.body_count = world.body_count();
   info_.constraint_count = world.constraint_count();
+  info_.counters = world.counters();
+  info_.counters.withheld_frames += withheld_frames_;
 }
 
 bool WorldHost::paused() const {

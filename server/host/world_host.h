@@ -127,7 +127,8 @@ class WorldHost {
 
  private:
   void Publish() ABSL_LOCKS_EXCLUDED(mu_);
-  // The summary's body and constraint counts, from the world as it is now.
+  // The summary's body and constraint counts and its step counters (a StepWorld call's
+  // rollbacks among them), from the world as it is now.
   void RefreshCounts(const World& world) ABSL_LOCKS_EXCLUDED(mu_);
 
   const std::string name_;
