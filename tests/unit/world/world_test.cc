@@ -773,20 +773,14 @@ void AddDeformables(World* world, const CollisionFilter& filter) {
   ASSERT_TRUE(world->AddBody(strand).ok());
 }
 
-// The lowest point of each deformable body of AddDeformables (m).
-double RodLowest(const World& world) {
-  double y = 1e9;
-  for (const Vec3& x : world.rods().FindRod("rod")->state.x) y = std::min(y, x.y());
-  return y;
-}
-double CubeLowest(const World& world, const std::string& id = "cube") {
-  double y = 1e9;
-  for (const Vec3& x : world.soft_bodies().FindBody(id)->positions()) y = std::min(y, x.y());
-  return y;
-}
-double StrandLowest(const World& world) {
-  double y = 1e9;
-  for (const Vec3& x : world.strands().FindStrand("strand")->points) y = std::min(y, x.y());
+// The height of the lowest point of deformable body `id` of AddDeformables (m).
+double Lowest(const World& world, const std::string& id) {
+  const std::vector<Vec3>& points =
+      id == "rod"      ? world.rods().FindRod(id)->state.x
+      : id == "strand" ? world.strands().FindStrand(id)->points
+                       : world.soft_bodies().FindBody(id)->positions();
+  double y = points.front().y();
+  for (const Vec3& x : points) y = std::min(y, x.y());
   return y;
 }
 
@@ -818,13 +812,13 @@ TEST(WorldFilterTest, RodsSoftBodiesAndStrandsHaveLayersToo) {
       EXPECT_EQ(a_deformable ? e.layers_b : e.layers_a, 1u);
       touched.insert(a_deformable ? e.body_a : e.body_b);
     }
-    ghost_strand = std::min(ghost_strand, StrandLowest(*ghosts));
-    solid_low = std::min({solid_low, RodLowest(*solids), CubeLowest(*solids),
-                          CubeLowest(*solids, "lump"), StrandLowest(*solids)});
+    ghost_strand = std::min(ghost_strand, Lowest(*ghosts, "strand"));
+    solid_low = std::min({solid_low, Lowest(*solids, "rod"), Lowest(*solids, "cube"),
+                          Lowest(*solids, "lump"), Lowest(*solids, "strand")});
   }
-  EXPECT_NEAR(RodLowest(*ghosts), 0.05 - 0.5 * 9.81, 0.1);
-  EXPECT_NEAR(CubeLowest(*ghosts), 0.05 - 0.5 * 9.81, 0.1);
-  EXPECT_NEAR(CubeLowest(*ghosts, "lump"), 0.05 - 0.5 * 9.81, 0.1);
+  EXPECT_NEAR(Lowest(*ghosts, "rod"), 0.05 - 0.5 * 9.81, 0.1);
+  EXPECT_NEAR(Lowest(*ghosts, "cube"), 0.05 - 0.5 * 9.81, 0.1);
+  EXPECT_NEAR(Lowest(*ghosts, "lump"), 0.05 - 0.5 * 9.81, 0.1);
   EXPECT_LT(ghost_strand, -0.03);
   EXPECT_GT(solid_low, -0.005);
   // Strands push on nothing and are not in contact events.
@@ -850,11 +844,11 @@ TEST(WorldFilterTest, RodsSoftBodiesAndStrandsHaveLayersToo) {
   double solid_strand = 1e9;
   for (int i = 0; i < 50; ++i) {
     solids->Step();
-    solid_strand = std::min(solid_strand, StrandLowest(*solids));
+    solid_strand = std::min(solid_strand, Lowest(*solids, "strand"));
   }
-  EXPECT_LT(RodLowest(*solids), -0.5);
-  EXPECT_LT(CubeLowest(*solids), -0.5);
-  EXPECT_LT(CubeLowest(*solids, "lump"), -0.5);
+  EXPECT_LT(Lowest(*solids, "rod"), -0.5);
+  EXPECT_LT(Lowest(*solids, "cube"), -0.5);
+  EXPECT_LT(Lowest(*solids, "lump"), -0.5);
   EXPECT_LT(solid_strand, -0.03);
 
   BodyUpdate moved = ghost;
