@@ -1,7 +1,10 @@
 // The built-in organ scene: a 5184-tet corotational body dropped 1 cm onto a rigid tray
-// comes to rest on it: no vertex sinks into the tray, and its motion dies out.
+// comes to rest on it: no vertex sinks into the tray, its motion dies out, and the tray
+// carries its weight through the contacts of the world's solve.
 
 #include <gtest/gtest.h>
+
+#include <set>
 
 #include "server/scene/scene_library.h"
 #include "server/scene/scene_proto.h"
@@ -31,6 +34,34 @@ TEST(Organ, SettlesOnTheTray) {
   double speed = 0.0;
   for (const Vec3& v : organ->fem_state.v) speed = std::max(speed, v.norm());
   EXPECT_LT(speed, 0.02);  // m/s
+
+  // At rest, each tick's contact impulses on the tray add up to the organ's weight times
+  // the step (averaged over 20 ticks).
+  double mass = 0.0;
+  for (double m : organ->masses()) mass += m;
+  const double h = 1.0 / scene->settings.rate_hz;
+  const double gravity = -scene->settings.gravity.y();
+  double carried = 0.0;
+  std::set<int> coupled;
+  constexpr int kTicks = 20;
+  for (int i = 0; i < kTicks; ++i) {
+    world->Step();
+    coupled.clear();
+    for (const World::ContactReport& c : world->LastContacts()) {
+      if (c.a != "organ") continue;
+      carried -= c.impulse.y();  // the tray is pushed down
+      coupled.insert(c.vertex);
+    }
+  }
+  // Every vertex resting on the tray is in the solve.
+  int resting = 0;
+  for (int v = 0; v < static_cast<int>(organ->positions().size()); ++v) {
+    if (organ->positions()[v].y() > tray_top + 1e-4) continue;
+    ++resting;
+    EXPECT_TRUE(coupled.contains(v)) << v;
+  }
+  EXPECT_GT(resting, 64);
+  EXPECT_NEAR(carried / kTicks, mass * gravity * h, 0.005 * mass * gravity * h);
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
-// Corotational linear finite elements: rest stiffness, polar rotations, the assembled
-// backward-Euler system with its factorization, and compliance queries.
+// Corotational linear finite elements: rest stiffness, polar rotations, and the assembly of
+// the backward-Euler system (solved in fem_corotational_solve.cc).
 
 #include "server/model/soft/fem_corotational.h"
 
@@ -178,9 +178,9 @@ double CorotationalModel::ExplicitTimeStep() const {
   return ExplicitStableTimeStep(material_, rest_.min_altitude);
 }
 
-// Fills A = (1 + h alpha) M + (h beta + h^2) K and
-// rhs = h (f + M g + f_ext - alpha M v - (h + beta) K v) tet by tet into the fixed pattern,
-// then factorizes (analyzing the pattern only when the system last served another model).
+// Fills rhs = h (f + M g + f_ext - alpha M v - (h + beta) K v) tet by tet and
+// A = (1 + h alpha) M + (h beta + h^2) K into the fixed pattern, then solves the system's
+// way (analyzing the pattern only when the system last served another model).
 absl::Status CorotationalModel::Assemble(const FemState& state, double h, const Vec3& gravity,
                                          std::span<const Vec3> external,
                                          CorotationalSystem* system) const {
@@ -200,16 +200,9 @@ absl::Status CorotationalModel::Assemble(const FemState& state, double h, const 
   CorotationalSystem& sys = *system;
   const double alpha = material_.mass_damping;
   const double beta = material_.stiffness_damping;
-  const double mass_scale = 1.0 + h * alpha;
-  const double stiffness_scale = h * beta + h * h;
 
   const bool same_pattern = sys.pattern_id_ == pattern_id_;
-  if (!same_pattern) {
-    sys.matrix_ = pattern_;
-  } else {
-    std::fill(sys.matrix_.valuePtr(), sys.matrix_.valuePtr() + sys.matrix_.nonZeros(), 0.0);
-  }
-  double* values = sys.matrix_.valuePtr();
+  if (!same_pattern) sys.matrix_ = pattern_;
   sys.h_ = h;
   sys.fixed_ = rest_.fixed;
   sys.rhs_.setZero(3 * n);
@@ -219,14 +212,48 @@ absl::Status CorotationalModel::Assemble(const FemState& state, double h, const 
     const std::array<int, 4>& tet = mesh_.tets[t];
     const Mat3 r = Rotation(state.x, t);
     sys.rotations_[t] = r;
-    const Mat12& k0 = k0_[t];
     const Vec12 u = RotatedLocal(r, state.x, &mesh_.vertices, tet);
     const Vec12 z = RotatedLocal(r, state.v, nullptr, tet);
     // In the rotated frame: K0 (u + (h + beta) z), rotated back, is -(f - (h + beta) K v).
-    const Vec12 w = k0 * (u + (h + beta) * z);
+    const Vec12 w = k0_[t] * (u + (h + beta) * z);
     for (int i = 0; i < 4; ++i) {
       sys.rhs_.segment<3>(3 * tet[i]) -= h * (r * w.segment<3>(3 * i));
     }
+  }
+  for (int v = 0; v < n; ++v) {
+    if (rest_.fixed[v]) {
+      sys.rhs_.segment<3>(3 * v).setZero();
+      continue;
+    }
+    const double m = rest_.mass[v];
+    Vec3 f = m * gravity - alpha * m * state.v[v];
+    if (!external.empty()) f += external[v];
+    sys.rhs_.segment<3>(3 * v) += h * f;
+  }
+  FillMatrix(sys.rotations_, 1.0 + h * alpha, h * beta + h * h, sys.matrix_.valuePtr());
+
+  if (!same_pattern) {
+    sys.solver_.analyzePattern(sys.matrix_);
+    sys.pattern_id_ = pattern_id_;
+    sys.columns_.clear();
+  }
+  if (sys.method_ == CorotationalSolve::kPreconditioned) {
+    if (absl::Status s = PrepareRestSystem(h, &sys); !s.ok()) return s;
+    sys.frame_ = BodyRotation(state.x);
+    if (sys.SolveIteratively()) return absl::OkStatus();
+  }
+  if (!sys.SolveDirectly()) {
+    return absl::InternalError("corotational step: factorization of M + h C + h^2 K failed");
+  }
+  return absl::OkStatus();
+}
+
+void CorotationalModel::FillMatrix(std::span<const Mat3> rotations, double mass_scale,
+                                   double stiffness_scale, double* values) const {
+  std::fill(values, values + pattern_.nonZeros(), 0.0);
+  for (int t = 0; t < tet_count(); ++t) {
+    const Mat3 r = rotations.empty() ? Mat3::Identity() : rotations[t];
+    const Mat12& k0 = k0_[t];
     for (int i = 0; i < 4; ++i) {
       for (int j = 0; j < 4; ++j) {
         const int* offsets = &block_offset_[t][3 * (4 * i + j)];
@@ -238,37 +265,53 @@ absl::Status CorotationalModel::Assemble(const FemState& state, double h, const 
       }
     }
   }
-
-  for (int v = 0; v < n; ++v) {
+  for (int v = 0; v < vertex_count(); ++v) {
     const std::array<int, 3>& offsets = diagonal_offset_[v];
-    if (rest_.fixed[v]) {
-      // Identity block (the tets' stiffness was not added to it) and zero right-hand side.
-      for (int k = 0; k < 3; ++k) {
+    // A held vertex's block is the identity (the tets' stiffness was not added to it).
+    const bool fixed = rest_.fixed[v] != 0;
+    for (int k = 0; k < 3; ++k) {
+      if (fixed) {
         for (int row = 0; row < 3; ++row) values[offsets[k] + row] = (row == k) ? 1.0 : 0.0;
+      } else {
+        values[offsets[k] + k] += mass_scale * rest_.mass[v];
       }
-      sys.rhs_.segment<3>(3 * v).setZero();
-      continue;
     }
-    const double m = rest_.mass[v];
-    for (int k = 0; k < 3; ++k) values[offsets[k] + k] += mass_scale * m;
-    Vec3 f = m * gravity - alpha * m * state.v[v];
-    if (!external.empty()) f += external[v];
-    sys.rhs_.segment<3>(3 * v) += h * f;
   }
+}
 
-  if (!same_pattern) {
-    sys.solver_.analyzePattern(sys.matrix_);
-    sys.pattern_id_ = pattern_id_;
+absl::Status CorotationalModel::PrepareRestSystem(double h, CorotationalSystem* system) const {
+  CorotationalSystem& sys = *system;
+  if (sys.rest_id_ == pattern_id_ && sys.rest_h_ == h) return absl::OkStatus();
+  Eigen::SparseMatrix<double> rest = pattern_;
+  FillMatrix({}, 1.0 + h * material_.mass_damping, h * material_.stiffness_damping + h * h,
+             rest.valuePtr());
+  sys.rest_solver_.compute(rest);
+  sys.rest_id_ = 0;
+  sys.columns_.clear();
+  if (sys.rest_solver_.info() != Eigen::Success) {
+    return absl::InternalError("corotational step: factorization of the rest system failed");
   }
-  sys.solver_.factorize(sys.matrix_);
-  if (sys.solver_.info() != Eigen::Success) {
-    return absl::InternalError("corotational step: factorization of M + h C + h^2 K failed");
-  }
-  sys.dv_ = sys.solver_.solve(sys.rhs_);
-  if (sys.solver_.info() != Eigen::Success) {
-    return absl::InternalError("corotational step: solve failed");
-  }
+  sys.rest_id_ = pattern_id_;
+  sys.rest_h_ = h;
   return absl::OkStatus();
+}
+
+Mat3 CorotationalModel::BodyRotation(const std::vector<Vec3>& x) const {
+  double total = 0.0;
+  Vec3 c = Vec3::Zero(), c0 = Vec3::Zero();
+  for (int v = 0; v < vertex_count(); ++v) {
+    total += rest_.mass[v];
+    c += rest_.mass[v] * x[v];
+    c0 += rest_.mass[v] * mesh_.vertices[v];
+  }
+  if (!(total > 0.0)) return Mat3::Identity();
+  c /= total;
+  c0 /= total;
+  Mat3 covariance = Mat3::Zero();
+  for (int v = 0; v < vertex_count(); ++v) {
+    covariance += rest_.mass[v] * (x[v] - c) * (mesh_.vertices[v] - c0).transpose();
+  }
+  return PolarRotation(covariance);
 }
 
 void CorotationalModel::Advance(const CorotationalSystem& system, FemState* state) const {
@@ -290,37 +333,6 @@ absl::Status CorotationalModel::Step(double h, const Vec3& gravity,
   if (absl::Status s = Assemble(*state, h, gravity, external, system); !s.ok()) return s;
   Advance(*system, state);
   return absl::OkStatus();
-}
-
-// A force f on a vertex over the step adds h f to the right-hand side, so h A^-1 (h f) to
-// v and h times that to x.
-void CorotationalSystem::ResponseField(int vertex, const Vec3& force,
-                                       std::vector<Vec3>* displacement) const {
-  const int n = static_cast<int>(rhs_.size() / 3);
-  assert(vertex >= 0 && vertex < n);
-  displacement->assign(n, Vec3::Zero());
-  if (fixed_[vertex]) return;
-  Eigen::VectorXd b = Eigen::VectorXd::Zero(3 * n);
-  b.segment<3>(3 * vertex) = force;
-  const Eigen::VectorXd x = solver_.solve(b);
-  for (int v = 0; v < n; ++v) {
-    (*displacement)[v] = fixed_[v] ? Vec3::Zero() : Vec3(h_ * h_ * x.segment<3>(3 * v));
-  }
-}
-
-Vec3 CorotationalSystem::Response(int vertex, const Vec3& force) const {
-  const int n = static_cast<int>(rhs_.size() / 3);
-  assert(vertex >= 0 && vertex < n);
-  if (fixed_[vertex]) return Vec3::Zero();
-  Eigen::VectorXd b = Eigen::VectorXd::Zero(3 * n);
-  b.segment<3>(3 * vertex) = force;
-  return h_ * h_ * solver_.solve(b).segment<3>(3 * vertex);
-}
-
-Mat3 CorotationalSystem::Compliance(int vertex) const {
-  Mat3 c;
-  for (int k = 0; k < 3; ++k) c.col(k) = Response(vertex, Vec3::Unit(k));
-  return c;
 }
 
 }  // namespace ligature

@@ -20,9 +20,11 @@
 // rows and columns replaced by the identity with a zero right-hand side, so they keep
 // v = 0 and stay where they are.
 //
-// The assembled matrix and its LDLT factorization are kept in a CorotationalSystem, which
-// answers compliance queries (how a vertex moves over the step when a force is added
-// there) for constraint solvers.
+// The assembled matrix is kept in a CorotationalSystem, which solves it and answers
+// compliance queries (how a vertex moves over the step when a force is added there) for
+// constraint solvers. It solves in one of two ways (CorotationalSolve): a factorization of
+// A each step, or conjugate gradients preconditioned by one factorization of the rest
+// system, kept for as long as the model and the step length stay.
 //
 // The model is constant; FemState is what changes, and CorotationalSystem is per-step
 // scratch that the caller owns.
@@ -30,6 +32,7 @@
 #include <array>
 #include <cstdint>
 #include <span>
+#include <unordered_map>
 #include <vector>
 
 #include <Eigen/Sparse>
@@ -52,40 +55,76 @@ Mat3 PolarRotation(const Mat3& f);
 
 class CorotationalModel;
 
-// The linear system of one implicit step, factorized. Not copyable (the factorization is
+// How a CorotationalSystem solves A dv = rhs.
+//  kDirect: factorizes A each step. dv and the compliance are exact to round-off.
+//  kPreconditioned: factorizes the rest system A0 = (1 + h alpha) M + (h beta + h^2) K0
+//    once per model and step length, and solves each step by conjugate gradients
+//    preconditioned with P = G A0 G^T, G the block-diagonal rotation of the body's
+//    best-fit rotation from rest (so that P is exact for a body turned rigidly). dv meets
+//    the relative residual kTolerance. The compliance and the response to contact forces
+//    use P^-1 in place of A^-1: an approximation of the body's stiffness at its current
+//    shape, whose response to forces still carries their whole impulse (P, like A, gives
+//    a uniform translation the momentum of the lumped masses alone). A step whose
+//    iteration does not converge within kMaxIterations is factorized directly.
+enum class CorotationalSolve { kDirect, kPreconditioned };
+
+// The linear system of one implicit step, solved. Not copyable (the factorizations are
 // not); one per soft body, reused from tick to tick (the symbolic analysis of the sparsity
-// pattern is then done once).
+// pattern is then done once, and the rest factorization as long as the step length stays).
 class CorotationalSystem {
  public:
-  CorotationalSystem() = default;
+  explicit CorotationalSystem(CorotationalSolve method = CorotationalSolve::kPreconditioned)
+      : method_(method) {}
   CorotationalSystem(const CorotationalSystem&) = delete;
   CorotationalSystem& operator=(const CorotationalSystem&) = delete;
 
   using SparseMatrix = Eigen::SparseMatrix<double>;
   using Factorization = Eigen::SimplicialLDLT<SparseMatrix>;
+  static constexpr double kTolerance = 1e-10;
+  static constexpr int kMaxIterations = 60;
 
+  CorotationalSolve method() const { return method_; }
   double time_step() const { return h_; }
   // A = M + h C + h^2 K (3 rows per vertex; fixed vertices' rows and columns identity).
   const SparseMatrix& matrix() const { return matrix_; }
-  const Factorization& factorization() const { return solver_; }
   // The right-hand side and its solution dv (the velocity change without constraints).
   const Eigen::VectorXd& rhs() const { return rhs_; }
   const Eigen::VectorXd& velocity_change() const { return dv_; }
   // Per tet rotation at the assembled state.
   const std::vector<Mat3>& rotations() const { return rotations_; }
+  // This step's conjugate-gradient iterations (0 when it was factorized directly), and
+  // whether its response operator is A^-1 itself (kDirect, or a step that fell back).
+  int iterations() const { return iterations_; }
+  bool exact_response() const { return direct_; }
+
+  // The step's response operator applied to b: A^-1 b when exact_response(), else P^-1 b.
+  Eigen::VectorXd Solve(const Eigen::VectorXd& b) const;
+  // The 3x3 block (rows of vertex u, columns of vertex v) of that operator. Caches v's
+  // three columns until the operator changes (each step, when exact; else until the
+  // rest factorization is redone), so that contacts that stay cost no further solves.
+  Mat3 InverseBlock(int u, int v);
 
   // The displacement of `vertex` at the end of the step caused by adding a constant
-  // `force` (N) on it during the step: h^2 (A^-1)_vv force. Zero for a fixed vertex.
+  // `force` (N) on it during the step: h^2 (A^-1)_vv force (through the response
+  // operator). Zero for a fixed vertex.
   Vec3 Response(int vertex, const Vec3& force) const;
   // The same for every vertex (the displacement field caused by that force).
   void ResponseField(int vertex, const Vec3& force, std::vector<Vec3>* displacement) const;
   // The 3x3 compliance block h^2 (A^-1)_vv of a vertex, m/N (symmetric positive
   // semi-definite; zero for a fixed vertex).
-  Mat3 Compliance(int vertex) const;
+  Mat3 Compliance(int vertex);
 
  private:
   friend class CorotationalModel;
 
+  // Conjugate gradients on A dv = rhs preconditioned by P; false when it did not converge.
+  bool SolveIteratively();
+  // Factorizes A and solves; false when the factorization fails.
+  bool SolveDirectly();
+  // P^-1 b: b turned into the rest frame, solved with A0's factor, turned back.
+  Eigen::VectorXd ApplyPreconditioner(const Eigen::VectorXd& b) const;
+
+  CorotationalSolve method_;
   double h_ = 0.0;
   uint64_t pattern_id_ = 0;  // the model whose pattern was analyzed; 0 for none
   SparseMatrix matrix_;
@@ -94,6 +133,17 @@ class CorotationalSystem {
   Eigen::VectorXd dv_;
   std::vector<Mat3> rotations_;
   std::vector<char> fixed_;
+  // kPreconditioned: A0's factorization, for the model rest_id_ and the step rest_h_, and
+  // the body's rotation from rest this step.
+  Factorization rest_solver_;
+  uint64_t rest_id_ = 0;
+  double rest_h_ = 0.0;
+  Mat3 frame_ = Mat3::Identity();
+  bool direct_ = true;
+  int iterations_ = 0;
+  // Per vertex, the response operator's three columns of its unknowns (of A0^-1, in the
+  // rest frame, unless the response is exact).
+  std::unordered_map<int, Eigen::Matrix<double, Eigen::Dynamic, 3>> columns_;
 };
 
 class CorotationalModel {
@@ -125,9 +175,9 @@ class CorotationalModel {
   // explicit scheme would need, for comparison.
   double ExplicitTimeStep() const;
 
-  // Assembles and factorizes the system of one step of h > 0 seconds at `state` under
-  // gravity and `external` (empty, or one force per vertex, N). INVALID_ARGUMENT on a bad
-  // h or sizes, INTERNAL when the factorization fails.
+  // Assembles and solves the system of one step of h > 0 seconds at `state` under
+  // gravity and `external` (empty, or one force per vertex, N), the system's way.
+  // INVALID_ARGUMENT on a bad h or sizes, INTERNAL when a factorization fails.
   absl::Status Assemble(const FemState& state, double h, const Vec3& gravity,
                         std::span<const Vec3> external, CorotationalSystem* system) const;
 
@@ -140,7 +190,18 @@ class CorotationalModel {
 
   double KineticEnergy(const FemState& state) const { return FemKineticEnergy(rest_, state); }
 
+  // The rotation that best turns the rest shape into `x` (the polar rotation of the
+  // mass-weighted covariance of their offsets from their centres of mass).
+  Mat3 BodyRotation(const std::vector<Vec3>& x) const;
+
  private:
+  // Writes mass_scale M + stiffness_scale R K0 R^T into `values` (pattern order), R per tet
+  // from `rotations` (the identity when it is empty); fixed vertices' blocks the identity.
+  void FillMatrix(std::span<const Mat3> rotations, double mass_scale, double stiffness_scale,
+                  double* values) const;
+  // Factorizes the rest system for step h into the system, if it holds another one.
+  absl::Status PrepareRestSystem(double h, CorotationalSystem* system) const;
+
   TetMesh mesh_;
   FemMaterial material_;
   LameParameters lame_;

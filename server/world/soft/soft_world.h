@@ -188,8 +188,8 @@ class SoftWorld {
   // alone; a corotational body with more vertices in contact is projected (ProjectContacts).
   std::optional<Eigen::MatrixXd> CoupledCompliance(int body,
                                                    std::span<const WeightedPoint> points) const;
-  // How many points a body's coupled compliance takes: their columns cost three solves
-  // each, so 64, or more on a small body (points times vertices up to 2^17).
+  // How many points a body's coupled compliance takes (512: its dense matrix grows with
+  // their square).
   int MaxCoupledPoints(int body) const;
   double LumpedCompliance(int body, const WeightedPoint& point, double h) const;
   // How far a point of a body that stepped has moved since the start of the step.

@@ -5,12 +5,15 @@
 // on its vertices over the step add h F to the right-hand side, so they move the vertices
 // by h^2 A^-1 F at the end of the step and change their velocities by h A^-1 F: the
 // compliance between contacted vertices is h^2 A^-1, restricted to them (guebert's
-// constraint space for a deformable body). Its columns cost one solve with the step's
-// factorization each, three per vertex, so a corotational body couples at most
-// MaxCoupledPoints points (past that the world projects it instead). The explicit
-// StVK bodies take each vertex alone with its lumped mass, h^2 / m, and the forces move
-// that vertex alone (the elastic forces spread the motion over the next substeps), which
-// is what their explicit integrator would do with a force on that vertex.
+// constraint space for a deformable body), through the system's response operator (A^-1,
+// or the preconditioner's P^-1: see CorotationalSolve). Its columns cost one solve each,
+// three per vertex, and are kept for as long as the operator stays, so that a resting
+// contact costs only its blocks. A corotational body couples at most MaxCoupledPoints
+// points (the dense compliance grows with their square; past that the world projects the
+// body instead). The explicit StVK bodies take each vertex alone with its lumped mass,
+// h^2 / m, and the forces move that vertex alone (the elastic forces spread the motion
+// over the next substeps), which is what their explicit integrator would do with a force
+// on that vertex.
 
 #include <algorithm>
 #include <cassert>
@@ -19,12 +22,7 @@
 
 namespace ligature {
 
-int SoftWorld::MaxCoupledPoints(int body) const {
-  constexpr int kPoints = 64;
-  constexpr int kWork = 1 << 17;  // points times vertices
-  const int vertices = static_cast<int>(bodies_[body].positions().size());
-  return std::max(kPoints, kWork / std::max(vertices, 1));
-}
+int SoftWorld::MaxCoupledPoints(int /*body*/) const { return 512; }
 
 std::optional<Eigen::MatrixXd> SoftWorld::CoupledCompliance(
     int body, std::span<const WeightedPoint> points) const {
@@ -33,30 +31,26 @@ std::optional<Eigen::MatrixXd> SoftWorld::CoupledCompliance(
       static_cast<int>(points.size()) > MaxCoupledPoints(body)) {
     return std::nullopt;
   }
-  const CorotationalSystem& system = *b.system;
-  const int n = b.fem->vertex_count();
+  CorotationalSystem& system = *b.system;
   const int k = static_cast<int>(points.size());
-  // Unit forces on each point's three axes, spread over its vertices, solved together.
-  Eigen::MatrixXd unit = Eigen::MatrixXd::Zero(3 * n, 3 * k);
-  for (int p = 0; p < k; ++p) {
-    for (int i = 0; i < 3; ++i) {
-      const int v = points[p].vertex[i];
-      for (int d = 0; d < 3; ++d) unit(3 * v + d, 3 * p + d) += points[p].weight[i];
-    }
-  }
-  const Eigen::MatrixXd response = system.factorization().solve(unit);
-  if (system.factorization().info() != Eigen::Success || !response.allFinite()) {
-    return std::nullopt;
-  }
-  // Each point's motion: its vertices' motions, weighted.
+  // Block (p, q): h^2 times the operator's blocks between their vertices, weighted.
   const double h2 = system.time_step() * system.time_step();
   Eigen::MatrixXd c = Eigen::MatrixXd::Zero(3 * k, 3 * k);
-  for (int p = 0; p < k; ++p) {
-    for (int i = 0; i < 3; ++i) {
-      c.middleRows<3>(3 * p) +=
-          (h2 * points[p].weight[i]) * response.middleRows<3>(3 * points[p].vertex[i]);
+  for (int q = 0; q < k; ++q) {
+    for (int j = 0; j < 3; ++j) {
+      const double wq = points[q].weight[j];
+      if (wq == 0.0) continue;
+      for (int p = 0; p < k; ++p) {
+        for (int i = 0; i < 3; ++i) {
+          const double wp = points[p].weight[i];
+          if (wp == 0.0) continue;
+          c.block<3, 3>(3 * p, 3 * q) +=
+              (h2 * wp * wq) * system.InverseBlock(points[p].vertex[i], points[q].vertex[j]);
+        }
+      }
     }
   }
+  if (!c.allFinite()) return std::nullopt;
   // Symmetric up to round-off; made exactly so for the solver.
   return Eigen::MatrixXd(0.5 * (c + c.transpose()));
 }
@@ -96,7 +90,7 @@ void SoftWorld::ApplyContactForces(int body, std::span<const WeightedPoint> poin
         f.segment<3>(3 * points[p].vertex[i]) += points[p].weight[i] * forces[p];
       }
     }
-    const Eigen::VectorXd y = b.system->factorization().solve(f);
+    const Eigen::VectorXd y = b.system->Solve(f);
     if (!y.allFinite()) return;
     for (int v = 0; v < n; ++v) {
       if (rest.fixed[v]) continue;

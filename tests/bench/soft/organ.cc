@@ -115,8 +115,12 @@ RunResult Organ(const RunOptions &options) {
                        ", tick=", tick_ms, " ms, step/tick=", median / tick_ms,
                        ", vertices_on_tray=", on_tray, ", settled ", kSettle,
                        " ticks on the tray; ours: the whole world step "
-                       "(assembly, factorization and solve of A = M + h C + "
-                       "h^2 K, contacts); "
+                       "(assembly, conjugate gradients on A = M + h C + "
+                       "h^2 K preconditioned by the rest system's factor, "
+                       "last step's iterations=",
+                       organ->system->iterations(),
+                       ", every vertex on the tray coupled in the world's "
+                       "solve); "
                        "floor: one CHOLMOD supernodal factorization of the "
                        "same step's A (symbolic "
                        "analysis once, untimed) and one solve, floor p99=",

@@ -1,8 +1,8 @@
 // Corotational FEM with implicit Euler: the rest stiffness's symmetry and null space, zero
 // force under rigid motion, zero net force and torque, proper rotations of inverted tets
 // and their recovery, the uniaxial patch test, a column settling under gravity with fixed
-// base, stability far above the explicit step, and the compliance of the factorized
-// system against an actual step.
+// base, stability far above the explicit step, the compliance of the factorized system
+// against an actual step, and the preconditioned solve against the direct one.
 
 #include "server/model/soft/fem_corotational.h"
 
@@ -219,9 +219,10 @@ TEST(CorotationalTest, ResponseMatchesAStepWithTheForce) {
   const int vertex = static_cast<int>(mesh.vertices.size()) - 1;  // a top corner
   const Vec3 force(0.3, -0.2, 0.5);
 
-  CorotationalSystem system;
+  CorotationalSystem system(CorotationalSolve::kDirect);
   FemState free = start;
   ASSERT_TRUE(model->Step(h, gravity, {}, &system, &free).ok());
+  ASSERT_TRUE(system.exact_response());
   const Vec3 response = system.Response(vertex, force);
   std::vector<Vec3> field;
   system.ResponseField(vertex, force, &field);
@@ -246,6 +247,94 @@ TEST(CorotationalTest, ResponseMatchesAStepWithTheForce) {
   // The exposed matrix is the one factorized: A dv = rhs.
   EXPECT_LT((system.matrix() * system.velocity_change() - system.rhs()).norm(),
             1e-9 * system.rhs().norm());
+}
+
+// A bent, turned and moving beam: the preconditioned step gives the direct step's velocity
+// change to the tolerance, in a few iterations.
+TEST(CorotationalTest, PreconditionedStepMatchesTheDirectOne) {
+  const TetMesh mesh = MakeBoxMesh(Vec3(0.2, 0.05, 0.05), 8, 2, 2);
+  FemMaterial m = Tissue();
+  m.mass_damping = 1.0;
+  m.stiffness_damping = 0.001;
+  absl::StatusOr<CorotationalModel> model = CorotationalModel::Make(mesh, m);
+  ASSERT_TRUE(model.ok()) << model.status();
+  FemState state = RestFemState(mesh);
+  const Mat3 q = Eigen::AngleAxisd(1.1, Vec3(0.3, 1.0, -0.4).normalized()).toRotationMatrix();
+  for (Vec3& p : state.x) {
+    const double bend = 0.15 * p.x() * p.x() / 0.2;  // a bend of the axis in z
+    p = q * Vec3(p.x(), p.y(), p.z() + bend) + Vec3(0.5, -0.2, 1.0);
+  }
+  state.v = Noise(mesh.vertices.size(), 0.3, 31);
+  const double h = 0.01;
+  const Vec3 gravity(0.0, 0.0, -9.81);
+
+  CorotationalSystem direct(CorotationalSolve::kDirect);
+  CorotationalSystem iterative(CorotationalSolve::kPreconditioned);
+  ASSERT_TRUE(model->Assemble(state, h, gravity, {}, &direct).ok());
+  ASSERT_TRUE(model->Assemble(state, h, gravity, {}, &iterative).ok());
+  EXPECT_FALSE(iterative.exact_response());
+  EXPECT_GT(iterative.iterations(), 0);
+  EXPECT_LT(iterative.iterations(), CorotationalSystem::kMaxIterations);
+  const Eigen::VectorXd& exact = direct.velocity_change();
+  EXPECT_LT((iterative.velocity_change() - exact).norm(), 1e-8 * exact.norm());
+  EXPECT_LT((iterative.matrix() * iterative.velocity_change() - iterative.rhs()).norm(),
+            CorotationalSystem::kTolerance * iterative.rhs().norm());
+}
+
+// A body turned rigidly away from rest: the rest factorization turned with it is the step's
+// own system, so the preconditioned compliance is the exact one.
+TEST(CorotationalTest, PreconditionedComplianceIsExactForATurnedBody) {
+  const TetMesh mesh = MakeBoxMesh(Vec3(0.1, 0.05, 0.05), 3, 2, 2);
+  absl::StatusOr<CorotationalModel> model = CorotationalModel::Make(mesh, Tissue());
+  ASSERT_TRUE(model.ok()) << model.status();
+  FemState state = RestFemState(mesh);
+  const Mat3 q = Eigen::AngleAxisd(2.3, Vec3(1.0, -1.0, 2.0).normalized()).toRotationMatrix();
+  for (Vec3& p : state.x) p = q * p + Vec3(0.1, 0.2, 0.3);
+  EXPECT_LT((model->BodyRotation(state.x) - q).norm(), 1e-12);
+
+  CorotationalSystem direct(CorotationalSolve::kDirect);
+  CorotationalSystem iterative;
+  ASSERT_TRUE(model->Assemble(state, 0.01, Vec3::Zero(), {}, &direct).ok());
+  ASSERT_TRUE(model->Assemble(state, 0.01, Vec3::Zero(), {}, &iterative).ok());
+  ASSERT_FALSE(iterative.exact_response());
+  for (int v : {0, 7, static_cast<int>(mesh.vertices.size()) - 1}) {
+    const Mat3 exact = direct.Compliance(v);
+    EXPECT_LT((iterative.Compliance(v) - exact).norm(), 1e-9 * exact.norm()) << v;
+    EXPECT_LT((iterative.InverseBlock(0, v) - direct.InverseBlock(0, v)).norm(),
+              1e-9 * direct.InverseBlock(v, v).norm())
+        << v;
+  }
+}
+
+// On a deformed body the preconditioned response to a force is approximate, but it carries
+// the force's whole impulse: the lumped masses' momentum changes by h f / (1 + h alpha), as
+// with the exact response.
+TEST(CorotationalTest, PreconditionedResponseCarriesTheWholeImpulse) {
+  const TetMesh mesh = MakeBoxMesh(Vec3(0.1, 0.05, 0.05), 4, 2, 2);
+  FemMaterial m = Tissue();
+  m.mass_damping = 2.0;
+  absl::StatusOr<CorotationalModel> model = CorotationalModel::Make(mesh, m);
+  ASSERT_TRUE(model.ok()) << model.status();
+  FemState state = RestFemState(mesh);
+  state.x = Perturbed(mesh, 0.01, 41);
+  const double h = 0.01;
+  CorotationalSystem direct(CorotationalSolve::kDirect);
+  CorotationalSystem iterative;
+  ASSERT_TRUE(model->Assemble(state, h, Vec3::Zero(), {}, &direct).ok());
+  ASSERT_TRUE(model->Assemble(state, h, Vec3::Zero(), {}, &iterative).ok());
+  ASSERT_FALSE(iterative.exact_response());
+
+  const int n = static_cast<int>(mesh.vertices.size());
+  const Vec3 force(0.4, -1.0, 2.0);
+  Eigen::VectorXd b = Eigen::VectorXd::Zero(3 * n);
+  b.segment<3>(3 * (n - 1)) = h * force;  // the force's share of the right-hand side
+  for (const CorotationalSystem* system : {&direct, &iterative}) {
+    const Eigen::VectorXd dv = system->Solve(b);
+    Vec3 momentum = Vec3::Zero();
+    for (int v = 0; v < n; ++v) momentum += model->rest().mass[v] * dv.segment<3>(3 * v);
+    const Vec3 expected = h * force / (1.0 + h * m.mass_damping);
+    EXPECT_LT((momentum - expected).norm(), 1e-9 * expected.norm());
+  }
 }
 
 TEST(CorotationalTest, AssembleRejectsBadInput) {
