@@ -9,7 +9,7 @@ set -euo pipefail
 
 if [[ "${1:-}" == "--runtime" ]]; then
   packages=(libgrpc++1.51 libgrpc29 libprotobuf32 libabsl20220623 libprometheus-cpp-core1.0
-    libprometheus-cpp-pull1.0 libqhull-r8.0 libssl3)
+    libprometheus-cpp-pull1.0 libqhull-r8.0 libcholmod3 libssl3)
 elif [[ "${1:-}" == "--fuzz" ]]; then
   packages=(clang libclang-rt-14-dev)
 else

@@ -3,7 +3,8 @@
 
 Each line of DEPS names a folder (or a single file) and what it may include besides its own
 files and the folders below it that have no line of their own. What it names may be a folder,
-a single header, or a library outside the tree (proto, grpc, prometheus, qhull, urdfdom).
+a single header, or a library outside the tree (proto, grpc, prometheus, qhull, cholmod,
+urdfdom).
 May-include is transitive: a folder may include whatever the folders it names may include. The
 DEPS graph itself must have no cycle. Prints one line per offending include and exits 1 if there
 is any.
@@ -26,6 +27,8 @@ EXTERNAL = {
     "grpc/": "grpc",
     "prometheus/": "prometheus",
     "libqhull_r/": "qhull",
+    "Eigen/CholmodSupport": "cholmod",
+    "cholmod": "cholmod",
     "openssl/": "openssl",
     "assimp/": "assimp",
     "urdf_parser/": "urdfdom",

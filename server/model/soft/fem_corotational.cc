@@ -72,8 +72,24 @@ Vec12 RotatedLocal(const Mat3& r, const std::vector<Vec3>& y, const std::vector<
 
 }  // namespace
 
+// A tet that is not inverted nor nearly flat: Newton's iteration for the orthogonal polar
+// factor, X <- (g X + X^-T / g) / 2 with g = (|X^-1| / |X|)^(1/2) (Higham's scaling, in the
+// Frobenius norm), which converges quadratically from X = F in a few 3x3 inverses; it stops
+// once a step changes X by less than 1e-13 (the next would be below round-off). Otherwise,
 // R = U V^T from the SVD (singular values sorted decreasingly, so the smallest is last).
 Mat3 PolarRotation(const Mat3& f) {
+  const double size = f.squaredNorm() / 3.0;  // the mean squared singular value
+  if (f.determinant() > 1e-3 * size * std::sqrt(size)) {
+    Mat3 x = f;
+    for (int i = 0; i < 20; ++i) {
+      const Mat3 inverse = x.inverse();
+      const double g = std::sqrt(std::sqrt(inverse.squaredNorm() / x.squaredNorm()));
+      const Mat3 next = 0.5 * (g * x + inverse.transpose() / g);
+      const double change = (next - x).squaredNorm();
+      x = next;
+      if (change < 1e-26) return x;
+    }
+  }
   const Eigen::JacobiSVD<Mat3> svd(f, Eigen::ComputeFullU | Eigen::ComputeFullV);
   Mat3 u = svd.matrixU();
   const Mat3& v = svd.matrixV();
@@ -285,14 +301,9 @@ absl::Status CorotationalModel::PrepareRestSystem(double h, CorotationalSystem* 
   Eigen::SparseMatrix<double> rest = pattern_;
   FillMatrix({}, 1.0 + h * material_.mass_damping, h * material_.stiffness_damping + h * h,
              rest.valuePtr());
-  sys.rest_solver_.compute(rest);
-  sys.rest_id_ = 0;
-  sys.columns_.clear();
-  if (sys.rest_solver_.info() != Eigen::Success) {
+  if (!sys.FactorizeRest(rest, pattern_id_, h)) {
     return absl::InternalError("corotational step: factorization of the rest system failed");
   }
-  sys.rest_id_ = pattern_id_;
-  sys.rest_h_ = h;
   return absl::OkStatus();
 }
 

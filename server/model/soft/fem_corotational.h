@@ -31,6 +31,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <unordered_map>
 #include <vector>
@@ -54,6 +55,7 @@ using Vec12 = Eigen::Matrix<double, 12, 1>;
 Mat3 PolarRotation(const Mat3& f);
 
 class CorotationalModel;
+class RestFactorization;  // fem_corotational_solve.cc
 
 // How a CorotationalSystem solves A dv = rhs.
 //  kDirect: factorizes A each step. dv and the compliance are exact to round-off.
@@ -73,8 +75,8 @@ enum class CorotationalSolve { kDirect, kPreconditioned };
 // pattern is then done once, and the rest factorization as long as the step length stays).
 class CorotationalSystem {
  public:
-  explicit CorotationalSystem(CorotationalSolve method = CorotationalSolve::kPreconditioned)
-      : method_(method) {}
+  explicit CorotationalSystem(CorotationalSolve method = CorotationalSolve::kPreconditioned);
+  ~CorotationalSystem();
   CorotationalSystem(const CorotationalSystem&) = delete;
   CorotationalSystem& operator=(const CorotationalSystem&) = delete;
 
@@ -99,10 +101,13 @@ class CorotationalSystem {
 
   // The step's response operator applied to b: A^-1 b when exact_response(), else P^-1 b.
   Eigen::VectorXd Solve(const Eigen::VectorXd& b) const;
-  // The 3x3 block (rows of vertex u, columns of vertex v) of that operator. Caches v's
-  // three columns until the operator changes (each step, when exact; else until the
-  // rest factorization is redone), so that contacts that stay cost no further solves.
+  // The 3x3 block (rows of vertex u, columns of vertex v) of that operator, zero when
+  // either is held. Caches v's three columns until the operator changes (each step, when
+  // exact; else until the rest factorization is redone), so that contacts that stay cost
+  // no further solves.
   Mat3 InverseBlock(int u, int v);
+  // The same blocks between all of `vertices` (3 rows and columns each, in their order).
+  Eigen::MatrixXd InverseBetween(std::span<const int> vertices);
 
   // The displacement of `vertex` at the end of the step caused by adding a constant
   // `force` (N) on it during the step: h^2 (A^-1)_vv force (through the response
@@ -121,8 +126,12 @@ class CorotationalSystem {
   bool SolveIteratively();
   // Factorizes A and solves; false when the factorization fails.
   bool SolveDirectly();
+  // Factorizes A0 (the rest system of the model `id` for step h); false when that fails.
+  bool FactorizeRest(const SparseMatrix& rest, uint64_t id, double h);
   // P^-1 b: b turned into the rest frame, solved with A0's factor, turned back.
   Eigen::VectorXd ApplyPreconditioner(const Eigen::VectorXd& b) const;
+  // The cached columns of vertex v (solved on first use), in the solver's own frame.
+  const Eigen::Matrix<double, Eigen::Dynamic, 3>& Columns(int v);
 
   CorotationalSolve method_;
   double h_ = 0.0;
@@ -135,7 +144,7 @@ class CorotationalSystem {
   std::vector<char> fixed_;
   // kPreconditioned: A0's factorization, for the model rest_id_ and the step rest_h_, and
   // the body's rotation from rest this step.
-  Factorization rest_solver_;
+  std::unique_ptr<RestFactorization> rest_solver_;
   uint64_t rest_id_ = 0;
   double rest_h_ = 0.0;
   Mat3 frame_ = Mat3::Identity();

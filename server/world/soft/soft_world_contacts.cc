@@ -17,7 +17,9 @@
 
 #include <algorithm>
 #include <cassert>
+#include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "server/world/soft/soft_world.h"
 
 namespace ligature {
@@ -33,21 +35,34 @@ std::optional<Eigen::MatrixXd> SoftWorld::CoupledCompliance(
   }
   CorotationalSystem& system = *b.system;
   const int k = static_cast<int>(points.size());
-  // Block (p, q): h^2 times the operator's blocks between their vertices, weighted.
+  // The distinct vertices the points lie on, and the operator's blocks between them.
+  std::vector<int> vertices;
+  absl::flat_hash_map<int, int> index;
+  for (const WeightedPoint& point : points) {
+    for (int i = 0; i < 3; ++i) {
+      if (point.weight[i] != 0.0 && index.try_emplace(point.vertex[i], vertices.size()).second) {
+        vertices.push_back(point.vertex[i]);
+      }
+    }
+  }
+  const Eigen::MatrixXd between = system.InverseBetween(vertices);
+  // C = h^2 W^T B W, W each point's weights on its vertices: B W a point's column at a
+  // time, then W^T (B W) a point's row at a time.
   const double h2 = system.time_step() * system.time_step();
-  Eigen::MatrixXd c = Eigen::MatrixXd::Zero(3 * k, 3 * k);
+  Eigen::MatrixXd bw = Eigen::MatrixXd::Zero(between.rows(), 3 * k);
   for (int q = 0; q < k; ++q) {
     for (int j = 0; j < 3; ++j) {
-      const double wq = points[q].weight[j];
-      if (wq == 0.0) continue;
-      for (int p = 0; p < k; ++p) {
-        for (int i = 0; i < 3; ++i) {
-          const double wp = points[p].weight[i];
-          if (wp == 0.0) continue;
-          c.block<3, 3>(3 * p, 3 * q) +=
-              (h2 * wp * wq) * system.InverseBlock(points[p].vertex[i], points[q].vertex[j]);
-        }
-      }
+      const double w = points[q].weight[j];
+      if (w == 0.0) continue;
+      bw.middleCols<3>(3 * q) += w * between.middleCols<3>(3 * index.at(points[q].vertex[j]));
+    }
+  }
+  Eigen::MatrixXd c = Eigen::MatrixXd::Zero(3 * k, 3 * k);
+  for (int p = 0; p < k; ++p) {
+    for (int i = 0; i < 3; ++i) {
+      const double w = points[p].weight[i];
+      if (w == 0.0) continue;
+      c.middleRows<3>(3 * p) += (h2 * w) * bw.middleRows<3>(3 * index.at(points[p].vertex[i]));
     }
   }
   if (!c.allFinite()) return std::nullopt;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include <Eigen/Eigenvalues>
+#include <Eigen/SVD>
 
 #include "server/math/types.h"
 #include "server/model/soft/fem_material.h"
@@ -102,6 +103,27 @@ TEST(CorotationalTest, RotationOfAnInvertedTetIsProper) {
   // A plain rotation-times-stretch comes back as the rotation.
   const Mat3 s = (Mat3() << 1.1, 0.1, 0.0, 0.1, 0.9, 0.05, 0.0, 0.05, 1.3).finished();
   EXPECT_LT((PolarRotation(q * s) - q).norm(), 1e-10);
+}
+
+// Deformation gradients of well-shaped tets (turned, stretched up to 10:1 and sheared): the
+// rotation is the SVD's U V^T, orthonormal and proper.
+TEST(CorotationalTest, RotationIsTheSvdPolarFactor) {
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<double> unit(-1.0, 1.0), stretch(0.3, 3.0);
+  for (int trial = 0; trial < 500; ++trial) {
+    const Mat3 q =
+        Eigen::AngleAxisd(3.0 * unit(rng), Vec3(unit(rng), unit(rng), unit(rng)).normalized())
+            .toRotationMatrix();
+    const Mat3 shear = Mat3::Identity() + 0.15 * Mat3::NullaryExpr([&] { return unit(rng); });
+    const Mat3 f = q * Vec3(stretch(rng), stretch(rng), stretch(rng)).asDiagonal() * shear;
+    ASSERT_GT(f.determinant(), 0.0);
+    const Eigen::JacobiSVD<Mat3> svd(f, Eigen::ComputeFullU | Eigen::ComputeFullV);
+    const Mat3 expected = svd.matrixU() * svd.matrixV().transpose();
+    const Mat3 r = PolarRotation(f);
+    EXPECT_LT((r - expected).norm(), 1e-10) << trial;
+    EXPECT_LT((r.transpose() * r - Mat3::Identity()).norm(), 1e-12) << trial;
+    EXPECT_NEAR(r.determinant(), 1.0, 1e-12) << trial;
+  }
 }
 
 // One tet with a vertex pushed through its opposite face recovers its orientation.
@@ -297,7 +319,10 @@ TEST(CorotationalTest, PreconditionedComplianceIsExactForATurnedBody) {
   ASSERT_TRUE(model->Assemble(state, 0.01, Vec3::Zero(), {}, &direct).ok());
   ASSERT_TRUE(model->Assemble(state, 0.01, Vec3::Zero(), {}, &iterative).ok());
   ASSERT_FALSE(iterative.exact_response());
-  for (int v : {0, 7, static_cast<int>(mesh.vertices.size()) - 1}) {
+  const std::vector<int> some = {0, 7, static_cast<int>(mesh.vertices.size()) - 1};
+  const Eigen::MatrixXd between = iterative.InverseBetween(some);
+  EXPECT_LT((between - direct.InverseBetween(some)).norm(), 1e-9 * between.norm());
+  for (int v : some) {
     const Mat3 exact = direct.Compliance(v);
     EXPECT_LT((iterative.Compliance(v) - exact).norm(), 1e-9 * exact.norm()) << v;
     EXPECT_LT((iterative.InverseBlock(0, v) - direct.InverseBlock(0, v)).norm(),
