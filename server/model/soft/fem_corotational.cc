@@ -251,7 +251,7 @@ absl::Status CorotationalModel::Assemble(const FemState& state, double h, const 
   if (!same_pattern) {
     sys.solver_.analyzePattern(sys.matrix_);
     sys.pattern_id_ = pattern_id_;
-    sys.columns_.clear();
+    sys.ForgetColumns();
   }
   if (sys.method_ == CorotationalSolve::kPreconditioned) {
     if (absl::Status s = PrepareRestSystem(h, &sys); !s.ok()) return s;

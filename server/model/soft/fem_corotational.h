@@ -107,6 +107,8 @@ class CorotationalSystem {
   // no further solves.
   Mat3 InverseBlock(int u, int v);
   // The same blocks between all of `vertices` (3 rows and columns each, in their order).
+  // Kept for the next call with the same vertices while the operator stays (a resting
+  // contact asks for the same ones tick after tick).
   Eigen::MatrixXd InverseBetween(std::span<const int> vertices);
 
   // The displacement of `vertex` at the end of the step caused by adding a constant
@@ -132,6 +134,8 @@ class CorotationalSystem {
   Eigen::VectorXd ApplyPreconditioner(const Eigen::VectorXd& b) const;
   // The cached columns of vertex v (solved on first use), in the solver's own frame.
   const Eigen::Matrix<double, Eigen::Dynamic, 3>& Columns(int v);
+  // Drops the cached columns and blocks: the operator changed.
+  void ForgetColumns();
 
   CorotationalSolve method_;
   double h_ = 0.0;
@@ -153,6 +157,9 @@ class CorotationalSystem {
   // Per vertex, the response operator's three columns of its unknowns (of A0^-1, in the
   // rest frame, unless the response is exact).
   std::unordered_map<int, Eigen::Matrix<double, Eigen::Dynamic, 3>> columns_;
+  // The last InverseBetween's vertices and blocks, in the solver's own frame.
+  std::vector<int> between_vertices_;
+  Eigen::MatrixXd between_;
 };
 
 class CorotationalModel {

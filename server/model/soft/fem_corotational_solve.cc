@@ -3,6 +3,7 @@
 // and contact forces go through.
 
 #include <Eigen/CholmodSupport>
+#include <algorithm>
 #include <cassert>
 #include <cmath>
 #include <span>
@@ -45,7 +46,7 @@ bool CorotationalSystem::SolveDirectly() {
   solver_.factorize(matrix_);
   direct_ = true;
   iterations_ = 0;
-  columns_.clear();
+  ForgetColumns();
   if (solver_.info() != Eigen::Success) return false;
   dv_ = solver_.solve(rhs_);
   return solver_.info() == Eigen::Success && dv_.allFinite();
@@ -54,7 +55,7 @@ bool CorotationalSystem::SolveDirectly() {
 bool CorotationalSystem::FactorizeRest(const SparseMatrix& rest, uint64_t id, double h) {
   rest_solver_ = std::make_unique<RestFactorization>();
   rest_solver_->solver.compute(rest);
-  columns_.clear();
+  ForgetColumns();
   const bool ok = rest_solver_->solver.info() == Eigen::Success;
   rest_id_ = ok ? id : 0;
   rest_h_ = h;
@@ -88,7 +89,7 @@ bool CorotationalSystem::SolveIteratively() {
     ++it;
   }
   if (!x.allFinite()) return false;
-  if (direct_) columns_.clear();
+  if (direct_) ForgetColumns();
   dv_ = std::move(x);
   direct_ = false;
   iterations_ = it;
@@ -122,17 +123,27 @@ Mat3 CorotationalSystem::InverseBlock(int u, int v) {
   return direct_ ? block : Mat3(frame_ * block * frame_.transpose());
 }
 
+void CorotationalSystem::ForgetColumns() {
+  columns_.clear();
+  between_vertices_.clear();
+  between_.resize(0, 0);
+}
+
 Eigen::MatrixXd CorotationalSystem::InverseBetween(std::span<const int> vertices) {
   const int m = static_cast<int>(vertices.size());
-  Eigen::MatrixXd out = Eigen::MatrixXd::Zero(3 * m, 3 * m);
-  for (int j = 0; j < m; ++j) {
-    if (fixed_[vertices[j]]) continue;
-    const Eigen::Matrix<double, Eigen::Dynamic, 3>& columns = Columns(vertices[j]);
-    for (int i = 0; i < m; ++i) {
-      if (fixed_[vertices[i]]) continue;
-      out.block<3, 3>(3 * i, 3 * j) = columns.middleRows<3>(3 * vertices[i]);
+  if (!std::ranges::equal(vertices, between_vertices_)) {
+    between_.setZero(3 * m, 3 * m);
+    for (int j = 0; j < m; ++j) {
+      if (fixed_[vertices[j]]) continue;
+      const Eigen::Matrix<double, Eigen::Dynamic, 3>& columns = Columns(vertices[j]);
+      for (int i = 0; i < m; ++i) {
+        if (fixed_[vertices[i]]) continue;
+        between_.block<3, 3>(3 * i, 3 * j) = columns.middleRows<3>(3 * vertices[i]);
+      }
     }
+    between_vertices_.assign(vertices.begin(), vertices.end());
   }
+  Eigen::MatrixXd out = between_;
   if (direct_) return out;
   // G B G^T, a block column and a block row at a time.
   for (int j = 0; j < m; ++j) {
