@@ -180,10 +180,11 @@ class SoftWorld {
     Vec3 weight = Vec3::UnitX();
     static WeightedPoint Vertex(int v) { return {{v, v, v}, Vec3::UnitX()}; }
   };
-  // The compliance h^2 A^-1 of this step's implicit system between `points` of a body
-  // that StepFreeMotion factorized (3 rows and columns per point, in their order):
-  // how they move under constant forces on them over the step. Nothing for a body without
-  // that system (StVK, or a failed step), or with more than MaxCoupledPoints points.
+  // The compliance h^2 A^-1 of this step's implicit system (through its response
+  // operator: see CorotationalSolve) between `points` of a body that StepFreeMotion solved
+  // (3 rows and columns per point, in their order): how they move under constant forces on
+  // them over the step. Nothing for a body without that system (StVK, or a failed step),
+  // or with more than MaxCoupledPoints points.
   // StVK bodies and failed steps take the lumped compliance h^2 / m_i of each vertex
   // alone; a corotational body with more vertices in contact is projected (ProjectContacts).
   std::optional<Eigen::MatrixXd> CoupledCompliance(int body,
