@@ -85,7 +85,6 @@ class CorotationalSystem {
   static constexpr double kTolerance = 1e-10;
   static constexpr int kMaxIterations = 60;
 
-  CorotationalSolve method() const { return method_; }
   double time_step() const { return h_; }
   // A = M + h C + h^2 K (3 rows per vertex; fixed vertices' rows and columns identity).
   const SparseMatrix& matrix() const { return matrix_; }

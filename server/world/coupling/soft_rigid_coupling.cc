@@ -113,7 +113,7 @@ void SoftRigidCoupling::FindContacts(const WorldView& w, StepContext& ctx) {
     // weakly to keep a very soft body from inverting).
     if (body.fem && body.factorized &&
         ctx.soft_points.size() - points_before >
-            static_cast<size_t>(w.soft.MaxCoupledPoints(static_cast<int>(s)))) {
+            static_cast<size_t>(SoftWorld::kMaxCoupledPoints)) {
       ctx.soft_points.resize(points_before);
       contacts_.resize(contacts_before);
       w.soft.ProjectContacts(static_cast<int>(s));

@@ -168,7 +168,7 @@ class SoftWorld {
   void StepFreeMotion(double h, const Vec3& gravity);
   static bool TakesSolverContacts(const Body& body) { return body.fem || body.stvk; }
   // A body that stepped this tick whose contacts the world's solve does not take (a
-  // corotational body with more contacted vertices than MaxCoupledPoints): Step()
+  // corotational body with more contacted vertices than kMaxCoupledPoints): Step()
   // projects it out of the obstacles, as bodies that did not step are.
   void ProjectContacts(int body) { bodies_[body].project = true; }
   // A point of a body that a contact acts on: a vertex ({v, v, v}, weights {1, 0, 0}), or a
@@ -184,14 +184,14 @@ class SoftWorld {
   // operator: see CorotationalSolve) between `points` of a body that StepFreeMotion solved
   // (3 rows and columns per point, in their order): how they move under constant forces on
   // them over the step. Nothing for a body without that system (StVK, or a failed step),
-  // or with more than MaxCoupledPoints points.
+  // or with more than kMaxCoupledPoints points.
   // StVK bodies and failed steps take the lumped compliance h^2 / m_i of each vertex
   // alone; a corotational body with more vertices in contact is projected (ProjectContacts).
   std::optional<Eigen::MatrixXd> CoupledCompliance(int body,
                                                    std::span<const WeightedPoint> points) const;
-  // How many points a body's coupled compliance takes (512: its dense matrix grows with
-  // their square).
-  int MaxCoupledPoints(int body) const;
+  // How many points a body's coupled compliance takes (its dense matrix grows with their
+  // square).
+  static constexpr int kMaxCoupledPoints = 512;
   double LumpedCompliance(int body, const WeightedPoint& point, double h) const;
   // How far a point of a body that stepped has moved since the start of the step.
   Vec3 PointMotion(int body, const WeightedPoint& point) const;

@@ -8,7 +8,7 @@
 // constraint space for a deformable body), through the system's response operator (A^-1,
 // or the preconditioner's P^-1: see CorotationalSolve). Its columns cost one solve each,
 // three per vertex, and are kept for as long as the operator stays, so that a resting
-// contact costs only its blocks. A corotational body couples at most MaxCoupledPoints
+// contact costs only its blocks. A corotational body couples at most kMaxCoupledPoints
 // points (the dense compliance grows with their square; past that the world projects the
 // body instead). The explicit StVK bodies take each vertex alone with its lumped mass,
 // h^2 / m, and the forces move that vertex alone (the elastic forces spread the motion
@@ -24,13 +24,11 @@
 
 namespace ligature {
 
-int SoftWorld::MaxCoupledPoints(int /*body*/) const { return 512; }
-
 std::optional<Eigen::MatrixXd> SoftWorld::CoupledCompliance(
     int body, std::span<const WeightedPoint> points) const {
   const Body& b = bodies_[body];
   if (!b.factorized || !b.fem || points.empty() ||
-      static_cast<int>(points.size()) > MaxCoupledPoints(body)) {
+      static_cast<int>(points.size()) > kMaxCoupledPoints) {
     return std::nullopt;
   }
   CorotationalSystem& system = *b.system;
