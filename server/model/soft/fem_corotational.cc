@@ -256,6 +256,7 @@ absl::Status CorotationalModel::Assemble(const FemState& state, double h, const 
   if (sys.method_ == CorotationalSolve::kPreconditioned) {
     if (absl::Status s = PrepareRestSystem(h, &sys); !s.ok()) return s;
     sys.frame_ = BodyRotation(state.x);
+    VertexRotations(sys.rotations_, &sys.vertex_frames_);
     if (sys.SolveIteratively()) return absl::OkStatus();
   }
   if (!sys.SolveDirectly()) {
@@ -325,6 +326,15 @@ Mat3 CorotationalModel::BodyRotation(const std::vector<Vec3>& x) const {
   return PolarRotation(covariance);
 }
 
+void CorotationalModel::VertexRotations(std::span<const Mat3> tet_rotations,
+                                        std::vector<Mat3>* out) const {
+  out->assign(vertex_count(), Mat3::Zero());
+  for (int t = 0; t < tet_count(); ++t) {
+    for (const int v : mesh_.tets[t]) (*out)[v] += rest_.volume[t] * tet_rotations[t];
+  }
+  for (Mat3& r : *out) r = PolarRotation(r);
+}
+
 void CorotationalModel::Advance(const CorotationalSystem& system, FemState* state) const {
   const int n = vertex_count();
   assert(static_cast<int>(state->x.size()) == n && system.dv_.size() == 3 * n);
@@ -338,9 +348,8 @@ void CorotationalModel::Advance(const CorotationalSystem& system, FemState* stat
   }
 }
 
-absl::Status CorotationalModel::Step(double h, const Vec3& gravity,
-                                     std::span<const Vec3> external, CorotationalSystem* system,
-                                     FemState* state) const {
+absl::Status CorotationalModel::Step(double h, const Vec3& gravity, std::span<const Vec3> external,
+                                     CorotationalSystem* system, FemState* state) const {
   if (absl::Status s = Assemble(*state, h, gravity, external, system); !s.ok()) return s;
   Advance(*system, state);
   return absl::OkStatus();

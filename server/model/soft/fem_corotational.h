@@ -61,13 +61,16 @@ class RestFactorization;  // fem_corotational_solve.cc
 //  kDirect: factorizes A each step. dv and the compliance are exact to round-off.
 //  kPreconditioned: factorizes the rest system A0 = (1 + h alpha) M + (h beta + h^2) K0
 //    once per model and step length, and solves each step by conjugate gradients
-//    preconditioned with P = G A0 G^T, G the block-diagonal rotation of the body's
-//    best-fit rotation from rest (so that P is exact for a body turned rigidly). dv meets
-//    the relative residual kTolerance. The compliance and the response to contact forces
-//    use P^-1 in place of A^-1: an approximation of the body's stiffness at its current
-//    shape, whose response to forces still carries their whole impulse (P, like A, gives
-//    a uniform translation the momentum of the lumped masses alone). A step whose
-//    iteration does not converge within kMaxIterations is factorized directly.
+//    preconditioned with W A0 W^T, W block-diagonal with each vertex's rotation (the polar
+//    rotation of the volume-weighted sum of its tets' rotations, as in stiffness warping):
+//    exact for a body turned rigidly, and close where a body bends, since each vertex's
+//    stiffness is turned with the tets around it. dv meets the relative residual
+//    kTolerance. The compliance and the response to contact forces use P^-1 in place of
+//    A^-1, P = G A0 G^T with G the block-diagonal of the body's best-fit rotation from
+//    rest: an approximation of the body's stiffness at its current shape, whose response
+//    to forces still carries their whole impulse (P, like A, gives a uniform translation
+//    the momentum of the lumped masses alone; W A0 W^T would not). A step whose iteration
+//    does not converge within kMaxIterations is factorized directly.
 enum class CorotationalSolve { kDirect, kPreconditioned };
 
 // The linear system of one implicit step, solved. Not copyable (the factorizations are
@@ -131,6 +134,9 @@ class CorotationalSystem {
   bool FactorizeRest(const SparseMatrix& rest, uint64_t id, double h);
   // P^-1 b: b turned into the rest frame, solved with A0's factor, turned back.
   Eigen::VectorXd ApplyPreconditioner(const Eigen::VectorXd& b) const;
+  // (W A0 W^T)^-1 b, the iteration's preconditioner: b turned into each vertex's rest
+  // frame, solved with A0's factor, turned back.
+  Eigen::VectorXd ApplyWarpedPreconditioner(const Eigen::VectorXd& b) const;
   // The cached columns of vertex v (solved on first use), in the solver's own frame.
   const Eigen::Matrix<double, Eigen::Dynamic, 3>& Columns(int v);
   // Drops the cached columns and blocks: the operator changed.
@@ -145,12 +151,13 @@ class CorotationalSystem {
   Eigen::VectorXd dv_;
   std::vector<Mat3> rotations_;
   std::vector<char> fixed_;
-  // kPreconditioned: A0's factorization, for the model rest_id_ and the step rest_h_, and
-  // the body's rotation from rest this step.
+  // kPreconditioned: A0's factorization, for the model rest_id_ and the step rest_h_, the
+  // body's rotation from rest this step, and each vertex's.
   std::unique_ptr<RestFactorization> rest_solver_;
   uint64_t rest_id_ = 0;
   double rest_h_ = 0.0;
   Mat3 frame_ = Mat3::Identity();
+  std::vector<Mat3> vertex_frames_;
   bool direct_ = true;
   int iterations_ = 0;
   // Per vertex, the response operator's three columns of its unknowns (of A0^-1, in the
@@ -208,6 +215,10 @@ class CorotationalModel {
   // The rotation that best turns the rest shape into `x` (the polar rotation of the
   // mass-weighted covariance of their offsets from their centres of mass).
   Mat3 BodyRotation(const std::vector<Vec3>& x) const;
+
+  // Each vertex's rotation from rest given its tets' rotations: the polar rotation of the
+  // volume-weighted sum of the rotations of the tets around it.
+  void VertexRotations(std::span<const Mat3> tet_rotations, std::vector<Mat3>* out) const;
 
  private:
   // Writes mass_scale M + stiffness_scale R K0 R^T into `values` (pattern order), R per tet

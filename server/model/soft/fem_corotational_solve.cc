@@ -66,13 +66,28 @@ Eigen::VectorXd CorotationalSystem::ApplyPreconditioner(const Eigen::VectorXd& b
   return TurnEach(frame_, rest_solver_->solver.solve(TurnEach(frame_.transpose(), b)));
 }
 
-// Preconditioned conjugate gradients from dv = 0, until |r| <= kTolerance |rhs|. A
-// converged step keeps the cached columns of A0^-1 (unless the last step's were of A^-1).
+// W A0^-1 W^T b, W the block-diagonal of the vertices' rotations (W is orthogonal, so this is
+// the inverse of W A0 W^T).
+Eigen::VectorXd CorotationalSystem::ApplyWarpedPreconditioner(const Eigen::VectorXd& b) const {
+  const Eigen::Index n = b.size() / 3;
+  Eigen::VectorXd turned(b.size());
+  for (Eigen::Index v = 0; v < n; ++v) {
+    turned.segment<3>(3 * v) = vertex_frames_[v].transpose() * b.segment<3>(3 * v);
+  }
+  Eigen::VectorXd x = rest_solver_->solver.solve(turned);
+  for (Eigen::Index v = 0; v < n; ++v) {
+    x.segment<3>(3 * v) = vertex_frames_[v] * Vec3(x.segment<3>(3 * v));
+  }
+  return x;
+}
+
+// Conjugate gradients from dv = 0, preconditioned by W A0 W^T, until |r| <= kTolerance |rhs|.
+// A converged step keeps the cached columns of A0^-1 (unless the last step's were of A^-1).
 bool CorotationalSystem::SolveIteratively() {
   const double target = kTolerance * rhs_.norm();
   Eigen::VectorXd x = Eigen::VectorXd::Zero(rhs_.size());
   Eigen::VectorXd r = rhs_;
-  Eigen::VectorXd z = ApplyPreconditioner(r);
+  Eigen::VectorXd z = ApplyWarpedPreconditioner(r);
   Eigen::VectorXd p = z;
   double rz = r.dot(z);
   int it = 0;
@@ -82,7 +97,7 @@ bool CorotationalSystem::SolveIteratively() {
     const double step = rz / p.dot(ap);
     x += step * p;
     r -= step * ap;
-    z = ApplyPreconditioner(r);
+    z = ApplyWarpedPreconditioner(r);
     const double next = r.dot(z);
     p = z + (next / rz) * p;
     rz = next;

@@ -124,7 +124,8 @@ RunResult Organ(const char* name, int rings, int around, int layers, const RunOp
                   " ms, step/tick=", median / tick_ms, ", vertices_on_tray=", on_tray,
                   ", of them in the solve=", coupled, ", settled ", kSettle,
                   " ticks on the tray; ours: the whole world step (assembly, conjugate gradients "
-                  "on A = M + h C + h^2 K preconditioned by the rest system's factorization, "
+                  "on A = M + h C + h^2 K preconditioned by the rest system's factorization turned "
+                  "per vertex, "
                   "last step's iterations=",
                   organ->system->iterations(),
                   ", contacts in the world's solve); floor: one CHOLMOD supernodal "
