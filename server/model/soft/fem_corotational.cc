@@ -271,13 +271,20 @@ void CorotationalModel::FillMatrix(std::span<const Mat3> rotations, double mass_
   for (int t = 0; t < tet_count(); ++t) {
     const Mat3 r = rotations.empty() ? Mat3::Identity() : rotations[t];
     const Mat12& k0 = k0_[t];
+    // K0 is symmetric: each block above the diagonal is turned once and also added,
+    // transposed, below it, so that A is exactly symmetric.
     for (int i = 0; i < 4; ++i) {
-      for (int j = 0; j < 4; ++j) {
-        const int* offsets = &block_offset_[t][3 * (4 * i + j)];
-        if (offsets[0] < 0) continue;
-        const Mat3 block = stiffness_scale * (r * k0.block<3, 3>(3 * i, 3 * j) * r.transpose());
+      for (int j = i; j < 4; ++j) {
+        const int* upper = &block_offset_[t][3 * (4 * i + j)];
+        if (upper[0] < 0) continue;
+        Mat3 block = stiffness_scale * (r * k0.block<3, 3>(3 * i, 3 * j) * r.transpose());
+        if (i == j) block = 0.5 * (block + block.transpose()).eval();
+        const int* lower = &block_offset_[t][3 * (4 * j + i)];
         for (int k = 0; k < 3; ++k) {
-          for (int row = 0; row < 3; ++row) values[offsets[k] + row] += block(row, k);
+          for (int row = 0; row < 3; ++row) {
+            values[upper[k] + row] += block(row, k);
+            if (i != j) values[lower[k] + row] += block(k, row);
+          }
         }
       }
     }

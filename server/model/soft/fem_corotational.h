@@ -108,9 +108,9 @@ class CorotationalSystem {
   // exact; else until the rest factorization is redone), so that contacts that stay cost
   // no further solves.
   Mat3 InverseBlock(int u, int v);
-  // The same blocks between all of `vertices` (3 rows and columns each, in their order).
-  // Kept for the next call with the same vertices while the operator stays (a resting
-  // contact asks for the same ones tick after tick).
+  // The same blocks between all of `vertices` (3 rows and columns each, in their order),
+  // made exactly symmetric. Kept for the next call with the same vertices while the
+  // operator stays (a resting contact asks for the same ones tick after tick).
   Eigen::MatrixXd InverseBetween(std::span<const int> vertices);
 
   // The displacement of `vertex` at the end of the step caused by adding a constant

@@ -146,25 +146,31 @@ void CorotationalSystem::ForgetColumns() {
 
 Eigen::MatrixXd CorotationalSystem::InverseBetween(std::span<const int> vertices) {
   const int m = static_cast<int>(vertices.size());
+  // The cache holds the blocks on and above the diagonal: the rest are their transposes.
   if (!std::ranges::equal(vertices, between_vertices_)) {
     between_.setZero(3 * m, 3 * m);
     for (int j = 0; j < m; ++j) {
       if (fixed_[vertices[j]]) continue;
       const Eigen::Matrix<double, Eigen::Dynamic, 3>& columns = Columns(vertices[j]);
-      for (int i = 0; i < m; ++i) {
+      for (int i = 0; i <= j; ++i) {
         if (fixed_[vertices[i]]) continue;
         between_.block<3, 3>(3 * i, 3 * j) = columns.middleRows<3>(3 * vertices[i]);
       }
     }
     between_vertices_.assign(vertices.begin(), vertices.end());
   }
-  Eigen::MatrixXd out = between_;
-  if (direct_) return out;
-  // G B G^T, a block column and a block row at a time.
+  // Each block turned into the body's frame, G B G^T, once per pair and mirrored, so the
+  // result is exactly symmetric.
+  Eigen::MatrixXd out(3 * m, 3 * m);
   for (int j = 0; j < m; ++j) {
-    out.middleCols<3>(3 * j) = out.middleCols<3>(3 * j) * frame_.transpose();
+    for (int i = 0; i <= j; ++i) {
+      Mat3 block = between_.block<3, 3>(3 * i, 3 * j);
+      if (!direct_) block = frame_ * block * frame_.transpose();
+      if (i == j) block = 0.5 * (block + block.transpose()).eval();
+      out.block<3, 3>(3 * i, 3 * j) = block;
+      if (i != j) out.block<3, 3>(3 * j, 3 * i) = block.transpose();
+    }
   }
-  for (int i = 0; i < m; ++i) out.middleRows<3>(3 * i) = frame_ * out.middleRows<3>(3 * i);
   return out;
 }
 

@@ -43,33 +43,33 @@ std::optional<Eigen::MatrixXd> SoftWorld::CoupledCompliance(
       }
     }
   }
-  const Eigen::MatrixXd between = system.InverseBetween(vertices);
+  Eigen::MatrixXd between = system.InverseBetween(vertices);
   const double h2 = system.time_step() * system.time_step();
-  // Points that are each a vertex of their own (the contacts of vertices): C = h^2 B.
-  // Otherwise C = h^2 W^T B W, W each point's weights on its vertices: B W a point's
-  // column at a time, then W^T (B W) a point's row at a time.
+  // Points that are each a vertex of their own (the contacts of vertices): C = h^2 B,
+  // symmetric as B is. Otherwise C = h^2 W^T B W, W each point's weights on its vertices:
+  // B W a point's column at a time, then W^T (B W) a point's row at a time.
   const bool vertex_points =
       static_cast<int>(vertices.size()) == k &&
       std::ranges::all_of(points, [](const WeightedPoint& p) { return p.weight[0] == 1.0; });
-  Eigen::MatrixXd c;
   if (vertex_points) {
-    c = h2 * between;
-  } else {
-    Eigen::MatrixXd bw = Eigen::MatrixXd::Zero(between.rows(), 3 * k);
-    for (int q = 0; q < k; ++q) {
-      for (int j = 0; j < 3; ++j) {
-        const double w = points[q].weight[j];
-        if (w == 0.0) continue;
-        bw.middleCols<3>(3 * q) += w * between.middleCols<3>(3 * index.at(points[q].vertex[j]));
-      }
+    between *= h2;
+    if (!between.allFinite()) return std::nullopt;
+    return between;
+  }
+  Eigen::MatrixXd bw = Eigen::MatrixXd::Zero(between.rows(), 3 * k);
+  for (int q = 0; q < k; ++q) {
+    for (int j = 0; j < 3; ++j) {
+      const double w = points[q].weight[j];
+      if (w == 0.0) continue;
+      bw.middleCols<3>(3 * q) += w * between.middleCols<3>(3 * index.at(points[q].vertex[j]));
     }
-    c.setZero(3 * k, 3 * k);
-    for (int p = 0; p < k; ++p) {
-      for (int i = 0; i < 3; ++i) {
-        const double w = points[p].weight[i];
-        if (w == 0.0) continue;
-        c.middleRows<3>(3 * p) += (h2 * w) * bw.middleRows<3>(3 * index.at(points[p].vertex[i]));
-      }
+  }
+  Eigen::MatrixXd c = Eigen::MatrixXd::Zero(3 * k, 3 * k);
+  for (int p = 0; p < k; ++p) {
+    for (int i = 0; i < 3; ++i) {
+      const double w = points[p].weight[i];
+      if (w == 0.0) continue;
+      c.middleRows<3>(3 * p) += (h2 * w) * bw.middleRows<3>(3 * index.at(points[p].vertex[i]));
     }
   }
   if (!c.allFinite()) return std::nullopt;
