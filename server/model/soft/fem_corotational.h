@@ -141,6 +141,9 @@ class CorotationalSystem {
   const Eigen::Matrix<double, Eigen::Dynamic, 3>& Columns(int v);
   // Drops the cached columns and blocks: the operator changed.
   void ForgetColumns();
+  // Drops the columns no call has used for kColumnLifetime steps, and the block sets that
+  // need any of them.
+  void AgeColumns();
 
   CorotationalSolve method_;
   double h_ = 0.0;
@@ -161,11 +164,25 @@ class CorotationalSystem {
   bool direct_ = true;
   int iterations_ = 0;
   // Per vertex, the response operator's three columns of its unknowns (of A0^-1, in the
-  // rest frame, unless the response is exact).
-  std::unordered_map<int, Eigen::Matrix<double, Eigen::Dynamic, 3>> columns_;
-  // The last InverseBetween's vertices and blocks, in the solver's own frame.
-  std::vector<int> between_vertices_;
-  Eigen::MatrixXd between_;
+  // rest frame, unless the response is exact), and the step they were last used in.
+  // Columns no call has used for kColumnLifetime steps are dropped after a step, so that a
+  // probe wandering over a big body does not keep the columns of every vertex it passed.
+  struct CachedColumns {
+    Eigen::Matrix<double, Eigen::Dynamic, 3> columns;
+    int64_t used = 0;
+  };
+  static constexpr int64_t kColumnLifetime = 50;
+  std::unordered_map<int, CachedColumns> columns_;
+  int64_t steps_ = 0;
+  // The blocks of the last few InverseBetween calls' vertex sets (the world's contact solve
+  // and each haptic tool's buffer ask for their own, tick after tick), in the solver's own
+  // frame, the newest last.
+  struct CachedBlocks {
+    std::vector<int> vertices;
+    Eigen::MatrixXd blocks;
+  };
+  static constexpr size_t kBlockSets = 4;
+  std::vector<CachedBlocks> between_;
 };
 
 class CorotationalModel {

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <iterator>
 #include <span>
 #include <utility>
 
@@ -105,6 +106,8 @@ bool CorotationalSystem::SolveIteratively() {
   }
   if (!x.allFinite()) return false;
   if (direct_) ForgetColumns();
+  ++steps_;
+  AgeColumns();
   dv_ = std::move(x);
   direct_ = false;
   iterations_ = it;
@@ -121,12 +124,13 @@ const Eigen::Matrix<double, Eigen::Dynamic, 3>& CorotationalSystem::Columns(int 
     Eigen::MatrixXd unit = Eigen::MatrixXd::Zero(rhs_.size(), 3);
     unit.middleRows<3>(3 * v).setIdentity();
     if (direct_) {
-      at->second = solver_.solve(unit);
+      at->second.columns = solver_.solve(unit);
     } else {
-      at->second = rest_solver_->solver.solve(unit);
+      at->second.columns = rest_solver_->solver.solve(unit);
     }
   }
-  return at->second;
+  at->second.used = steps_;
+  return at->second.columns;
 }
 
 // Columns are kept in the solver's own frame (A0's, when preconditioned), and the blocks
@@ -140,31 +144,51 @@ Mat3 CorotationalSystem::InverseBlock(int u, int v) {
 
 void CorotationalSystem::ForgetColumns() {
   columns_.clear();
-  between_vertices_.clear();
-  between_.resize(0, 0);
+  between_.clear();
+}
+
+void CorotationalSystem::AgeColumns() {
+  const auto old = [&](const auto& entry) { return steps_ - entry.second.used > kColumnLifetime; };
+  if (std::ranges::none_of(columns_, old)) return;
+  std::erase_if(columns_, old);
+  std::erase_if(between_, [&](const CachedBlocks& set) {
+    return std::ranges::any_of(set.vertices,
+                               [&](int v) { return !fixed_[v] && !columns_.contains(v); });
+  });
 }
 
 Eigen::MatrixXd CorotationalSystem::InverseBetween(std::span<const int> vertices) {
   const int m = static_cast<int>(vertices.size());
-  // The cache holds the blocks on and above the diagonal: the rest are their transposes.
-  if (!std::ranges::equal(vertices, between_vertices_)) {
-    between_.setZero(3 * m, 3 * m);
+  // A cached set holds the blocks on and above the diagonal: the rest are their transposes.
+  // Its vertices' columns are marked used, so they outlive the set.
+  auto set = std::ranges::find_if(
+      between_, [&](const CachedBlocks& c) { return std::ranges::equal(c.vertices, vertices); });
+  if (set == between_.end()) {
+    if (between_.size() == kBlockSets) between_.erase(between_.begin());
+    CachedBlocks& added = between_.emplace_back();
+    added.vertices.assign(vertices.begin(), vertices.end());
+    added.blocks.setZero(3 * m, 3 * m);
     for (int j = 0; j < m; ++j) {
       if (fixed_[vertices[j]]) continue;
       const Eigen::Matrix<double, Eigen::Dynamic, 3>& columns = Columns(vertices[j]);
       for (int i = 0; i <= j; ++i) {
         if (fixed_[vertices[i]]) continue;
-        between_.block<3, 3>(3 * i, 3 * j) = columns.middleRows<3>(3 * vertices[i]);
+        added.blocks.block<3, 3>(3 * i, 3 * j) = columns.middleRows<3>(3 * vertices[i]);
       }
     }
-    between_vertices_.assign(vertices.begin(), vertices.end());
+    set = std::prev(between_.end());
+  } else {
+    for (const int v : vertices) {
+      if (auto at = columns_.find(v); at != columns_.end()) at->second.used = steps_;
+    }
   }
+  const Eigen::MatrixXd& between = set->blocks;
   // Each block turned into the body's frame, G B G^T, once per pair and mirrored, so the
   // result is exactly symmetric.
   Eigen::MatrixXd out(3 * m, 3 * m);
   for (int j = 0; j < m; ++j) {
     for (int i = 0; i <= j; ++i) {
-      Mat3 block = between_.block<3, 3>(3 * i, 3 * j);
+      Mat3 block = between.block<3, 3>(3 * i, 3 * j);
       if (!direct_) block = frame_ * block * frame_.transpose();
       if (i == j) block = 0.5 * (block + block.transpose()).eval();
       out.block<3, 3>(3 * i, 3 * j) = block;

@@ -17,10 +17,10 @@
 namespace ligature {
 namespace {
 
-constexpr double kBaseReach = 0.01;      // m, beyond the contact margin
-constexpr double kMaxReach = 0.2;        // m
-constexpr int kMaxBufferVertices = 16;   // nearest soft vertices per body
-constexpr double kRodSpacing = 0.005;    // m, finest sampling of a rod's centreline
+constexpr double kBaseReach = 0.01;     // m, beyond the contact margin
+constexpr double kMaxReach = 0.2;       // m
+constexpr int kMaxBufferVertices = 64;  // nearest soft vertices per body
+constexpr double kRodSpacing = 0.005;   // m, finest sampling of a rod's centreline
 constexpr int kMaxRodSamples = 2001;
 
 // The contact planes of the tool (dense index `tool`) with every other rigid body within
@@ -59,8 +59,8 @@ void AddContactPlanes(const RigidBodies& bodies, uint32_t tool, double reach, do
           if (bodies.IsDynamic(j)) {
             const Mat3 r = bodies.orientation[j].toRotationMatrix();
             const Vec3 rn = (c.position - bodies.position[j]).cross(c.normal);
-            const double w = bodies.inv_mass[j] +
-                             rn.dot(r * bodies.inv_inertia_local[j] * r.transpose() * rn);
+            const double w =
+                bodies.inv_mass[j] + rn.dot(r * bodies.inv_inertia_local[j] * r.transpose() * rn);
             p.compliance = h * h * w;
           }
         }
@@ -101,8 +101,7 @@ void AddRodPlanes(const RodWorld::Rod& rod, const haptics::ToolLocalModel& tool,
   for (int k = 0; k < n; ++k) {
     const Vec3 d = x[k + 1] - x[k];
     const double len2 = d.squaredNorm();
-    const double t =
-        len2 > 0.0 ? std::clamp((pose.position - x[k]).dot(d) / len2, 0.0, 1.0) : 0.0;
+    const double t = len2 > 0.0 ? std::clamp((pose.position - x[k]).dot(d) / len2, 0.0, 1.0) : 0.0;
     const Vec3 c = x[k] + t * d;
     if ((c - pose.position).norm() > bound + radius + reach) continue;
     near[k] = haptics::ToolDistance(tool.shapes, pose, c);
@@ -159,15 +158,10 @@ void AddBuffer(const SoftWorld::Body& body, int body_index, uint32_t tool_index,
   const bool assembled = body.fem && body.system && body.system->time_step() > 0.0 &&
                          body.system->rhs().size() == static_cast<long>(3 * x.size());
   if (assembled) {
-    std::vector<Vec3> field;
-    for (int k = 0; k < n; ++k) {
-      for (int a = 0; a < 3; ++a) {
-        body.system->ResponseField(b.vertex_indices[k], Vec3::Unit(a), &field);
-        for (int j = 0; j < n; ++j) {
-          b.compliance.block<3, 1>(3 * j, 3 * k + a) = field[b.vertex_indices[j]];
-        }
-      }
-    }
+    // The step's response operator between the buffer's vertices; their columns stay
+    // cached while the tool stays near them.
+    const double hs = body.system->time_step();
+    b.compliance = hs * hs * body.system->InverseBetween(b.vertex_indices);
   } else {
     const std::vector<double>& mass =
         body.mass_point ? body.mass_point->masses() : body.fem_rest()->mass;
@@ -184,7 +178,7 @@ void AddBuffer(const SoftWorld::Body& body, int body_index, uint32_t tool_index,
     if (p.body != tool_index || p.soft_body != body_index || local[p.vertex] < 0) continue;
     load.segment<3>(3 * local[p.vertex]) -= p.impulse / h;
   }
-  Vec3 total = Vec3::Zero(); 
+  Vec3 total = Vec3::Zero();
   for (int k = 0; k < n; ++k) total += load.segment<3>(3 * k);
   if (total.norm() > 1e-9) {
     const double scale = std::clamp(press.dot(total) / total.squaredNorm(), 0.0, 20.0);
@@ -230,8 +224,7 @@ absl::Status HapticToolCoupling::Attach(const WorldView& w, const std::string& w
       return absl::FailedPreconditionError(
           absl::StrCat("tool_body_id: ", body_id, " is not a rigid body"));
     }
-    return absl::NotFoundError(
-        absl::StrCat("tool_body_id: no body ", body_id, " in ", world_name));
+    return absl::NotFoundError(absl::StrCat("tool_body_id: no body ", body_id, " in ", world_name));
   }
   const uint32_t i = w.bodies.Index(it->second);
   if (!w.bodies.IsDynamic(i) || !(w.bodies.inv_mass[i] > 0.0)) {
@@ -247,8 +240,7 @@ absl::Status HapticToolCoupling::Attach(const WorldView& w, const std::string& w
   return absl::OkStatus();
 }
 
-void HapticToolCoupling::Detach(const std::string& body_id,
-                                const haptics::ToolChannel* channel) {
+void HapticToolCoupling::Detach(const std::string& body_id, const haptics::ToolChannel* channel) {
   auto it = tools_.find(body_id);
   if (it != tools_.end() && it->second.get() == channel) tools_.erase(it);
 }
@@ -274,8 +266,8 @@ void HapticToolCoupling::ApplyCouplingForces(const WorldView& w, StepContext& ct
 // Every tool's local model for the current state: its rigid state and inertia, its
 // contact planes with rigid bodies within reach, and a buffer per soft body within reach.
 // A tool whose body is gone gets a last model saying so, and is released.
-void HapticToolCoupling::PublishModels(const WorldView& w, const StepContext& ctx,
-                                       uint64_t tick, double sim_time) {
+void HapticToolCoupling::PublishModels(const WorldView& w, const StepContext& ctx, uint64_t tick,
+                                       double sim_time) {
   if (tools_.empty()) return;
   const double h = w.settings.dt();
   const double now = haptics::MonotonicSeconds();

@@ -354,6 +354,43 @@ TEST(CorotationalTest, TurnedBodyIsSolvedInOneIteration) {
   EXPECT_LT((iterative.velocity_change() - exact).norm(), 1e-9 * exact.norm());
 }
 
+// The blocks between vertex sets stay right whichever sets are asked for in turn, and after
+// the columns of a set nobody asked for over many steps were dropped and solved again.
+TEST(CorotationalTest, BlocksBetweenSetsSurviveTurnsAndDroppedColumns) {
+  const TetMesh mesh = MakeBoxMesh(Vec3(0.1, 0.05, 0.05), 3, 2, 2);
+  absl::StatusOr<CorotationalModel> model = CorotationalModel::Make(mesh, Tissue());
+  ASSERT_TRUE(model.ok()) << model.status();
+  FemState state = RestFemState(mesh);
+  state.x = Perturbed(mesh, 0.01, 7);
+  CorotationalSystem system;
+  ASSERT_TRUE(model->Assemble(state, 0.01, Vec3::Zero(), {}, &system).ok());
+  const int last = static_cast<int>(mesh.vertices.size()) - 1;
+  const std::vector<std::vector<int>> sets = {{0, 5}, {5, last, 2}, {1}, {3, 4}, {last}};
+  // Each set's blocks, from its vertices' own columns.
+  auto expected = [&](const std::vector<int>& set) {
+    Eigen::MatrixXd out(3 * set.size(), 3 * set.size());
+    for (size_t i = 0; i < set.size(); ++i) {
+      for (size_t j = 0; j < set.size(); ++j) {
+        out.block<3, 3>(3 * i, 3 * j) = system.InverseBlock(set[i], set[j]);
+      }
+    }
+    return out;
+  };
+  for (int round = 0; round < 3; ++round) {
+    for (const std::vector<int>& set : sets) {
+      const Eigen::MatrixXd want = expected(set);
+      EXPECT_LT((system.InverseBetween(set) - want).norm(), 1e-12 * want.norm()) << round;
+    }
+  }
+  // Steps that only ask for vertex 1: the other columns age out, and come back the same.
+  const Eigen::MatrixXd before = system.InverseBetween(sets[1]);
+  for (int step = 0; step < 60; ++step) {
+    ASSERT_TRUE(model->Assemble(state, 0.01, Vec3::Zero(), {}, &system).ok());
+    system.InverseBetween(sets[2]);
+  }
+  EXPECT_EQ(system.InverseBetween(sets[1]), before);
+}
+
 // On a deformed body the preconditioned response to a force is approximate, but it carries
 // the force's whole impulse: the lumped masses' momentum changes by h f / (1 + h alpha), as
 // with the exact response.
