@@ -176,7 +176,7 @@ class CorotationalSystem {
   int64_t steps_ = 0;
   // The blocks of the last few InverseBetween calls' vertex sets (the world's contact solve
   // and each haptic tool's buffer ask for their own, tick after tick), in the solver's own
-  // frame, the newest last.
+  // frame, the most recently used last.
   struct CachedBlocks {
     std::vector<int> vertices;
     Eigen::MatrixXd blocks;

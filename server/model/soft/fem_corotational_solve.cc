@@ -176,12 +176,14 @@ Eigen::MatrixXd CorotationalSystem::InverseBetween(std::span<const int> vertices
         added.blocks.block<3, 3>(3 * i, 3 * j) = columns.middleRows<3>(3 * vertices[i]);
       }
     }
-    set = std::prev(between_.end());
   } else {
+    // The set goes last, so the sets asked for every tick are the last to be dropped.
+    std::rotate(set, std::next(set), between_.end());
     for (const int v : vertices) {
       if (auto at = columns_.find(v); at != columns_.end()) at->second.used = steps_;
     }
   }
+  set = std::prev(between_.end());
   const Eigen::MatrixXd& between = set->blocks;
   // Each block turned into the body's frame, G B G^T, once per pair and mirrored, so the
   // result is exactly symmetric.
