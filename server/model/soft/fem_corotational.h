@@ -113,12 +113,6 @@ class CorotationalSystem {
   // operator stays (a resting contact asks for the same ones tick after tick).
   Eigen::MatrixXd InverseBetween(std::span<const int> vertices);
 
-  // The displacement of `vertex` at the end of the step caused by adding a constant
-  // `force` (N) on it during the step: h^2 (A^-1)_vv force (through the response
-  // operator). Zero for a fixed vertex.
-  Vec3 Response(int vertex, const Vec3& force) const;
-  // The same for every vertex (the displacement field caused by that force).
-  void ResponseField(int vertex, const Vec3& force, std::vector<Vec3>* displacement) const;
   // The 3x3 compliance block h^2 (A^-1)_vv of a vertex, m/N (symmetric positive
   // semi-definite; zero for a fixed vertex).
   Mat3 Compliance(int vertex);
@@ -233,11 +227,10 @@ class CorotationalModel {
   // mass-weighted covariance of their offsets from their centres of mass).
   Mat3 BodyRotation(const std::vector<Vec3>& x) const;
 
+ private:
   // Each vertex's rotation from rest given its tets' rotations: the polar rotation of the
   // volume-weighted sum of the rotations of the tets around it.
   void VertexRotations(std::span<const Mat3> tet_rotations, std::vector<Mat3>* out) const;
-
- private:
   // Writes mass_scale M + stiffness_scale R K0 R^T into `values` (pattern order), R per tet
   // from `rotations` (the identity when it is empty); fixed vertices' blocks the identity.
   void FillMatrix(std::span<const Mat3> rotations, double mass_scale, double stiffness_scale,

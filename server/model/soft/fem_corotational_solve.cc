@@ -202,29 +202,6 @@ Eigen::MatrixXd CorotationalSystem::InverseBetween(std::span<const int> vertices
 
 // A force f on a vertex over the step adds h f to the right-hand side, so h A^-1 (h f) to
 // v and h times that to x.
-void CorotationalSystem::ResponseField(int vertex, const Vec3& force,
-                                       std::vector<Vec3>* displacement) const {
-  const int n = static_cast<int>(rhs_.size() / 3);
-  assert(vertex >= 0 && vertex < n);
-  displacement->assign(n, Vec3::Zero());
-  if (fixed_[vertex]) return;
-  Eigen::VectorXd b = Eigen::VectorXd::Zero(3 * n);
-  b.segment<3>(3 * vertex) = force;
-  const Eigen::VectorXd x = Solve(b);
-  for (int v = 0; v < n; ++v) {
-    (*displacement)[v] = fixed_[v] ? Vec3::Zero() : Vec3(h_ * h_ * x.segment<3>(3 * v));
-  }
-}
-
-Vec3 CorotationalSystem::Response(int vertex, const Vec3& force) const {
-  const int n = static_cast<int>(rhs_.size() / 3);
-  assert(vertex >= 0 && vertex < n);
-  if (fixed_[vertex]) return Vec3::Zero();
-  Eigen::VectorXd b = Eigen::VectorXd::Zero(3 * n);
-  b.segment<3>(3 * vertex) = force;
-  return h_ * h_ * Solve(b).segment<3>(3 * vertex);
-}
-
 Mat3 CorotationalSystem::Compliance(int vertex) { return h_ * h_ * InverseBlock(vertex, vertex); }
 
 }  // namespace ligature

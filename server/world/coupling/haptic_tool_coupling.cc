@@ -154,7 +154,6 @@ void AddBuffer(const SoftWorld::Body& body, int body_index, uint32_t tool_index,
     b.positions.push_back(x[near[k].second]);
     local[near[k].second] = k;
   }
-  b.compliance = Eigen::MatrixXd::Zero(3 * n, 3 * n);
   const bool assembled = body.fem && body.system && body.system->time_step() > 0.0 &&
                          body.system->rhs().size() == static_cast<long>(3 * x.size());
   if (assembled) {
@@ -163,6 +162,7 @@ void AddBuffer(const SoftWorld::Body& body, int body_index, uint32_t tool_index,
     const double hs = body.system->time_step();
     b.compliance = hs * hs * body.system->InverseBetween(b.vertex_indices);
   } else {
+    b.compliance = Eigen::MatrixXd::Zero(3 * n, 3 * n);
     const std::vector<double>& mass =
         body.mass_point ? body.mass_point->masses() : body.fem_rest()->mass;
     const bool has_fixed = body.fem_rest() != nullptr;
