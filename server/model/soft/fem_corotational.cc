@@ -196,7 +196,7 @@ double CorotationalModel::ExplicitTimeStep() const {
 
 // Fills rhs = h (f + M g + f_ext - alpha M v - (h + beta) K v) tet by tet and
 // A = (1 + h alpha) M + (h beta + h^2) K into the fixed pattern, then solves the system's
-// way (analyzing the pattern only when the system last served another model).
+// way.
 absl::Status CorotationalModel::Assemble(const FemState& state, double h, const Vec3& gravity,
                                          std::span<const Vec3> external,
                                          CorotationalSystem* system) const {
@@ -249,7 +249,7 @@ absl::Status CorotationalModel::Assemble(const FemState& state, double h, const 
   FillMatrix(sys.rotations_, 1.0 + h * alpha, h * beta + h * h, sys.matrix_.valuePtr());
 
   if (!same_pattern) {
-    sys.solver_.analyzePattern(sys.matrix_);
+    sys.analyzed_ = false;
     sys.pattern_id_ = pattern_id_;
     sys.ForgetColumns();
   }

@@ -41,6 +41,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "server/math/ldlt_paths.h"
 #include "server/math/types.h"
 #include "server/model/soft/fem_material.h"
 #include "server/model/soft/tet_mesh.h"
@@ -120,6 +121,17 @@ class CorotationalSystem {
  private:
   friend class CorotationalModel;
 
+  // Per vertex, what the response operator's blocks are computed from: its three unknowns'
+  // columns of B's factor on their shared path (B = A when exact, else A0 in the rest
+  // frame; see LdltPaths), a few hundred rows where a column of B^-1 would take a whole
+  // solve and n rows; and the step they were last used in. Columns no call has used for kColumnLifetime steps are dropped
+  // after a step, so that a probe wandering over a big body does not keep the columns of
+  // every vertex it passed.
+  struct CachedColumns {
+    PathColumns unknowns;
+    int64_t used = 0;
+  };
+
   // Conjugate gradients on A dv = rhs preconditioned by P; false when it did not converge.
   bool SolveIteratively();
   // Factorizes A and solves; false when the factorization fails.
@@ -131,8 +143,10 @@ class CorotationalSystem {
   // (W A0 W^T)^-1 b, the iteration's preconditioner: b turned into each vertex's rest
   // frame, solved with A0's factor, turned back.
   Eigen::VectorXd ApplyWarpedPreconditioner(const Eigen::VectorXd& b) const;
-  // The cached columns of vertex v (solved on first use), in the solver's own frame.
-  const Eigen::Matrix<double, Eigen::Dynamic, 3>& Columns(int v);
+  // The cached columns of vertex v (computed on first use), in the solver's own frame.
+  const CachedColumns& Columns(int v);
+  // The 3x3 block of B^-1 between two vertices' columns.
+  static Mat3 Between(const CachedColumns& a, const CachedColumns& b);
   // Drops the cached columns and blocks: the operator changed.
   void ForgetColumns();
   // Drops the columns no call has used for kColumnLifetime steps, and the block sets that
@@ -141,9 +155,10 @@ class CorotationalSystem {
 
   CorotationalSolve method_;
   double h_ = 0.0;
-  uint64_t pattern_id_ = 0;  // the model whose pattern was analyzed; 0 for none
+  uint64_t pattern_id_ = 0;  // the model whose pattern matrix_ holds; 0 for none
   SparseMatrix matrix_;
   Factorization solver_;
+  bool analyzed_ = false;  // solver_ has analyzed matrix_'s pattern (on the first direct solve)
   Eigen::VectorXd rhs_;
   Eigen::VectorXd dv_;
   std::vector<Mat3> rotations_;
@@ -151,20 +166,14 @@ class CorotationalSystem {
   // kPreconditioned: A0's factorization, for the model rest_id_ and the step rest_h_, the
   // body's rotation from rest this step, and each vertex's.
   std::unique_ptr<RestFactorization> rest_solver_;
+  // The factor the cached columns come from, read out of the solver on first use.
+  std::unique_ptr<LdltPaths> paths_;
   uint64_t rest_id_ = 0;
   double rest_h_ = 0.0;
   Mat3 frame_ = Mat3::Identity();
   std::vector<Mat3> vertex_frames_;
   bool direct_ = true;
   int iterations_ = 0;
-  // Per vertex, the response operator's three columns of its unknowns (of A0^-1, in the
-  // rest frame, unless the response is exact), and the step they were last used in.
-  // Columns no call has used for kColumnLifetime steps are dropped after a step, so that a
-  // probe wandering over a big body does not keep the columns of every vertex it passed.
-  struct CachedColumns {
-    Eigen::Matrix<double, Eigen::Dynamic, 3> columns;
-    int64_t used = 0;
-  };
   static constexpr int64_t kColumnLifetime = 50;
   std::unordered_map<int, CachedColumns> columns_;
   int64_t steps_ = 0;

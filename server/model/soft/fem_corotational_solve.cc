@@ -7,8 +7,10 @@
 #include <cassert>
 #include <cmath>
 #include <iterator>
+#include <memory>
 #include <span>
 #include <utility>
+#include <vector>
 
 #include "server/model/soft/fem_corotational.h"
 
@@ -26,7 +28,33 @@ class RestFactorization {
     common.method[0].ordering = CHOLMOD_METIS;
     common.print = 0;  // failures are reported through info()
   }
-  Eigen::CholmodSimplicialLDLT<Eigen::SparseMatrix<double>> solver;
+  // The factor's paths: column j of L holds D_j first, then its entries below the
+  // diagonal; Perm[k] is the unknown of pivot k.
+  std::unique_ptr<LdltPaths> Paths() const {
+    const cholmod_factor& l = *solver.factor();
+    assert(!l.is_super && !l.is_ll && l.itype == CHOLMOD_INT && l.xtype == CHOLMOD_REAL);
+    const int n = static_cast<int>(l.n);
+    const int* p = static_cast<const int*>(l.p);
+    const int* count = static_cast<const int*>(l.nz);
+    const int* perm = static_cast<const int*>(l.Perm);
+    const double* x = static_cast<const double*>(l.x);
+    std::vector<int> start(n), below(n), pivot(n);
+    std::vector<double> d(n);
+    for (int j = 0; j < n; ++j) {
+      start[j] = p[j] + 1;
+      below[j] = count[j] - 1;
+      d[j] = x[p[j]];
+      pivot[perm[j]] = j;
+    }
+    return std::make_unique<LdltPaths>(std::move(start), std::move(below),
+                                       static_cast<const int*>(l.i), x, d, std::move(pivot));
+  }
+
+  // Eigen's wrapper, with its factor in view.
+  struct Solver : Eigen::CholmodSimplicialLDLT<Eigen::SparseMatrix<double>> {
+    const cholmod_factor* factor() const { return m_cholmodFactor; }
+  };
+  Solver solver;
 };
 
 CorotationalSystem::CorotationalSystem(CorotationalSolve method) : method_(method) {}
@@ -44,6 +72,11 @@ Eigen::VectorXd TurnEach(const Mat3& r, const Eigen::VectorXd& b) {
 }  // namespace
 
 bool CorotationalSystem::SolveDirectly() {
+  // The symbolic analysis, once per pattern.
+  if (!analyzed_) {
+    solver_.analyzePattern(matrix_);
+    analyzed_ = true;
+  }
   solver_.factorize(matrix_);
   direct_ = true;
   iterations_ = 0;
@@ -118,19 +151,21 @@ Eigen::VectorXd CorotationalSystem::Solve(const Eigen::VectorXd& b) const {
   return direct_ ? Eigen::VectorXd(solver_.solve(b)) : ApplyPreconditioner(b);
 }
 
-const Eigen::Matrix<double, Eigen::Dynamic, 3>& CorotationalSystem::Columns(int v) {
+const CorotationalSystem::CachedColumns& CorotationalSystem::Columns(int v) {
+  if (paths_ == nullptr) paths_ = direct_ ? LdltPaths::Of(solver_) : rest_solver_->Paths();
   auto [at, added] = columns_.try_emplace(v);
   if (added) {
-    Eigen::MatrixXd unit = Eigen::MatrixXd::Zero(rhs_.size(), 3);
-    unit.middleRows<3>(3 * v).setIdentity();
-    if (direct_) {
-      at->second.columns = solver_.solve(unit);
-    } else {
-      at->second.columns = rest_solver_->solver.solve(unit);
-    }
+    const int unknowns[3] = {3 * v, 3 * v + 1, 3 * v + 2};
+    paths_->Columns(unknowns, &at->second.unknowns);
   }
   at->second.used = steps_;
-  return at->second.columns;
+  return at->second;
+}
+
+Mat3 CorotationalSystem::Between(const CachedColumns& a, const CachedColumns& b) {
+  Eigen::Matrix<double, 3, 3, Eigen::RowMajor> block;
+  LdltPaths::Dot(a.unknowns, b.unknowns, block.data());
+  return block;
 }
 
 // Columns are kept in the solver's own frame (A0's, when preconditioned), and the blocks
@@ -138,11 +173,12 @@ const Eigen::Matrix<double, Eigen::Dynamic, 3>& CorotationalSystem::Columns(int 
 // vertex does not move: its blocks are zero.
 Mat3 CorotationalSystem::InverseBlock(int u, int v) {
   if (fixed_[u] || fixed_[v]) return Mat3::Zero();
-  const Mat3 block = Columns(v).middleRows<3>(3 * u);
+  const Mat3 block = Between(Columns(u), Columns(v));
   return direct_ ? block : Mat3(frame_ * block * frame_.transpose());
 }
 
 void CorotationalSystem::ForgetColumns() {
+  paths_.reset();
   columns_.clear();
   between_.clear();
 }
@@ -164,18 +200,34 @@ Eigen::MatrixXd CorotationalSystem::InverseBetween(std::span<const int> vertices
   auto set = std::ranges::find_if(
       between_, [&](const CachedBlocks& c) { return std::ranges::equal(c.vertices, vertices); });
   if (set == between_.end()) {
+    // Blocks between vertices of the newest set are taken from it: a contact set changes
+    // by a few vertices from tick to tick.
+    std::vector<int> before(rhs_.size() / 3, -1);
+    const CachedBlocks* newest = between_.empty() ? nullptr : &between_.back();
+    if (newest != nullptr) {
+      for (size_t k = 0; k < newest->vertices.size(); ++k) before[newest->vertices[k]] = k;
+    }
+    Eigen::MatrixXd blocks = Eigen::MatrixXd::Zero(3 * m, 3 * m);
+    for (int j = 0; j < m; ++j) {
+      if (fixed_[vertices[j]]) continue;
+      const CachedColumns& column = Columns(vertices[j]);
+      for (int i = 0; i <= j; ++i) {
+        if (fixed_[vertices[i]]) continue;
+        const int bi = before[vertices[i]], bj = before[vertices[j]];
+        Mat3 block;
+        if (bi >= 0 && bj >= 0) {
+          block = bi <= bj ? Mat3(newest->blocks.block<3, 3>(3 * bi, 3 * bj))
+                           : Mat3(newest->blocks.block<3, 3>(3 * bj, 3 * bi).transpose());
+        } else {
+          block = Between(Columns(vertices[i]), column);
+        }
+        blocks.block<3, 3>(3 * i, 3 * j) = block;
+      }
+    }
     if (between_.size() == kBlockSets) between_.erase(between_.begin());
     CachedBlocks& added = between_.emplace_back();
     added.vertices.assign(vertices.begin(), vertices.end());
-    added.blocks.setZero(3 * m, 3 * m);
-    for (int j = 0; j < m; ++j) {
-      if (fixed_[vertices[j]]) continue;
-      const Eigen::Matrix<double, Eigen::Dynamic, 3>& columns = Columns(vertices[j]);
-      for (int i = 0; i <= j; ++i) {
-        if (fixed_[vertices[i]]) continue;
-        added.blocks.block<3, 3>(3 * i, 3 * j) = columns.middleRows<3>(3 * vertices[i]);
-      }
-    }
+    added.blocks = std::move(blocks);
   } else {
     // The set goes last, so the sets asked for every tick are the last to be dropped.
     std::rotate(set, std::next(set), between_.end());
