@@ -121,12 +121,12 @@ class CorotationalSystem {
  private:
   friend class CorotationalModel;
 
-  // Per vertex, what the response operator's blocks are computed from: its three unknowns'
+  // Per vertex, what the response operator's blocks are computed from: its unknowns'
   // columns of B's factor on their shared path (B = A when exact, else A0 in the rest
-  // frame; see LdltPaths), a few hundred rows where a column of B^-1 would take a whole
-  // solve and n rows; and the step they were last used in. Columns no call has used for kColumnLifetime steps are dropped
-  // after a step, so that a probe wandering over a big body does not keep the columns of
-  // every vertex it passed.
+  // frame; see LdltPaths), a few hundred rows where a column of B^-1 takes a whole solve;
+  // and the step they were last used in. Columns no call has used for kColumnLifetime
+  // steps are dropped after a step, so that a probe wandering over a big body does not
+  // keep the columns of every vertex it passed.
   struct CachedColumns {
     PathColumns unknowns;
     int64_t used = 0;
