@@ -43,8 +43,13 @@ struct ContactPlane {
 struct BufferModel {
   std::string body;                        // the soft body's id
   std::vector<int> vertex_indices;         // in the soft body
-  std::vector<Vec3> positions;             // m, world, at the end of the tick
+  // m, world: where the vertices would be at the end of the tick without the tool's press.
+  std::vector<Vec3> positions;
+  // m, world: where they are, pressed (empty: as `positions`). A vertex the tool touches
+  // sticks to the tool's point there until friction gives.
+  std::vector<Vec3> anchors;
   Eigen::MatrixXd compliance;              // m/N, 3n x 3n
+  double friction = 0.0;                   // Coulomb coefficient with the tool (0: none)
   std::vector<std::array<int, 4>> tets;    // buffer-local vertex indices
 };
 

@@ -30,6 +30,13 @@ void ToolSimulator::Reset(std::shared_ptr<const ToolLocalModel> model) {
   for (const ContactPlane& p : model_->planes) {
     plane_lever_.push_back(p.point - model_->tool.position);
   }
+  const Transform tool{model_->tool.position, model_->tool.orientation};
+  anchor_local_.clear();
+  for (const BufferModel& b : model_->buffers) {
+    const std::vector<Vec3>& anchors = b.anchors.empty() ? b.positions : b.anchors;
+    std::vector<Vec3>& local = anchor_local_.emplace_back();
+    for (const Vec3& a : anchors) local.push_back(tool.InverseApply(a));
+  }
 }
 
 void ToolSimulator::Refresh(std::shared_ptr<const ToolLocalModel> model, double blend) {
@@ -88,8 +95,24 @@ void ToolSimulator::CollectRows() {
       row.h << n, r.cross(n);
       row.buffer = static_cast<int>(b);
       row.vertex = static_cast<int>(k);
-      row.vertex_normal = q.normal;
+      row.vertex_direction = q.normal;
+      row.friction = buffer.friction > 0.0 ? buffer.friction : 0.0;
       rows_.push_back(row);
+      if (!(row.friction > 0.0)) continue;
+      // Friction: the tangent pair at the anchor, whose gaps are the anchor's offset from
+      // the unpressed vertex along them.
+      const Vec3 anchor = pose.Apply(anchor_local_[b][k]);
+      const Vec3 ra = anchor - state_.position;
+      const Vec3 t1 = n.unitOrthogonal();
+      for (const Vec3& t : {t1, n.cross(t1)}) {
+        Row tangent = row;
+        tangent.kind = RowKind::kTangent;
+        tangent.friction = 0.0;
+        tangent.gap = t.dot(anchor - buffer.positions[k]);
+        tangent.h << t, ra.cross(t);
+        tangent.vertex_direction = -t;
+        rows_.push_back(tangent);
+      }
     }
   }
 }
@@ -172,9 +195,9 @@ ToolStepResult ToolSimulator::Step(const DeviceTarget& target, double h) {
         if (i == j) wij += rows_[i].compliance;
         if (rows_[i].buffer >= 0 && rows_[i].buffer == rows_[j].buffer) {
           const Eigen::MatrixXd& cb = m.buffers[rows_[i].buffer].compliance;
-          wij += rows_[i].vertex_normal.dot(
+          wij += rows_[i].vertex_direction.dot(
               cb.block<3, 3>(3 * rows_[i].vertex, 3 * rows_[j].vertex) *
-              rows_[j].vertex_normal);
+              rows_[j].vertex_direction);
         }
         w_(i, j) = wij;
       }
@@ -188,10 +211,11 @@ ToolStepResult ToolSimulator::Step(const DeviceTarget& target, double h) {
     // gap counts whole; a fixed one must only not be entered deeper than at the start.
     Eigen::VectorXd delta_free(n), f;
     bool overlap = false;
-    // Tangent rows have no gap: their free violation is the tangential displacement.
+    // A plane's tangent rows have no gap: their free violation is the tangential
+    // displacement; a buffer vertex's start from its anchor's offset.
     for (int i = 0; i < n; ++i) {
       const Row& r = rows_[i];
-      const double gap = r.kind == RowKind::kTangent ? 0.0
+      const double gap = r.kind == RowKind::kTangent ? r.gap
                          : r.yielding               ? r.gap
                                                     : std::max(r.gap, 0.0);
       delta_free[i] = gap + r.h.dot(dq_free);

@@ -9,7 +9,8 @@
 //   C = [M / h^2 + B / h + K]^-1      (6x6 block-diagonal: translation, rotation)
 // where K, B are the coupling's stiffness and damping; every contact i (a plane of the
 // model, or a buffer vertex within reach) gives a row H_i = [n_i, r_i x n_i] and
-//   W = H C H^T + (obstacle compliance: the plane's, or the buffer's block n_i^T C_ij n_j)
+//   W = H C H^T + (obstacle compliance: the plane's, or the buffer's block d_i^T C_ij d_j,
+//   d the direction a row pushes its vertex)
 // and a projected Gauss-Seidel finds forces f >= 0 with gaps delta = delta_free + W f >= 0,
 // f delta = 0. The tool then moves by dq = dq_free + C H^T f. A yielding obstacle (a soft
 // vertex, a dynamic body) is a spring whose deflection is its compliance times the force,
@@ -23,7 +24,10 @@
 // contact as a block: the normal force by projection, then the tangent pair by its 2x2
 // block for zero tangential displacement (sticking), cut back onto the cone
 // |f_t| <= mu f_n when that needs more (sliding, at the cone's border). Friction acts in the
-// velocity pass only; buffer vertices stay frictionless.
+// velocity pass only. A buffer vertex in reach with friction gets the same two rows, its
+// tangential gap the offset of its unpressed position from its anchor, the tool's point it
+// sticks to (carried with the tool from where the world left it): so the tool finds again
+// the sideways forces that held it in the world, and keeps them until they pass mu f_n.
 //
 // The force on the tool is the coupling's at the end of the step; the device gets its
 // opposite. This is a dynamic proxy (god-object) against the exported planes and buffer
@@ -87,7 +91,7 @@ class ToolSimulator {
     double compliance = 0.0;  // the obstacle's own (planes)
     int buffer = -1;        // buffer index, or -1 for a plane
     int vertex = -1;        // buffer-local vertex
-    Vec3 vertex_normal = Vec3::Zero();  // direction the contact pushes the vertex
+    Vec3 vertex_direction = Vec3::Zero();  // direction the row's force pushes the vertex
     bool yielding = false;  // the obstacle has compliance of its own
   };
 
@@ -104,6 +108,8 @@ class ToolSimulator {
   // with the tool but does not turn with it: the obstacle touches the tool on its own
   // side, so a rolling tool keeps touching the floor below its centre.
   std::vector<Vec3> plane_lever_;
+  // Per buffer and vertex, its anchor in the tool's frame (from the model's tool pose).
+  std::vector<std::vector<Vec3>> anchor_local_;
 
   // Per-step scratch.
   std::vector<Row> rows_;

@@ -217,9 +217,9 @@ std::unique_ptr<World> OrganWorld() {
 // Surgical scale: the device holds a 3 cm probe over the organ while it lands on its tray
 // (0.5 s), presses it 5 cm down at 5 cm/s (about 2 cm into the organ's 6 cm) and holds. The
 // force stays passive and bounded, and its ripple at the world's 10 ms ticks stays within
-// 12 % (a sawtooth: over each tick the haptic tool sinks further than the world's, as the
-// buffer's compliance leaves out the tray that holds the organ up; 57 % when the buffer
-// held only the 16 nearest of the vertices the probe pressed).
+// 1 % (11 % when the buffer's vertices were frictionless: the probe, held up in part by
+// friction in the world, sank over each tick in the haptic solve; 57 % when the buffer held
+// only the 16 nearest of the vertices the probe pressed).
 TEST(HapticsPassivityTest, ProbePressedIntoTheOrganAt100Hz) {
   std::unique_ptr<World> world = OrganWorld();
   ASSERT_NE(world, nullptr);
@@ -230,7 +230,7 @@ TEST(HapticsPassivityTest, ProbePressedIntoTheOrganAt100Hz) {
   const double held = std::abs(tr.force.back().y());
   std::printf("organ hold: force %.4f N, ripple %.5f N (%.3f %%)\n", tr.force.back().y(),
               Ripple(tr, n - 300, n), 100.0 * Ripple(tr, n - 300, n) / held);
-  ExpectPassiveHold(tr, 0.5 * 400 * 0.05 * 0.05, 0.12 * held);
+  ExpectPassiveHold(tr, 0.5 * 400 * 0.05 * 0.05, 0.01 * held);
   // The organ pushes back, and the world's probe rests in it.
   EXPECT_GT(tr.force.back().y(), 0.5);
   EXPECT_LT(MaxOver(tr.tool_y, n - 300, n) + MaxOver(Negated(tr.tool_y), n - 300, n), 1e-4);

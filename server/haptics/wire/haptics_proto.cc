@@ -149,6 +149,8 @@ void LocalModelToProto(const haptics::ToolLocalModel& m, v1::HapticModel* out) {
     q->set_body_id(b.body);
     for (int v : b.vertex_indices) q->add_vertex_indices(v);
     for (const Vec3& x : b.positions) ToProto(x, q->add_positions());
+    for (const Vec3& x : b.anchors) ToProto(x, q->add_anchors());
+    q->set_friction(b.friction);
     for (int r = 0; r < b.compliance.rows(); ++r) {
       for (int c = 0; c < b.compliance.cols(); ++c) q->add_compliance(b.compliance(r, c));
     }
@@ -254,6 +256,17 @@ absl::StatusOr<std::shared_ptr<haptics::ToolLocalModel>> LocalModelFromProto(
     for (const v1::Vec3& x : q.positions()) {
       b.positions.push_back(FromProto(x));
       if (!b.positions.back().allFinite()) return Invalid(field + ".positions", "not finite");
+    }
+    if (q.anchors_size() != 0 && q.anchors_size() != n) {
+      return Invalid(field + ".anchors", "one per vertex, or none");
+    }
+    for (const v1::Vec3& x : q.anchors()) {
+      b.anchors.push_back(FromProto(x));
+      if (!b.anchors.back().allFinite()) return Invalid(field + ".anchors", "not finite");
+    }
+    b.friction = q.friction();
+    if (!(b.friction >= 0.0) || !std::isfinite(b.friction)) {
+      return Invalid(field + ".friction", "must be finite and >= 0");
     }
     b.compliance.resize(3 * n, 3 * n);
     for (int k = 0; k < 9 * n * n; ++k) b.compliance(k / (3 * n), k % (3 * n)) = q.compliance(k);

@@ -127,13 +127,15 @@ void AddRodPlanes(const RodWorld::Rod& rod, const haptics::ToolLocalModel& tool,
 //
 // The vertices the tool pressed on during the tick sit deflected by that force: the buffer
 // holds where they would be without it, x - C g, so that the haptic solve, pressing again,
-// finds them where they are and the force that holds them there. g is spread over the
-// vertices as their velocities' losses into the tool were, and its total is `press`, what
-// the tool pressed with (its coupling force and weight: the tool's balance at rest), since
-// the vertices' projection out of the tool moves them without counting as momentum.
+// finds them where they are and the force that holds them there; and where they are, x,
+// their anchors on the tool, so that friction holds them there sideways as the world's
+// did. g is spread over the vertices as their velocities' losses into the tool were, and
+// its total is `press`, what the tool pressed with (its coupling force and weight: the
+// tool's balance at rest), since the vertices' projection out of the tool moves them
+// without counting as momentum.
 void AddBuffer(const SoftWorld::Body& body, int body_index, uint32_t tool_index,
-               const std::vector<SoftWorld::Push>& pushes, const Vec3& press,
-               const haptics::ToolLocalModel& tool, double reach, double h,
+               double tool_friction, const std::vector<SoftWorld::Push>& pushes,
+               const Vec3& press, const haptics::ToolLocalModel& tool, double reach, double h,
                std::vector<haptics::BufferModel>* out) {
   const std::vector<Vec3>& x = body.positions();
   const Transform pose{tool.tool.position, tool.tool.orientation};
@@ -147,6 +149,8 @@ void AddBuffer(const SoftWorld::Body& body, int body_index, uint32_t tool_index,
   if (near.size() > kMaxBufferVertices) near.resize(kMaxBufferVertices);
   haptics::BufferModel& b = out->emplace_back();
   b.body = body.desc.id;
+  // The pair's coefficient, combined as in the world's soft contacts.
+  b.friction = std::sqrt(body.desc.friction * tool_friction);
   const int n = static_cast<int>(near.size());
   std::vector<int> local(x.size(), -1);
   for (int k = 0; k < n; ++k) {
@@ -185,6 +189,7 @@ void AddBuffer(const SoftWorld::Body& body, int body_index, uint32_t tool_index,
     load *= scale;
   }
   if (!load.isZero()) {
+    b.anchors = b.positions;
     const Eigen::VectorXd deflection = b.compliance * load;
     for (int k = 0; k < n; ++k) b.positions[k] -= deflection.segment<3>(3 * k);
   }
@@ -321,7 +326,8 @@ void HapticToolCoupling::PublishModels(const WorldView& w, const StepContext& ct
     }
     for (size_t k = 0; k < w.soft.bodies().size(); ++k) {
       if (!meets(w.soft.bodies()[k].desc.collision)) continue;
-      AddBuffer(w.soft.bodies()[k], static_cast<int>(k), i, soft_pushes,
+      AddBuffer(w.soft.bodies()[k], static_cast<int>(k), i, w.bodies.material[i].friction,
+                soft_pushes,
                 channel->display().force + model->mass * w.settings.gravity, *model, reach, h,
                 &model->buffers);
     }

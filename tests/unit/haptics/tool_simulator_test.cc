@@ -107,6 +107,72 @@ TEST(ToolSimulatorTest, BufferVertexYieldsLikeASpringInSeries) {
   EXPECT_NEAR(-r.force.y(), d / c, 1e-4);
 }
 
+// One stiff soft vertex under the tool, left by the world pressed by g (down and sideways)
+// and held there by friction; the device holds the tool where the world had it, its springs
+// pulling with g and turning against the torque of g's sideways part about the tool's
+// centre. With mu above |g_t| / g_n the tool finds g again at once and stays; with less,
+// or none, the vertex lets go sideways and the tool slides.
+struct SidewaysLoad {
+  Vec3 g = Vec3(0.5, -2.0, 0.0);  // N, the tool's force on the vertex
+  double c = 1e-4;                 // m/N
+  static constexpr double kTurn = 1.0;  // N m/rad
+  CouplingParams Coupling() const {
+    CouplingParams p = haptics::Coupling();
+    p.rotational_stiffness = kTurn;
+    p.rotational_damping = 2 * std::sqrt(kTurn * 0.4 * kMass * kRadius * kRadius);
+    return p;
+  }
+  std::shared_ptr<ToolLocalModel> Model(double mu) const {
+    auto m = haptics::Model(kRadius, false);
+    BufferModel b;
+    b.vertex_indices = {0};
+    b.anchors = {Vec3::Zero()};          // at the bottom of the tool
+    b.positions = {Vec3::Zero() - c * g};  // unpressed
+    b.compliance = c * Eigen::MatrixXd::Identity(3, 3);
+    b.friction = mu;
+    m->buffers.push_back(b);
+    return m;
+  }
+  DeviceTarget Target() const {
+    DeviceTarget t;
+    t.position = Vec3(0, kRadius, 0) + g / 400.0;
+    // The vertex's -g at the bottom turns the tool by R g_x about -z; the device holds it.
+    t.orientation = Quat(Eigen::AngleAxisd(kRadius * g.x() / kTurn, Vec3::UnitZ()));
+    return t;
+  }
+};
+
+TEST(ToolSimulatorTest, BufferFrictionHoldsTheSidewaysLoadTheWorldLeft) {
+  const SidewaysLoad load;
+  ToolSimulator sim(load.Coupling());
+  sim.Reset(load.Model(0.5));
+  ToolStepResult r = sim.Step(load.Target(), kH);
+  // The vertex pushes the tool back with -g, to the sphere's curvature over the offset.
+  EXPECT_LT((r.contact_normal_force + r.contact_friction_force + load.g).norm(), 1e-3);
+  EXPECT_GT(r.contact_friction_force.norm(), 0.4);
+  // It stays: the rows' normal is the sphere's at the unpressed vertex, turned from the
+  // anchor's by c |g_t| / R, which bounds how far the tool may settle (0.05 mm, 2.5 mrad;
+  // without friction it slides by millimetres).
+  for (int i = 0; i < 200; ++i) r = sim.Step(load.Target(), kH);
+  const double offset = load.c * std::abs(load.g.x());
+  EXPECT_LT((sim.state().position - Vec3(0, kRadius, 0)).norm(), offset);
+  EXPECT_LT(sim.state().orientation.angularDistance(Quat::Identity()), offset / kRadius);
+  EXPECT_LT((r.force - load.g).norm(), 1e-3);
+}
+
+TEST(ToolSimulatorTest, BufferFrictionGivesBeyondTheCone) {
+  const SidewaysLoad load;
+  for (const double mu : {0.0, 0.1}) {
+    ToolSimulator sim(load.Coupling());
+    sim.Reset(load.Model(mu));
+    const ToolStepResult r = sim.Step(load.Target(), kH);
+    // At most mu times the normal force sideways, and the tool slides along the load.
+    EXPECT_LE(r.contact_friction_force.norm(), mu * r.contact_normal_force.norm() + 1e-9);
+    for (int i = 0; i < 50; ++i) sim.Step(load.Target(), kH);
+    EXPECT_GT(sim.state().position.x(), 1e-4) << "mu " << mu;
+  }
+}
+
 TEST(ToolSimulatorTest, RotationalCouplingTurnsTheTool) {
   CouplingParams c = Coupling();
   c.rotational_stiffness = 0.05;

@@ -47,6 +47,8 @@ haptics::ToolLocalModel FullModel() {
   b.positions = {Vec3(0.1, 0.15, 0.3), Vec3(0.12, 0.15, 0.3)};
   b.compliance = Eigen::MatrixXd::Identity(6, 6) * 1e-4;
   b.compliance(0, 3) = b.compliance(3, 0) = 2e-5;
+  b.anchors = {Vec3(0.1, 0.149, 0.3), Vec3(0.12, 0.1495, 0.301)};
+  b.friction = 0.4;
   b.tets = {{0, 1, 0, 1}};
   m.buffers.push_back(b);
   return m;
@@ -87,6 +89,8 @@ TEST(HapticsProtoTest, LocalModelRoundTripsEveryField) {
   EXPECT_EQ(m.buffers[0].vertex_indices, in.buffers[0].vertex_indices);
   EXPECT_EQ(m.buffers[0].positions, in.buffers[0].positions);
   EXPECT_EQ(m.buffers[0].compliance, in.buffers[0].compliance);
+  EXPECT_EQ(m.buffers[0].anchors, in.buffers[0].anchors);
+  EXPECT_EQ(m.buffers[0].friction, in.buffers[0].friction);
   EXPECT_EQ(m.buffers[0].tets, in.buffers[0].tets);
   EXPECT_FALSE(m.tool_removed);
 }
@@ -132,6 +136,10 @@ TEST(HapticsProtoTest, BadModelsAreRefusedNamingTheField) {
       {"buffers[0].positions", [](v1::HapticModel* m) { m->mutable_buffers(0)->mutable_positions(1)->set_z(kNaN); }},
       {"buffers[0].compliance", [](v1::HapticModel* m) { m->mutable_buffers(0)->set_compliance(5, kNaN); }},
       {"buffers[0].tets", [](v1::HapticModel* m) { m->mutable_buffers(0)->set_tets(2, 2); }},
+      {"buffers[0].anchors", [](v1::HapticModel* m) { m->mutable_buffers(0)->mutable_anchors()->RemoveLast(); }},
+      {"buffers[0].anchors", [](v1::HapticModel* m) { m->mutable_buffers(0)->mutable_anchors(0)->set_y(INFINITY); }},
+      {"buffers[0].friction", [](v1::HapticModel* m) { m->mutable_buffers(0)->set_friction(-0.2); }},
+      {"buffers[0].friction", [](v1::HapticModel* m) { m->mutable_buffers(0)->set_friction(kNaN); }},
   };
   for (const Case& c : cases) {
     v1::HapticModel msg;
