@@ -13,11 +13,19 @@ WorldView World::View() {
   return {settings_, bodies_, rods_, soft_, body_ids_, scalpels_, stats_};
 }
 
-// The FEM soft bodies take their free motion with the rigid bodies' (Gauss-Seidel only):
-// their contacts are found from there.
+// The soft bodies take their free motion with the rigid bodies' (Gauss-Seidel only): their
+// contacts are found from there. Nails that follow a body aim at its free-motion pose,
+// which for a kinematic or device-driven body is where the tick ends.
 void World::IntegrateSoftFreeMotion() {
   if (soft_.empty() || settings_.solver.kind != SolverKind::kGaussSeidel) return;
-  soft_.StepFreeMotion(settings_.dt(), settings_.gravity);
+  soft_.StepFreeMotion(sim_time_, settings_.dt(), settings_.gravity,
+                       [this](const std::string& id) -> std::optional<Transform> {
+                         auto it = body_ids_.find(id);
+                         if (it == body_ids_.end()) return std::nullopt;
+                         const uint32_t i = bodies_.Index(it->second);
+                         const Quat& q = step_.free_orientation[i];
+                         return Transform{step_.free_position[i] - q * bodies_.center_local[i], q};
+                       });
 }
 
 // Soft vertices against rigid shapes, then against other soft bodies (sharing the

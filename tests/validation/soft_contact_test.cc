@@ -20,12 +20,18 @@ using testing::VerticalImpulse;
 
 constexpr double kG = 9.81;
 
-// A corotational cube of side 2 half, its lowest face at height `bottom`, 1000 kg/m^3.
-BodyDesc SoftCube(const std::string& id, double half, double bottom, double young,
-                  double damping) {
-  return testing::SoftFemBox(id, Vec3::Constant(half), Vec3(0.0, bottom + half, 0.0),
-                             {2, 2, 2}, SoftModelKind::kCorotational, young, damping);
+// A cube of side 2 half, its lowest face at height `bottom`, 1000 kg/m^3 (corotational
+// unless told).
+BodyDesc SoftCube(const std::string& id, double half, double bottom, double young, double damping,
+                  SoftModelKind model = SoftModelKind::kCorotational) {
+  return testing::SoftFemBox(id, Vec3::Constant(half), Vec3(0.0, bottom + half, 0.0), {2, 2, 2},
+                             model, young, damping);
 }
+
+// The tests that hold for both models whose bodies meet rigid ones through the solve with
+// their own compliance: a corotational body (its implicit system) and a mass-point body
+// (each vertex's mass, under implicit Euler).
+class SoftRigidContact : public ::testing::TestWithParam<SoftModelKind> {};
 
 Vec3 SoftCentroid(const World& world, const std::string& id) {
   const std::vector<Vec3>& x = world.soft_bodies().FindBody(id)->positions();
@@ -36,7 +42,7 @@ Vec3 SoftCentroid(const World& world, const std::string& id) {
 
 // A soft cube on a free rigid box on a static floor: the floor carries both weights, the
 // box the cube's, each step (averaged over the last second of three, at 100 Hz).
-TEST(SoftContact, SoftCubeOnRigidBoxOnFloorCarriesBothWeights) {
+TEST_P(SoftRigidContact, SoftCubeOnRigidBoxOnFloorCarriesBothWeights) {
   SceneDesc scene;
   scene.settings.rate_hz = 100.0;
   scene.bodies.push_back(testing::MakeBody("floor", Shape::Box(Vec3(1.0, 0.05, 1.0)),
@@ -44,7 +50,7 @@ TEST(SoftContact, SoftCubeOnRigidBoxOnFloorCarriesBothWeights) {
   BodyDesc box = testing::MakeBody("box", Shape::Box(Vec3(0.1, 0.05, 0.1)), Vec3(0, 0.05, 0));
   box.rigid()->material.mass = 2.0;
   scene.bodies.push_back(box);
-  scene.bodies.push_back(SoftCube("cube", 0.05, 0.101, 2e5, 5.0));
+  scene.bodies.push_back(SoftCube("cube", 0.05, 0.101, 2e5, 5.0, GetParam()));
   auto world = testing::MakeWorld(scene);
   const double m_soft = SoftMass(*world, "cube");
   const double dt = scene.settings.dt();
@@ -117,11 +123,11 @@ TEST(SoftContact, RigidBoxRestsOnSoftSlab) {
 // Zero gravity, a free rigid box thrown at a soft cube at rest: the total momentum is the
 // same before, during and after the collision (no mass damping: the soft body's own step
 // keeps momentum, and the contacts push both ways equally).
-TEST(SoftContact, SoftRigidCollisionKeepsMomentum) {
+TEST_P(SoftRigidContact, SoftRigidCollisionKeepsMomentum) {
   SceneDesc scene;
   scene.settings.rate_hz = 100.0;
   scene.settings.gravity = Vec3::Zero();
-  scene.bodies.push_back(SoftCube("cube", 0.05, -0.05, 1e5, 0.0));
+  scene.bodies.push_back(SoftCube("cube", 0.05, -0.05, 1e5, 0.0, GetParam()));
   BodyDesc box =
       testing::MakeBody("box", Shape::Box(Vec3(0.04, 0.04, 0.04)), Vec3(0.2, 0.01, 0.02));
   box.rigid()->material.mass = 1.5;
@@ -141,6 +147,10 @@ TEST(SoftContact, SoftRigidCollisionKeepsMomentum) {
   EXPECT_LT(SoftMomentum(*world, "cube").x(), -0.3);
   EXPECT_LT(SoftCentroid(*world, "cube").x(), -0.01);
 }
+
+INSTANTIATE_TEST_SUITE_P(Models, SoftRigidContact,
+                         ::testing::Values(SoftModelKind::kCorotational, SoftModelKind::kMassPoint),
+                         [](const auto& info) { return testing::SoftModelName(info.param); });
 
 // A soft block on a static incline of angle theta with mu = 0.5 (both coefficients 0.5):
 // returns how far its centroid moved along the slope in 0.5 s after 0.3 s of settling.

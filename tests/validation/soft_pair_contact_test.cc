@@ -40,8 +40,8 @@ double Highest(const World& world, const std::string& id, int axis) {
 
 class SoftOnSoft : public ::testing::TestWithParam<SoftModelKind> {};
 
-// A soft cube dropped 2 cm onto a free corotational slab lying on a static floor, at
-// 100 Hz. Over the last second of three, the contact impulses balance the weights: what
+// A soft cube (of any model) dropped 2 cm onto a free corotational slab lying on a static
+// floor, at 100 Hz. Over the last second of three, the contact impulses balance the weights: what
 // the slab gives the cube is its weight's impulse plus the cube's change of momentum, and
 // what the floor gives the slab is both weights' plus both changes (an explicit StVK cube
 // still rings, so its momentum is not zero at the end of a tick; its damping is the
@@ -85,10 +85,9 @@ TEST_P(SoftOnSoft, CubeRestsOnSlabAndTheFloorCarriesBoth) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, SoftOnSoft,
-                         ::testing::Values(SoftModelKind::kCorotational, SoftModelKind::kStVK),
-                         [](const auto& info) {
-                           return info.param == SoftModelKind::kStVK ? "StVK" : "Corotational";
-                         });
+                         ::testing::Values(SoftModelKind::kCorotational, SoftModelKind::kStVK,
+                                           SoftModelKind::kMassPoint),
+                         [](const auto& info) { return testing::SoftModelName(info.param); });
 
 // Zero gravity, two undamped corotational cubes overlapping by 4 mm along x: they push
 // apart, the total momentum stays zero every step, and the overlap is gone.

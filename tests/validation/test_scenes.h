@@ -62,7 +62,17 @@ inline std::string SolverName(SolverKind kind) {
   return kind == SolverKind::kGaussSeidel ? "gauss_seidel" : "tunable";
 }
 
-// An FEM soft box of half extents `half` centred at `centre`, `cells` per axis,
+// The name of a test run with each soft model.
+inline std::string SoftModelName(SoftModelKind model) {
+  switch (model) {
+    case SoftModelKind::kCorotational: return "Corotational";
+    case SoftModelKind::kStVK: return "StVK";
+    case SoftModelKind::kMassPoint: return "MassPoint";
+  }
+  return "Unknown";
+}
+
+// A soft box of half extents `half` centred at `centre`, `cells` per axis,
 // 1000 kg/m^3, Poisson ratio 0.3, with Rayleigh damping alpha `damping` and beta
 // `stiffness_damping`.
 inline BodyDesc SoftFemBox(const std::string& id, const Vec3& half, const Vec3& centre,
@@ -73,7 +83,8 @@ inline BodyDesc SoftFemBox(const std::string& id, const Vec3& half, const Vec3& 
   SoftBodyDesc soft;
   soft.mesh = MakeBoxMesh(half, cells[0], cells[1], cells[2]);
   for (Vec3& v : soft.mesh.vertices) v += centre;
-  soft.model = model;
+  soft.model = model;  // a mass-point box keeps that model's default stiffness, undamped
+  soft.mass_point.density = 1000.0;
   soft.fem.young = young;
   soft.fem.poisson = 0.3;
   soft.fem.density = 1000.0;
@@ -93,17 +104,17 @@ inline double VerticalImpulse(const World& world, const std::string& a, const st
   return sum;
 }
 
-// An FEM soft body's mass and linear momentum (its lumped masses).
+// A soft body's mass and linear momentum (its lumped masses).
 inline double SoftMass(const World& world, const std::string& id) {
   double mass = 0.0;
-  for (const double m : world.soft_bodies().FindBody(id)->fem_rest()->mass) mass += m;
+  for (const double m : world.soft_bodies().FindBody(id)->masses()) mass += m;
   return mass;
 }
 inline Vec3 SoftMomentum(const World& world, const std::string& id) {
   const SoftWorld::Body& body = *world.soft_bodies().FindBody(id);
   Vec3 p = Vec3::Zero();
-  for (size_t v = 0; v < body.fem_state.v.size(); ++v) {
-    p += body.fem_rest()->mass[v] * body.fem_state.v[v];
+  for (size_t v = 0; v < body.velocities().size(); ++v) {
+    p += body.masses()[v] * body.velocities()[v];
   }
   return p;
 }

@@ -167,13 +167,10 @@ void AddBuffer(const SoftWorld::Body& body, int body_index, uint32_t tool_index,
     b.compliance = hs * hs * body.system->InverseBetween(b.vertex_indices);
   } else {
     b.compliance = Eigen::MatrixXd::Zero(3 * n, 3 * n);
-    const std::vector<double>& mass =
-        body.mass_point ? body.mass_point->masses() : body.fem_rest()->mass;
-    const bool has_fixed = body.fem_rest() != nullptr;
+    const std::vector<double>& mass = body.masses();
     for (int k = 0; k < n; ++k) {
       const int v = b.vertex_indices[k];
-      const bool fixed = has_fixed && body.fem_rest()->fixed[v];
-      const double c = fixed || !(mass[v] > 0.0) ? 0.0 : h * h / mass[v];
+      const double c = body.held(v) || !(mass[v] > 0.0) ? 0.0 : h * h / mass[v];
       b.compliance.block<3, 3>(3 * k, 3 * k) = c * Mat3::Identity();
     }
   }

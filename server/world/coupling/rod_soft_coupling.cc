@@ -1,7 +1,7 @@
 // Rods against soft bodies through the world's Gauss-Seidel solve.
 //
 // Before the rods' step, each dynamic rod's contact samples (at the start of the tick) are
-// tested against the surface of every FEM body that stepped, within the rod's radius, the
+// tested against the surface of every soft body that stepped, within the rod's radius, the
 // contact margin and how far the sample and the surface move over the step (speculative,
 // as the other contacts). A contact joins the rod point, a solver point of the rods'
 // coupled groups (its compliance from their factorized system), to the nearest point of

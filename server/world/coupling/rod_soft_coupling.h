@@ -1,6 +1,6 @@
 #pragma once
-// Rods against soft bodies through the world's Gauss-Seidel solve: a rod sample near an
-// FEM body's surface joins a rod point (placed by the rods' coupled step,
+// Rods against soft bodies through the world's Gauss-Seidel solve: a rod sample near
+// a soft body's surface joins a rod point (placed by the rods' coupled step,
 // RodRigidCoupling) and a soft point of the body's surface. Not warm-started.
 
 #include <cstdint>

@@ -1,6 +1,6 @@
 // Soft bodies against rigid bodies through the world's Gauss-Seidel solve.
 //
-// The FEM soft bodies take their free motion with the rigid bodies'. Each boundary vertex
+// The soft bodies take their free motion with the rigid bodies'. Each boundary vertex
 // of theirs near a rigid shape is then a contact found like the rigid ones: at the
 // start-of-tick positions, within the contact margin plus how far the vertex and the body
 // move over the step (speculative, so that a vertex does not pass a thin shape in one
@@ -58,10 +58,9 @@ void SoftRigidCoupling::FindContacts(const WorldView& w, StepContext& ctx) {
     if (!body.stepped) continue;
     const std::vector<Vec3>& start = body.start;
     const std::vector<Vec3>& x = body.positions();
-    const std::vector<char>& fixed = body.fem_rest()->fixed;
     boundary.clear();
     for (const int v : body.surface_vertices) {
-      if (fixed[v] == 0) boundary.push_back(v);
+      if (!body.held(v)) boundary.push_back(v);
     }
     if (boundary.empty()) continue;
     // The body's bounds over the step.

@@ -1,6 +1,6 @@
 // Soft bodies against each other through the world's Gauss-Seidel solve.
 //
-// Each boundary vertex of one FEM body that stepped is tested against the other bodies'
+// Each boundary vertex of one soft body that stepped is tested against the other bodies'
 // surface triangles at the start-of-tick positions, within the contact margin plus how far
 // the vertex and the other body's surface move over the step (speculative, as the rigid
 // contacts are). The contact joins the vertex, a solver point of its body, to the closest
@@ -23,7 +23,7 @@
 
 namespace ligature {
 
-// Every ordered pair of FEM bodies that stepped, whose swept bounds meet: the first's
+// Every ordered pair of soft bodies that stepped, whose swept bounds meet: the first's
 // boundary vertices (held ones excepted) against the second's surface. A vertex that
 // already has a point (from the soft-rigid contacts) shares it.
 void SoftSoftCoupling::FindContacts(const WorldView& w, StepContext& ctx) {
@@ -69,7 +69,7 @@ void SoftSoftCoupling::FindContacts(const WorldView& w, StepContext& ctx) {
       const double mu = std::sqrt(body.desc.friction * target.desc.friction);
       for (const int v : body.surface_vertices) {
         const Vec3& p = body.start[v];
-        if (body.fem_rest()->fixed[v] != 0 || !Contains(swept[b].bounds, p)) continue;
+        if (body.held(v) || !Contains(swept[b].bounds, p)) continue;
         const double vertex_reach = (body.positions()[v] - p).norm();
         const std::optional<SurfaceHit> hit = NearestSurfacePoint(
             target, grid, p, margin + vertex_reach + swept[b].reach);

@@ -46,9 +46,8 @@ std::optional<SurfaceHit> NearestSurfacePoint(const SoftWorld::Body& body, const
 
 SoftWorld::WeightedPoint HitPoint(const SoftWorld::Body& body, const SurfaceHit& hit) {
   SoftWorld::WeightedPoint at{body.surface.triangles[hit.triangle], hit.barycentric};
-  const std::vector<char>& held = body.fem_rest()->fixed;
   for (int i = 0; i < 3; ++i) {
-    if (held[at.vertex[i]] != 0) at.weight[i] = 0.0;
+    if (body.held(at.vertex[i])) at.weight[i] = 0.0;
   }
   return at;
 }

@@ -222,14 +222,7 @@ void SoftWorld::Step(double time, double h, const Vec3& gravity, const SoftPoseL
   recovered_ = free_recovered_;
   free_recovered_ = 0;
   pushes_.clear();
-  // Nails that follow a body take its pose's goal for this step.
-  for (const SoftConstraintDesc& c : constraints_) {
-    if (c.follow_body.empty() || !poses) continue;
-    const std::optional<Transform> pose = poses(c.follow_body);
-    if (!pose) continue;
-    const auto& [body_id, local] = constraint_ids_.at(c.id);
-    (void)bodies_[index_.at(body_id)].constraints.SetNailGoal(local, pose->Apply(c.goal));
-  }
+  SetFollowingGoals(poses);
   for (Body& body : bodies_) {
     // Moved by StepFreeMotion and the world's solve already (or projected out of the
     // obstacles, from where it was at the start of the tick).
@@ -240,47 +233,57 @@ void SoftWorld::Step(double time, double h, const Vec3& gravity, const SoftPoseL
       continue;
     }
     const std::vector<Vec3> start = obstacles.empty() ? std::vector<Vec3>() : body.positions();
-    if (body.mass_point) {
-      const MassPointState before = body.mass_point_state;
-      const absl::Status s = StepWithConstraints(body.desc.integrator, *body.mass_point, gravity,
-                                                 h, time, body.constraints,
-                                                 &body.mass_point_state);
-      if (!s.ok() || !Finite(body.mass_point_state.x) || !Finite(body.mass_point_state.v)) {
-        body.mass_point_state = before;
-        std::fill(body.mass_point_state.v.begin(), body.mass_point_state.v.end(), Vec3::Zero());
-        ++recovered_;
-      }
-    } else {
-      const FemState before = body.fem_state;
-      if (!StepFem(body, h, gravity) || !Finite(body.fem_state.x) ||
-          !Finite(body.fem_state.v)) {
-        body.fem_state = before;
-        std::fill(body.fem_state.v.begin(), body.fem_state.v.end(), Vec3::Zero());
-        ++recovered_;
-      }
-    }
+    if (!StepBody(body, time, h, gravity)) ++recovered_;
     if (!obstacles.empty()) ResolveContacts(body, h, obstacles, start);
   }
   CutWithTools(tools);
 }
 
-// The FEM bodies' free motion for the world's solve: as Step() moves them, without
-// obstacles; a failed step holds the body at rest where it was, and the world's solve then
-// meets it there with its lumped compliance.
-void SoftWorld::StepFreeMotion(double h, const Vec3& gravity) {
+// Nails that follow a body take its pose's goal for this step.
+void SoftWorld::SetFollowingGoals(const SoftPoseLookup& poses) {
+  if (!poses) return;
+  for (const SoftConstraintDesc& c : constraints_) {
+    if (c.follow_body.empty()) continue;
+    const std::optional<Transform> pose = poses(c.follow_body);
+    if (!pose) continue;
+    const auto& [body_id, local] = constraint_ids_.at(c.id);
+    (void)bodies_[index_.at(body_id)].constraints.SetNailGoal(local, pose->Apply(c.goal));
+  }
+}
+
+// One step of a body's own model (a mass-point body with its local constraints). A step
+// that fails or turns non-finite leaves the body where it was, at rest: false.
+bool SoftWorld::StepBody(Body& body, double time, double h, const Vec3& gravity) {
+  if (body.mass_point) {
+    const MassPointState before = body.mass_point_state;
+    const absl::Status s = StepWithConstraints(body.desc.integrator, *body.mass_point, gravity, h,
+                                               time, body.constraints, &body.mass_point_state);
+    if (s.ok() && Finite(body.mass_point_state.x) && Finite(body.mass_point_state.v)) return true;
+    body.mass_point_state = before;
+    std::fill(body.mass_point_state.v.begin(), body.mass_point_state.v.end(), Vec3::Zero());
+    return false;
+  }
+  const FemState before = body.fem_state;
+  if (StepFem(body, h, gravity) && Finite(body.fem_state.x) && Finite(body.fem_state.v)) {
+    return true;
+  }
+  body.fem_state = before;
+  std::fill(body.fem_state.v.begin(), body.fem_state.v.end(), Vec3::Zero());
+  return false;
+}
+
+// Every body's free motion for the world's solve: as Step() moves it, without obstacles
+// (nails following a body aim at its pose from `poses`); a failed step holds the body at
+// rest where it was, and the world's solve then meets it there with its lumped compliance.
+void SoftWorld::StepFreeMotion(double time, double h, const Vec3& gravity,
+                               const SoftPoseLookup& poses) {
   free_recovered_ = 0;
+  SetFollowingGoals(poses);
   for (Body& body : bodies_) {
-    if (!TakesSolverContacts(body)) continue;
-    body.start = body.fem_state.x;
-    const FemState before = body.fem_state;
-    body.factorized = StepFem(body, h, gravity) && Finite(body.fem_state.x) &&
-                      Finite(body.fem_state.v);
-    if (!body.factorized) {
-      body.fem_state = before;
-      std::fill(body.fem_state.v.begin(), body.fem_state.v.end(), Vec3::Zero());
-      ++free_recovered_;
-    }
-    body.factorized = body.factorized && body.fem.has_value();
+    body.start = body.positions();
+    const bool ok = StepBody(body, time, h, gravity);
+    if (!ok) ++free_recovered_;
+    body.factorized = ok && body.fem.has_value();
     body.stepped = true;
   }
 }

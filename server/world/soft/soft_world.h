@@ -162,11 +162,11 @@ class SoftWorld {
   // Then each scalpel in `tools` strokes the bodies that allow cutting (see CutWithTools).
   void Step(double time, double h, const Vec3& gravity, const SoftPoseLookup& poses,
             std::span<const Obstacle> obstacles = {}, std::span<const SoftTool> tools = {});
-  // Contacts through the world's constraint solver (its Gauss-Seidel pipeline), for the
-  // FEM bodies (TakesSolverContacts): their free motion over h, before the world's solve.
-  // Step() then neither moves them nor projects them out of obstacles.
-  void StepFreeMotion(double h, const Vec3& gravity);
-  static bool TakesSolverContacts(const Body& body) { return body.fem || body.stvk; }
+  // Contacts through the world's constraint solver (its Gauss-Seidel pipeline): every
+  // body's free motion over h from simulated time `time`, before the world's solve, with
+  // nails following a body aimed at its pose from `poses` (where the body's own free motion
+  // takes it). Step() then neither moves the bodies nor projects them out of obstacles.
+  void StepFreeMotion(double time, double h, const Vec3& gravity, const SoftPoseLookup& poses);
   // A body that stepped this tick whose contacts the world's solve does not take (a
   // corotational body with more contacted vertices than kMaxCoupledPoints): Step()
   // projects it out of the obstacles, as bodies that did not step are.
@@ -185,8 +185,9 @@ class SoftWorld {
   // (3 rows and columns per point, in their order): how they move under constant forces on
   // them over the step. Nothing for a body without that system (StVK, or a failed step),
   // or with more than kMaxCoupledPoints points.
-  // StVK bodies and failed steps take the lumped compliance h^2 / m_i of each vertex
-  // alone; a corotational body with more vertices in contact is projected (ProjectContacts).
+  // StVK and mass-point bodies and failed steps take the lumped compliance h^2 / m_i of
+  // each vertex alone; a corotational body with more vertices in contact is projected
+  // (ProjectContacts).
   std::optional<Eigen::MatrixXd> CoupledCompliance(int body,
                                                    std::span<const WeightedPoint> points) const;
   // How many points a body's coupled compliance takes (its dense matrix grows with their
@@ -232,6 +233,9 @@ class SoftWorld {
                        const std::vector<Vec3>& start);
   // One tick of an FEM body (either model); false when the step failed.
   static bool StepFem(Body& body, double h, const Vec3& gravity);
+  // One tick of a body of any model; false (the body held at rest) when it failed.
+  static bool StepBody(Body& body, double time, double h, const Vec3& gravity);
+  void SetFollowingGoals(const SoftPoseLookup& poses);
   void CutWithTools(std::span<const SoftTool> tools);
 };
 

@@ -13,7 +13,9 @@
 // body instead). The explicit StVK bodies take each vertex alone with its lumped mass,
 // h^2 / m, and the forces move that vertex alone (the elastic forces spread the motion
 // over the next substeps), which is what their explicit integrator would do with a force
-// on that vertex.
+// on that vertex. Mass-point bodies do the same under every integrator: the contact is an
+// impulse h F at the end of the step, x += h^2 F / m and v += h F / m, which their next
+// step carries on.
 
 #include <algorithm>
 #include <cassert>
@@ -78,13 +80,13 @@ std::optional<Eigen::MatrixXd> SoftWorld::CoupledCompliance(
 }
 
 double SoftWorld::LumpedCompliance(int body, const WeightedPoint& point, double h) const {
-  const FemRest* rest = bodies_[body].fem_rest();
+  const std::vector<double>& mass = bodies_[body].masses();
   double c = 0.0;
   for (int i = 0; i < 3; ++i) {
     const double w = point.weight[i];
     if (w == 0.0) continue;
-    assert(rest != nullptr && rest->mass[point.vertex[i]] > 0.0);
-    c += w * w * h * h / rest->mass[point.vertex[i]];
+    assert(mass[point.vertex[i]] > 0.0);
+    c += w * w * h * h / mass[point.vertex[i]];
   }
   return c;
 }
@@ -102,9 +104,9 @@ Vec3 SoftWorld::PointMotion(int body, const WeightedPoint& point) const {
 void SoftWorld::ApplyContactForces(int body, std::span<const WeightedPoint> points,
                                    std::span<const Vec3> forces, double h, bool coupled) {
   Body& b = bodies_[body];
-  FemState& state = b.fem_state;
-  const FemRest& rest = *b.fem_rest();
   if (coupled) {
+    FemState& state = b.fem_state;
+    const FemRest& rest = *b.fem_rest();
     const int n = static_cast<int>(state.x.size());
     Eigen::VectorXd f = Eigen::VectorXd::Zero(3 * n);
     for (size_t p = 0; p < points.size(); ++p) {
@@ -121,14 +123,22 @@ void SoftWorld::ApplyContactForces(int body, std::span<const WeightedPoint> poin
     }
     return;
   }
+  // Each vertex alone. A Verlet body's next step reads its velocity from x - x_prev, so
+  // moving x alone gives it the impulse's velocity; the velocity it reports is the central
+  // difference, which the impulse changes by half as much.
+  std::vector<Vec3>& x = b.mutable_positions();
+  std::vector<Vec3>& v = b.mutable_velocities();
+  const std::vector<double>& mass = b.masses();
   for (size_t p = 0; p < points.size(); ++p) {
     if (!forces[p].allFinite()) continue;
     for (int i = 0; i < 3; ++i) {
-      const int v = points[p].vertex[i];
+      const int k = points[p].vertex[i];
       const double w = points[p].weight[i];
-      if (w == 0.0 || rest.fixed[v]) continue;
-      state.x[v] += (w * h * h / rest.mass[v]) * forces[p];
-      state.v[v] += (w * h / rest.mass[v]) * forces[p];
+      if (w == 0.0 || b.held(k)) continue;
+      const double dv =
+          b.mass_point ? VelocityForceCoefficient(b.desc.integrator, h, mass[k]) : h / mass[k];
+      x[k] += (w * h * h / mass[k]) * forces[p];
+      v[k] += (w * dv) * forces[p];
     }
   }
 }

@@ -822,7 +822,7 @@ TEST(WorldFilterTest, RodsSoftBodiesAndStrandsHaveLayersToo) {
   EXPECT_LT(ghost_strand, -0.03);
   EXPECT_GT(solid_low, -0.005);
   // Strands push on nothing and are not in contact events.
-  EXPECT_EQ(touched, (std::set<std::string>{"rod", "cube"}));
+  EXPECT_EQ(touched, (std::set<std::string>{"rod", "cube", "lump"}));
   // The filters are the bodies' own, as exported.
   for (const BodyDesc& b : ghosts->Export().bodies) {
     if (b.rod()) {

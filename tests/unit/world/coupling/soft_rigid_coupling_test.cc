@@ -38,7 +38,7 @@ struct Scene {
 
   // The stages up to the rows, as the world runs them for one tick.
   void FindAndBuild(SoftRigidCoupling& coupling) {
-    soft.StepFreeMotion(settings.dt(), settings.gravity);
+    soft.StepFreeMotion(0.0, settings.dt(), settings.gravity, {});
     ctx.aabbs.clear();
     for (int i = 0; i < bodies.size(); ++i) {
       const Transform pose{bodies.position[i], bodies.orientation[i]};

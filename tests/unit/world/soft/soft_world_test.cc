@@ -128,5 +128,39 @@ TEST(SoftWorldTest, RunawayStepIsRolledBack) {
   EXPECT_GT(recovered, 0);
 }
 
+// A contact's forces on a mass-point body that took its free motion are an impulse h F at
+// the end of the step, whatever the integrator: forces m_v a on the vertices of a body at
+// rest in zero gravity (a translation, so no internal force answers it) move each vertex by
+// h^2 a at once, and the body goes on at h a, covering h^2 a a step after.
+TEST(SoftWorldTest, ContactImpulsesCarryOnUnderEveryIntegrator) {
+  constexpr double kH = 0.01;
+  const Vec3 accel(3.0, -2.0, 1.0);  // m/s^2
+  for (const Integrator integrator : kAllIntegrators) {
+    SCOPED_TRACE(IntegratorName(integrator));
+    SoftWorld world;
+    SoftBodyDesc cube = Cube("a", SoftModelKind::kMassPoint);
+    cube.integrator = integrator;
+    ASSERT_TRUE(world.AddBody(cube).ok());
+    world.StepFreeMotion(0.0, kH, Vec3::Zero(), {});
+    const SoftWorld::Body& body = world.bodies()[0];
+    const std::vector<Vec3> rest = body.positions();
+    std::vector<SoftWorld::WeightedPoint> points;
+    for (size_t v = 0; v < rest.size(); ++v) {
+      points.push_back(SoftWorld::WeightedPoint::Vertex(static_cast<int>(v)));
+    }
+    std::vector<Vec3> forces;
+    for (const double m : body.masses()) forces.push_back(m * accel);
+    world.ApplyContactForces(0, points, forces, kH, /*coupled=*/false);
+    world.Step(kH, kH, Vec3::Zero(), {});  // ends the tick: the body stepped already
+    for (int step = 1; step <= 3; ++step) {
+      for (size_t v = 0; v < rest.size(); ++v) {
+        const Vec3 expected = rest[v] + (step * kH * kH) * accel;
+        EXPECT_LT((body.positions()[v] - expected).norm(), 1e-12) << "step " << step;
+      }
+      world.Step(step * kH, kH, Vec3::Zero(), {});
+    }
+  }
+}
+
 }  // namespace
 }  // namespace ligature
