@@ -147,6 +147,9 @@ struct StepContext {
   std::vector<Vec3> soft_point_forces;  // N
   // This tick's soft contact impulses on dynamic rigid bodies (the haptic buffers' load).
   std::vector<SoftWorld::Push> soft_solver_pushes;
+  // Per rigid body, whether a haptic session drives it this tick: its local model carries
+  // soft bodies' vertices, so in the world too it meets them at their vertices alone.
+  std::vector<char> haptic_tool;
 
   // The rods' coupled step: whether it began before the solve this tick (their contacts go
   // through it) and whether that beginning succeeded; its solver points (solver bodies

@@ -252,11 +252,14 @@ void HapticToolCoupling::Detach(const std::string& body_id, const haptics::ToolC
 void HapticToolCoupling::ApplyCouplingForces(const WorldView& w, StepContext& ctx) {
   const double h = w.settings.dt();
   RigidBodies& bodies = w.bodies;
+  ctx.haptic_tool.assign(bodies.size(), 0);
   for (const auto& [id, channel] : tools_) {
     const haptics::CouplingAverage avg = channel->TakeCoupling();
     auto it = w.body_ids.find(id);
-    if (avg.duration <= 0.0 || it == w.body_ids.end() || !bodies.IsValid(it->second)) continue;
+    if (it == w.body_ids.end() || !bodies.IsValid(it->second)) continue;
     const uint32_t i = bodies.Index(it->second);
+    ctx.haptic_tool[i] = 1;
+    if (avg.duration <= 0.0) continue;
     if (!bodies.IsDynamic(i)) continue;
     ctx.force[i] += avg.force;
     const Mat3 r = bodies.orientation[i].toRotationMatrix();

@@ -11,6 +11,14 @@
 // solve thus exchanges momentum between soft and rigid bodies as between two rigid ones;
 // the solved forces then move the soft bodies.
 //
+// A vertex test misses a rigid edge or corner (or a thin sphere or capsule) pressed into the
+// middle of a coarse triangle; so each such feature of the rigid body's shapes over a
+// surface triangle is a contact too, between the body and a solver point on the triangle
+// that moves as its vertices do (barycentric weights), along the triangle's outward normal
+// (or, beside its edge, the line from the edge to the feature). Haptic tools are left out:
+// their local models carry the soft bodies' vertices alone, and the world's tool must meet
+// what the haptic one meets.
+//
 // The tunable pipeline has none of this: there the soft bodies step after the rigid bodies
 // and are projected out of their shapes (SoftWorld::Step), as mass-point bodies always are.
 
@@ -22,12 +30,17 @@
 
 #include "server/collision/narrowphase.h"
 #include "server/constraint/contact_rows.h"
+#include "server/geometry/shape_features.h"
 
 namespace ligature {
 namespace {
 
 // The radius of the sphere that stands for a vertex in the narrowphase, m.
 constexpr double kVertexProbe = 1e-5;
+// How deep below a surface triangle a rigid feature may be for the face to push it out, m:
+// the solve keeps resting contacts within the slop, and a feature deeper than this has
+// come in through another face.
+constexpr double kMaxFaceDepth = 2.0 * kPenetrationSlop;
 
 bool Inside(const Vec3& p, const Aabb& box, double grow) {
   return ((box.min.array() - grow) <= p.array()).all() &&
@@ -52,10 +65,12 @@ void SoftRigidCoupling::FindContacts(const WorldView& w, StepContext& ctx) {
   ContactManifold manifold;
   std::vector<int> boundary;
   std::vector<int> point_of;
+  SurfaceBounds faces;
   const auto& soft_bodies = w.soft.bodies();
   for (size_t s = 0; s < soft_bodies.size(); ++s) {
     const SoftWorld::Body& body = soft_bodies[s];
     if (!body.stepped) continue;
+    faces.triangles.clear();
     const std::vector<Vec3>& start = body.start;
     const std::vector<Vec3>& x = body.positions();
     boundary.clear();
@@ -106,6 +121,10 @@ void SoftRigidCoupling::FindContacts(const WorldView& w, StepContext& ctx) {
           }
         }
       }
+      const bool tool = static_cast<size_t>(i) < ctx.haptic_tool.size() && ctx.haptic_tool[i];
+      if (!tool) {
+        FindFaceContacts(w, ctx, static_cast<int>(s), static_cast<uint32_t>(i), swept, &faces);
+      }
     }
     // A corotational body with more contacted vertices than its coupled compliance may
     // take is projected instead (its lumped compliance would couple its vertices too
@@ -120,6 +139,71 @@ void SoftRigidCoupling::FindContacts(const WorldView& w, StepContext& ctx) {
   }
 }
 
+// The features of rigid body i's shapes (edges, corners, thin spheres and capsules) over
+// soft body s's surface triangles, at the start of the tick and within the margin and both
+// sides' motion over the step, as the vertices' contacts are found: each is a contact
+// between a new solver point on the triangle (its vertices' barycentric weights, held ones
+// at zero) and the rigid body, along the triangle's outward normal (or from its edge).
+void SoftRigidCoupling::FindFaceContacts(const WorldView& w, StepContext& ctx, int s, uint32_t i,
+                                         const Aabb& swept, SurfaceBounds* faces) {
+  const SoftWorld::Body& body = w.soft.bodies()[s];
+  const RigidBodies& bodies = w.bodies;
+  const double margin = w.settings.contact_margin;
+  const double reach_rigid = w.settings.dt() * bodies.linear_velocity[i].norm();
+  const Transform pose{bodies.position[i], bodies.orientation[i]};
+  features_.clear();
+  for (size_t k = 0; k < bodies.shapes[i].size(); ++k) {
+    const CollisionFilter& filter = bodies.ChildFilter(i, k);
+    if (filter.sensor || !body.desc.collision.Meets(filter)) continue;
+    const ChildShape& child = bodies.shapes[i][k];
+    AppendShapeFeatures(child.shape, pose * child.local, &features_);
+  }
+  if (features_.empty()) return;
+  // Each triangle's bounds over the step, once per body.
+  const std::vector<std::array<int, 3>>& triangles = body.surface.triangles;
+  if (faces->triangles.empty()) {
+    for (const auto& t : triangles) {
+      Aabb box{body.start[t[0]], body.start[t[0]]};
+      double reach = 0.0;
+      for (const int v : t) {
+        box.min = box.min.cwiseMin(body.start[v]);
+        box.max = box.max.cwiseMax(body.start[v]);
+        reach = std::max(reach, (body.positions()[v] - body.start[v]).norm());
+      }
+      faces->triangles.push_back({box, reach});
+    }
+  }
+  std::array<TriangleFeatureHit, 2> hits;
+  for (const ShapeFeature& f : features_) {
+    const double grow = f.radius + margin + reach_rigid;
+    const Aabb reach_of{f.a.cwiseMin(f.b) - Vec3::Constant(grow),
+                        f.a.cwiseMax(f.b) + Vec3::Constant(grow)};
+    if (!reach_of.Overlaps(swept)) continue;
+    for (size_t t = 0; t < triangles.size(); ++t) {
+      const auto& [bounds, reach] = faces->triangles[t];
+      const Aabb grown{bounds.min - Vec3::Constant(reach), bounds.max + Vec3::Constant(reach)};
+      if (!grown.Overlaps(reach_of)) continue;
+      const auto& tri = triangles[t];
+      const int count =
+          FeatureOverTriangle(f, body.start[tri[0]], body.start[tri[1]], body.start[tri[2]],
+                              margin + reach + reach_rigid, kMaxFaceDepth, &hits);
+      for (int h = 0; h < count; ++h) {
+        SoftWorld::WeightedPoint at{tri, hits[h].barycentric};
+        for (int j = 0; j < 3; ++j) {
+          if (body.held(tri[j])) at.weight[j] = 0.0;
+        }
+        if (at.weight.isZero()) continue;
+        ContactPoint c;
+        c.normal = hits[h].normal;
+        c.distance = hits[h].distance;
+        c.position = 0.5 * (hits[h].on_triangle + hits[h].on_feature);
+        contacts_.push_back({s, -1, static_cast<uint32_t>(ctx.soft_points.size()), i, c});
+        ctx.soft_points.push_back({s, at});
+      }
+    }
+  }
+}
+
 // One contact block per contact, after the rigid contacts and the joints.
 void SoftRigidCoupling::BuildRows(const WorldView& w, StepContext& ctx) {
   first_block_ = ctx.rows.blocks.size();
@@ -128,11 +212,11 @@ void SoftRigidCoupling::BuildRows(const WorldView& w, StepContext& ctx) {
   for (const Contact& c : contacts_) {
     const SoftWorld::Body& body = w.soft.bodies()[c.soft];
     const ContactBody a = PointBody(n + c.point, c.contact.position,
-                                    (body.positions()[c.vertex] - body.start[c.vertex]) / h);
+                                    w.soft.PointMotion(c.soft, ctx.soft_points[c.point].at) / h);
     const ContactBody b = w.RigidContactBody(c.rigid, w.bodies.position[c.rigid]);
     const double mu = std::sqrt(body.desc.friction * w.bodies.material[c.rigid].friction);
     ConstraintBlock block = MakeContactBlock(c.contact, a, b, mu, h);
-    WarmStartBlock(warm_, {c.soft, c.vertex, c.rigid}, &block);
+    if (c.vertex >= 0) WarmStartBlock(warm_, {c.soft, c.vertex, c.rigid}, &block);
     ctx.rows.blocks.push_back(block);
   }
 }
@@ -149,11 +233,15 @@ void SoftRigidCoupling::ApplySolvedForces(const WorldView& w, StepContext& ctx) 
     const Contact& c = contacts_[k];
     assert(c.point < ctx.soft_point_forces.size());
     ctx.soft_point_forces[c.point] += b.jacobian_a.leftCols<3>().transpose() * b.force;
-    warm_[{c.soft, c.vertex, c.rigid}] = b.force;
-    if (w.bodies.IsDynamic(c.rigid) && !b.force.isZero()) {
-      ctx.soft_solver_pushes.push_back({c.rigid, c.contact.position,
-                                        h * (b.jacobian_b.leftCols<3>().transpose() * b.force),
-                                        c.soft, c.vertex});
+    if (c.vertex >= 0) warm_[{c.soft, c.vertex, c.rigid}] = b.force;
+    if (!w.bodies.IsDynamic(c.rigid) || b.force.isZero()) continue;
+    // A face's push is its vertices', by their weights.
+    const Vec3 impulse = h * (b.jacobian_b.leftCols<3>().transpose() * b.force);
+    const SoftWorld::WeightedPoint& at = ctx.soft_points[c.point].at;
+    for (int j = 0; j < (c.vertex >= 0 ? 1 : 3); ++j) {
+      if (at.weight[j] == 0.0) continue;
+      ctx.soft_solver_pushes.push_back(
+          {c.rigid, c.contact.position, at.weight[j] * impulse, c.soft, at.vertex[j]});
     }
   }
 }

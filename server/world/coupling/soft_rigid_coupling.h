@@ -2,7 +2,8 @@
 // Soft bodies against rigid bodies through the world's Gauss-Seidel solve: each boundary
 // vertex near a rigid shape becomes a solver point of its soft body, with one contact
 // block per touching shape, warm-started from last tick's force at the same vertex against
-// the same body.
+// the same body; and each edge or corner of a rigid shape (or a thin sphere or capsule)
+// over the middle of a surface triangle, a point of that triangle.
 
 #include <cstdint>
 #include <span>
@@ -10,17 +11,18 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "server/geometry/shape_features.h"
 #include "server/world/coupling/coupling.h"
 
 namespace ligature {
 
 class SoftRigidCoupling final : public Coupling {
  public:
-  // A soft body's vertex against a rigid body (A the vertex, as solver body
-  // bodies.size() + point, B the rigid body).
+  // A soft body's vertex, or a point of one of its surface triangles, against a rigid body
+  // (A the soft point, as solver body bodies.size() + point, B the rigid body).
   struct Contact {
     int soft = 0;
-    int vertex = 0;
+    int vertex = 0;  // -1 for a point of a triangle (ctx.soft_points[point] says where)
     uint32_t point = 0;
     uint32_t rigid = 0;
     ContactPoint contact;
@@ -43,7 +45,16 @@ class SoftRigidCoupling final : public Coupling {
   }
 
  private:
+  // A soft body's surface triangles over the step: their start-of-tick bounds and how far
+  // their fastest vertex moves.
+  struct SurfaceBounds {
+    std::vector<std::pair<Aabb, double>> triangles;
+  };
+  void FindFaceContacts(const WorldView& w, StepContext& ctx, int s, uint32_t i, const Aabb& swept,
+                        SurfaceBounds* faces);
+
   std::vector<Contact> contacts_;
+  std::vector<ShapeFeature> features_;  // scratch
   size_t first_block_ = 0;  // the contacts' first block in ctx.rows
   absl::flat_hash_map<std::tuple<int, int, uint32_t>, Vec3> warm_;
 };
