@@ -1,5 +1,5 @@
 // Rigid shapes' features against a surface triangle: segments clipped to the prism over the
-// triangle, their ends measured along its normal.
+// triangle, their ends measured along its normal or, beside it, from its edges.
 
 #include "server/geometry/shape_features.h"
 
