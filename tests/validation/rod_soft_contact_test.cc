@@ -113,9 +113,10 @@ TEST_P(RodSoftMomentum, OverlappingRodAndSoftCubeKeepMomentum) {
     pushed = std::min(pushed, SoftMomentum(*world, "cube").y());
   }
   EXPECT_TRUE(touched);
-  // The cube was pushed down (it then rings, undamped) and the cable is out of it.
+  // The cube was pushed down (it then rings, undamped) and the cable is out of it: laid
+  // 2 mm in, its centreline ends a radius above the cube's top within the contacts' slop.
   EXPECT_LT(pushed, -1e-4 * m);
-  EXPECT_GT(testing::RodPoint(world->rods(), "cable", 0.1).y(), 0.05 + 0.005);
+  EXPECT_GT(testing::RodPoint(world->rods(), "cable", 0.1).y(), 0.05 + 0.005 - kPenetrationSlop);
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, RodSoftMomentum,
