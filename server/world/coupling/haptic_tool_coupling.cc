@@ -250,6 +250,9 @@ void HapticToolCoupling::Detach(const std::string& body_id, const haptics::ToolC
 // Each tool takes the average of the coupling forces its session computed since the last
 // tick: the force joins the external forces, the torque changes the angular velocity.
 void HapticToolCoupling::ApplyCouplingForces(const WorldView& w, StepContext& ctx) {
+  // Worlds without haptic sessions leave the marks empty (no pass over every body).
+  ctx.haptic_tool.clear();
+  if (tools_.empty()) return;
   const double h = w.settings.dt();
   RigidBodies& bodies = w.bodies;
   ctx.haptic_tool.assign(bodies.size(), 0);

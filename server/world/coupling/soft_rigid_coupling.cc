@@ -70,7 +70,7 @@ void SoftRigidCoupling::FindContacts(const WorldView& w, StepContext& ctx) {
   for (size_t s = 0; s < soft_bodies.size(); ++s) {
     const SoftWorld::Body& body = soft_bodies[s];
     if (!body.stepped) continue;
-    faces.triangles.clear();
+    faces.clear();
     const std::vector<Vec3>& start = body.start;
     const std::vector<Vec3>& x = body.positions();
     boundary.clear();
@@ -161,7 +161,7 @@ void SoftRigidCoupling::FindFaceContacts(const WorldView& w, StepContext& ctx, i
   if (features_.empty()) return;
   // Each triangle's bounds over the step, once per body.
   const std::vector<std::array<int, 3>>& triangles = body.surface.triangles;
-  if (faces->triangles.empty()) {
+  if (faces->empty()) {
     for (const auto& t : triangles) {
       Aabb box{body.start[t[0]], body.start[t[0]]};
       double reach = 0.0;
@@ -170,7 +170,7 @@ void SoftRigidCoupling::FindFaceContacts(const WorldView& w, StepContext& ctx, i
         box.max = box.max.cwiseMax(body.start[v]);
         reach = std::max(reach, (body.positions()[v] - body.start[v]).norm());
       }
-      faces->triangles.push_back({box, reach});
+      faces->push_back({box, reach});
     }
   }
   std::array<TriangleFeatureHit, 2> hits;
@@ -180,7 +180,7 @@ void SoftRigidCoupling::FindFaceContacts(const WorldView& w, StepContext& ctx, i
                         f.a.cwiseMax(f.b) + Vec3::Constant(grow)};
     if (!reach_of.Overlaps(swept)) continue;
     for (size_t t = 0; t < triangles.size(); ++t) {
-      const auto& [bounds, reach] = faces->triangles[t];
+      const auto& [bounds, reach] = (*faces)[t];
       const Aabb grown{bounds.min - Vec3::Constant(reach), bounds.max + Vec3::Constant(reach)};
       if (!grown.Overlaps(reach_of)) continue;
       const auto& tri = triangles[t];

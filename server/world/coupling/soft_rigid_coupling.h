@@ -46,10 +46,8 @@ class SoftRigidCoupling final : public Coupling {
 
  private:
   // A soft body's surface triangles over the step: their start-of-tick bounds and how far
-  // their fastest vertex moves.
-  struct SurfaceBounds {
-    std::vector<std::pair<Aabb, double>> triangles;
-  };
+  // their fastest vertex moves (filled on first use for each body).
+  using SurfaceBounds = std::vector<std::pair<Aabb, double>>;
   void FindFaceContacts(const WorldView& w, StepContext& ctx, int s, uint32_t i, const Aabb& swept,
                         SurfaceBounds* faces);
 
