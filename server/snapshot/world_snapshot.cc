@@ -228,6 +228,7 @@ void PutSoft(const SoftWorld::SavedState& soft, v1::WorldState* s) {
     PutAll(body.x, sb.mutable_x());
     PutAll(body.v, sb.mutable_v());
     PutAll(body.x_prev, sb.mutable_x_prev());
+    PutAll(body.dv, sb.mutable_dv());
     sb.set_topology_version(body.topology_version);
     PutAll(body.damage, sb.mutable_damage());
   }
@@ -493,6 +494,12 @@ absl::Status ReadSoft(const v1::WorldState& s, const World& w, SoftWorld::SavedS
       }
     } else if (!m.x_prev().empty()) {
       return Invalid(field + ".x_prev", "only mass-point bodies");
+    }
+    if (body.fem) {
+      const size_t n_dv = m.dv().empty() ? 0 : n;
+      if (auto e = ReadVec3s(m.dv(), n_dv, field + ".dv", &saved.dv); !e.ok()) return e;
+    } else if (!m.dv().empty()) {
+      return Invalid(field + ".dv", "only corotational bodies");
     }
     if (!m.damage().empty()) {
       if (!body.fem || !body.desc.cutting) return Invalid(field + ".damage", "body cannot be cut");

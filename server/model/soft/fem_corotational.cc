@@ -257,7 +257,7 @@ absl::Status CorotationalModel::Assemble(const FemState& state, double h, const 
     if (absl::Status s = PrepareRestSystem(h, &sys); !s.ok()) return s;
     sys.frame_ = BodyRotation(state.x);
     VertexRotations(sys.rotations_, &sys.vertex_frames_);
-    if (sys.SolveIteratively()) return absl::OkStatus();
+    if (sys.SolveIteratively(state.dv)) return absl::OkStatus();
   }
   if (!sys.SolveDirectly()) {
     return absl::InternalError("corotational step: factorization of M + h C + h^2 K failed");
@@ -345,7 +345,9 @@ void CorotationalModel::VertexRotations(std::span<const Mat3> tet_rotations,
 void CorotationalModel::Advance(const CorotationalSystem& system, FemState* state) const {
   const int n = vertex_count();
   assert(static_cast<int>(state->x.size()) == n && system.dv_.size() == 3 * n);
+  state->dv.resize(n);
   for (int v = 0; v < n; ++v) {
+    state->dv[v] = system.dv_.segment<3>(3 * v);
     if (rest_.fixed[v]) {
       state->v[v].setZero();
       continue;

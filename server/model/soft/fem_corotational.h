@@ -132,8 +132,9 @@ class CorotationalSystem {
     int64_t used = 0;
   };
 
-  // Conjugate gradients on A dv = rhs preconditioned by P; false when it did not converge.
-  bool SolveIteratively();
+  // Conjugate gradients on A dv = rhs preconditioned by W A0 W^T, from `guess` (one dv per
+  // vertex; ignored when the count differs); false when it did not converge.
+  bool SolveIteratively(std::span<const Vec3> guess);
   // Factorizes A and solves; false when the factorization fails.
   bool SolveDirectly();
   // Factorizes A0 (the rest system of the model `id` for step h); false when that fails.
@@ -223,7 +224,8 @@ class CorotationalModel {
   absl::Status Assemble(const FemState& state, double h, const Vec3& gravity,
                         std::span<const Vec3> external, CorotationalSystem* system) const;
 
-  // Applies the system's solution: v += dv (fixed vertices v = 0), x += h v.
+  // Applies the system's solution: v += dv (fixed vertices v = 0), x += h v; keeps dv in
+  // the state as the next step's first guess.
   void Advance(const CorotationalSystem& system, FemState* state) const;
 
   // Assemble then Advance.

@@ -115,26 +115,34 @@ Eigen::VectorXd CorotationalSystem::ApplyWarpedPreconditioner(const Eigen::Vecto
   return x;
 }
 
-// Conjugate gradients from dv = 0, preconditioned by W A0 W^T, until |r| <= kTolerance |rhs|.
-// A converged step keeps the cached columns of A0^-1 (unless the last step's were of A^-1).
-bool CorotationalSystem::SolveIteratively() {
+// Conjugate gradients preconditioned by W A0 W^T, until |r| <= kTolerance |rhs|, from the
+// guess when it has one entry per vertex, else from dv = 0. A body's step changes little
+// from tick to tick, so the last one's dv leaves a residual a few orders below |rhs|, and a
+// body at rest meets the tolerance in an iteration or none. A converged step keeps the
+// cached columns of A0^-1 (unless the last step's were of A^-1).
+bool CorotationalSystem::SolveIteratively(std::span<const Vec3> guess) {
   const double target = kTolerance * rhs_.norm();
   Eigen::VectorXd x = Eigen::VectorXd::Zero(rhs_.size());
   Eigen::VectorXd r = rhs_;
-  Eigen::VectorXd z = ApplyWarpedPreconditioner(r);
-  Eigen::VectorXd p = z;
-  double rz = r.dot(z);
+  if (3 * static_cast<Eigen::Index>(guess.size()) == rhs_.size()) {
+    for (size_t v = 0; v < guess.size(); ++v) x.segment<3>(3 * v) = guess[v];
+    r -= matrix_ * x;
+  }
+  Eigen::VectorXd z, p;
+  double rz = 0.0;
   int it = 0;
   while (r.norm() > target) {
     if (it == kMaxIterations || !std::isfinite(rz)) return false;
+    // The first direction is the preconditioned residual; each next one is made
+    // A-conjugate to the last.
+    z = ApplyWarpedPreconditioner(r);
+    const double next = r.dot(z);
+    p = it == 0 ? z : Eigen::VectorXd(z + (next / rz) * p);
+    rz = next;
     const Eigen::VectorXd ap = matrix_ * p;
     const double step = rz / p.dot(ap);
     x += step * p;
     r -= step * ap;
-    z = ApplyWarpedPreconditioner(r);
-    const double next = r.dot(z);
-    p = z + (next / rz) * p;
-    rz = next;
     ++it;
   }
   if (!x.allFinite()) return false;

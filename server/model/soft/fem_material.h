@@ -48,10 +48,13 @@ double PWaveSpeed(const FemMaterial& m);
 // damping coefficient < 0 (NaN fails every check).
 absl::Status ValidateFemMaterial(const FemMaterial& m);
 
-// The changing part of a soft body: per vertex position (m) and velocity (m/s).
+// The changing part of a soft body: per vertex position (m) and velocity (m/s), and for a
+// corotational body the last step's velocity change before constraints (m/s; empty before
+// its first step), which the next step's iteration starts from.
 struct FemState {
   std::vector<Vec3> x;
   std::vector<Vec3> v;
+  std::vector<Vec3> dv;
 };
 
 // The mesh at rest: positions from the mesh, velocities zero.

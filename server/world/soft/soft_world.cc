@@ -387,6 +387,7 @@ SoftWorld::SavedState SoftWorld::Save() const {
     } else {
       saved.x = body.fem_state.x;
       saved.v = body.fem_state.v;
+      saved.dv = body.fem_state.dv;
     }
     saved.topology_version = body.topology_version;
     saved.damage = body.damage;
@@ -414,6 +415,7 @@ void SoftWorld::Restore(SavedState state) {
     } else {
       body.fem_state.x = std::move(saved.x);
       body.fem_state.v = std::move(saved.v);
+      body.fem_state.dv = std::move(saved.dv);
     }
     if (!saved.damage.empty()) body.damage = std::move(saved.damage);
     body.topology_version = saved.topology_version;

@@ -109,6 +109,7 @@ class SoftWorld {
     std::vector<Vec3> x;       // m, vertex positions
     std::vector<Vec3> v;       // m/s
     std::vector<Vec3> x_prev;  // m, mass-point bodies only (may be empty)
+    std::vector<Vec3> dv;      // m/s, corotational bodies only (may be empty): FemState::dv
     uint32_t topology_version = 0;
     std::vector<double> damage;  // per tet; empty before the first cut
   };
@@ -123,8 +124,9 @@ class SoftWorld {
     std::vector<LocalConstraintSet::Switches> constraints;  // the order they were added in
   };
   SavedState Save() const;
-  // Takes `state`, checked by the caller against bodies() and the constraints (an FEM
-  // body has no x_prev; damage, when given, is one per tet of a body that can be cut).
+  // Takes `state`, checked by the caller against bodies() and the constraints (only a mass-point
+  // body has x_prev and only a corotational one dv; damage, when given, is one per tet of a body
+  // that can be cut).
   void Restore(SavedState state);
   // The kind of the k-th constraint in the order they were added (k < constraint_count()).
   LocalConstraintType ConstraintType(int k) const;

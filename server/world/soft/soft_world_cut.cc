@@ -140,6 +140,8 @@ bool RebuildModel(const TetMesh& mesh, const std::vector<int>& fixed,
     body->stvk = *std::move(rebuilt);
   }
   body->fem_state = std::move(state);
+  // The last step's dv was for the mesh before the cut: the next step starts afresh.
+  body->fem_state.dv.clear();
   return true;
 }
 

@@ -80,6 +80,7 @@ void ExpectSameState(const World& a, const World& b) {
     const SoftWorld::Body& y = b.soft_bodies().bodies()[s];
     EXPECT_EQ(x.positions(), y.positions());
     EXPECT_EQ(x.fem_state.v, y.fem_state.v);
+    EXPECT_EQ(x.fem_state.dv, y.fem_state.dv);
     EXPECT_EQ(x.mass_point_state.v, y.mass_point_state.v);
     EXPECT_EQ(x.mass_point_state.x_prev, y.mass_point_state.x_prev);
     EXPECT_EQ(x.damage, y.damage);
@@ -633,6 +634,10 @@ TEST_F(BadSnapshot, WrongSizes) {
   s = snapshot_;
   s.mutable_state()->mutable_soft_bodies(0)->mutable_damage()->Add(0.5);
   ExpectRefused(s, "state.soft_bodies[0].damage");
+  s = snapshot_;
+  ASSERT_FALSE(s.state().soft_bodies(0).dv().empty());
+  s.mutable_state()->mutable_soft_bodies(0)->mutable_dv()->RemoveLast();
+  ExpectRefused(s, "state.soft_bodies[0].dv");
 }
 
 TEST_F(BadSnapshot, NonFiniteNumbers) {
