@@ -51,6 +51,10 @@ namespace ligature {
 using Mat12 = Eigen::Matrix<double, 12, 12>;
 using Vec12 = Eigen::Matrix<double, 12, 1>;
 
+// K0 of one tet (see above) from its Dm^-1 and rest volume, in the order (a, b, c, d) of its
+// vertices, 3 rows each. The model applies it without forming it.
+Mat12 RestStiffness(const Mat3& dm_inverse, double volume, const LameParameters& lame);
+
 // The rotation of the polar decomposition of f, made proper (det = +1) for an inverted f
 // by flipping the direction of the smallest singular value.
 Mat3 PolarRotation(const Mat3& f);
@@ -68,10 +72,11 @@ class RestFactorization;  // fem_corotational_solve.cc
 //    stiffness is turned with the tets around it. dv meets the relative residual
 //    kTolerance. The compliance and the response to contact forces use P^-1 in place of
 //    A^-1, P = G A0 G^T with G the block-diagonal of the body's best-fit rotation from
-//    rest: an approximation of the body's stiffness at its current shape, whose response
-//    to forces still carries their whole impulse (P, like A, gives a uniform translation
-//    the momentum of the lumped masses alone; W A0 W^T would not). A step whose iteration
-//    does not converge within kMaxIterations is factorized directly.
+//    rest (its quaternion rounded to multiples of 2^-20, so that a body at rest keeps the
+//    same G bit for bit and its contacts' blocks turned by it): an approximation of the body's
+//    stiffness at its current shape, whose response to forces still carries their whole impulse (P,
+//    like A, gives a uniform translation the momentum of the lumped masses alone; W A0 W^T would
+//    not). A step whose iteration does not converge within kMaxIterations is factorized directly.
 enum class CorotationalSolve { kDirect, kPreconditioned };
 
 // The linear system of one implicit step, solved. Not copyable (the factorizations are
@@ -111,8 +116,9 @@ class CorotationalSystem {
   Mat3 InverseBlock(int u, int v);
   // The same blocks between all of `vertices` (3 rows and columns each, in their order),
   // made exactly symmetric. Kept for the next call with the same vertices while the
-  // operator stays (a resting contact asks for the same ones tick after tick).
-  Eigen::MatrixXd InverseBetween(std::span<const int> vertices);
+  // operator stays (a resting contact asks for the same ones tick after tick); the
+  // reference holds until the next call or step.
+  const Eigen::MatrixXd& InverseBetween(std::span<const int> vertices);
 
   // The 3x3 compliance block h^2 (A^-1)_vv of a vertex, m/N (symmetric positive
   // semi-definite; zero for a fixed vertex).
@@ -184,7 +190,13 @@ class CorotationalSystem {
   struct CachedBlocks {
     std::vector<int> vertices;
     Eigen::MatrixXd blocks;
+    // The blocks turned by turned_frame and mirrored (empty until asked for).
+    Eigen::MatrixXd turned;
+    Mat3 turned_frame = Mat3::Identity();
   };
+  // The blocks above and on the diagonal of `between` (m vertices) turned by f, F B F^T,
+  // and mirrored below it.
+  static Eigen::MatrixXd Turned(const Eigen::MatrixXd& between, int m, const Mat3& f);
   static constexpr size_t kBlockSets = 4;
   std::vector<CachedBlocks> between_;
 };
@@ -202,8 +214,6 @@ class CorotationalModel {
   const FemRest& rest() const { return rest_; }
   int vertex_count() const { return static_cast<int>(mesh_.vertices.size()); }
   int tet_count() const { return static_cast<int>(mesh_.tets.size()); }
-  // K0 of tet t, in the order (a, b, c, d) of its vertices, 3 rows each.
-  const Mat12& rest_stiffness(int t) const { return k0_[t]; }
 
   // The rotation R of tet t at positions x.
   Mat3 Rotation(const std::vector<Vec3>& x, int t) const;
@@ -253,7 +263,6 @@ class CorotationalModel {
   FemMaterial material_;
   LameParameters lame_;
   FemRest rest_;
-  std::vector<Mat12> k0_;
   // The sparsity pattern of A (values zero), compressed, and where each block's entries
   // live in its value array: for tet t, block (i, j) of its vertices and column k of the
   // block, block_offset_[t][3 (4 i + j) + k] is the index of the entry of row 3 v_i in

@@ -201,7 +201,7 @@ void CorotationalSystem::AgeColumns() {
   });
 }
 
-Eigen::MatrixXd CorotationalSystem::InverseBetween(std::span<const int> vertices) {
+const Eigen::MatrixXd& CorotationalSystem::InverseBetween(std::span<const int> vertices) {
   const int m = static_cast<int>(vertices.size());
   // A cached set holds the blocks on and above the diagonal: the rest are their transposes.
   // Its vertices' columns are marked used, so they outlive the set.
@@ -244,17 +244,46 @@ Eigen::MatrixXd CorotationalSystem::InverseBetween(std::span<const int> vertices
     }
   }
   set = std::prev(between_.end());
-  const Eigen::MatrixXd& between = set->blocks;
-  // Each block turned into the body's frame, G B G^T, once per pair and mirrored, so the
-  // result is exactly symmetric.
-  Eigen::MatrixXd out(3 * m, 3 * m);
+  // The blocks turned into the body's frame are kept with the set while the frame stays (a
+  // body at rest keeps its frame bit for bit: see CorotationalModel::Assemble).
+  const Mat3 f = direct_ ? Mat3::Identity() : frame_;
+  if (set->turned.size() == 0 || set->turned_frame != f) {
+    set->turned = Turned(set->blocks, m, f);
+    set->turned_frame = f;
+  }
+  return set->turned;
+}
+
+// Each block turned, F B F^T, once per pair and mirrored, so the result is exactly
+// symmetric. Written on the entries (column-major, leading dimension 3 m): the loop that
+// costs most when a contact set's frame moves.
+Eigen::MatrixXd CorotationalSystem::Turned(const Eigen::MatrixXd& between, int m, const Mat3& f) {
+  const Eigen::Index ld = 3 * m;
+  Eigen::MatrixXd out(ld, ld);
   for (int j = 0; j < m; ++j) {
     for (int i = 0; i <= j; ++i) {
-      Mat3 block = between.block<3, 3>(3 * i, 3 * j);
-      if (!direct_) block = frame_ * block * frame_.transpose();
-      if (i == j) block = 0.5 * (block + block.transpose()).eval();
-      out.block<3, 3>(3 * i, 3 * j) = block;
-      if (i != j) out.block<3, 3>(3 * j, 3 * i) = block.transpose();
+      const double* b = between.data() + 3 * j * ld + 3 * i;
+      // t = B F^T, then u = F t.
+      double t[3][3], u[3][3];  // [row][column]
+      for (int r = 0; r < 3; ++r) {
+        for (int c = 0; c < 3; ++c) {
+          t[r][c] = b[r] * f(c, 0) + b[ld + r] * f(c, 1) + b[2 * ld + r] * f(c, 2);
+        }
+      }
+      for (int r = 0; r < 3; ++r) {
+        for (int c = 0; c < 3; ++c) {
+          u[r][c] = f(r, 0) * t[0][c] + f(r, 1) * t[1][c] + f(r, 2) * t[2][c];
+        }
+      }
+      double* upper = out.data() + 3 * j * ld + 3 * i;
+      double* lower = out.data() + 3 * i * ld + 3 * j;
+      for (int r = 0; r < 3; ++r) {
+        for (int c = 0; c < 3; ++c) {
+          const double v = i == j ? 0.5 * (u[r][c] + u[c][r]) : u[r][c];
+          upper[c * ld + r] = v;
+          lower[r * ld + c] = v;
+        }
+      }
     }
   }
   return out;

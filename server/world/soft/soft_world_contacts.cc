@@ -45,7 +45,7 @@ std::optional<Eigen::MatrixXd> SoftWorld::CoupledCompliance(
       }
     }
   }
-  Eigen::MatrixXd between = system.InverseBetween(vertices);
+  const Eigen::MatrixXd& between = system.InverseBetween(vertices);
   const double h2 = system.time_step() * system.time_step();
   // Points that are each a vertex of their own (the contacts of vertices): C = h^2 B,
   // symmetric as B is. Otherwise C = h^2 W^T B W, W each point's weights on its vertices:
@@ -54,9 +54,9 @@ std::optional<Eigen::MatrixXd> SoftWorld::CoupledCompliance(
       static_cast<int>(vertices.size()) == k &&
       std::ranges::all_of(points, [](const WeightedPoint& p) { return p.weight[0] == 1.0; });
   if (vertex_points) {
-    between *= h2;
-    if (!between.allFinite()) return std::nullopt;
-    return between;
+    Eigen::MatrixXd c = h2 * between;
+    if (!c.allFinite()) return std::nullopt;
+    return c;
   }
   Eigen::MatrixXd bw = Eigen::MatrixXd::Zero(between.rows(), 3 * k);
   for (int q = 0; q < k; ++q) {
