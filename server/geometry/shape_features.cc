@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "server/geometry/convex_hull.h"
+#include "server/geometry/triangle_point.h"
 
 namespace ligature {
 namespace {
@@ -18,28 +19,6 @@ namespace {
 constexpr double kAtVertex = 1.0 - 1e-6;
 // Two ends of a clipped feature closer than this (m) are one.
 constexpr double kSameEnd = 1e-9;
-
-// The barycentric coordinates of the point of triangle (a, b, c) nearest q, a point of its
-// plane (`w` its own coordinates there): q's when inside, else the nearest point of the
-// nearest edge.
-Vec3 NearestOnTriangle(const Vec3& q, const Vec3& w, const Vec3& a, const Vec3& b, const Vec3& c) {
-  if (w.minCoeff() >= 0.0) return w;
-  const std::array<Vec3, 3> corner = {a, b, c};
-  Vec3 best = Vec3::Zero();
-  double best_d2 = std::numeric_limits<double>::infinity();
-  for (int k = 0; k < 3; ++k) {
-    const Vec3& from = corner[k];
-    const Vec3 edge = corner[(k + 1) % 3] - from;
-    const double s = std::clamp((q - from).dot(edge) / edge.squaredNorm(), 0.0, 1.0);
-    const double d2 = (from + s * edge - q).squaredNorm();
-    if (d2 >= best_d2) continue;
-    best_d2 = d2;
-    best = Vec3::Zero();
-    best[k] = 1.0 - s;
-    best[(k + 1) % 3] = s;
-  }
-  return best;
-}
 
 }  // namespace
 
@@ -128,7 +107,7 @@ int FeatureOverTriangle(const ShapeFeature& feature, const Vec3& a, const Vec3& 
     const double wb = (q - a).cross(ac).dot(n) / area2;
     const double wc = ab.cross(q - a).dot(n) / area2;
     const Vec3 raw(1.0 - wb - wc, wb, wc);
-    const Vec3 w = NearestOnTriangle(q, raw, a, b, c);
+    const Vec3 w = raw.minCoeff() >= 0.0 ? raw : ClosestPointBarycentric(q, a, b, c);
     const Vec3 on_triangle = w[0] * a + w[1] * b + w[2] * c;
     Vec3 normal = n;
     double distance = height - feature.radius;

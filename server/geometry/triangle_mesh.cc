@@ -9,6 +9,8 @@
 #include <map>
 #include <utility>
 
+#include "server/geometry/triangle_point.h"
+
 namespace ligature {
 namespace {
 
@@ -72,30 +74,6 @@ double BoxDistance2(const Aabb& box, const Vec3& p) {
   return (box.min - p).cwiseMax(p - box.max).cwiseMax(0.0).squaredNorm();
 }
 
-// The point of triangle abc nearest to p: corner regions, then edge regions, then the
-// inside (the Voronoi regions of the triangle's features).
-Vec3 NearestOnTriangle(const Vec3& a, const Vec3& b, const Vec3& c, const Vec3& p) {
-  const Vec3 ab = b - a, ac = c - a, ap = p - a;
-  const double d1 = ab.dot(ap), d2 = ac.dot(ap);
-  if (d1 <= 0.0 && d2 <= 0.0) return a;
-  const Vec3 bp = p - b;
-  const double d3 = ab.dot(bp), d4 = ac.dot(bp);
-  if (d3 >= 0.0 && d4 <= d3) return b;
-  const double vc = d1 * d4 - d3 * d2;
-  if (vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0) return a + ab * (d1 / (d1 - d3));
-  const Vec3 cp = p - c;
-  const double d5 = ab.dot(cp), d6 = ac.dot(cp);
-  if (d6 >= 0.0 && d5 <= d6) return c;
-  const double vb = d5 * d2 - d1 * d6;
-  if (vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0) return a + ac * (d2 / (d2 - d6));
-  const double va = d3 * d6 - d5 * d4;
-  if (va <= 0.0 && d4 - d3 >= 0.0 && d5 - d6 >= 0.0) {
-    return b + (c - b) * ((d4 - d3) / ((d4 - d3) + (d5 - d6)));
-  }
-  const double sum = va + vb + vc;
-  return a + ab * (vb / sum) + ac * (vc / sum);
-}
-
 }  // namespace
 
 void TriangleMesh::Overlapping(const Aabb& box, std::vector<int>* out) const {
@@ -134,8 +112,9 @@ MeshSurfacePoint NearestSurfacePoint(const TriangleMesh& mesh, const Vec3& p) {
     if (node.left < 0) {
       for (int i = node.first; i < node.first + node.count; ++i) {
         const int t = mesh.order[i];
-        const Vec3 q =
-            NearestOnTriangle(mesh.Corner(t, 0), mesh.Corner(t, 1), mesh.Corner(t, 2), p);
+        const Vec3 a = mesh.Corner(t, 0), b = mesh.Corner(t, 1), c = mesh.Corner(t, 2);
+        const Vec3 w = ClosestPointBarycentric(p, a, b, c);
+        const Vec3 q = w[0] * a + w[1] * b + w[2] * c;
         const double d2 = (p - q).squaredNorm();
         if (d2 < best2) {
           best2 = d2;

@@ -32,6 +32,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "server/geometry/triangle_point.h"
 #include "server/math/types.h"
 #include "server/model/soft/integrators.h"
 #include "server/model/soft/mass_point_model.h"
@@ -56,9 +57,6 @@ struct LocalConstraintReport {
   std::vector<Vec3> full_forces;  // the exact constraint forces, per involved point
   double scale = 1.0;           // self-assembly factor applied to them (j / n, or 1)
 };
-
-// Closest point on the triangle (a, b, c) to p, as barycentric weights (>= 0, sum 1).
-Vec3 ClosestPointBarycentric(const Vec3& p, const Vec3& a, const Vec3& b, const Vec3& c);
 
 // Closest point of a surface (triangles over the positions x) to p, brute force over all
 // triangles; triangles that use `skip_point` are ignored (-1: none). triangle is -1 when

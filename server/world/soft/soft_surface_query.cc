@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <limits>
 
-#include "server/constraint/soft/local_constraints.h"
+#include "server/geometry/triangle_point.h"
 
 namespace ligature {
 
