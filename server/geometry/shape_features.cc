@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <limits>
 
 #include "server/geometry/convex_hull.h"
 #include "server/geometry/triangle_point.h"

@@ -224,6 +224,10 @@ absl::StatusOr<CorotationalModel> CorotationalModel::Make(const TetMesh& mesh,
       }
     }
   }
+  model.vertex_volume_.assign(n, 0.0);
+  for (int t = 0; t < tets; ++t) {
+    for (const int v : mesh.tets[t]) model.vertex_volume_[v] += model.rest_.volume[t];
+  }
   model.pattern_id_ = NextPatternId();
   return model;
 }
@@ -413,17 +417,14 @@ Mat3 CorotationalModel::BodyRotation(const std::vector<Vec3>& x) const {
 void CorotationalModel::VertexRotations(std::span<const Mat3> tet_rotations,
                                         std::vector<Mat3>* out) const {
   out->assign(vertex_count(), Mat3::Zero());
-  std::vector<double> volume(vertex_count(), 0.0);
   for (int t = 0; t < tet_count(); ++t) {
-    for (const int v : mesh_.tets[t]) {
-      (*out)[v] += rest_.volume[t] * tet_rotations[t];
-      volume[v] += rest_.volume[t];
-    }
+    for (const int v : mesh_.tets[t]) (*out)[v] += rest_.volume[t] * tet_rotations[t];
   }
   // The weighted mean of rotations that differ little is close to a rotation itself, where
   // the polar factor costs least.
   for (int v = 0; v < vertex_count(); ++v) {
-    (*out)[v] = volume[v] > 0.0 ? PolarRotation((*out)[v] / volume[v]) : Mat3::Identity();
+    const double volume = vertex_volume_[v];
+    (*out)[v] = volume > 0.0 ? PolarRotation((*out)[v] / volume) : Mat3::Identity();
   }
 }
 

@@ -72,11 +72,12 @@ class RestFactorization;  // fem_corotational_solve.cc
 //    stiffness is turned with the tets around it. dv meets the relative residual
 //    kTolerance. The compliance and the response to contact forces use P^-1 in place of
 //    A^-1, P = G A0 G^T with G the block-diagonal of the body's best-fit rotation from
-//    rest (its quaternion rounded to multiples of 2^-20, so that a body at rest keeps the
-//    same G bit for bit and its contacts' blocks turned by it): an approximation of the body's
-//    stiffness at its current shape, whose response to forces still carries their whole impulse (P,
-//    like A, gives a uniform translation the momentum of the lumped masses alone; W A0 W^T would
-//    not). A step whose iteration does not converge within kMaxIterations is factorized directly.
+//    rest, its quaternion rounded to multiples of 2^-20 (a body at rest then keeps G bit
+//    for bit, and with it the contact blocks turned by G): an approximation of the body's
+//    stiffness at its current shape, whose response to forces still carries their whole
+//    impulse (P, like A, gives a uniform translation the momentum of the lumped masses
+//    alone; W A0 W^T would not). A step whose iteration does not converge within
+//    kMaxIterations is factorized directly.
 enum class CorotationalSolve { kDirect, kPreconditioned };
 
 // The linear system of one implicit step, solved. Not copyable (the factorizations are
@@ -271,6 +272,8 @@ class CorotationalModel {
   Eigen::SparseMatrix<double> pattern_;
   std::vector<std::array<int, 48>> block_offset_;
   std::vector<std::array<int, 3>> diagonal_offset_;
+  // Per vertex, the summed rest volume of its tets (m^3): the weights of VertexRotations.
+  std::vector<double> vertex_volume_;
   uint64_t pattern_id_ = 0;
 };
 
