@@ -2,74 +2,163 @@
 // with the rest system's factorization; and the response operator that compliance queries
 // and contact forces go through.
 
-#include <Eigen/CholmodSupport>
+#include <cholmod.h>
+
 #include <algorithm>
 #include <cassert>
 #include <cmath>
 #include <iterator>
 #include <memory>
+#include <optional>
 #include <span>
 #include <utility>
 #include <vector>
 
+#include "server/math/block_ldlt.h"
 #include "server/model/soft/fem_corotational.h"
 
 namespace ligature {
 
-// A0's factorization: CHOLMOD's simplicial LDL^T on a METIS ordering, whose solves (the
-// cost of every iteration) are several times faster than Eigen's SimplicialLDLT on its AMD
-// ordering. The simplicial kernels use no BLAS, so the same input gives the same bits on
-// every processor.
+// A0's factorization: CHOLMOD's simplicial LDL^T on a METIS ordering of the vertices (each
+// vertex's three unknowns kept together, in order), so that L is made of 3x3 blocks and is
+// solved with as BlockLdlt, several times faster than a scalar solve. The simplicial
+// kernels use no BLAS, so the same input gives the same bits on every processor.
 class RestFactorization {
  public:
   RestFactorization() {
-    cholmod_common& common = solver.cholmod();
-    common.nmethods = 1;
-    common.method[0].ordering = CHOLMOD_METIS;
-    common.print = 0;  // failures are reported through info()
+    cholmod_start(&common_);
+    common_.print = 0;  // failures are reported through Factorize's result
+    common_.nmethods = 1;
+    common_.method[0].ordering = CHOLMOD_GIVEN;
+    common_.postorder = false;
+    common_.supernodal = CHOLMOD_SIMPLICIAL;
+    common_.final_asis = true;
   }
-  // The factor's paths: column j of L holds D_j first, then its entries below the
-  // diagonal; Perm[k] is the unknown of pivot k.
+  ~RestFactorization() {
+    cholmod_free_factor(&factor_, &common_);
+    cholmod_finish(&common_);
+  }
+  RestFactorization(const RestFactorization&) = delete;
+  RestFactorization& operator=(const RestFactorization&) = delete;
+
+  // False when A is not positive definite or CHOLMOD fails.
+  bool Factorize(const Eigen::SparseMatrix<double>& a) {
+    assert(a.isCompressed() && a.rows() == a.cols() && a.rows() % 3 == 0);
+    cholmod_sparse view{};
+    view.nrow = view.ncol = a.rows();
+    view.nzmax = a.nonZeros();
+    view.p = const_cast<int*>(a.outerIndexPtr());
+    view.i = const_cast<int*>(a.innerIndexPtr());
+    view.x = const_cast<double*>(a.valuePtr());
+    view.stype = -1;  // the lower triangle is read
+    view.itype = CHOLMOD_INT;
+    view.xtype = CHOLMOD_REAL;
+    view.dtype = CHOLMOD_DOUBLE;
+    view.sorted = true;
+    view.packed = true;
+    const std::vector<int> order = VertexOrder(a);
+    if (order.empty()) return false;
+    factor_ = cholmod_analyze_p(&view, const_cast<int*>(order.data()), nullptr, 0, &common_);
+    if (factor_ == nullptr || !cholmod_factorize(&view, factor_, &common_) ||
+        common_.status != CHOLMOD_OK || factor_->minor != factor_->n) {
+      return false;
+    }
+    const Columns l = ReadColumns();
+    std::optional<BlockLdlt> blocks =
+        BlockLdlt::FromScalar(l.start, l.below, l.rows, l.values, l.d, l.unknown);
+    if (!blocks) return false;
+    blocks_ = *std::move(blocks);
+    return true;
+  }
+
+  // The factor's paths, over its columns (it must outlive them).
   std::unique_ptr<LdltPaths> Paths() const {
-    const cholmod_factor& l = *solver.factor();
+    Columns l = ReadColumns();
+    std::vector<int> pivot(l.unknown.size());
+    for (size_t j = 0; j < l.unknown.size(); ++j) pivot[l.unknown[j]] = static_cast<int>(j);
+    return std::make_unique<LdltPaths>(std::move(l.start), std::move(l.below), l.rows, l.values,
+                                       l.d, std::move(pivot));
+  }
+
+  const BlockLdlt& blocks() const { return blocks_; }
+
+ private:
+  // The factor's columns: column j of L holds D_j first, then its entries below the
+  // diagonal; unknown[j] is the unknown of pivot j.
+  struct Columns {
+    std::vector<int> start, below, unknown;
+    std::vector<double> d;
+    const int* rows = nullptr;
+    const double* values = nullptr;
+  };
+  Columns ReadColumns() const {
+    const cholmod_factor& l = *factor_;
     assert(!l.is_super && !l.is_ll && l.itype == CHOLMOD_INT && l.xtype == CHOLMOD_REAL);
     const int n = static_cast<int>(l.n);
     const int* p = static_cast<const int*>(l.p);
     const int* count = static_cast<const int*>(l.nz);
     const int* perm = static_cast<const int*>(l.Perm);
-    const double* x = static_cast<const double*>(l.x);
-    std::vector<int> start(n), below(n), pivot(n);
-    std::vector<double> d(n);
+    Columns out;
+    out.rows = static_cast<const int*>(l.i);
+    out.values = static_cast<const double*>(l.x);
+    out.start.resize(n);
+    out.below.resize(n);
+    out.d.resize(n);
+    out.unknown.assign(perm, perm + n);
     for (int j = 0; j < n; ++j) {
-      start[j] = p[j] + 1;
-      below[j] = count[j] - 1;
-      d[j] = x[p[j]];
-      pivot[perm[j]] = j;
+      out.start[j] = p[j] + 1;
+      out.below[j] = count[j] - 1;
+      out.d[j] = out.values[p[j]];
     }
-    return std::make_unique<LdltPaths>(std::move(start), std::move(below),
-                                       static_cast<const int*>(l.i), x, d, std::move(pivot));
+    return out;
   }
 
-  // Eigen's wrapper, with its factor in view.
-  struct Solver : Eigen::CholmodSimplicialLDLT<Eigen::SparseMatrix<double>> {
-    const cholmod_factor* factor() const { return m_cholmodFactor; }
-  };
-  Solver solver;
+  // METIS on the graph of the vertices (two are joined when A couples them), each vertex's
+  // unknowns then taken in order: the pivot order of the factor. Empty when METIS fails.
+  std::vector<int> VertexOrder(const Eigen::SparseMatrix<double>& a) {
+    const int vertices = static_cast<int>(a.rows() / 3);
+    // The graph's lower triangle, a column per vertex, rows sorted.
+    std::vector<std::vector<int>> below(vertices);
+    for (int j = 0; j < a.cols(); ++j) {
+      for (int e = a.outerIndexPtr()[j]; e < a.outerIndexPtr()[j + 1]; ++e) {
+        const int i = a.innerIndexPtr()[e];
+        if (i / 3 > j / 3) below[j / 3].push_back(i / 3);
+      }
+    }
+    std::vector<int> p(vertices + 1, 0), rows;
+    for (int v = 0; v < vertices; ++v) {
+      std::sort(below[v].begin(), below[v].end());
+      below[v].erase(std::unique(below[v].begin(), below[v].end()), below[v].end());
+      rows.insert(rows.end(), below[v].begin(), below[v].end());
+      p[v + 1] = static_cast<int>(rows.size());
+    }
+    cholmod_sparse graph{};
+    graph.nrow = graph.ncol = vertices;
+    graph.nzmax = rows.size();
+    graph.p = p.data();
+    graph.i = rows.data();
+    graph.stype = -1;
+    graph.itype = CHOLMOD_INT;
+    graph.xtype = CHOLMOD_PATTERN;
+    graph.dtype = CHOLMOD_DOUBLE;
+    graph.sorted = true;
+    graph.packed = true;
+    std::vector<int> vertex_order(vertices);
+    if (!cholmod_metis(&graph, nullptr, 0, true, vertex_order.data(), &common_)) return {};
+    std::vector<int> order(3 * vertices);
+    for (int k = 0; k < vertices; ++k) {
+      for (int c = 0; c < 3; ++c) order[3 * k + c] = 3 * vertex_order[k] + c;
+    }
+    return order;
+  }
+
+  cholmod_common common_;
+  cholmod_factor* factor_ = nullptr;
+  BlockLdlt blocks_;
 };
 
 CorotationalSystem::CorotationalSystem(CorotationalSolve method) : method_(method) {}
 CorotationalSystem::~CorotationalSystem() = default;
-
-namespace {
-
-// Each vertex's three entries of b turned by r (b has three rows per vertex).
-Eigen::VectorXd TurnEach(const Mat3& r, const Eigen::VectorXd& b) {
-  Eigen::VectorXd out(b.size());
-  for (Eigen::Index v = 0; v < b.size() / 3; ++v) out.segment<3>(3 * v) = r * b.segment<3>(3 * v);
-  return out;
-}
-
-}  // namespace
 
 bool CorotationalSystem::SolveDirectly() {
   // The symbolic analysis, once per pattern.
@@ -88,30 +177,24 @@ bool CorotationalSystem::SolveDirectly() {
 
 bool CorotationalSystem::FactorizeRest(const SparseMatrix& rest, uint64_t id, double h) {
   rest_solver_ = std::make_unique<RestFactorization>();
-  rest_solver_->solver.compute(rest);
   ForgetColumns();
-  const bool ok = rest_solver_->solver.info() == Eigen::Success;
+  const bool ok = rest_solver_->Factorize(rest);
   rest_id_ = ok ? id : 0;
   rest_h_ = h;
   return ok;
 }
 
 Eigen::VectorXd CorotationalSystem::ApplyPreconditioner(const Eigen::VectorXd& b) const {
-  return TurnEach(frame_, rest_solver_->solver.solve(TurnEach(frame_.transpose(), b)));
+  Eigen::VectorXd x(b.size());
+  rest_solver_->blocks().Solve(std::span<const Mat3>(&frame_, 1), b.data(), x.data());
+  return x;
 }
 
 // W A0^-1 W^T b, W the block-diagonal of the vertices' rotations (W is orthogonal, so this is
 // the inverse of W A0 W^T).
 Eigen::VectorXd CorotationalSystem::ApplyWarpedPreconditioner(const Eigen::VectorXd& b) const {
-  const Eigen::Index n = b.size() / 3;
-  Eigen::VectorXd turned(b.size());
-  for (Eigen::Index v = 0; v < n; ++v) {
-    turned.segment<3>(3 * v) = vertex_frames_[v].transpose() * b.segment<3>(3 * v);
-  }
-  Eigen::VectorXd x = rest_solver_->solver.solve(turned);
-  for (Eigen::Index v = 0; v < n; ++v) {
-    x.segment<3>(3 * v) = vertex_frames_[v] * Vec3(x.segment<3>(3 * v));
-  }
+  Eigen::VectorXd x(b.size());
+  rest_solver_->blocks().Solve(vertex_frames_, b.data(), x.data());
   return x;
 }
 
