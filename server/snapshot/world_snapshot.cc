@@ -231,6 +231,15 @@ void PutSoft(const SoftWorld::SavedState& soft, v1::WorldState* s) {
     PutAll(body.dv, sb.mutable_dv());
     sb.set_topology_version(body.topology_version);
     PutAll(body.damage, sb.mutable_damage());
+    const RestRefresh::Saved& refresh = body.refresh;
+    const auto put_past = [](const RestRefresh::PastMesh& past, v1::PastMesh* message) {
+      PutAll(past.rest, message->mutable_rest());
+      message->mutable_split_from()->Add(past.split_from.begin(), past.split_from.end());
+    };
+    if (refresh.factorized) put_past(*refresh.factorized, sb.mutable_factorized());
+    if (refresh.refactorizing) put_past(*refresh.refactorizing, sb.mutable_refactorizing());
+    if (refresh.factorized || refresh.refactorizing) sb.set_refactor_h(refresh.h);
+    sb.set_refactor_ticks_left(refresh.ticks_left);
   }
   for (const SoftWorld::SavedAnchor& anchor : soft.anchors) {
     v1::StrokeAnchor& a = *s->add_stroke_anchors();
@@ -473,6 +482,31 @@ absl::Status ReadRods(const v1::WorldState& s, const World& w, RodWorld::SavedSt
   return absl::OkStatus();
 }
 
+// A corotational body's refresh after a cut (see RestRefresh), checked against its `n`
+// vertices.
+absl::Status ReadRefresh(const v1::SoftBodyState& m, int n, const std::string& field,
+                         RestRefresh::Saved* out) {
+  for (const auto& [has, message, past, name] :
+       {std::tuple(m.has_factorized(), &m.factorized(), &out->factorized, ".factorized"),
+        std::tuple(m.has_refactorizing(), &m.refactorizing(), &out->refactorizing,
+                   ".refactorizing")}) {
+    if (!has) continue;
+    RestRefresh::PastMesh& mesh = past->emplace();
+    if (message->rest_size() % 3 != 0) {
+      return Invalid(field + name + ".rest", "not 3 numbers per vertex");
+    }
+    if (auto e = ReadVec3s(message->rest(), message->rest_size() / 3, field + name + ".rest",
+                           &mesh.rest);
+        !e.ok()) {
+      return e;
+    }
+    mesh.split_from.assign(message->split_from().begin(), message->split_from().end());
+  }
+  out->h = m.refactor_h();
+  out->ticks_left = static_cast<int>(std::min<uint32_t>(m.refactor_ticks_left(), 1u << 30));
+  return RestRefresh::CheckSaved(*out, n, field);
+}
+
 absl::Status ReadSoft(const v1::WorldState& s, const World& w, SoftWorld::SavedState* out) {
   const std::vector<SoftWorld::Body>& bodies = w.soft_bodies().bodies();
   if (absl::Status st = CheckCount(s.soft_bodies_size(), bodies.size(), "state.soft_bodies");
@@ -498,8 +532,12 @@ absl::Status ReadSoft(const v1::WorldState& s, const World& w, SoftWorld::SavedS
     if (body.fem) {
       const size_t n_dv = m.dv().empty() ? 0 : n;
       if (auto e = ReadVec3s(m.dv(), n_dv, field + ".dv", &saved.dv); !e.ok()) return e;
+      if (auto e = ReadRefresh(m, static_cast<int>(n), field, &saved.refresh); !e.ok()) return e;
     } else if (!m.dv().empty()) {
       return Invalid(field + ".dv", "only corotational bodies");
+    } else if (m.has_factorized() || m.has_refactorizing()) {
+      return Invalid(field + (m.has_factorized() ? ".factorized" : ".refactorizing"),
+                     "only corotational bodies");
     }
     if (!m.damage().empty()) {
       if (!body.fem || !body.desc.cutting) return Invalid(field + ".damage", "body cannot be cut");

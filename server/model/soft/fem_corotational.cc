@@ -46,15 +46,6 @@ Vec12 RestStiffnessTimes(const FemRest& rest, const LameParameters& lame, int t,
   return out;
 }
 
-// Index in the value array of (row, col), which must be in the pattern.
-int EntryOffset(const Eigen::SparseMatrix<double>& m, int row, int col) {
-  const int* begin = m.innerIndexPtr() + m.outerIndexPtr()[col];
-  const int* end = m.innerIndexPtr() + m.outerIndexPtr()[col + 1];
-  const int* at = std::lower_bound(begin, end, row);
-  assert(at != end && *at == row);
-  return static_cast<int>(at - m.innerIndexPtr());
-}
-
 // The tet's vertex vectors y (positions or velocities) in its rotated frame, R^T y_i - y0_i
 // (y0 the rest positions, or nothing), less their mean. K0 ignores the mean (a
 // translation), and removing it keeps a large translation from costing round-off.
@@ -183,32 +174,49 @@ absl::StatusOr<CorotationalModel> CorotationalModel::Make(const TetMesh& mesh,
   const int tets = model.tet_count();
 
   // The pattern: every vertex's diagonal block, and the blocks between two free vertices
-  // of a tet. Fixed values are filled in at assembly.
-  std::vector<Eigen::Triplet<double>> entries;
-  entries.reserve(static_cast<size_t>(tets) * 144 + static_cast<size_t>(n) * 9);
-  const auto add_block = [&](int a, int b) {
-    for (int r = 0; r < 3; ++r) {
-      for (int c = 0; c < 3; ++c) entries.emplace_back(3 * a + r, 3 * b + c, 0.0);
-    }
-  };
-  for (int v = 0; v < n; ++v) add_block(v, v);
+  // of a tet. Fixed values are filled in at assembly. Built a vertex at a time: column
+  // 3 b + k holds the three rows of each vertex in near[b] (b's free neighbours and b
+  // itself, in order), so an entry's place follows from its vertex's place in near[b].
   const std::vector<char>& is_fixed = model.rest_.fixed;
+  std::vector<std::vector<int>> near(n);
+  for (int v = 0; v < n; ++v) near[v].push_back(v);
   for (const std::array<int, 4>& tet : mesh.tets) {
     for (int a : tet) {
       for (int b : tet) {
-        if (a != b && !is_fixed[a] && !is_fixed[b]) add_block(a, b);
+        if (a != b && !is_fixed[a] && !is_fixed[b]) near[b].push_back(a);
       }
     }
   }
+  int64_t nonzeros = 0;
+  for (std::vector<int>& column : near) {
+    std::sort(column.begin(), column.end());
+    column.erase(std::unique(column.begin(), column.end()), column.end());
+    nonzeros += 9 * static_cast<int64_t>(column.size());
+  }
   model.pattern_.resize(3 * n, 3 * n);
-  model.pattern_.setFromTriplets(entries.begin(), entries.end());
-  model.pattern_.makeCompressed();
-
+  model.pattern_.resizeNonZeros(static_cast<Eigen::Index>(nonzeros));
+  int* outer = model.pattern_.outerIndexPtr();
+  int* inner = model.pattern_.innerIndexPtr();
+  int at = 0;
+  for (int b = 0; b < n; ++b) {
+    for (int k = 0; k < 3; ++k) {
+      outer[3 * b + k] = at;
+      for (const int a : near[b]) {
+        for (int r = 0; r < 3; ++r) inner[at++] = 3 * a + r;
+      }
+    }
+  }
+  outer[3 * n] = at;
+  std::fill(model.pattern_.valuePtr(), model.pattern_.valuePtr() + nonzeros, 0.0);
+  // The entry of row 3 a in column 3 b + k.
+  const auto offset = [&](int a, int b, int k) {
+    const auto place = std::lower_bound(near[b].begin(), near[b].end(), a) - near[b].begin();
+    assert(place < static_cast<int>(near[b].size()) && near[b][place] == a);
+    return outer[3 * b + k] + 3 * static_cast<int>(place);
+  };
   model.diagonal_offset_.resize(n);
   for (int v = 0; v < n; ++v) {
-    for (int k = 0; k < 3; ++k) {
-      model.diagonal_offset_[v][k] = EntryOffset(model.pattern_, 3 * v, 3 * v + k);
-    }
+    for (int k = 0; k < 3; ++k) model.diagonal_offset_[v][k] = offset(v, v, k);
   }
   model.block_offset_.resize(tets);
   for (int t = 0; t < tets; ++t) {
@@ -217,9 +225,10 @@ absl::StatusOr<CorotationalModel> CorotationalModel::Make(const TetMesh& mesh,
       for (int j = 0; j < 4; ++j) {
         const int a = tet[i], b = tet[j];
         const bool skip = is_fixed[a] || is_fixed[b];
+        const int first = skip ? -1 : offset(a, b, 0);
         for (int k = 0; k < 3; ++k) {
           model.block_offset_[t][3 * (4 * i + j) + k] =
-              skip ? -1 : EntryOffset(model.pattern_, 3 * a, 3 * b + k);
+              skip ? -1 : first + (outer[3 * b + k] - outer[3 * b]);
         }
       }
     }
@@ -319,10 +328,10 @@ absl::Status CorotationalModel::Assemble(const FemState& state, double h, const 
   }
   FillMatrix(sys.rotations_, 1.0 + h * alpha, h * beta + h * h, sys.matrix_.valuePtr());
 
+  // (The cached columns are of a factor: A's go with each direct solve, A0's with UseRest.)
   if (!same_pattern) {
     sys.analyzed_ = false;
     sys.pattern_id_ = pattern_id_;
-    sys.ForgetColumns();
   }
   if (sys.method_ == CorotationalSolve::kPreconditioned) {
     if (absl::Status s = PrepareRestSystem(h, &sys); !s.ok()) return s;
@@ -382,18 +391,6 @@ void CorotationalModel::FillMatrix(std::span<const Mat3> rotations, double mass_
       }
     }
   }
-}
-
-absl::Status CorotationalModel::PrepareRestSystem(double h, CorotationalSystem* system) const {
-  CorotationalSystem& sys = *system;
-  if (sys.rest_id_ == pattern_id_ && sys.rest_h_ == h) return absl::OkStatus();
-  Eigen::SparseMatrix<double> rest = pattern_;
-  FillMatrix({}, 1.0 + h * material_.mass_damping, h * material_.stiffness_damping + h * h,
-             rest.valuePtr());
-  if (!sys.FactorizeRest(rest, pattern_id_, h)) {
-    return absl::InternalError("corotational step: factorization of the rest system failed");
-  }
-  return absl::OkStatus();
 }
 
 Mat3 CorotationalModel::BodyRotation(const std::vector<Vec3>& x) const {

@@ -108,6 +108,29 @@ class CorotationalSystem {
   int iterations() const { return iterations_; }
   bool exact_response() const { return direct_; }
 
+  // The rest factorization the system preconditions with (null until a step made one or
+  // UseRest gave one), and the map of its vertices (empty: the model's own).
+  const std::shared_ptr<const RestFactorization>& rest_factorization() const { return rest_; }
+  const std::vector<int>& rest_vertices() const { return to_base_; }
+  // Preconditions with `rest` from the next step on: a factorization of this model's rest
+  // system (to_base empty), or of a mesh of the same body that cuts have split since, whose
+  // vertex to_base[v] vertex v was split from (a cut duplicates vertices and leaves the
+  // rest). A split vertex and its twins share their base vertex's columns of A0^-1, plus
+  // J for the modes where they part (see CorotationalModel::SplitOf). The iteration
+  // converges to the model's own dv whatever the factorization; the compliance and the
+  // response are this P^-1, which still gives a force its whole impulse. A step
+  // refactorizes when `rest` is for another step length or the map does not fit.
+  void UseRest(std::shared_ptr<const RestFactorization> rest, std::vector<int> to_base);
+  // Takes the cached columns and blocks of `before`, the system of the same body before a
+  // cut, when both precondition with the same factorization (they are its columns), so
+  // that the contacts the cut left in place cost no solve.
+  void CarryColumns(const CorotationalSystem& before);
+  // The vertex sets whose blocks are cached, and the same computed ahead (on a system
+  // given a rest factorization by UseRest, with the model's held vertices), for another
+  // system to carry once it preconditions with that factorization.
+  std::vector<std::vector<int>> CachedSets() const;
+  void WarmColumns(std::span<const std::vector<int>> sets, std::vector<char> fixed);
+
   // The step's response operator applied to b: A^-1 b when exact_response(), else P^-1 b.
   Eigen::VectorXd Solve(const Eigen::VectorXd& b) const;
   // The 3x3 block (rows of vertex u, columns of vertex v) of that operator, zero when
@@ -144,8 +167,21 @@ class CorotationalSystem {
   bool SolveIteratively(std::span<const Vec3> guess);
   // Factorizes A and solves; false when the factorization fails.
   bool SolveDirectly();
-  // Factorizes A0 (the rest system of the model `id` for step h); false when that fails.
-  bool FactorizeRest(const SparseMatrix& rest, uint64_t id, double h);
+  // J, per vertex: sigma_g / m_v and sigma_g / M_g for the vertices of a split group g,
+  // zero for the others (empty without a map).
+  struct Split {
+    std::vector<double> own;
+    std::vector<double> shared;
+  };
+  // The vertex of the rest factorization's mesh that vertex v stands for, and the key of
+  // v's cached columns (the vertex of the solver's factor they are columns of).
+  int BaseOf(int v) const;
+  int ColumnKey(int v) const;
+  // P^-1 b through the rest factorization, each vertex turned by its frame (one for all,
+  // or one per vertex), through the map to the factorized mesh when there is one.
+  Eigen::VectorXd MappedSolve(std::span<const Mat3> frames, const Eigen::VectorXd& b) const;
+  // The part of the (u, v) block of P^-1 that only split vertices have (zero unless u = v).
+  Mat3 SplitBlock(int u, int v) const;
   // P^-1 b: b turned into the rest frame, solved with A0's factor, turned back.
   Eigen::VectorXd ApplyPreconditioner(const Eigen::VectorXd& b) const;
   // (W A0 W^T)^-1 b, the iteration's preconditioner: b turned into each vertex's rest
@@ -171,13 +207,16 @@ class CorotationalSystem {
   Eigen::VectorXd dv_;
   std::vector<Mat3> rotations_;
   std::vector<char> fixed_;
-  // kPreconditioned: A0's factorization, for the model rest_id_ and the step rest_h_, the
-  // body's rotation from rest this step, and each vertex's.
-  std::unique_ptr<RestFactorization> rest_solver_;
+  // kPreconditioned: A0's factorization (this model's, or that of a mesh this one was cut
+  // from: to_base_ maps each vertex to the one it was split from there, and split_ holds
+  // J, see CorotationalModel::SplitOf), the model it serves (0 until a step accepts it),
+  // the body's rotation from rest this step, and each vertex's.
+  std::shared_ptr<const RestFactorization> rest_;
+  std::vector<int> to_base_;
+  Split split_;
+  uint64_t rest_for_ = 0;
   // The factor the cached columns come from, read out of the solver on first use.
   std::unique_ptr<LdltPaths> paths_;
-  uint64_t rest_id_ = 0;
-  double rest_h_ = 0.0;
   Mat3 frame_ = Mat3::Identity();
   std::vector<Mat3> vertex_frames_;
   bool direct_ = true;
@@ -239,6 +278,10 @@ class CorotationalModel {
   // the state as the next step's first guess.
   void Advance(const CorotationalSystem& system, FemState* state) const;
 
+  // The rest system's factorization for step h (null when it fails), for a system's
+  // UseRest. Reads only the model, so it may run beside the model's other const calls.
+  std::shared_ptr<const RestFactorization> FactorizeRest(double h) const;
+
   // Assemble then Advance.
   absl::Status Step(double h, const Vec3& gravity, std::span<const Vec3> external,
                     CorotationalSystem* system, FemState* state) const;
@@ -257,8 +300,10 @@ class CorotationalModel {
   // from `rotations` (the identity when it is empty); fixed vertices' blocks the identity.
   void FillMatrix(std::span<const Mat3> rotations, double mass_scale, double stiffness_scale,
                   double* values) const;
-  // Factorizes the rest system for step h into the system, if it holds another one.
+  // Gives the system a rest factorization for step h, unless the one it holds serves.
   absl::Status PrepareRestSystem(double h, CorotationalSystem* system) const;
+  // Per vertex, J's scalar when the map to_base splits it (see CorotationalSystem::UseRest).
+  CorotationalSystem::Split SplitOf(double h, std::span<const int> to_base) const;
 
   TetMesh mesh_;
   FemMaterial material_;

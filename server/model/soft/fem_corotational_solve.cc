@@ -42,7 +42,9 @@ class RestFactorization {
   RestFactorization& operator=(const RestFactorization&) = delete;
 
   // False when A is not positive definite or CHOLMOD fails.
-  bool Factorize(const Eigen::SparseMatrix<double>& a) {
+  bool Factorize(const Eigen::SparseMatrix<double>& a, uint64_t pattern, double h) {
+    pattern_ = pattern;
+    h_ = h;
     assert(a.isCompressed() && a.rows() == a.cols() && a.rows() % 3 == 0);
     cholmod_sparse view{};
     view.nrow = view.ncol = a.rows();
@@ -81,6 +83,10 @@ class RestFactorization {
   }
 
   const BlockLdlt& blocks() const { return blocks_; }
+  // The model (pattern id) and step it factorizes the rest system of, and its vertices.
+  uint64_t pattern() const { return pattern_; }
+  double h() const { return h_; }
+  int vertices() const { return blocks_.size() / 3; }
 
  private:
   // The factor's columns: column j of L holds D_j first, then its entries below the
@@ -155,6 +161,8 @@ class RestFactorization {
   cholmod_common common_;
   cholmod_factor* factor_ = nullptr;
   BlockLdlt blocks_;
+  uint64_t pattern_ = 0;
+  double h_ = 0.0;
 };
 
 CorotationalSystem::CorotationalSystem(CorotationalSolve method) : method_(method) {}
@@ -175,27 +183,152 @@ bool CorotationalSystem::SolveDirectly() {
   return solver_.info() == Eigen::Success && dv_.allFinite();
 }
 
-bool CorotationalSystem::FactorizeRest(const SparseMatrix& rest, uint64_t id, double h) {
-  rest_solver_ = std::make_unique<RestFactorization>();
+std::shared_ptr<const RestFactorization> CorotationalModel::FactorizeRest(double h) const {
+  Eigen::SparseMatrix<double> rest = pattern_;
+  FillMatrix({}, 1.0 + h * material_.mass_damping, h * material_.stiffness_damping + h * h,
+             rest.valuePtr());
+  auto factor = std::make_shared<RestFactorization>();
+  if (!factor->Factorize(rest, pattern_id_, h)) return nullptr;
+  return factor;
+}
+
+absl::Status CorotationalModel::PrepareRestSystem(double h, CorotationalSystem* system) const {
+  CorotationalSystem& sys = *system;
+  if (sys.rest_ && sys.rest_for_ == pattern_id_ && sys.rest_->h() == h) return absl::OkStatus();
+  // A factorization given to the system (UseRest) serves while it is for this step and
+  // its map fits: this model's own, or a mesh's this one was cut from.
+  const bool own = sys.to_base_.empty() && sys.rest_ && sys.rest_->pattern() == pattern_id_;
+  const bool mapped =
+      !sys.to_base_.empty() && sys.rest_ &&
+      static_cast<int>(sys.to_base_.size()) == vertex_count() &&
+      std::ranges::all_of(sys.to_base_, [&](int b) { return b >= 0 && b < sys.rest_->vertices(); });
+  if ((own || mapped) && sys.rest_->h() == h) {
+    if (mapped) sys.split_ = SplitOf(h, sys.to_base_);
+    sys.rest_for_ = pattern_id_;
+    return absl::OkStatus();
+  }
+  std::shared_ptr<const RestFactorization> rest = FactorizeRest(h);
+  if (rest == nullptr) {
+    return absl::InternalError("corotational step: factorization of the rest system failed");
+  }
+  sys.UseRest(std::move(rest), {});
+  sys.rest_for_ = pattern_id_;
+  return absl::OkStatus();
+}
+
+// J for the vertices `to_base` splits: per group g of free vertices sharing a base vertex,
+// J_uv = sigma_g (delta_uv / m_u - 1 / M_g) I, M_g the group's mass and sigma_g its mass over
+// the sum of its diagonal means of the rest system (so J is about A0^-1 on the parting
+// mode). J gives no momentum to any force (sum_u m_u J_uv = 0) and is positive on every
+// mode but the group's common motion, which S^T A0^-1 S answers.
+CorotationalSystem::Split CorotationalModel::SplitOf(double h, std::span<const int> to_base) const {
+  Eigen::SparseMatrix<double> rest = pattern_;
+  FillMatrix({}, 1.0 + h * material_.mass_damping, h * material_.stiffness_damping + h * h,
+             rest.valuePtr());
+  // Per base vertex: its free vertices' count, mass and summed diagonal means.
+  const int bases = *std::ranges::max_element(to_base) + 1;
+  std::vector<int> count(bases, 0);
+  std::vector<double> mass(bases, 0.0), diagonal(bases, 0.0);
+  for (size_t v = 0; v < to_base.size(); ++v) {
+    if (rest_.fixed[v]) continue;
+    const std::array<int, 3>& at = diagonal_offset_[v];
+    ++count[to_base[v]];
+    mass[to_base[v]] += rest_.mass[v];
+    diagonal[to_base[v]] +=
+        (rest.valuePtr()[at[0]] + rest.valuePtr()[at[1] + 1] + rest.valuePtr()[at[2] + 2]) / 3.0;
+  }
+  CorotationalSystem::Split split;
+  split.own.assign(to_base.size(), 0.0);
+  split.shared.assign(to_base.size(), 0.0);
+  for (size_t v = 0; v < to_base.size(); ++v) {
+    const int b = to_base[v];
+    if (rest_.fixed[v] || count[b] < 2 || !(rest_.mass[v] > 0.0)) continue;
+    const double sigma = mass[b] / diagonal[b];
+    split.own[v] = sigma / rest_.mass[v];
+    split.shared[v] = sigma / mass[b];
+  }
+  return split;
+}
+
+void CorotationalSystem::UseRest(std::shared_ptr<const RestFactorization> rest,
+                                 std::vector<int> to_base) {
+  rest_ = std::move(rest);
+  to_base_ = std::move(to_base);
+  split_ = {};
+  rest_for_ = 0;
   ForgetColumns();
-  const bool ok = rest_solver_->Factorize(rest);
-  rest_id_ = ok ? id : 0;
-  rest_h_ = h;
-  return ok;
+}
+
+int CorotationalSystem::BaseOf(int v) const { return to_base_.empty() ? v : to_base_[v]; }
+
+int CorotationalSystem::ColumnKey(int v) const { return direct_ ? v : BaseOf(v); }
+
+void CorotationalSystem::WarmColumns(std::span<const std::vector<int>> sets,
+                                     std::vector<char> fixed) {
+  direct_ = false;
+  fixed_ = std::move(fixed);
+  rhs_.setZero(3 * static_cast<Eigen::Index>(fixed_.size()));
+  for (const std::vector<int>& set : sets) (void)InverseBetween(set);
+}
+
+std::vector<std::vector<int>> CorotationalSystem::CachedSets() const {
+  std::vector<std::vector<int>> sets;
+  for (const CachedBlocks& set : between_) sets.push_back(set.vertices);
+  return sets;
+}
+
+void CorotationalSystem::CarryColumns(const CorotationalSystem& before) {
+  if (before.rest_ != rest_ || before.direct_ || rest_ == nullptr) return;
+  direct_ = false;  // the columns are A0's
+  columns_ = before.columns_;
+  between_ = before.between_;
+  // The turned blocks carry J, which the cut may have changed.
+  for (CachedBlocks& set : between_) set.turned.resize(0, 0);
+  steps_ = before.steps_;
+}
+
+// P^-1 b = W S^T A0^-1 S W^T b + J b: b turned into each vertex's frame (one for all, or
+// one per vertex), summed into the vertex of the factorized mesh it was split from (S),
+// solved, and each vertex given its base vertex's answer turned back; plus J, each split
+// vertex's own scalar compliance (the mode where a split vertex and its twin part, which
+// S cannot see). Without a map, S and J are the identity and zero.
+Eigen::VectorXd CorotationalSystem::MappedSolve(std::span<const Mat3> frames,
+                                                const Eigen::VectorXd& b) const {
+  const BlockLdlt& blocks = rest_->blocks();
+  Eigen::VectorXd x(b.size());
+  if (to_base_.empty()) {
+    blocks.Solve(frames, b.data(), x.data());
+    return x;
+  }
+  const auto frame = [&](size_t v) -> const Mat3& { return frames[frames.size() == 1 ? 0 : v]; };
+  Eigen::VectorXd summed = Eigen::VectorXd::Zero(blocks.size());
+  for (size_t v = 0; v < to_base_.size(); ++v) {
+    summed.segment<3>(3 * to_base_[v]) += frame(v).transpose() * b.segment<3>(3 * v);
+  }
+  Eigen::VectorXd y(blocks.size());
+  blocks.Solve({}, summed.data(), y.data());
+  // J b: each split vertex's own share, less its group's shared one (J commutes with the
+  // turns, being a scalar per pair of vertices).
+  Eigen::VectorXd group = Eigen::VectorXd::Zero(blocks.size());
+  for (size_t v = 0; v < to_base_.size(); ++v) {
+    if (split_.shared[v] > 0.0) group.segment<3>(3 * to_base_[v]) += b.segment<3>(3 * v);
+  }
+  for (size_t v = 0; v < to_base_.size(); ++v) {
+    x.segment<3>(3 * v) = frame(v) * y.segment<3>(3 * to_base_[v]) +
+                          split_.own[v] * b.segment<3>(3 * v) -
+                          split_.shared[v] * group.segment<3>(3 * to_base_[v]);
+  }
+  return x;
 }
 
 Eigen::VectorXd CorotationalSystem::ApplyPreconditioner(const Eigen::VectorXd& b) const {
-  Eigen::VectorXd x(b.size());
-  rest_solver_->blocks().Solve(std::span<const Mat3>(&frame_, 1), b.data(), x.data());
-  return x;
+  return MappedSolve(std::span<const Mat3>(&frame_, 1), b);
 }
 
 // W A0^-1 W^T b, W the block-diagonal of the vertices' rotations (W is orthogonal, so this is
 // the inverse of W A0 W^T).
 Eigen::VectorXd CorotationalSystem::ApplyWarpedPreconditioner(const Eigen::VectorXd& b) const {
-  Eigen::VectorXd x(b.size());
-  rest_solver_->blocks().Solve(vertex_frames_, b.data(), x.data());
-  return x;
+  return MappedSolve(vertex_frames_, b);
 }
 
 // Conjugate gradients preconditioned by W A0 W^T, until |r| <= kTolerance |rhs|, from the
@@ -243,10 +376,11 @@ Eigen::VectorXd CorotationalSystem::Solve(const Eigen::VectorXd& b) const {
 }
 
 const CorotationalSystem::CachedColumns& CorotationalSystem::Columns(int v) {
-  if (paths_ == nullptr) paths_ = direct_ ? LdltPaths::Of(solver_) : rest_solver_->Paths();
-  auto [at, added] = columns_.try_emplace(v);
+  if (paths_ == nullptr) paths_ = direct_ ? LdltPaths::Of(solver_) : rest_->Paths();
+  const int key = ColumnKey(v);
+  auto [at, added] = columns_.try_emplace(key);
   if (added) {
-    const int unknowns[3] = {3 * v, 3 * v + 1, 3 * v + 2};
+    const int unknowns[3] = {3 * key, 3 * key + 1, 3 * key + 2};
     paths_->Columns(unknowns, &at->second.unknowns);
   }
   at->second.used = steps_;
@@ -265,7 +399,16 @@ Mat3 CorotationalSystem::Between(const CachedColumns& a, const CachedColumns& b)
 Mat3 CorotationalSystem::InverseBlock(int u, int v) {
   if (fixed_[u] || fixed_[v]) return Mat3::Zero();
   const Mat3 block = Between(Columns(u), Columns(v));
-  return direct_ ? block : Mat3(frame_ * block * frame_.transpose());
+  if (direct_) return block;
+  return frame_ * block * frame_.transpose() + SplitBlock(u, v);
+}
+
+Mat3 CorotationalSystem::SplitBlock(int u, int v) const {
+  if (split_.shared.empty() || !(split_.shared[u] > 0.0) || !(split_.shared[v] > 0.0) ||
+      BaseOf(u) != BaseOf(v)) {
+    return Mat3::Zero();
+  }
+  return ((u == v ? split_.own[u] : 0.0) - split_.shared[u]) * Mat3::Identity();
 }
 
 void CorotationalSystem::ForgetColumns() {
@@ -279,8 +422,8 @@ void CorotationalSystem::AgeColumns() {
   if (std::ranges::none_of(columns_, old)) return;
   std::erase_if(columns_, old);
   std::erase_if(between_, [&](const CachedBlocks& set) {
-    return std::ranges::any_of(set.vertices,
-                               [&](int v) { return !fixed_[v] && !columns_.contains(v); });
+    return std::ranges::any_of(
+        set.vertices, [&](int v) { return !fixed_[v] && !columns_.contains(ColumnKey(v)); });
   });
 }
 
@@ -323,7 +466,7 @@ const Eigen::MatrixXd& CorotationalSystem::InverseBetween(std::span<const int> v
     // The set goes last, so the sets asked for every tick are the last to be dropped.
     std::rotate(set, std::next(set), between_.end());
     for (const int v : vertices) {
-      if (auto at = columns_.find(v); at != columns_.end()) at->second.used = steps_;
+      if (auto at = columns_.find(ColumnKey(v)); at != columns_.end()) at->second.used = steps_;
     }
   }
   set = std::prev(between_.end());
@@ -332,6 +475,16 @@ const Eigen::MatrixXd& CorotationalSystem::InverseBetween(std::span<const int> v
   const Mat3 f = direct_ ? Mat3::Identity() : frame_;
   if (set->turned.size() == 0 || set->turned_frame != f) {
     set->turned = Turned(set->blocks, m, f);
+    // J between the set's split vertices (few: those along a recent cut).
+    std::vector<int> split;
+    for (int i = 0; i < m && !direct_ && !split_.shared.empty(); ++i) {
+      if (split_.shared[vertices[i]] > 0.0) split.push_back(i);
+    }
+    for (const int i : split) {
+      for (const int j : split) {
+        set->turned.block<3, 3>(3 * i, 3 * j) += SplitBlock(vertices[i], vertices[j]);
+      }
+    }
     set->turned_frame = f;
   }
   return set->turned;

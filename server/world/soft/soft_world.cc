@@ -292,7 +292,10 @@ void SoftWorld::StepFreeMotion(double time, double h, const Vec3& gravity,
 // explicit substeps as keep each below 0.9 of their stable step (at most kMaxSubsteps: past
 // that the step may diverge, and is then rolled back).
 bool SoftWorld::StepFem(Body& body, double h, const Vec3& gravity) {
-  if (body.fem) return body.fem->Step(h, gravity, {}, body.system.get(), &body.fem_state).ok();
+  if (body.fem) {
+    body.refresh.Tick(*body.fem, h, body.system.get());
+    return body.fem->Step(h, gravity, {}, body.system.get(), &body.fem_state).ok();
+  }
   constexpr int kMaxSubsteps = 1000;
   // The shortest altitude now, when a tet is flatter than at rest (a scalpel pressing it).
   const StVKModel& model = *body.stvk;
@@ -388,6 +391,7 @@ SoftWorld::SavedState SoftWorld::Save() const {
       saved.x = body.fem_state.x;
       saved.v = body.fem_state.v;
       saved.dv = body.fem_state.dv;
+      if (body.fem) saved.refresh = body.refresh.Save(*body.system, body.fem->mesh());
     }
     saved.topology_version = body.topology_version;
     saved.damage = body.damage;
@@ -416,6 +420,7 @@ void SoftWorld::Restore(SavedState state) {
       body.fem_state.x = std::move(saved.x);
       body.fem_state.v = std::move(saved.v);
       body.fem_state.dv = std::move(saved.dv);
+      if (body.fem) body.refresh.Restore(saved.refresh, *body.fem, body.system.get());
     }
     if (!saved.damage.empty()) body.damage = std::move(saved.damage);
     body.topology_version = saved.topology_version;

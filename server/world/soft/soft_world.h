@@ -29,6 +29,7 @@
 #include "server/model/soft/soft_body_desc.h"
 #include "server/model/soft/tet_mesh.h"
 #include "server/world/frame.h"
+#include "server/world/soft/rest_refresh.h"
 
 namespace ligature {
 
@@ -57,6 +58,8 @@ class SoftWorld {
     // Per-step scratch of the FEM solve (assembled from the state each step), shared by
     // copies of the world (a batch edit keeps one to roll back to).
     std::shared_ptr<CorotationalSystem> system = std::make_shared<CorotationalSystem>();
+    // After a cut, the new mesh's rest system factorized on another thread.
+    RestRefresh refresh;
     // Vertices in a constraint (held vertices included): constraints must not share one.
     absl::flat_hash_map<int, std::string> vertex_owner;
     // How many times cuts changed the mesh's topology.
@@ -112,6 +115,7 @@ class SoftWorld {
     std::vector<Vec3> dv;      // m/s, corotational bodies only (may be empty): FemState::dv
     uint32_t topology_version = 0;
     std::vector<double> damage;  // per tet; empty before the first cut
+    RestRefresh::Saved refresh;  // corotational bodies: see RestRefresh
   };
   struct SavedAnchor {
     std::string soft_body;

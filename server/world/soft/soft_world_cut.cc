@@ -131,9 +131,14 @@ bool RebuildModel(const TetMesh& mesh, const std::vector<int>& fixed,
     absl::StatusOr<CorotationalModel> rebuilt =
         CorotationalModel::Make(mesh, body->fem->material(), fixed);
     if (!rebuilt.ok()) return false;
+    // The scratch's sparsity pattern changed; the rest factorization carries on, mapped
+    // onto the new mesh, while the new mesh's is made.
+    const CorotationalModel model_before = *std::move(body->fem);
     body->fem = *std::move(rebuilt);
-    // The scratch's sparsity pattern changed.
+    const std::shared_ptr<CorotationalSystem> before = std::move(body->system);
     body->system = std::make_shared<CorotationalSystem>();
+    body->refresh.AfterCut(*body->fem, model_before.mesh(), splits, before->time_step(), *before,
+                           body->system.get());
   } else {
     absl::StatusOr<StVKModel> rebuilt = StVKModel::Make(mesh, body->stvk->material(), fixed);
     if (!rebuilt.ok()) return false;

@@ -640,6 +640,35 @@ TEST_F(BadSnapshot, WrongSizes) {
   ExpectRefused(s, "state.soft_bodies[0].dv");
 }
 
+// The meshes a cut body's factorizations are of must be earlier meshes of that body.
+TEST_F(BadSnapshot, RefreshMeshesThatDoNotFitTheBody) {
+  ASSERT_FALSE(snapshot_.state().soft_bodies(0).dv().empty());  // a corotational body
+  const int n = snapshot_.state().soft_bodies(0).x_size() / 3;
+  // Rest positions for the first `kept` vertices, and where each later one was split from.
+  const auto past = [&](int kept, std::vector<int> split_from) {
+    v1::PastMesh mesh;
+    for (int i = 0; i < 3 * kept; ++i) mesh.add_rest(snapshot_.state().soft_bodies(0).x(i));
+    for (const int from : split_from) mesh.add_split_from(from);
+    return mesh;
+  };
+  v1::WorldSnapshot s = snapshot_;
+  *s.mutable_state()->mutable_soft_bodies(0)->mutable_factorized() = past(3, {});
+  s.mutable_state()->mutable_soft_bodies(0)->set_refactor_h(0.01);
+  ExpectRefused(s, "state.soft_bodies[0].factorized");
+  s = snapshot_;
+  *s.mutable_state()->mutable_soft_bodies(0)->mutable_refactorizing() = past(n - 1, {n + 5});
+  s.mutable_state()->mutable_soft_bodies(0)->set_refactor_h(0.01);
+  s.mutable_state()->mutable_soft_bodies(0)->set_refactor_ticks_left(4);
+  ExpectRefused(s, "state.soft_bodies[0].refactorizing.split_from");
+  s = snapshot_;
+  *s.mutable_state()->mutable_soft_bodies(0)->mutable_refactorizing() = past(n - 1, {0});
+  s.mutable_state()->mutable_soft_bodies(0)->set_refactor_ticks_left(4);
+  ExpectRefused(s, "state.soft_bodies[0].refactor_h");
+  s.mutable_state()->mutable_soft_bodies(0)->set_refactor_h(0.01);
+  s.mutable_state()->mutable_soft_bodies(0)->set_refactor_ticks_left(0);
+  ExpectRefused(s, "state.soft_bodies[0].refactor_ticks_left");
+}
+
 TEST_F(BadSnapshot, NonFiniteNumbers) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   v1::WorldSnapshot s = snapshot_;
