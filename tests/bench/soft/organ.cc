@@ -152,8 +152,9 @@ RunResult Organ(const char* name, int rings, int around, int layers, const RunOp
 
 // soft/organ_cut: the organ settled on its tray, then a scalpel pressed into its top and
 // drawn across it (12 cm over 60 ticks) and lifted, five strokes side by side. Reports the
-// median and p99 of the ticks in which a cut happens, and of the tick after each (when the
-// cut body's rest system is factorized again), against the ticks without a cut.
+// median and p99 of the ticks in which a cut happens, and of the tick after each (the body
+// steps with the factorization it had while the cut mesh's is made on another thread),
+// against the ticks without a cut.
 RunResult OrganCut(const RunOptions& options) {
   constexpr char kName[] = "soft/organ_cut";
   absl::StatusOr<v1::Scene> proto = LoadBuiltinScene("organ");
@@ -227,8 +228,9 @@ RunResult OrganCut(const RunOptions& options) {
                            : std::optional<double>(median / Median(plain_ms)))
       .String("notes",
               absl::StrCat(
-                  "median and p99 of the ticks that cut; the tick after each cut (the rest "
-                  "system factorized again): median=",
+                  "median and p99 of the ticks that cut; the tick after each cut (stepping with "
+                  "the factorization from before the cut while another thread makes the cut "
+                  "mesh's): median=",
                   after_ms.empty() ? 0.0 : Median(after_ms),
                   " p99=", after_ms.empty() ? 0.0 : Percentile(after_ms, 99.0),
                   " n=", after_ms.size(), "; cut tick/tick=", median / tick_ms, ", cuts=", cuts,
