@@ -300,6 +300,8 @@ class CorotationalModel {
   // from `rotations` (the identity when it is empty); fixed vertices' blocks the identity.
   void FillMatrix(std::span<const Mat3> rotations, double mass_scale, double stiffness_scale,
                   double* values) const;
+  // The rest system A0 = (1 + h alpha) M + (h beta + h^2) K0 for step h.
+  Eigen::SparseMatrix<double> RestMatrix(double h) const;
   // Gives the system a rest factorization for step h, unless the one it holds serves.
   absl::Status PrepareRestSystem(double h, CorotationalSystem* system) const;
   // Per vertex, J's scalar when the map to_base splits it (see CorotationalSystem::UseRest).

@@ -183,10 +183,15 @@ bool CorotationalSystem::SolveDirectly() {
   return solver_.info() == Eigen::Success && dv_.allFinite();
 }
 
-std::shared_ptr<const RestFactorization> CorotationalModel::FactorizeRest(double h) const {
+Eigen::SparseMatrix<double> CorotationalModel::RestMatrix(double h) const {
   Eigen::SparseMatrix<double> rest = pattern_;
   FillMatrix({}, 1.0 + h * material_.mass_damping, h * material_.stiffness_damping + h * h,
              rest.valuePtr());
+  return rest;
+}
+
+std::shared_ptr<const RestFactorization> CorotationalModel::FactorizeRest(double h) const {
+  const Eigen::SparseMatrix<double> rest = RestMatrix(h);
   auto factor = std::make_shared<RestFactorization>();
   if (!factor->Factorize(rest, pattern_id_, h)) return nullptr;
   return factor;
@@ -222,9 +227,7 @@ absl::Status CorotationalModel::PrepareRestSystem(double h, CorotationalSystem* 
 // mode). J gives no momentum to any force (sum_u m_u J_uv = 0) and is positive on every
 // mode but the group's common motion, which S^T A0^-1 S answers.
 CorotationalSystem::Split CorotationalModel::SplitOf(double h, std::span<const int> to_base) const {
-  Eigen::SparseMatrix<double> rest = pattern_;
-  FillMatrix({}, 1.0 + h * material_.mass_damping, h * material_.stiffness_damping + h * h,
-             rest.valuePtr());
+  const Eigen::SparseMatrix<double> rest = RestMatrix(h);
   // Per base vertex: its free vertices' count, mass and summed diagonal means.
   const int bases = *std::ranges::max_element(to_base) + 1;
   std::vector<int> count(bases, 0);
@@ -289,9 +292,9 @@ void CorotationalSystem::CarryColumns(const CorotationalSystem& before) {
 
 // P^-1 b = W S^T A0^-1 S W^T b + J b: b turned into each vertex's frame (one for all, or
 // one per vertex), summed into the vertex of the factorized mesh it was split from (S),
-// solved, and each vertex given its base vertex's answer turned back; plus J, each split
-// vertex's own scalar compliance (the mode where a split vertex and its twin part, which
-// S cannot see). Without a map, S and J are the identity and zero.
+// solved, and each vertex given its base vertex's answer turned back; plus J on the modes
+// where split vertices part, which S cannot see (see CorotationalModel::SplitOf). Without a
+// map, S and J are the identity and zero.
 Eigen::VectorXd CorotationalSystem::MappedSolve(std::span<const Mat3> frames,
                                                 const Eigen::VectorXd& b) const {
   const BlockLdlt& blocks = rest_->blocks();
@@ -309,14 +312,17 @@ Eigen::VectorXd CorotationalSystem::MappedSolve(std::span<const Mat3> frames,
   blocks.Solve({}, summed.data(), y.data());
   // J b: each split vertex's own share, less its group's shared one (J commutes with the
   // turns, being a scalar per pair of vertices).
+  for (size_t v = 0; v < to_base_.size(); ++v) {
+    x.segment<3>(3 * v) = frame(v) * y.segment<3>(3 * to_base_[v]);
+  }
+  if (split_.shared.empty()) return x;
   Eigen::VectorXd group = Eigen::VectorXd::Zero(blocks.size());
   for (size_t v = 0; v < to_base_.size(); ++v) {
     if (split_.shared[v] > 0.0) group.segment<3>(3 * to_base_[v]) += b.segment<3>(3 * v);
   }
   for (size_t v = 0; v < to_base_.size(); ++v) {
-    x.segment<3>(3 * v) = frame(v) * y.segment<3>(3 * to_base_[v]) +
-                          split_.own[v] * b.segment<3>(3 * v) -
-                          split_.shared[v] * group.segment<3>(3 * to_base_[v]);
+    x.segment<3>(3 * v) +=
+        split_.own[v] * b.segment<3>(3 * v) - split_.shared[v] * group.segment<3>(3 * to_base_[v]);
   }
   return x;
 }
