@@ -19,7 +19,7 @@
 
 namespace ligature {
 
-// A0's factorization: CHOLMOD's simplicial LDL^T on a METIS ordering of the vertices (each
+// A0's factorization: CHOLMOD's simplicial LDL^T on an AMD ordering of the vertices (each
 // vertex's three unknowns kept together, in order), so that L is made of 3x3 blocks and is
 // solved with as BlockLdlt, several times faster than a scalar solve. The simplicial
 // kernels use no BLAS, so the same input gives the same bits on every processor.
@@ -119,8 +119,10 @@ class RestFactorization {
     return out;
   }
 
-  // METIS on the graph of the vertices (two are joined when A couples them), each vertex's
-  // unknowns then taken in order: the pivot order of the factor. Empty when METIS fails.
+  // Approximate minimum degree on the graph of the vertices (two are joined when A couples
+  // them), each vertex's unknowns then taken in order: the pivot order of the factor. Empty
+  // when it fails. AMD keeps no state between calls (METIS draws from a process-wide random
+  // state), so factorizations made on several threads at once stay the same bits.
   std::vector<int> VertexOrder(const Eigen::SparseMatrix<double>& a) {
     const int vertices = static_cast<int>(a.rows() / 3);
     // The graph's lower triangle, a column per vertex, rows sorted.
@@ -150,7 +152,7 @@ class RestFactorization {
     graph.sorted = true;
     graph.packed = true;
     std::vector<int> vertex_order(vertices);
-    if (!cholmod_metis(&graph, nullptr, 0, true, vertex_order.data(), &common_)) return {};
+    if (!cholmod_amd(&graph, nullptr, 0, vertex_order.data(), &common_)) return {};
     std::vector<int> order(3 * vertices);
     for (int k = 0; k < vertices; ++k) {
       for (int c = 0; c < 3; ++c) order[3 * k + c] = 3 * vertex_order[k] + c;

@@ -129,10 +129,6 @@ void RestRefresh::Start(const CorotationalModel& model, double h,
   }).detach();
 }
 
-}  // namespace ligature
-
-namespace ligature {
-
 RestRefresh::Saved RestRefresh::Save(const CorotationalSystem& system,
                                      const TetMesh& current) const {
   Saved saved;
