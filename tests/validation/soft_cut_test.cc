@@ -122,8 +122,9 @@ StrokeResult Stroke(SoftModelKind model, double toughness, double press) {
 }
 
 // The press separates the band, for the corotational and the mass-point models. (An StVK
-// band under the same stroke is dragged along by the pressed tip and makes too few
-// attempts to separate; its cuts are checked in tests/unit/world/soft_world_cut_test.cc.)
+// band under the same stroke is dragged along by the pressed tip, and the tets the blade
+// selects then lie on one side of the cut plane; its cuts are checked in
+// tests/unit/world/soft/soft_world_cut_test.cc.)
 TEST(SoftCut, ScalpelSeparatesTheLigamentAndKeepsItsMass) {
   for (const SoftModelKind model : {SoftModelKind::kCorotational, SoftModelKind::kMassPoint}) {
     const StrokeResult r = Stroke(model, /*toughness=*/2000.0, /*press=*/0.002);
