@@ -196,7 +196,12 @@ void RestRefresh::Restore(const Saved& saved, const CorotationalModel& model,
     }
   }
   if (saved.refactorizing) {
-    absl::StatusOr<CorotationalModel> past = PastModel(model, *saved.refactorizing);
+    // The current mesh itself, unless cuts came since: then its own model is factorized, so
+    // that the factorization serves it without being made again when it takes over.
+    const bool current = saved.refactorizing->split_from.empty() &&
+                         saved.refactorizing->rest == model.mesh().vertices;
+    absl::StatusOr<CorotationalModel> past =
+        current ? absl::StatusOr<CorotationalModel>(model) : PastModel(model, *saved.refactorizing);
     if (!past.ok()) return;
     Start(*past, saved.h, *system);
     if (!saved.refactorizing->split_from.empty()) {

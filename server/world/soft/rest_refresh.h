@@ -47,7 +47,6 @@ class RestRefresh {
 
   // A factorization is under way.
   bool pending() const { return pending_ != nullptr; }
-  int ticks_left() const { return ticks_left_; }
 
   // An earlier mesh of the body, from the current one: its rest positions (its vertices
   // are the current mesh's first ones) and, for each later vertex, the vertex it was split
