@@ -198,13 +198,17 @@ absl::Status LocalConstraintSet::SetSelfAssembly(int id, int steps) {
 // One prediction for all constraints (they do not share points, and a force on one point
 // moves only that point's predicted position), then each constraint's forces.
 absl::StatusOr<std::vector<Vec3>> LocalConstraintSet::ComputeForces(
-    Integrator integrator, const MassPointModel& model, const Vec3& gravity, double h,
-    double time, const MassPointState& state, std::span<const Vec3> external) {
+    Integrator integrator, const MassPointModel& model, const Vec3& gravity, double h, double time,
+    const MassPointState& state, std::span<const Vec3> external, GivenPositions* reached) {
   if (model.points() != num_points_) {
     return absl::InvalidArgumentError(absl::StrCat(
         "model: ", model.points(), " points; the constraints were made for ", num_points_));
   }
   std::vector<Vec3> forces(num_points_, Vec3::Zero());
+  if (reached != nullptr) {
+    reached->given.assign(num_points_, 0);
+    reached->x.assign(num_points_, Vec3::Zero());
+  }
   bool any = false;
   for (const Constraint& c : constraints_) any = any || c.enabled;
   if (!any) return forces;
@@ -310,7 +314,12 @@ absl::StatusOr<std::vector<Vec3>> LocalConstraintSet::ComputeForces(
       r.scale = static_cast<double>(c.ramp_count) / c.ramp_steps;
     }
     for (size_t k = 0; k < r.points.size(); ++k) {
-      forces[r.points[k]] += r.scale * r.full_forces[k];
+      const int p = r.points[k];
+      forces[p] += r.scale * r.full_forces[k];
+      if (reached != nullptr) {
+        reached->given[p] = 1;
+        reached->x[p] = pred[p] + coeff[k] * forces[p];
+      }
     }
     r.evaluated = true;
   }
@@ -320,9 +329,13 @@ absl::StatusOr<std::vector<Vec3>> LocalConstraintSet::ComputeForces(
 absl::Status StepWithConstraints(Integrator integrator, const MassPointModel& model,
                                  const Vec3& gravity, double h, double time,
                                  LocalConstraintSet& constraints, MassPointState* state) {
+  GivenPositions reached;
   absl::StatusOr<std::vector<Vec3>> forces =
-      constraints.ComputeForces(integrator, model, gravity, h, time, *state);
+      constraints.ComputeForces(integrator, model, gravity, h, time, *state, {}, &reached);
   if (!forces.ok()) return forces.status();
+  if (integrator == Integrator::kImplicitEuler) {
+    return StepImplicitEulerTo(model, gravity, h, *forces, reached, state);
+  }
   return Step(integrator, model, gravity, h, *forces, state);
 }
 

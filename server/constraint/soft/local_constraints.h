@@ -114,12 +114,14 @@ class LocalConstraintSet {
   // The constraint forces for the step from `time` to time + h (one per point, zero for
   // points in no constraint). `external` are the other non-model forces of that step (or
   // empty); the constraint forces are to be added to them. Fails on a model of another
-  // size, conflicting constraints, or a failing prediction.
+  // size, conflicting constraints, or a failing prediction. `reached`, when given, is set
+  // to where those forces put the constrained points at the constraint time.
   absl::StatusOr<std::vector<Vec3>> ComputeForces(Integrator integrator,
-                                                  const MassPointModel& model,
-                                                  const Vec3& gravity, double h, double time,
+                                                  const MassPointModel& model, const Vec3& gravity,
+                                                  double h, double time,
                                                   const MassPointState& state,
-                                                  std::span<const Vec3> external = {});
+                                                  std::span<const Vec3> external = {},
+                                                  GivenPositions* reached = nullptr);
 
  private:
   struct Constraint {
@@ -140,7 +142,9 @@ class LocalConstraintSet {
   std::vector<Constraint> constraints_;
 };
 
-// Constraint forces plus one integrator step, at `time`.
+// Constraint forces plus one integrator step, at `time`. Under implicit Euler the step
+// takes the constrained points to where their forces put them (StepImplicitEulerTo), so
+// their neighbours are solved against their motion rather than as if they were free.
 absl::Status StepWithConstraints(Integrator integrator, const MassPointModel& model,
                                  const Vec3& gravity, double h, double time,
                                  LocalConstraintSet& constraints, MassPointState* state);

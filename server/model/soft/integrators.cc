@@ -28,6 +28,7 @@ void StepExplicitEuler(const MassPointModel& model, const Vec3& g, double h,
   std::vector<Vec3> f;
   TotalForces(model, s.x, s.v, g, external, &f);
   for (int i = 0; i < model.points(); ++i) {
+    if (model.held(i)) continue;
     s.x[i] += h * s.v[i];
     s.v[i] += h / model.masses()[i] * f[i];
   }
@@ -38,6 +39,7 @@ void StepSemiImplicitEuler(const MassPointModel& model, const Vec3& g, double h,
   std::vector<Vec3> f;
   TotalForces(model, s.x, s.v, g, external, &f);
   for (int i = 0; i < model.points(); ++i) {
+    if (model.held(i)) continue;
     s.v[i] += h / model.masses()[i] * f[i];
     s.x[i] += h * s.v[i];
   }
@@ -51,11 +53,13 @@ void StepMidpoint(const MassPointModel& model, const Vec3& g, double h,
   std::vector<Vec3> f, xm(n), vm(n);
   TotalForces(model, s.x, s.v, g, external, &f);
   for (int i = 0; i < n; ++i) {
-    xm[i] = s.x[i] + 0.5 * h * s.v[i];
-    vm[i] = s.v[i] + 0.5 * h / model.masses()[i] * f[i];
+    const double step = model.held(i) ? 0.0 : h;
+    xm[i] = s.x[i] + 0.5 * step * s.v[i];
+    vm[i] = s.v[i] + 0.5 * step / model.masses()[i] * f[i];
   }
   TotalForces(model, xm, vm, g, external, &f);
   for (int i = 0; i < n; ++i) {
+    if (model.held(i)) continue;
     s.x[i] += h * vm[i];
     s.v[i] += h / model.masses()[i] * f[i];
   }
@@ -69,11 +73,13 @@ void StepRungeKutta2(const MassPointModel& model, const Vec3& g, double h,
   std::vector<Vec3> f1, f2, xp(n), vp(n);
   TotalForces(model, s.x, s.v, g, external, &f1);
   for (int i = 0; i < n; ++i) {
-    xp[i] = s.x[i] + h * s.v[i];
-    vp[i] = s.v[i] + h / model.masses()[i] * f1[i];
+    const double step = model.held(i) ? 0.0 : h;
+    xp[i] = s.x[i] + step * s.v[i];
+    vp[i] = s.v[i] + step / model.masses()[i] * f1[i];
   }
   TotalForces(model, xp, vp, g, external, &f2);
   for (int i = 0; i < n; ++i) {
+    if (model.held(i)) continue;
     s.x[i] += 0.5 * h * (s.v[i] + vp[i]);
     s.v[i] += 0.5 * h / model.masses()[i] * (f1[i] + f2[i]);
   }
@@ -89,11 +95,13 @@ void StepVerlet(const MassPointModel& model, const Vec3& g, double h,
     ComputeForces(model, s.x, s.v, g, &f);
     s.x_prev.resize(n);
     for (int i = 0; i < n; ++i) {
-      s.x_prev[i] = s.x[i] - h * s.v[i] + 0.5 * h * h / model.masses()[i] * f[i];
+      s.x_prev[i] =
+          model.held(i) ? s.x[i] : s.x[i] - h * s.v[i] + 0.5 * h * h / model.masses()[i] * f[i];
     }
   }
   TotalForces(model, s.x, s.v, g, external, &f);
   for (int i = 0; i < n; ++i) {
+    if (model.held(i)) continue;
     const Vec3 next = 2.0 * s.x[i] - s.x_prev[i] + h * h / model.masses()[i] * f[i];
     s.v[i] = (next - s.x_prev[i]) / (2.0 * h);
     s.x_prev[i] = s.x[i];
@@ -101,9 +109,14 @@ void StepVerlet(const MassPointModel& model, const Vec3& g, double h,
   }
 }
 
-// One linearized backward Euler step; see the header for the equations.
+// One linearized backward Euler step; see the header for the equations. Held points and
+// given points (`to`, may be null) have known velocity changes: their rows and columns
+// become the identity with that change on the right, and the other rows take their
+// coupling to them over to the right-hand side, so the neighbours are solved against
+// their motion.
 absl::Status StepImplicitEuler(const MassPointModel& model, const Vec3& g, double h,
-                               std::span<const Vec3> external, MassPointState& s) {
+                               std::span<const Vec3> external, const GivenPositions* to,
+                               MassPointState& s) {
   const int n = model.points();
   std::vector<Vec3> f_int;
   ComputeForces(model, s.x, s.v, Vec3::Zero(), &f_int);
@@ -116,13 +129,34 @@ absl::Status StepImplicitEuler(const MassPointModel& model, const Vec3& g, doubl
     for (int c = 0; c < 3; ++c) diag.emplace_back(3 * i + c, 3 * i + c, model.masses()[i]);
   }
   mass.setFromTriplets(diag.begin(), diag.end());
-  const Eigen::SparseMatrix<double> system = mass - (h * h) * k - h * d;
+  Eigen::SparseMatrix<double> system = mass - (h * h) * k - h * d;
 
-  Eigen::VectorXd v(3 * n), rhs(3 * n);
-  for (int i = 0; i < n; ++i) v.segment<3>(3 * i) = s.v[i];
-  const Eigen::VectorXd kv = k * v;
+  Eigen::VectorXd v(3 * n), rhs(3 * n), known = Eigen::VectorXd::Zero(3 * n);
+  std::vector<char> fixed(n, 0);
   for (int i = 0; i < n; ++i) {
-    rhs.segment<3>(3 * i) = h * (f_int[i] + h * kv.segment<3>(3 * i));
+    v.segment<3>(3 * i) = s.v[i];
+    if (to != nullptr && to->given[i]) {
+      fixed[i] = 1;
+      known.segment<3>(3 * i) = (to->x[i] - s.x[i]) / h - s.v[i];
+    } else if (model.held(i)) {
+      fixed[i] = 1;
+    }
+  }
+  const Eigen::VectorXd kv = k * v;
+  const Eigen::VectorXd coupling = system * known;
+  for (int i = 0; i < n; ++i) {
+    rhs.segment<3>(3 * i) =
+        fixed[i]
+            ? Eigen::Vector3d(known.segment<3>(3 * i))
+            : Eigen::Vector3d(h * (f_int[i] + model.masses()[i] * g + h * kv.segment<3>(3 * i)) -
+                              coupling.segment<3>(3 * i));
+  }
+  system.prune([&](Eigen::Index row, Eigen::Index col, double) {
+    return !(fixed[row / 3] || fixed[col / 3]);
+  });
+  for (int i = 0; i < n; ++i) {
+    if (!fixed[i]) continue;
+    for (int c = 0; c < 3; ++c) system.coeffRef(3 * i + c, 3 * i + c) = 1.0;
   }
   Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> solver(system);
   if (solver.info() != Eigen::Success) {
@@ -133,10 +167,38 @@ absl::Status StepImplicitEuler(const MassPointModel& model, const Vec3& g, doubl
     return absl::InternalError("implicit Euler: the linear solve failed");
   }
   for (int i = 0; i < n; ++i) {
-    Vec3 explicit_part = h * g;
-    if (!external.empty()) explicit_part += h / model.masses()[i] * external[i];
+    if (to != nullptr && to->given[i]) {
+      s.v[i] = (to->x[i] - s.x[i]) / h;
+      s.x[i] = to->x[i];
+      continue;
+    }
+    if (model.held(i)) continue;
+    Vec3 explicit_part = Vec3::Zero();
+    if (!external.empty()) explicit_part = h / model.masses()[i] * external[i];
     s.v[i] += dv.segment<3>(3 * i) + explicit_part;
     s.x[i] += h * s.v[i];
+  }
+  return absl::OkStatus();
+}
+
+// Checks a step's inputs and puts the held points at rest where they are.
+absl::Status StartStep(const MassPointModel& model, double h, std::span<const Vec3> external,
+                       MassPointState* state) {
+  const int n = model.points();
+  if (!(h > 0.0)) return absl::InvalidArgumentError(absl::StrCat("h: ", h, " must be > 0"));
+  if (static_cast<int>(state->x.size()) != n || static_cast<int>(state->v.size()) != n) {
+    return absl::InvalidArgumentError(absl::StrCat("state: ", state->x.size(), " positions and ",
+                                                   state->v.size(), " velocities for ", n,
+                                                   " points"));
+  }
+  if (!external.empty() && static_cast<int>(external.size()) != n) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("external: ", external.size(), " forces for ", n, " points"));
+  }
+  for (int i = 0; i < n; ++i) {
+    if (!model.held(i)) continue;
+    state->v[i].setZero();
+    if (static_cast<int>(state->x_prev.size()) == n) state->x_prev[i] = state->x[i];
   }
   return absl::OkStatus();
 }
@@ -157,23 +219,13 @@ std::string_view IntegratorName(Integrator integrator) {
 
 absl::Status Step(Integrator integrator, const MassPointModel& model, const Vec3& gravity,
                   double h, std::span<const Vec3> external, MassPointState* state) {
-  const int n = model.points();
-  if (!(h > 0.0)) return absl::InvalidArgumentError(absl::StrCat("h: ", h, " must be > 0"));
-  if (static_cast<int>(state->x.size()) != n || static_cast<int>(state->v.size()) != n) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("state: ", state->x.size(), " positions and ", state->v.size(),
-                     " velocities for ", n, " points"));
-  }
-  if (!external.empty() && static_cast<int>(external.size()) != n) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("external: ", external.size(), " forces for ", n, " points"));
-  }
+  if (absl::Status s = StartStep(model, h, external, state); !s.ok()) return s;
   switch (integrator) {
     case Integrator::kExplicitEuler:
       StepExplicitEuler(model, gravity, h, external, *state);
       return absl::OkStatus();
     case Integrator::kImplicitEuler:
-      return StepImplicitEuler(model, gravity, h, external, *state);
+      return StepImplicitEuler(model, gravity, h, external, nullptr, *state);
     case Integrator::kSemiImplicitEuler:
       StepSemiImplicitEuler(model, gravity, h, external, *state);
       return absl::OkStatus();
@@ -188,6 +240,18 @@ absl::Status Step(Integrator integrator, const MassPointModel& model, const Vec3
       return absl::OkStatus();
   }
   return absl::InvalidArgumentError("integrator: unknown");
+}
+
+absl::Status StepImplicitEulerTo(const MassPointModel& model, const Vec3& gravity, double h,
+                                 std::span<const Vec3> external, const GivenPositions& to,
+                                 MassPointState* state) {
+  const size_t n = static_cast<size_t>(model.points());
+  if (to.given.size() != n || to.x.size() != n) {
+    return absl::InvalidArgumentError(absl::StrCat("to: ", to.given.size(), " marks and ",
+                                                   to.x.size(), " positions for ", n, " points"));
+  }
+  if (absl::Status s = StartStep(model, h, external, state); !s.ok()) return s;
+  return StepImplicitEuler(model, gravity, h, external, &to, *state);
 }
 
 double PositionForceCoefficient(Integrator integrator, double h, double mass) {

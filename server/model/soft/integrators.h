@@ -19,6 +19,7 @@
 #include <array>
 #include <span>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -43,14 +44,17 @@ inline constexpr std::array<Integrator, 6> kAllIntegrators = {
 std::string_view IntegratorName(Integrator integrator);
 
 // Advances `state` by h. `external` holds one force per point (or is empty for none).
+// The model's held points stay where they are with zero velocity (forces on them are
+// ignored); the others move against them as fixed supports in every scheme.
 //
 // Implicit Euler: one linearized backward Euler step of the model's elastic and damping
 // forces with the full sparse Jacobians (analytic; see ElasticStiffness):
-//   (M - h^2 K - h D) dv_int = h (F_int + h K v),   solved with SimplicialLDLT,
-//   v^{t+h} = v + dv_int + h (g + F_ext / m),       x^{t+h} = x + h v^{t+h}.
-// Gravity and external forces have no Jacobian; they enter the velocity explicitly (for
-// gravity that is identical, since uniform translation is in K's and D's null space). So
-// c_i = h^2 / m_i exactly, as in the paper's eq. 10.
+//   (M - h^2 K - h D) dv = h (F_int + M g + h K v),   solved with SimplicialLDLT,
+//   v^{t+h} = v + dv + h F_ext / m,                  x^{t+h} = x + h v^{t+h},
+// with a held point's rows and columns the identity (its dv is zero). Gravity is in the
+// solve: with held points, a uniform fall of the others is not in K's null space, and the
+// body settles where its elastic forces carry its weight. External forces have no Jacobian;
+// they enter the velocity explicitly, so c_i = h^2 / m_i exactly, as in the paper's eq. 10.
 //
 // Verlet: on its first step (state.x_prev empty) x^{t-h} is set to x - h v + h^2/(2m) F
 // with the model's forces and gravity (Taylor start, so constant acceleration is exact).
@@ -59,6 +63,22 @@ std::string_view IntegratorName(Integrator integrator);
 // Fails on h <= 0 or mismatched sizes, or when the implicit system cannot be factored.
 absl::Status Step(Integrator integrator, const MassPointModel& model, const Vec3& gravity,
                   double h, std::span<const Vec3> external, MassPointState* state);
+
+// Positions some points must reach at the end of a step: given[i] marks them, x[i] is
+// where (both sized to the model's points).
+struct GivenPositions {
+  std::vector<char> given;
+  std::vector<Vec3> x;  // m
+};
+
+// One implicit Euler step in which the given points are not solved for: they land exactly
+// on their positions (with the velocity that takes them there) and the other points are
+// solved against their motion, so the elastic forces the given points feel reach their
+// neighbours within the step. External forces on given points are ignored. With no point
+// given this is Step(kImplicitEuler, ...).
+absl::Status StepImplicitEulerTo(const MassPointModel& model, const Vec3& gravity, double h,
+                                 std::span<const Vec3> external, const GivenPositions& to,
+                                 MassPointState* state);
 
 // c_i of eq. 1: how a force on point i, constant over the step, moves x_i^{t+h}.
 //   explicit Euler 0, implicit / semi-implicit Euler and Verlet h^2/m, midpoint and RK2

@@ -54,7 +54,8 @@ void AddBlock(std::vector<Eigen::Triplet<double>>& out, int bi, int bj, const Ma
 
 // Collects the distinct tet edges and the lumped masses, then defers to FromParts.
 absl::StatusOr<MassPointModel> MassPointModel::FromTetMesh(const TetMesh& mesh,
-                                                           const MassPointMaterial& material) {
+                                                           const MassPointMaterial& material,
+                                                           std::span<const int> held) {
   if (mesh.tets.empty()) return absl::InvalidArgumentError("mesh: has no tets");
   if (!(material.density > 0.0) || !std::isfinite(material.density)) {
     return absl::InvalidArgumentError("density: must be finite and > 0");
@@ -84,14 +85,16 @@ absl::StatusOr<MassPointModel> MassPointModel::FromTetMesh(const TetMesh& mesh,
       }
     }
   }
-  return FromParts(mesh.vertices, std::move(masses), std::move(edges), mesh.tets, material);
+  return FromParts(mesh.vertices, std::move(masses), std::move(edges), mesh.tets, material, held);
 }
 
 // Validates the parts and records rest lengths and volumes.
-absl::StatusOr<MassPointModel> MassPointModel::FromParts(
-    std::vector<Vec3> rest_positions, std::vector<double> masses,
-    std::vector<std::array<int, 2>> edges, std::vector<std::array<int, 4>> tets,
-    const MassPointMaterial& material) {
+absl::StatusOr<MassPointModel> MassPointModel::FromParts(std::vector<Vec3> rest_positions,
+                                                         std::vector<double> masses,
+                                                         std::vector<std::array<int, 2>> edges,
+                                                         std::vector<std::array<int, 4>> tets,
+                                                         const MassPointMaterial& material,
+                                                         std::span<const int> held) {
   if (absl::Status s = CheckMaterial(material); !s.ok()) return s;
   const int n = static_cast<int>(rest_positions.size());
   if (n == 0) return absl::InvalidArgumentError("rest_positions: empty");
@@ -133,6 +136,14 @@ absl::StatusOr<MassPointModel> MassPointModel::FromParts(
           absl::StrCat("tet ", t, ": rest volume ", volume, " is not positive"));
     }
     model.rest_volumes_.push_back(volume);
+  }
+  model.held_.assign(n, 0);
+  for (size_t k = 0; k < held.size(); ++k) {
+    if (held[k] < 0 || held[k] >= n) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("held ", k, ": point index ", held[k], " out of range [0, ", n, ")"));
+    }
+    model.held_[held[k]] = 1;
   }
   model.rest_positions_ = std::move(rest_positions);
   model.masses_ = std::move(masses);

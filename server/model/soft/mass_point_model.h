@@ -10,7 +10,9 @@
 //   edge damping:                  F_i = -c ((v_i - v_j) . u) u,  F_j = -F_i
 //
 // Masses come from the rest volumes: each tet's volume times the density is split equally
-// over its four vertices. The model (rest lengths, rest volumes, masses, stiffness) is
+// over its four vertices. Held points are pinned where they are: every integrator leaves
+// them in place, at rest, and the implicit one solves their neighbours against them as
+// fixed supports. The model (rest lengths, rest volumes, masses, stiffness, held points) is
 // constant; MassPointState is what changes.
 
 #include <array>
@@ -36,10 +38,11 @@ class MassPointModel {
  public:
   // From a tet mesh at rest: every distinct tet edge is a distance spring, every tet a
   // volume element, masses from the tet volumes. Fails on an empty mesh, bad indices,
-  // non-positive tet volumes, a point that no tet uses (it would have no mass) or bad
-  // material values.
+  // non-positive tet volumes, a point that no tet uses (it would have no mass), bad
+  // material values or a held index out of range.
   static absl::StatusOr<MassPointModel> FromTetMesh(const TetMesh& mesh,
-                                                    const MassPointMaterial& material);
+                                                    const MassPointMaterial& material,
+                                                    std::span<const int> held = {});
 
   // From explicit parts (small systems such as a single spring): rest positions, masses
   // (all > 0), edges and tets over those points. Rest lengths and volumes are taken from
@@ -48,7 +51,8 @@ class MassPointModel {
                                                   std::vector<double> masses,
                                                   std::vector<std::array<int, 2>> edges,
                                                   std::vector<std::array<int, 4>> tets,
-                                                  const MassPointMaterial& material);
+                                                  const MassPointMaterial& material,
+                                                  std::span<const int> held = {});
 
   int points() const { return static_cast<int>(masses_.size()); }
   const std::vector<Vec3>& rest_positions() const { return rest_positions_; }
@@ -59,6 +63,8 @@ class MassPointModel {
   const std::vector<std::array<int, 4>>& tets() const { return tets_; }
   const std::vector<double>& rest_volumes() const { return rest_volumes_; }
   const MassPointMaterial& material() const { return material_; }
+  // Whether point i is pinned in place.
+  bool held(int i) const { return held_[i] != 0; }
 
  private:
   std::vector<Vec3> rest_positions_;
@@ -68,6 +74,7 @@ class MassPointModel {
   std::vector<std::array<int, 4>> tets_;
   std::vector<double> rest_volumes_;
   MassPointMaterial material_;
+  std::vector<char> held_;  // one per point
 };
 
 // The changing part: positions and velocities. x_prev (the positions one step earlier) is

@@ -56,15 +56,15 @@ absl::Status SoftWorld::AddBody(const SoftBodyDesc& desc) {
     }
   }
   if (desc.model == SoftModelKind::kMassPoint) {
-    absl::StatusOr<MassPointModel> model = MassPointModel::FromTetMesh(desc.mesh, desc.mass_point);
+    absl::StatusOr<MassPointModel> model =
+        MassPointModel::FromTetMesh(desc.mesh, desc.mass_point, desc.fixed);
     if (!model.ok()) return InvalidSoftField("mesh", std::string(model.status().message()));
     body.mass_point = *std::move(model);
     body.mass_point_state = RestState(*body.mass_point);
     body.constraints = LocalConstraintSet(body.mass_point->points());
-    // Held vertices are nails at their rest positions.
+    // Held vertices are pinned by the model; no local constraint may take them.
     for (const int v : desc.fixed) {
-      if (!body.vertex_owner.emplace(v, "fixed_vertices").second ||
-          !body.constraints.AddNail(v, desc.mesh.vertices[v]).ok()) {
+      if (!body.vertex_owner.emplace(v, "fixed_vertices").second) {
         return InvalidSoftField("fixed_vertices", "a vertex is listed twice");
       }
     }

@@ -100,13 +100,13 @@ Vec3 PressTip(const Vec3& tip, const SurfacePoint& touch, const Touch& at,
 // The body's model rebuilt on the cut mesh, with `state` (FEM positions and velocities,
 // extended to the duplicates); false, with the body unchanged, when a model cannot be
 // built. A mass-point body keeps its local constraints (the set grows to the new vertices)
-// and its held vertices' duplicates are nailed where their originals are; a Verlet body's
-// previous positions are extended like its positions.
+// and its held vertices' duplicates are held too; a Verlet body's previous positions are
+// extended like its positions.
 bool RebuildModel(const TetMesh& mesh, const std::vector<int>& fixed,
                   std::span<const VertexSplit> splits, FemState state, SoftWorld::Body* body) {
   if (body->mass_point) {
     absl::StatusOr<MassPointModel> rebuilt =
-        MassPointModel::FromTetMesh(mesh, body->desc.mass_point);
+        MassPointModel::FromTetMesh(mesh, body->desc.mass_point, fixed);
     if (!rebuilt.ok()) return false;
     std::vector<Vec3> x_prev = body->mass_point_state.x_prev;
     if (!x_prev.empty()) {
@@ -116,9 +116,6 @@ bool RebuildModel(const TetMesh& mesh, const std::vector<int>& fixed,
     for (const VertexSplit& split : splits) {
       auto owner = body->vertex_owner.find(split.original);
       if (owner == body->vertex_owner.end() || owner->second != "fixed_vertices") continue;
-      if (!body->constraints.AddNail(split.duplicate, mesh.vertices[split.duplicate]).ok()) {
-        continue;
-      }
       body->vertex_owner[split.duplicate] = "fixed_vertices";
     }
     body->mass_point = *std::move(rebuilt);

@@ -2,8 +2,9 @@
 // constraint holds to 1e-9 after every step (from the step the integrator can first act
 // on: the first, or the second for explicit Euler), points-to-point leaves the momentum
 // unchanged, switching off frees the point, self-assembly ramps its force as j / n and
-// meets the constraint after n steps. Also the paper's explicit Verlet and midpoint nail
-// formulas (eqs. 15 and 18), closest points and input errors.
+// meets the constraint after n steps; a box nailed under implicit Euler hangs in static
+// equilibrium. Also the paper's explicit Verlet and midpoint nail formulas (eqs. 15 and
+// 18), closest points and input errors.
 
 #include "server/constraint/soft/local_constraints.h"
 
@@ -325,6 +326,44 @@ TEST_P(LocalConstraintTest, SelfAssemblyRampsAndArrives) {
       EXPECT_LT(gap, kTol) << j;  // arrived after n steps, and stays
     }
   }
+}
+
+// A 10 cm box (k_d = 50 N, k_v = 20 J) nailed at its top centre under implicit Euler at
+// 100 Hz hangs in static equilibrium: the elastic forces carry every other point's weight,
+// and it hangs as the same box whose top centre the model holds.
+TEST(LocalConstraintImplicitTest, NailedBoxHangsInStaticEquilibrium) {
+  const TetMesh mesh = MakeBoxMesh(Vec3(0.05, 0.05, 0.05), 2, 2, 2);
+  const int top = 22;  // grid point (1, 1, 2): x + 3 (y + 3 z)
+  ASSERT_LT((mesh.vertices[top] - Vec3(0.0, 0.0, 0.05)).norm(), 1e-12);
+  MassPointMaterial material;
+  material.density = 500.0;
+  material.distance_stiffness = 50.0;
+  material.volume_stiffness = 20.0;
+  material.damping = 0.5;
+  const std::vector<int> held = {top};
+  absl::StatusOr<MassPointModel> nailed = MassPointModel::FromTetMesh(mesh, material);
+  absl::StatusOr<MassPointModel> pinned = MassPointModel::FromTetMesh(mesh, material, held);
+  ASSERT_TRUE(nailed.ok() && pinned.ok());
+  LocalConstraintSet nail(nailed->points()), none(pinned->points());
+  ASSERT_TRUE(nail.AddNail(top, mesh.vertices[top]).ok());
+  MassPointState a = RestState(*nailed), b = RestState(*pinned);
+  const double h = 0.01;
+  for (int k = 0; k < 3000; ++k) {
+    ASSERT_TRUE(
+        StepWithConstraints(Integrator::kImplicitEuler, *nailed, kGravity, h, k * h, nail, &a)
+            .ok());
+    ASSERT_TRUE(
+        StepWithConstraints(Integrator::kImplicitEuler, *pinned, kGravity, h, k * h, none, &b)
+            .ok());
+  }
+  std::vector<Vec3> f;
+  ComputeForces(*nailed, a.x, a.v, kGravity, &f);
+  for (int i = 0; i < nailed->points(); ++i) {
+    EXPECT_LT((a.x[i] - b.x[i]).norm(), 1e-9) << i;
+    if (i == top) continue;
+    EXPECT_LT(f[i].norm(), 1e-9 * nailed->masses()[i] * 9.81) << i;
+  }
+  EXPECT_LT(a.x[0].z(), mesh.vertices[0].z() - 1e-4);  // it does hang
 }
 
 // Eq. 15 (Verlet) and eq. 18 (midpoint): the nail force in the paper's explicit forms.

@@ -1,7 +1,7 @@
 // Integrators for the mass-point model: free fall against the closed forms, the generic
 // form of eq. 1 against the actual step, the force coefficient c_i (a force on one point
-// moves only that point, by c_i F), the period of a spring-mass oscillator, and the
-// energy behaviour of explicit and implicit Euler.
+// moves only that point, by c_i F), a chain hanging from a held point, the period of a
+// spring-mass oscillator, and the energy behaviour of explicit and implicit Euler.
 
 #include "server/model/soft/integrators.h"
 
@@ -132,6 +132,43 @@ TEST_P(IntegratorTest, ForceOnOnePointMovesOnlyThatPoint) {
     MassPointState next = s;
     ASSERT_TRUE(Step(integrator, model, kGravity, h, external, &next).ok());
     for (int i = 0; i < model.points(); ++i) EXPECT_EQ(next.x[i], (*pushed)[i]);
+  }
+}
+
+// A vertical chain of four springs (k_d = 100 N, l0 = 0.1 m, 0.1 kg points, critically
+// damped) hanging from a held top point comes to its static stretch: each spring carries
+// the weight of the points below it, so its strain is g m (points below) / k_d. The held
+// point never moves, whatever force is put on it.
+TEST_P(IntegratorTest, HeldPointCarriesAHangingChain) {
+  const Integrator integrator = GetParam();
+  constexpr int kPoints = 5;
+  constexpr double kMass = 0.1, kRest = 0.1;
+  MassPointMaterial material;
+  material.distance_stiffness = 100.0;
+  material.volume_stiffness = 0.0;
+  material.damping = 20.0;
+  std::vector<Vec3> rest;
+  std::vector<std::array<int, 2>> edges;
+  for (int i = 0; i < kPoints; ++i) {
+    rest.emplace_back(0.0, 0.0, -kRest * i);
+    if (i > 0) edges.push_back({i - 1, i});
+  }
+  const std::vector<int> held = {0};
+  absl::StatusOr<MassPointModel> model = MassPointModel::FromParts(
+      rest, std::vector<double>(kPoints, kMass), edges, {}, material, held);
+  ASSERT_TRUE(model.ok()) << model.status();
+  MassPointState s = RestState(*model);
+  std::vector<Vec3> external(kPoints, Vec3::Zero());
+  external[0] = Vec3(3.0, -2.0, 5.0);
+  for (int k = 0; k < 3000; ++k) {
+    ASSERT_TRUE(Step(integrator, *model, kGravity, 1e-3, external, &s).ok());
+    ASSERT_EQ(s.x[0], rest[0]);
+    ASSERT_EQ(s.v[0], Vec3::Zero());
+  }
+  for (int i = 1; i < kPoints; ++i) {
+    const double strain = (s.x[i] - s.x[i - 1]).norm() / kRest - 1.0;
+    const double below = kPoints - i;
+    EXPECT_NEAR(strain, 9.81 * kMass * below / material.distance_stiffness, 1e-9) << i;
   }
 }
 

@@ -1,10 +1,14 @@
 // SoftWorld: bodies and constraints are validated and nothing is half-applied; removing a
 // body removes its constraints; removing a constraint frees its vertices and lets them
-// move; constraints follow a body's pose; a runaway step is rolled back.
+// move; constraints follow a body's pose; a mass-point band held at its ends carries its
+// weight; a runaway step is rolled back.
+
+#include "server/world/soft/soft_world.h"
 
 #include <gtest/gtest.h>
 
-#include "server/world/soft/soft_world.h"
+#include <algorithm>
+#include <cmath>
 
 namespace ligature {
 namespace {
@@ -104,6 +108,46 @@ TEST(SoftWorldTest, NailFollowsABodysPose) {
     world.Step(i * 1e-3, 1e-3, kGravity, poses);
     EXPECT_LT((world.FindBody("a")->positions()[0] - hand.position).norm(), 1e-9) << i;
   }
+}
+
+// A mass-point band (8 x 1 x 2 cells) held at both end faces, implicit Euler at 200 Hz,
+// comes to rest in static equilibrium: on every free vertex the elastic forces carry its
+// weight. Its sag is linear elastic: ten times stiffer (both stiffnesses), a tenth of the
+// sag.
+TEST(SoftWorldTest, MassPointBandHeldAtItsEndsCarriesItsWeight) {
+  auto sag = [](double stiffness) {
+    SoftBodyDesc band;
+    band.id = "band";
+    band.mesh = MakeBoxMesh(Vec3(0.04, 0.005, 0.01), 8, 1, 2);
+    band.model = SoftModelKind::kMassPoint;
+    band.mass_point.distance_stiffness = stiffness;
+    band.mass_point.volume_stiffness = 5e-4 * stiffness;
+    band.mass_point.damping = 0.5;
+    for (size_t v = 0; v < band.mesh.vertices.size(); ++v) {
+      if (std::abs(std::abs(band.mesh.vertices[v].x()) - 0.04) < 1e-9) {
+        band.fixed.push_back(static_cast<int>(v));
+      }
+    }
+    SoftWorld world;
+    EXPECT_TRUE(world.AddBody(band).ok());
+    for (int i = 0; i < 2000; ++i) world.Step(i * 0.005, 0.005, kGravity, nullptr);
+    const SoftWorld::Body& body = *world.FindBody("band");
+    std::vector<Vec3> forces;
+    ComputeForces(*body.mass_point, body.positions(), body.velocities(), kGravity, &forces);
+    double drop = 0.0;
+    for (size_t v = 0; v < forces.size(); ++v) {
+      if (body.held(static_cast<int>(v))) {
+        EXPECT_EQ(body.positions()[v], band.mesh.vertices[v]) << v;
+        continue;
+      }
+      EXPECT_LT(forces[v].norm(), 1e-6 * body.masses()[v] * 9.81) << v;
+      drop = std::max(drop, band.mesh.vertices[v].y() - body.positions()[v].y());
+    }
+    return drop;
+  };
+  const double soft = sag(10.0), stiff = sag(100.0);
+  EXPECT_GT(soft, 0.0);
+  EXPECT_NEAR(stiff / soft, 0.1, 0.001);
 }
 
 TEST(SoftWorldTest, RunawayStepIsRolledBack) {
