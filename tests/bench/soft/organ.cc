@@ -32,9 +32,6 @@ double MsSince(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 }
 
-// The organ's toughness in soft/organ_cut, Pa.
-constexpr double kToughness = 100.0;
-
 // A line with no figures, saying why.
 RunResult Failed(const char* name, const std::string& why) {
   RunResult result;
@@ -150,7 +147,7 @@ RunResult Organ(const char* name, int rings, int around, int layers, const RunOp
   return result;
 }
 
-// soft/organ_cut: the organ settled on its tray, then a scalpel pressed into its top and
+// soft/organ_cut: the organ settled on its tray, then the scene's scalpel pressed into its top and
 // drawn across it (12 cm over 60 ticks) and lifted, five strokes side by side. Reports the
 // median and p99 of the ticks in which a cut happens, and of the tick after each (the body
 // steps with the factorization it had while the cut mesh's is made on another thread),
@@ -159,20 +156,6 @@ RunResult OrganCut(const RunOptions& options) {
   constexpr char kName[] = "soft/organ_cut";
   absl::StatusOr<v1::Scene> proto = LoadBuiltinScene("organ");
   if (!proto.ok()) return Failed(kName, absl::StrCat("scene: ", proto.status().message()));
-  for (v1::Body& body : *proto->mutable_bodies()) {
-    if (body.id() == "organ") body.mutable_soft()->mutable_cutting()->set_toughness(kToughness);
-  }
-  v1::Body& scalpel = *proto->add_bodies();
-  scalpel.set_id("scalpel");
-  scalpel.set_kind(v1::BODY_KIND_KINEMATIC);
-  v1::Vec3& half = *scalpel.mutable_shape()->mutable_box()->mutable_half_extents();
-  half.set_x(0.0005);
-  half.set_y(0.02);
-  half.set_z(0.0005);
-  scalpel.mutable_pose()->mutable_position()->set_y(1.2);
-  scalpel.mutable_scalpel()->mutable_tip()->set_y(-0.02);
-  scalpel.mutable_scalpel()->set_cut_depth(0.01);
-  scalpel.mutable_scalpel()->set_contact_distance(0.002);
   absl::StatusOr<SceneDesc> scene = SceneFromProto(*proto);
   if (!scene.ok()) return Failed(kName, absl::StrCat("scene: ", scene.status().message()));
   auto world = World::FromScene("bench", *scene, WorldLimits{});
@@ -226,16 +209,17 @@ RunResult OrganCut(const RunOptions& options) {
       .Number("ratio", cut_ms.empty() || plain_ms.empty()
                            ? std::nullopt
                            : std::optional<double>(median / Median(plain_ms)))
-      .String("notes",
-              absl::StrCat(
-                  "median and p99 of the ticks that cut; the tick after each cut (stepping with "
-                  "the factorization from before the cut while another thread makes the cut "
-                  "mesh's): median=",
-                  after_ms.empty() ? 0.0 : Median(after_ms),
-                  " p99=", after_ms.empty() ? 0.0 : Percentile(after_ms, 99.0),
-                  " n=", after_ms.size(), "; cut tick/tick=", median / tick_ms, ", cuts=", cuts,
-                  ", vertices ", vertices_before, " -> ", organ->positions().size(), ", toughness ",
-                  kToughness, " Pa, ", strokes, " strokes 12 cm long, 1 cm deep, 100 Hz"));
+      .String(
+          "notes",
+          absl::StrCat(
+              "median and p99 of the ticks that cut; the tick after each cut (stepping with "
+              "the factorization from before the cut while another thread makes the cut "
+              "mesh's): median=",
+              after_ms.empty() ? 0.0 : Median(after_ms),
+              " p99=", after_ms.empty() ? 0.0 : Percentile(after_ms, 99.0), " n=", after_ms.size(),
+              "; cut tick/tick=", median / tick_ms, ", cuts=", cuts, ", vertices ", vertices_before,
+              " -> ", organ->positions().size(), ", toughness ", organ->desc.cutting->toughness,
+              " Pa, ", strokes, " strokes 12 cm long, 1 cm deep, 100 Hz"));
   RunResult result;
   result.json_lines.push_back(line.Finish());
   return result;
