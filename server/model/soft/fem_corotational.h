@@ -123,8 +123,9 @@ class CorotationalSystem {
   void UseRest(std::shared_ptr<const RestFactorization> rest, std::vector<int> to_base);
   // Takes the cached columns and blocks of `before`, the system of the same body before a
   // cut, when both precondition with the same factorization (they are its columns), so
-  // that the contacts the cut left in place cost no solve.
+  // that the contacts the cut left in place cost no solve. The second form moves them.
   void CarryColumns(const CorotationalSystem& before);
+  void CarryColumns(CorotationalSystem&& before);
   // The vertex sets whose blocks are cached, and the same computed ahead (on a system
   // given a rest factorization by UseRest, with the model's held vertices), for another
   // system to carry once it preconditions with that factorization.
@@ -239,6 +240,10 @@ class CorotationalSystem {
   static Eigen::MatrixXd Turned(const Eigen::MatrixXd& between, int m, const Mat3& f);
   static constexpr size_t kBlockSets = 4;
   std::vector<CachedBlocks> between_;
+
+  // Both CarryColumns: `before` is a const or an rvalue reference.
+  template <typename System>
+  void Carry(System&& before);
 };
 
 class CorotationalModel {

@@ -282,15 +282,20 @@ std::vector<std::vector<int>> CorotationalSystem::CachedSets() const {
   return sets;
 }
 
-void CorotationalSystem::CarryColumns(const CorotationalSystem& before) {
+template <typename System>
+void CorotationalSystem::Carry(System&& before) {
   if (before.rest_ != rest_ || before.direct_ || rest_ == nullptr) return;
   direct_ = false;  // the columns are A0's
-  columns_ = before.columns_;
-  between_ = before.between_;
+  columns_ = std::forward<System>(before).columns_;
+  between_ = std::forward<System>(before).between_;
   // The turned blocks carry J, which the cut may have changed.
   for (CachedBlocks& set : between_) set.turned.resize(0, 0);
   steps_ = before.steps_;
 }
+
+void CorotationalSystem::CarryColumns(const CorotationalSystem& before) { Carry(before); }
+
+void CorotationalSystem::CarryColumns(CorotationalSystem&& before) { Carry(std::move(before)); }
 
 // P^-1 b = W S^T A0^-1 S W^T b + J b: b turned into each vertex's frame (one for all, or
 // one per vertex), summed into the vertex of the factorized mesh it was split from (S),

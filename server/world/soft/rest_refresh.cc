@@ -75,13 +75,18 @@ std::vector<int> Extended(std::vector<int> map, int vertices, std::span<const Ve
 
 void RestRefresh::AfterCut(const CorotationalModel& model, const TetMesh& mesh_before,
                            std::span<const VertexSplit> splits, double h,
-                           const CorotationalSystem& before, CorotationalSystem* system) {
-  if (before.rest_factorization() == nullptr) return;
+                           std::shared_ptr<CorotationalSystem> before, CorotationalSystem* system) {
+  if (before->rest_factorization() == nullptr) return;
   const int vertices = model.vertex_count();
-  if (before.rest_vertices().empty()) factorized_mesh_ = std::make_shared<TetMesh>(mesh_before);
+  if (before->rest_vertices().empty()) factorized_mesh_ = std::make_shared<TetMesh>(mesh_before);
   h_ = h;
-  system->UseRest(before.rest_factorization(), Extended(before.rest_vertices(), vertices, splits));
-  system->CarryColumns(before);
+  system->UseRest(before->rest_factorization(),
+                  Extended(before->rest_vertices(), vertices, splits));
+  if (before.use_count() == 1) {
+    system->CarryColumns(std::move(*before));
+  } else {
+    system->CarryColumns(*before);
+  }
   if (pending_ == nullptr) {
     Start(model, h, *system);
     return;

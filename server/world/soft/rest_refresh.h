@@ -35,10 +35,11 @@ class RestRefresh {
   // `system` preconditions with `before`'s factorization mapped onto the new mesh, and the
   // new mesh's factorization starts unless one is under way. Nothing when `before` has no
   // rest factorization (it solves directly, or never stepped).
-  // `mesh_before` is the mesh before the cut.
+  // `mesh_before` is the mesh before the cut. `before`'s cached columns are moved to
+  // `system` when nothing else holds `before`, else copied.
   void AfterCut(const CorotationalModel& model, const TetMesh& mesh_before,
-                std::span<const VertexSplit> splits, double h, const CorotationalSystem& before,
-                CorotationalSystem* system);
+                std::span<const VertexSplit> splits, double h,
+                std::shared_ptr<CorotationalSystem> before, CorotationalSystem* system);
 
   // Once a tick, before the body steps over h: the factorization under way takes over when
   // its time has come (if it was made for h), and the next one starts if cuts have changed

@@ -132,9 +132,10 @@ bool RebuildModel(const TetMesh& mesh, const std::vector<int>& fixed,
     // onto the new mesh, while the new mesh's is made.
     const CorotationalModel model_before = *std::move(body->fem);
     body->fem = *std::move(rebuilt);
-    const std::shared_ptr<CorotationalSystem> before = std::move(body->system);
+    std::shared_ptr<CorotationalSystem> before = std::move(body->system);
     body->system = std::make_shared<CorotationalSystem>();
-    body->refresh.AfterCut(*body->fem, model_before.mesh(), splits, before->time_step(), *before,
+    const double h = before->time_step();
+    body->refresh.AfterCut(*body->fem, model_before.mesh(), splits, h, std::move(before),
                            body->system.get());
   } else {
     absl::StatusOr<StVKModel> rebuilt = StVKModel::Make(mesh, body->stvk->material(), fixed);
