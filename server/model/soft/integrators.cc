@@ -133,6 +133,7 @@ absl::Status StepImplicitEuler(const MassPointModel& model, const Vec3& g, doubl
 
   Eigen::VectorXd v(3 * n), rhs(3 * n), known = Eigen::VectorXd::Zero(3 * n);
   std::vector<char> fixed(n, 0);
+  bool any_fixed = false;
   for (int i = 0; i < n; ++i) {
     v.segment<3>(3 * i) = s.v[i];
     if (to != nullptr && to->given[i]) {
@@ -141,9 +142,11 @@ absl::Status StepImplicitEuler(const MassPointModel& model, const Vec3& g, doubl
     } else if (model.held(i)) {
       fixed[i] = 1;
     }
+    any_fixed = any_fixed || fixed[i];
   }
   const Eigen::VectorXd kv = k * v;
-  const Eigen::VectorXd coupling = system * known;
+  const Eigen::VectorXd coupling =
+      any_fixed ? Eigen::VectorXd(system * known) : Eigen::VectorXd::Zero(3 * n);
   for (int i = 0; i < n; ++i) {
     rhs.segment<3>(3 * i) =
         fixed[i]
@@ -151,12 +154,14 @@ absl::Status StepImplicitEuler(const MassPointModel& model, const Vec3& g, doubl
             : Eigen::Vector3d(h * (f_int[i] + model.masses()[i] * g + h * kv.segment<3>(3 * i)) -
                               coupling.segment<3>(3 * i));
   }
-  system.prune([&](Eigen::Index row, Eigen::Index col, double) {
-    return !(fixed[row / 3] || fixed[col / 3]);
-  });
-  for (int i = 0; i < n; ++i) {
-    if (!fixed[i]) continue;
-    for (int c = 0; c < 3; ++c) system.coeffRef(3 * i + c, 3 * i + c) = 1.0;
+  if (any_fixed) {
+    system.prune([&](Eigen::Index row, Eigen::Index col, double) {
+      return !(fixed[row / 3] || fixed[col / 3]);
+    });
+    for (int i = 0; i < n; ++i) {
+      if (!fixed[i]) continue;
+      for (int c = 0; c < 3; ++c) system.coeffRef(3 * i + c, 3 * i + c) = 1.0;
+    }
   }
   Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> solver(system);
   if (solver.info() != Eigen::Success) {
