@@ -142,12 +142,8 @@ RestRefresh::Saved RestRefresh::Save(const CorotationalSystem& system,
     saved.factorized = Past(*factorized_mesh_, system.rest_vertices(), vertices);
   }
   if (pending_ != nullptr) {
-    std::vector<int> map = pending_->to_pending;
-    if (map.empty()) {
-      map.resize(vertices);
-      for (int v = 0; v < vertices; ++v) map[v] = v;
-    }
-    saved.refactorizing = Past(*pending_->mesh, map, vertices);
+    saved.refactorizing =
+        Past(*pending_->mesh, Extended(pending_->to_pending, vertices, {}), vertices);
     saved.ticks_left = ticks_left_;
   }
   if (saved.factorized || saved.refactorizing) saved.h = h_;
