@@ -3,14 +3,14 @@
 
 #include "server/model/soft/fem_corotational.h"
 
+#include <Eigen/Geometry>
+#include <Eigen/SVD>
 #include <algorithm>
 #include <atomic>
 #include <cassert>
 #include <cmath>
+#include <numeric>
 #include <utility>
-
-#include <Eigen/Geometry>
-#include <Eigen/SVD>
 
 #include "absl/strings/str_cat.h"
 
@@ -337,7 +337,11 @@ absl::Status CorotationalModel::Assemble(const FemState& state, double h, const 
     if (absl::Status s = PrepareRestSystem(h, &sys); !s.ok()) return s;
     sys.frame_ = OnGrid(BodyRotation(state.x));
     VertexRotations(sys.rotations_, &sys.vertex_frames_);
-    if (sys.SolveIteratively(state.dv)) return absl::OkStatus();
+    // A body held nowhere keeps its momentum exactly, whatever the iteration left over.
+    const bool held = std::ranges::any_of(rest_.fixed, [](char f) { return f != 0; });
+    const double translation_mass =
+        held ? 0.0 : (1.0 + h * alpha) * std::accumulate(rest_.mass.begin(), rest_.mass.end(), 0.0);
+    if (sys.SolveIteratively(state.dv, translation_mass)) return absl::OkStatus();
   }
   if (!sys.SolveDirectly()) {
     return absl::InternalError("corotational step: factorization of M + h C + h^2 K failed");

@@ -92,7 +92,7 @@ class CorotationalSystem {
 
   using SparseMatrix = Eigen::SparseMatrix<double>;
   using Factorization = Eigen::SimplicialLDLT<SparseMatrix>;
-  static constexpr double kTolerance = 1e-10;
+  static constexpr double kTolerance = 1e-8;
   static constexpr int kMaxIterations = 60;
 
   double time_step() const { return h_; }
@@ -164,8 +164,10 @@ class CorotationalSystem {
   };
 
   // Conjugate gradients on A dv = rhs preconditioned by W A0 W^T, from `guess` (one dv per
-  // vertex; ignored when the count differs); false when it did not converge.
-  bool SolveIteratively(std::span<const Vec3> guess);
+  // vertex; ignored when the count differs); false when it did not converge. With
+  // translation_mass > 0, the (1 + h alpha) M of the whole body (no vertex held), the answer
+  // is then moved uniformly so that it carries the right-hand side's whole impulse.
+  bool SolveIteratively(std::span<const Vec3> guess, double translation_mass);
   // Factorizes A and solves; false when the factorization fails.
   bool SolveDirectly();
   // J, per vertex: sigma_g / m_v and sigma_g / M_g for the vertices of a split group g,
