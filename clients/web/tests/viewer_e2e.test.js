@@ -22,6 +22,7 @@ const os = require('os');
 const { execFileSync } = require('child_process');
 const WebSocket = require('ws');
 const { WEB_DIR, startLigatured, startGateway, stop } = require('./processes');
+const { waitFor, hover } = require('./page');
 
 const SECURE = process.env.LIGATURE_WEB_SECURE === '1';
 const MAKE_CERTS = path.join(WEB_DIR, '..', '..', 'tests', 'security', 'make_certs.sh');
@@ -46,29 +47,7 @@ const LOOKS = {
   strand: ([r, g, b]) => r > b + 50 && g > b + 50 && Math.abs(r - g) < 45,
 };
 
-async function waitFor(page, predicate, arg, timeout = 8000) {
-  await page.waitForFunction(predicate, arg, { timeout, polling: 50 });
-}
-
 const text = (page, selector) => page.locator(selector).textContent();
-
-// Puts the pointer on body `id` until the server's ray cast names it, and returns where on
-// the page. It steps off and back on, since a move to the pixel the mouse is on sends no
-// event. The drawn body can lag the world's for a few frames under load (after a drag
-// above all), so each try reads the body's place on the page again.
-async function hover(page, id) {
-  for (let attempt = 1; ; attempt++) {
-    const at = await page.evaluate((body) => window.ligatureViewer.bodyOnPage(body), id);
-    await page.mouse.move(at.x + 20, at.y + 20);
-    await page.mouse.move(at.x, at.y);
-    try {
-      await waitFor(page, (body) => window.ligatureViewer.viewer.highlighted === body, id, 3000);
-      return at;
-    } catch (error) {
-      if (attempt === 3) throw error;
-    }
-  }
-}
 
 // Certificates and tokens in a fresh directory; the flags of ligatured and of the gateway.
 function secureSetup() {
