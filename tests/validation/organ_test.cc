@@ -143,5 +143,36 @@ TEST(Organ, ProbePressesWhileTheScalpelCuts) {
   EXPECT_EQ(pushed, pressed);
 }
 
+// The probe (a 1 cm sphere, smaller than the spacing of the organ's surface vertices)
+// pressed 8 and 20 mm below the organ's top, in one tick and over ten, then held there for
+// half a second: from 50 ms after it arrives (the surface it jumped past takes a few ticks to
+// reach it), the organ pushes it up on every tick, so it never slips under the surface
+// between the vertices; no step is rolled back.
+TEST(Organ, ProbePressedDeepIsAlwaysPushedOut) {
+  for (const int ticks : {1, 10}) {
+    for (const double depth : {0.008, 0.02}) {
+      auto world = testing::MakeWorld(OrganScene());
+      for (int i = 0; i < 50; ++i) world->Step();
+      double top = 0.0;
+      for (const Vec3& x : world->soft_bodies().FindBody("organ")->positions()) {
+        top = std::max(top, x.y());
+      }
+      const Vec3 from(0.0, top + 0.01, 0.04), to(0.0, top - depth, 0.04);
+      for (int i = 1; i <= ticks + 50; ++i) {
+        const Vec3 p = from + std::min(1.0, static_cast<double>(i) / ticks) * (to - from);
+        ASSERT_TRUE(world->SetDeviceTarget("probe", Transform{p, Quat::Identity()}).ok());
+        world->Step();
+        ASSERT_EQ(world->last_stats().recovered_bodies, 0);
+        if (i <= ticks + 5) continue;
+        double up = 0.0;
+        for (const World::ContactReport& c : world->LastContacts()) {
+          if (c.a == "organ" && c.b == "probe") up += c.impulse.y();
+        }
+        ASSERT_GT(up, 0.0) << depth << " m deep in " << ticks << " ticks, tick " << i;
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace ligature

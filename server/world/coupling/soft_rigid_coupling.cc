@@ -38,9 +38,13 @@ namespace {
 // The radius of the sphere that stands for a vertex in the narrowphase, m.
 constexpr double kVertexProbe = 1e-5;
 // How deep below a surface triangle a rigid feature may be for the face to push it out, m:
-// the solve keeps resting contacts within the slop, and a feature deeper than this has
-// come in through another face.
+// the solve keeps resting contacts within the slop, and a feature deeper than this may have
+// come in through another face. A feature that no face holds within this depth is pushed
+// out by every face it is sunk under, down to kMaxSunkDepth: a probe pressed into soft
+// tissue faster than its surface gives way sinks deeper than this in a tick, and must not
+// then slip under the surface.
 constexpr double kMaxFaceDepth = 2.0 * kPenetrationSlop;
+constexpr double kMaxSunkDepth = 0.05;
 
 bool Inside(const Vec3& p, const Aabb& box, double grow) {
   return ((box.min.array() - grow) <= p.array()).all() &&
@@ -173,12 +177,31 @@ void SoftRigidCoupling::FindFaceContacts(const WorldView& w, StepContext& ctx, i
       faces->push_back({box, reach});
     }
   }
+  // A contact between the rigid body and the point of triangle tri under a feature.
+  const auto add = [&](const std::array<int, 3>& tri, const TriangleFeatureHit& hit) {
+    SoftWorld::WeightedPoint at{tri, hit.barycentric};
+    for (int j = 0; j < 3; ++j) {
+      if (body.held(tri[j])) at.weight[j] = 0.0;
+    }
+    if (at.weight.isZero()) return false;
+    ContactPoint c;
+    c.normal = hit.normal;
+    c.distance = hit.distance;
+    c.position = 0.5 * (hit.on_triangle + hit.on_feature);
+    contacts_.push_back({s, -1, static_cast<uint32_t>(ctx.soft_points.size()), i, c});
+    ctx.soft_points.push_back({s, at});
+    return true;
+  };
   std::array<TriangleFeatureHit, 2> hits;
   for (const ShapeFeature& f : features_) {
     const double grow = f.radius + margin + reach_rigid;
     const Aabb reach_of{f.a.cwiseMin(f.b) - Vec3::Constant(grow),
                         f.a.cwiseMax(f.b) + Vec3::Constant(grow)};
     if (!reach_of.Overlaps(swept)) continue;
+    // Whether a face holds the feature within kMaxFaceDepth, and else the faces it is sunk
+    // under.
+    bool held = false;
+    sunk_.clear();
     for (size_t t = 0; t < triangles.size(); ++t) {
       const auto& [bounds, reach] = (*faces)[t];
       const Aabb grown{bounds.min - Vec3::Constant(reach), bounds.max + Vec3::Constant(reach)};
@@ -186,21 +209,17 @@ void SoftRigidCoupling::FindFaceContacts(const WorldView& w, StepContext& ctx, i
       const auto& tri = triangles[t];
       const int count =
           FeatureOverTriangle(f, body.start[tri[0]], body.start[tri[1]], body.start[tri[2]],
-                              margin + reach + reach_rigid, kMaxFaceDepth, &hits);
-      for (int h = 0; h < count; ++h) {
-        SoftWorld::WeightedPoint at{tri, hits[h].barycentric};
-        for (int j = 0; j < 3; ++j) {
-          if (body.held(tri[j])) at.weight[j] = 0.0;
+                              margin + reach + reach_rigid, kMaxSunkDepth, &hits);
+      for (int k = 0; k < count; ++k) {
+        if (hits[k].distance >= -kMaxFaceDepth) {
+          held |= add(tri, hits[k]);
+        } else {
+          sunk_.emplace_back(t, hits[k]);
         }
-        if (at.weight.isZero()) continue;
-        ContactPoint c;
-        c.normal = hits[h].normal;
-        c.distance = hits[h].distance;
-        c.position = 0.5 * (hits[h].on_triangle + hits[h].on_feature);
-        contacts_.push_back({s, -1, static_cast<uint32_t>(ctx.soft_points.size()), i, c});
-        ctx.soft_points.push_back({s, at});
       }
     }
+    if (held) continue;
+    for (const auto& [t, hit] : sunk_) add(triangles[t], hit);
   }
 }
 

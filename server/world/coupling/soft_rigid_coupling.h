@@ -52,7 +52,9 @@ class SoftRigidCoupling final : public Coupling {
                         SurfaceBounds* faces);
 
   std::vector<Contact> contacts_;
-  std::vector<ShapeFeature> features_;  // scratch
+  // Scratch: the rigid body's features, and one feature's deep hits on the surface triangles.
+  std::vector<ShapeFeature> features_;
+  std::vector<std::pair<size_t, TriangleFeatureHit>> sunk_;
   size_t first_block_ = 0;  // the contacts' first block in ctx.rows
   absl::flat_hash_map<std::tuple<int, int, uint32_t>, Vec3> warm_;
 };
