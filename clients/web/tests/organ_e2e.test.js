@@ -15,15 +15,9 @@ const path = require('path');
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const { WEB_DIR, startLigatured, startGateway, stop } = require('./processes');
-const { waitFor, hover } = require('./page');
+const { requireChromium, launchChromium, waitFor, hover } = require('./page');
 
-const CHROMIUM = [process.env.CHROMIUM, '/usr/bin/chromium', '/usr/bin/chromium-browser']
-  .find((p) => p && fs.existsSync(p));
-if (!CHROMIUM) {
-  console.log('SKIP: no Chromium (install the Debian package `chromium`, or set CHROMIUM)');
-  process.exit(77);
-}
-const { chromium } = require('playwright-core');
+requireChromium();
 
 const SCENE = path.join(WEB_DIR, '..', '..', 'server', 'scenes', 'organ.textproto');
 const PROBE_RADIUS = 0.01;  // m, the scene's probe sphere
@@ -46,11 +40,7 @@ test('the organ is pressed by the probe and cut by the scalpel in the viewer', a
   t.after(() => stop(server));
   const gateway = await startGateway(server.address);
   t.after(() => stop(gateway));
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader',
-           '--ignore-gpu-blocklist'],
-  });
+  const browser = await launchChromium();
   t.after(() => browser.close());
   const page = await browser.newPage({ viewport: { width: 1000, height: 650 } });
   const pageErrors = [];

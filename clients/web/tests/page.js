@@ -1,6 +1,28 @@
 'use strict';
-// What the browser tests do on the page: wait for a condition in it, and put the pointer on a
-// body until the viewer highlights it.
+// What the browser tests share: headless Chromium started with software WebGL (or the test
+// skipped, exit code 77, when none is installed), waiting for a condition in the page, and
+// putting the pointer on a body until the viewer highlights it.
+
+const fs = require('fs');
+
+const CHROMIUM = [process.env.CHROMIUM, '/usr/bin/chromium', '/usr/bin/chromium-browser']
+  .find((p) => p && fs.existsSync(p));
+
+// Exits 77 (skipped) when no Chromium is installed; call before anything is started.
+function requireChromium() {
+  if (CHROMIUM) return;
+  console.log('SKIP: no Chromium (install the Debian package `chromium`, or set CHROMIUM)');
+  process.exit(77);
+}
+
+async function launchChromium() {
+  const { chromium } = require('playwright-core');
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader',
+           '--ignore-gpu-blocklist'],
+  });
+}
 
 async function waitFor(page, predicate, arg, timeout = 8000) {
   await page.waitForFunction(predicate, arg, { timeout, polling: 50 });
@@ -24,4 +46,4 @@ async function hover(page, id) {
   }
 }
 
-module.exports = { waitFor, hover };
+module.exports = { requireChromium, launchChromium, waitFor, hover };

@@ -22,18 +22,12 @@ const os = require('os');
 const { execFileSync } = require('child_process');
 const WebSocket = require('ws');
 const { WEB_DIR, startLigatured, startGateway, stop } = require('./processes');
-const { waitFor, hover } = require('./page');
+const { requireChromium, launchChromium, waitFor, hover } = require('./page');
 
 const SECURE = process.env.LIGATURE_WEB_SECURE === '1';
 const MAKE_CERTS = path.join(WEB_DIR, '..', '..', 'tests', 'security', 'make_certs.sh');
 
-const CHROMIUM = [process.env.CHROMIUM, '/usr/bin/chromium', '/usr/bin/chromium-browser']
-  .find((p) => p && fs.existsSync(p));
-if (!CHROMIUM) {
-  console.log('SKIP: no Chromium (install the Debian package `chromium`, or set CHROMIUM)');
-  process.exit(77);
-}
-const { chromium } = require('playwright-core');
+requireChromium();
 
 const SCENE = path.join(WEB_DIR, 'scenes', 'showcase.textproto');
 
@@ -85,11 +79,7 @@ test('the viewer shows a live world, every body kind, drags, pauses and steps', 
   const gateway = await startGateway(server.address, security ? security.gateway : []);
   t.after(() => stop(gateway));
   if (security) assert.match(gateway.url, /^https:/);
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader',
-           '--ignore-gpu-blocklist'],
-  });
+  const browser = await launchChromium();
   t.after(() => browser.close());
   // The page's certificate is the test CA's, which Chromium does not know.
   const pageOptions = { viewport: { width: 1000, height: 650 }, ignoreHTTPSErrors: SECURE };

@@ -3,14 +3,15 @@
 
 #include "server/model/soft/fem_corotational.h"
 
-#include <Eigen/Geometry>
-#include <Eigen/SVD>
 #include <algorithm>
 #include <atomic>
 #include <cassert>
 #include <cmath>
 #include <numeric>
 #include <utility>
+
+#include <Eigen/Geometry>
+#include <Eigen/SVD>
 
 #include "absl/strings/str_cat.h"
 
