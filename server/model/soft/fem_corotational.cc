@@ -234,6 +234,9 @@ absl::StatusOr<CorotationalModel> CorotationalModel::Make(const TetMesh& mesh,
       }
     }
   }
+  if (std::ranges::none_of(model.rest_.fixed, [](char f) { return f != 0; })) {
+    model.free_mass_ = std::accumulate(model.rest_.mass.begin(), model.rest_.mass.end(), 0.0);
+  }
   model.vertex_volume_.assign(n, 0.0);
   for (int t = 0; t < tets; ++t) {
     for (const int v : mesh.tets[t]) model.vertex_volume_[v] += model.rest_.volume[t];
@@ -339,10 +342,7 @@ absl::Status CorotationalModel::Assemble(const FemState& state, double h, const 
     sys.frame_ = OnGrid(BodyRotation(state.x));
     VertexRotations(sys.rotations_, &sys.vertex_frames_);
     // A body held nowhere keeps its momentum exactly, whatever the iteration left over.
-    const bool held = std::ranges::any_of(rest_.fixed, [](char f) { return f != 0; });
-    const double translation_mass =
-        held ? 0.0 : (1.0 + h * alpha) * std::accumulate(rest_.mass.begin(), rest_.mass.end(), 0.0);
-    if (sys.SolveIteratively(state.dv, translation_mass)) return absl::OkStatus();
+    if (sys.SolveIteratively(state.dv, (1.0 + h * alpha) * free_mass_)) return absl::OkStatus();
   }
   if (!sys.SolveDirectly()) {
     return absl::InternalError("corotational step: factorization of M + h C + h^2 K failed");

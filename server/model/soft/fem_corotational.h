@@ -328,6 +328,8 @@ class CorotationalModel {
   std::vector<std::array<int, 3>> diagonal_offset_;
   // Per vertex, the summed rest volume of its tets (m^3): the weights of VertexRotations.
   std::vector<double> vertex_volume_;
+  // The body's lumped mass when no vertex is held (its momentum is then free), else 0, kg.
+  double free_mass_ = 0.0;
   uint64_t pattern_id_ = 0;
 };
 
