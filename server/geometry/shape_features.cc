@@ -63,6 +63,13 @@ void AppendShapeFeatures(const Shape& shape, const Transform& pose,
   }
 }
 
+double FeatureDistance(const ShapeFeature& feature, const Vec3& point) {
+  const Vec3 d = feature.b - feature.a;
+  const double length2 = d.squaredNorm();
+  const double t = length2 > 0.0 ? std::clamp((point - feature.a).dot(d) / length2, 0.0, 1.0) : 0.0;
+  return (point - (feature.a + t * d)).norm() - feature.radius;
+}
+
 int FeatureOverTriangle(const ShapeFeature& feature, const Vec3& a, const Vec3& b, const Vec3& c,
                         double margin, double max_depth, std::array<TriangleFeatureHit, 2>* out) {
   const Vec3 ab = b - a, ac = c - a;

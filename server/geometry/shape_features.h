@@ -25,6 +25,10 @@ struct ShapeFeature {
 // small against a triangle, and the triangle's vertices meet them.
 void AppendShapeFeatures(const Shape& shape, const Transform& pose, std::vector<ShapeFeature>* out);
 
+// How far `point` is from the surface the feature stands for (its segment grown by its
+// radius), m; < 0 inside.
+double FeatureDistance(const ShapeFeature& feature, const Vec3& point);
+
 // A point of a feature over (or under) a triangle.
 struct TriangleFeatureHit {
   Vec3 barycentric = Vec3::Zero();  // of the point of the triangle under it

@@ -7,8 +7,10 @@
 //  - contact planes with rigid bodies and rods (point on the tool, normal, gap, the
 //    obstacle's compliance along the normal over one world tick: 0 for a static body, and
 //    the Coulomb friction coefficient of the pair);
-//  - buffers near soft bodies: the vertices within reach of the tool and the compliance
-//    block that couples them (the world's implicit system, h^2 A^-1, restricted to them).
+//  - buffers near soft bodies: the vertices within reach of the tool, the compliance
+//    block that couples them (the world's implicit system, h^2 A^-1, restricted to them)
+//    and the surface triangles between them, so that a thin tool cannot pass between the
+//    vertices of a coarse mesh.
 // A model is immutable once published; worlds publish a new one every tick.
 
 #include <array>
@@ -22,6 +24,12 @@
 #include "server/math/transform.h"
 
 namespace ligature::haptics {
+
+// A soft vertex this near a tool's surface meets the tool (m): it is a row of the haptic
+// solve. A feature of the tool (an edge or corner, a sphere's or capsule's core) with such
+// a vertex meets the body at its vertices alone, in the world as in the local model; one
+// without meets the faces between them.
+inline constexpr double kToolVertexReach = 0.005;
 
 // The tool's rigid state, pose of its centre of mass.
 struct ToolState {
@@ -51,6 +59,9 @@ struct BufferModel {
   Eigen::MatrixXd compliance;              // m/N, 3n x 3n
   double friction = 0.0;                   // Coulomb coefficient with the tool (0: none)
   std::vector<std::array<int, 4>> tets;    // buffer-local vertex indices
+  // Surface triangles whose three vertices are in the buffer, buffer-local, counter-clockwise
+  // seen from outside the body.
+  std::vector<std::array<int, 3>> faces;
 };
 
 struct ToolLocalModel {

@@ -11,8 +11,12 @@ namespace {
 constexpr int kMaxIterations = 60;
 constexpr double kTolerance = 1e-10;       // m, largest gap change in a sweep
 constexpr double kPenetrationShare = 0.2;  // of the overlap removed per step
-constexpr double kVertexReach = 0.005;     // m, buffer vertices closer than this are rows
 constexpr double kYieldingCompliance = 1e-12;  // m/N, below this an obstacle is fixed
+// How deep below its pressed surface a triangle holds a tool's feature (beyond how far the
+// tool moved since the tick), m, and how deep a feature no triangle holds so may be sunk
+// for the triangles over it to push it out (as the world's faces do).
+constexpr double kFaceDepth = 0.001;
+constexpr double kMaxSunkDepth = 0.05;
 
 }  // namespace
 
@@ -87,34 +91,114 @@ void ToolSimulator::CollectRows() {
     const BufferModel& buffer = m.buffers[b];
     for (size_t k = 0; k < buffer.positions.size(); ++k) {
       const SurfaceQuery q = ToolDistance(m.shapes, pose, buffer.positions[k]);
-      if (!(q.distance < kVertexReach)) continue;
+      if (!(q.distance < kToolVertexReach)) continue;
       Row row;
-      const Vec3 n = -q.normal;  // the vertex pushes the tool back along -outward
-      const Vec3 r = q.surface - state_.position;
       row.gap = q.distance;
-      row.h << n, r.cross(n);
       row.buffer = static_cast<int>(b);
-      row.vertex = static_cast<int>(k);
-      row.vertex_direction = q.normal;
-      row.friction = buffer.friction > 0.0 ? buffer.friction : 0.0;
-      rows_.push_back(row);
-      if (!(row.friction > 0.0)) continue;
-      // Friction: the tangent pair at the anchor, whose gaps are the anchor's offset from
-      // the unpressed vertex along them.
+      row.vertex[0] = static_cast<int>(k);
+      row.weight[0] = 1.0;
+      // The vertex sticks to the tool at its anchor.
       const Vec3 anchor = pose.Apply(anchor_local_[b][k]);
-      const Vec3 ra = anchor - state_.position;
-      const Vec3 t1 = n.unitOrthogonal();
-      for (const Vec3& t : {t1, n.cross(t1)}) {
-        Row tangent = row;
-        tangent.kind = RowKind::kTangent;
-        tangent.friction = 0.0;
-        tangent.gap = t.dot(anchor - buffer.positions[k]);
-        tangent.h << t, ra.cross(t);
-        tangent.vertex_direction = -t;
-        rows_.push_back(tangent);
-      }
+      AddBufferRows(row, -q.normal, q.surface - state_.position, anchor, anchor - state_.position,
+                    buffer.positions[k]);
     }
   }
+  CollectFaceRows(pose);
+}
+
+// Per feature of the tool without a buffer vertex within reach, the buffers' triangles over
+// it where they are pressed (where the world's faces meet it): those that hold it within
+// kFaceDepth, or else every one it is sunk under. A row's gap is measured to the triangle's point
+// without the press, along the normal where it is pressed.
+void ToolSimulator::CollectFaceRows(const Transform& pose) {
+  const ToolLocalModel& m = *model_;
+  const auto faced = [](const BufferModel& b) { return !b.faces.empty(); };
+  if (std::none_of(m.buffers.begin(), m.buffers.end(), faced)) return;
+  features_.clear();
+  for (const ChildShape& c : m.shapes) AppendShapeFeatures(c.shape, pose * c.local, &features_);
+  const double depth = kFaceDepth + (state_.position - m.tool.position).norm();
+  const auto add = [&](const FaceHit& h) {
+    const BufferModel& buffer = m.buffers[h.buffer];
+    Row row;
+    row.buffer = h.buffer;
+    row.vertex = buffer.faces[h.face];
+    row.weight = h.hit.barycentric;
+    Vec3 unpressed = Vec3::Zero();
+    for (int j = 0; j < 3; ++j) unpressed += row.weight[j] * buffer.positions[row.vertex[j]];
+    row.gap = h.hit.distance + h.hit.normal.dot(h.hit.on_triangle - unpressed);
+    const Vec3 r = h.hit.on_feature - state_.position;
+    AddBufferRows(row, h.hit.normal, r, h.hit.on_triangle, r, unpressed);
+  };
+  // Whether a buffer vertex, where it is pressed, is within reach of feature f.
+  const auto vertex_near = [&](const ShapeFeature& f) {
+    for (const BufferModel& buffer : m.buffers) {
+      for (const Vec3& x : buffer.anchors.empty() ? buffer.positions : buffer.anchors) {
+        if (FeatureDistance(f, x) < kToolVertexReach) return true;
+      }
+    }
+    return false;
+  };
+  std::array<TriangleFeatureHit, 2> hits;
+  for (const ShapeFeature& f : features_) {
+    if (vertex_near(f)) continue;
+    bool held = false;
+    sunk_.clear();
+    for (size_t b = 0; b < m.buffers.size(); ++b) {
+      const BufferModel& buffer = m.buffers[b];
+      const std::vector<Vec3>& x = buffer.anchors.empty() ? buffer.positions : buffer.anchors;
+      for (size_t t = 0; t < buffer.faces.size(); ++t) {
+        const std::array<int, 3>& tri = buffer.faces[t];
+        const int count = FeatureOverTriangle(f, x[tri[0]], x[tri[1]], x[tri[2]], kToolVertexReach,
+                                              kMaxSunkDepth, &hits);
+        for (int k = 0; k < count; ++k) {
+          const FaceHit h{static_cast<int>(b), static_cast<int>(t), hits[k]};
+          if (h.hit.distance >= -depth) {
+            add(h);
+            held = true;
+          } else {
+            sunk_.push_back(h);
+          }
+        }
+      }
+    }
+    if (held) continue;
+    for (const FaceHit& h : sunk_) add(h);
+  }
+}
+
+void ToolSimulator::AddBufferRows(Row row, const Vec3& n, const Vec3& r, const Vec3& anchor,
+                                  const Vec3& anchor_lever, const Vec3& unpressed) {
+  const BufferModel& buffer = model_->buffers[row.buffer];
+  row.h << n, r.cross(n);
+  row.vertex_direction = -n;  // the point is pushed back from the tool
+  row.friction = buffer.friction > 0.0 ? buffer.friction : 0.0;
+  rows_.push_back(row);
+  if (!(row.friction > 0.0)) return;
+  const Vec3 t1 = n.unitOrthogonal();
+  for (const Vec3& t : {t1, n.cross(t1)}) {
+    Row tangent = row;
+    tangent.kind = RowKind::kTangent;
+    tangent.friction = 0.0;
+    tangent.gap = t.dot(anchor - unpressed);
+    tangent.h << t, anchor_lever.cross(t);
+    tangent.vertex_direction = -t;
+    rows_.push_back(tangent);
+  }
+}
+
+double ToolSimulator::BufferCoupling(const Row& i, const Row& j) const {
+  if (i.buffer < 0 || i.buffer != j.buffer) return 0.0;
+  const Eigen::MatrixXd& c = model_->buffers[i.buffer].compliance;
+  double w = 0.0;
+  for (int a = 0; a < 3 && i.vertex[a] >= 0; ++a) {
+    for (int b = 0; b < 3 && j.vertex[b] >= 0; ++b) {
+      const double weight = i.weight[a] * j.weight[b];
+      if (weight == 0.0) continue;
+      w += weight * i.vertex_direction.dot(c.block<3, 3>(3 * i.vertex[a], 3 * j.vertex[b]) *
+                                           j.vertex_direction);
+    }
+  }
+  return w;
 }
 
 void ToolSimulator::SolveLcp(const Eigen::VectorXd& delta_free, bool friction,
@@ -193,13 +277,7 @@ ToolStepResult ToolSimulator::Step(const DeviceTarget& target, double h) {
       for (int j = 0; j < n; ++j) {
         double wij = rows_[i].h.dot(ch[j]);
         if (i == j) wij += rows_[i].compliance;
-        if (rows_[i].buffer >= 0 && rows_[i].buffer == rows_[j].buffer) {
-          const Eigen::MatrixXd& cb = m.buffers[rows_[i].buffer].compliance;
-          wij += rows_[i].vertex_direction.dot(
-              cb.block<3, 3>(3 * rows_[i].vertex, 3 * rows_[j].vertex) *
-              rows_[j].vertex_direction);
-        }
-        w_(i, j) = wij;
+        w_(i, j) = wij + BufferCoupling(rows_[i], rows_[j]);
       }
       w_(i, i) = std::max(w_(i, i), 1e-12);
     }

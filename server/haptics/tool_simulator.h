@@ -29,15 +29,29 @@
 // sticks to (carried with the tool from where the world left it): so the tool finds again
 // the sideways forces that held it in the world, and keeps them until they pass mu f_n.
 //
+// A feature of the tool (a box's edge or corner, a capsule's or sphere's core) over a
+// buffer's surface triangle is a row too, between the tool and the triangle's point under
+// the feature (its vertices by their barycentric weights, so its compliance is w^T C w
+// along the row): a thin tool pressed into the middle of a coarse triangle meets it as the
+// world's tool does. A feature with a buffer vertex within kToolVertexReach meets the body
+// at its vertices alone. A face row's gap is measured to the unpressed triangle's point, as
+// a vertex's is, along the normal of the triangle where the world left it pressed (where
+// the world's faces meet the tool). A triangle takes a feature that lies within
+// kFaceDepth of it (allowing for the tool's motion since the tick); a feature that no
+// triangle holds so is pushed by every triangle it is sunk under, as in the world (a thin
+// body's far side never pushes a tool through its near one). With friction, its tangent
+// pair's gaps are the triangle point's sideways deflection.
+//
 // The force on the tool is the coupling's at the end of the step; the device gets its
 // opposite. This is a dynamic proxy (god-object) against the exported planes and buffer
 // vertices: obstacles do not move within a tick except by their compliance.
 
+#include <Eigen/Dense>
+#include <array>
 #include <memory>
 #include <vector>
 
-#include <Eigen/Dense>
-
+#include "server/geometry/shape_features.h"
 #include "server/haptics/haptic_params.h"
 #include "server/haptics/local_model.h"
 
@@ -90,12 +104,25 @@ class ToolSimulator {
     double gap = 0.0;       // m, at the start of the step
     double compliance = 0.0;  // the obstacle's own (planes)
     int buffer = -1;        // buffer index, or -1 for a plane
-    int vertex = -1;        // buffer-local vertex
-    Vec3 vertex_direction = Vec3::Zero();  // direction the row's force pushes the vertex
+    // The buffer point the row pushes: one vertex (weight 1), or a triangle's three by
+    // their barycentric weights (buffer-local; -1 for none).
+    std::array<int, 3> vertex = {-1, -1, -1};
+    Vec3 weight = Vec3::Zero();
+    Vec3 vertex_direction = Vec3::Zero();  // direction the row's force pushes the point
     bool yielding = false;  // the obstacle has compliance of its own
   };
 
   void CollectRows();
+  // The rows of the tool's features over the buffers' triangles (CollectRows).
+  void CollectFaceRows(const Transform& pose);
+  // `row` (its buffer point and gap set) as the normal row along n that pushes the tool at
+  // lever r, with its tangent pair after it when the buffer has friction: their gaps are
+  // the offset of `anchor` (where the tool holds the point, at lever `anchor_lever`) from
+  // `unpressed` (the point without the tool's press).
+  void AddBufferRows(Row row, const Vec3& n, const Vec3& r, const Vec3& anchor,
+                     const Vec3& anchor_lever, const Vec3& unpressed);
+  // How far a unit force on row j's buffer point moves row i's, along i (0 apart).
+  double BufferCoupling(const Row& i, const Row& j) const;
   // Block Gauss-Seidel on W f + delta_free: normal rows delta >= 0, f >= 0, f delta = 0;
   // tangent pairs (when `friction`) zero displacement inside the cone |f_t| <= mu f_n, on
   // its border otherwise. Without `friction` the tangent rows carry no force.
@@ -113,6 +140,14 @@ class ToolSimulator {
 
   // Per-step scratch.
   std::vector<Row> rows_;
+  std::vector<ShapeFeature> features_;
+  // A feature over a buffer's triangle, as pressed.
+  struct FaceHit {
+    int buffer = 0;
+    int face = 0;
+    TriangleFeatureHit hit;
+  };
+  std::vector<FaceHit> sunk_;  // the hits below kFaceDepth of one feature
   Eigen::MatrixXd w_;
 };
 

@@ -147,8 +147,8 @@ struct StepContext {
   std::vector<Vec3> soft_point_forces;  // N
   // This tick's soft contact impulses on dynamic rigid bodies (the haptic buffers' load).
   std::vector<SoftWorld::Push> soft_solver_pushes;
-  // Per rigid body, whether a haptic session drives it this tick: its local model carries
-  // soft bodies' vertices, so in the world too it meets them at their vertices alone.
+  // Per rigid body, whether a haptic session drives it this tick: it meets soft faces as
+  // its local model does (SoftRigidCoupling::FindFaceContacts).
   std::vector<char> haptic_tool;
 
   // The rods' coupled step: whether it began before the solve this tick (their contacts go

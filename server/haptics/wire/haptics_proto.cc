@@ -157,6 +157,9 @@ void LocalModelToProto(const haptics::ToolLocalModel& m, v1::HapticModel* out) {
     for (const auto& t : b.tets) {
       for (int v : t) q->add_tets(v);
     }
+    for (const auto& t : b.faces) {
+      for (int v : t) q->add_faces(v);
+    }
   }
   out->set_tool_removed(m.tool_removed);
 }
@@ -246,8 +249,10 @@ absl::StatusOr<std::shared_ptr<haptics::ToolLocalModel>> LocalModelFromProto(
     haptics::BufferModel b;
     b.body = q.body_id();
     const int n = q.positions_size();
-    if (q.vertex_indices_size() != n || q.compliance_size() != 9 * n * n || q.tets_size() % 4) {
-      return Invalid(field, "vertex_indices, positions, compliance (3n x 3n) and tets disagree");
+    if (q.vertex_indices_size() != n || q.compliance_size() != 9 * n * n || q.tets_size() % 4 ||
+        q.faces_size() % 3) {
+      return Invalid(field,
+                     "vertex_indices, positions, compliance (3n x 3n), tets and faces disagree");
     }
     for (int v : q.vertex_indices()) {
       if (v < 0) return Invalid(field + ".vertex_indices", "must be >= 0");
@@ -277,6 +282,13 @@ absl::StatusOr<std::shared_ptr<haptics::ToolLocalModel>> LocalModelFromProto(
         if (v < 0 || v >= n) return Invalid(field + ".tets", "bad index");
       }
       b.tets.push_back(t);
+    }
+    for (int k = 0; k + 2 < q.faces_size(); k += 3) {
+      const std::array<int, 3> t = {q.faces(k), q.faces(k + 1), q.faces(k + 2)};
+      for (int v : t) {
+        if (v < 0 || v >= n) return Invalid(field + ".faces", "bad index");
+      }
+      b.faces.push_back(t);
     }
     m->buffers.push_back(std::move(b));
   }

@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "server/collision/aabb.h"
 #include "server/collision/narrowphase.h"
+#include "server/geometry/shape_features.h"
 #include "server/haptics/clock.h"
 #include "server/haptics/tool_distance.h"
 
@@ -21,6 +22,7 @@ constexpr double kBaseReach = 0.01;     // m, beyond the contact margin
 constexpr double kMaxReach = 0.2;       // m
 constexpr int kMaxBufferVertices = 64;  // nearest soft vertices per body
 constexpr double kRodSpacing = 0.005;   // m, finest sampling of a rod's centreline
+constexpr double kMaxSunkDepth = 0.05;  // m, deepest a tool's feature under a soft face counts
 constexpr int kMaxRodSamples = 2001;
 
 // The contact planes of the tool (dense index `tool`) with every other rigid body within
@@ -121,9 +123,50 @@ void AddRodPlanes(const RodWorld::Rod& rod, const haptics::ToolLocalModel& tool,
   }
 }
 
-// A buffer of the soft body's vertices nearest the tool (within `reach` of its surface),
-// with the compliance that couples them over one tick: the FEM body's implicit system
-// (h^2 A^-1 restricted to them); a mass-point body's lumped h^2 / m per vertex.
+// The surface triangles of the soft body that a feature of the tool (an edge or corner of
+// a box, a sphere's or capsule's core) lies over or under within `reach` (down to
+// kMaxSunkDepth), as the world's faces find them; their vertices' nearness becomes at most
+// the feature's distance from the triangle.
+std::vector<size_t> FacesUnderTool(const SoftWorld::Body& body, const haptics::ToolLocalModel& tool,
+                                   double reach, std::vector<double>* nearness) {
+  const std::vector<Vec3>& x = body.positions();
+  const Transform pose{tool.tool.position, tool.tool.orientation};
+  std::vector<ShapeFeature> features;
+  for (const ChildShape& c : tool.shapes) AppendShapeFeatures(c.shape, pose * c.local, &features);
+  if (features.empty()) return {};
+  Aabb bounds{features[0].a, features[0].a};
+  for (const ShapeFeature& f : features) {
+    const Vec3 grow = Vec3::Constant(f.radius + reach);
+    bounds.min = bounds.min.cwiseMin(f.a - grow).cwiseMin(f.b - grow);
+    bounds.max = bounds.max.cwiseMax(f.a + grow).cwiseMax(f.b + grow);
+  }
+  std::vector<size_t> faces;
+  std::array<TriangleFeatureHit, 2> hits;
+  const std::vector<std::array<int, 3>>& triangles = body.surface.triangles;
+  for (size_t t = 0; t < triangles.size(); ++t) {
+    const std::array<int, 3>& tri = triangles[t];
+    const Aabb box{x[tri[0]].cwiseMin(x[tri[1]]).cwiseMin(x[tri[2]]),
+                   x[tri[0]].cwiseMax(x[tri[1]]).cwiseMax(x[tri[2]])};
+    if (!box.Overlaps(bounds)) continue;
+    double nearest = std::numeric_limits<double>::infinity();
+    for (const ShapeFeature& f : features) {
+      const int count =
+          FeatureOverTriangle(f, x[tri[0]], x[tri[1]], x[tri[2]], reach, kMaxSunkDepth, &hits);
+      for (int k = 0; k < count; ++k) nearest = std::min(nearest, hits[k].distance);
+    }
+    if (!(nearest < reach)) continue;
+    faces.push_back(t);
+    for (const int v : tri) (*nearness)[v] = std::min((*nearness)[v], nearest);
+  }
+  return faces;
+}
+
+// A buffer of the soft body's vertices nearest the tool (within `reach` of its surface, and
+// those of the surface triangles a feature of the tool lies over within `reach`, nearest
+// first), with the compliance that couples them over one tick: the FEM body's implicit
+// system (h^2 A^-1 restricted to them); a mass-point body's lumped h^2 / m per vertex. The
+// triangles whose vertices are all in the buffer go with it, so that the haptic tool meets
+// the faces the world's tool meets.
 //
 // The vertices the tool pressed on during the tick sit deflected by that force: the buffer
 // holds where they would be without it, x - C g, so that the haptic solve, pressing again,
@@ -139,10 +182,16 @@ void AddBuffer(const SoftWorld::Body& body, int body_index, uint32_t tool_index,
                std::vector<haptics::BufferModel>* out) {
   const std::vector<Vec3>& x = body.positions();
   const Transform pose{tool.tool.position, tool.tool.orientation};
-  std::vector<std::pair<double, int>> near;
+  // Per vertex, how near the tool it is (infinity: out of reach).
+  std::vector<double> nearness(x.size(), std::numeric_limits<double>::infinity());
   for (size_t v = 0; v < x.size(); ++v) {
     const double d = haptics::ToolDistance(tool.shapes, pose, x[v]).distance;
-    if (d < reach) near.emplace_back(d, static_cast<int>(v));
+    if (d < reach) nearness[v] = d;
+  }
+  const std::vector<size_t> faces = FacesUnderTool(body, tool, reach, &nearness);
+  std::vector<std::pair<double, int>> near;
+  for (size_t v = 0; v < x.size(); ++v) {
+    if (nearness[v] < reach) near.emplace_back(nearness[v], static_cast<int>(v));
   }
   if (near.empty()) return;
   std::sort(near.begin(), near.end());
@@ -193,6 +242,11 @@ void AddBuffer(const SoftWorld::Body& body, int body_index, uint32_t tool_index,
   for (const auto& t : body.desc.mesh.tets) {
     const std::array<int, 4> lt = {local[t[0]], local[t[1]], local[t[2]], local[t[3]]};
     if (std::all_of(lt.begin(), lt.end(), [](int i) { return i >= 0; })) b.tets.push_back(lt);
+  }
+  for (const size_t f : faces) {
+    const std::array<int, 3>& t = body.surface.triangles[f];
+    const std::array<int, 3> lt = {local[t[0]], local[t[1]], local[t[2]]};
+    if (std::all_of(lt.begin(), lt.end(), [](int i) { return i >= 0; })) b.faces.push_back(lt);
   }
 }
 

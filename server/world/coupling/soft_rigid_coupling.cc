@@ -15,9 +15,9 @@
 // middle of a coarse triangle; so each such feature of the rigid body's shapes over a
 // surface triangle is a contact too, between the body and a solver point on the triangle
 // that moves as its vertices do (barycentric weights), along the triangle's outward normal
-// (or, beside its edge, the line from the edge to the feature). Haptic tools are left out:
-// their local models carry the soft bodies' vertices alone, and the world's tool must meet
-// what the haptic one meets.
+// (or, beside its edge, the line from the edge to the feature). A haptic tool meets faces
+// as its local model does (it carries the triangles between the buffer's vertices): only
+// with its features that have no vertex of the body within kToolVertexReach.
 //
 // The tunable pipeline has none of this: there the soft bodies step after the rigid bodies
 // and are projected out of their shapes (SoftWorld::Step), as mass-point bodies always are.
@@ -31,6 +31,7 @@
 #include "server/collision/narrowphase.h"
 #include "server/constraint/contact_rows.h"
 #include "server/geometry/shape_features.h"
+#include "server/haptics/local_model.h"
 
 namespace ligature {
 namespace {
@@ -45,6 +46,22 @@ constexpr double kVertexProbe = 1e-5;
 // then slip under the surface.
 constexpr double kMaxFaceDepth = 2.0 * kPenetrationSlop;
 constexpr double kMaxSunkDepth = 0.05;
+
+// Whether a vertex of a triangle whose bounds over the step meet `reach_of` is within
+// kToolVertexReach of feature f at the start of the tick.
+bool VertexNear(const ShapeFeature& f, const std::vector<Vec3>& start,
+                const std::vector<std::array<int, 3>>& triangles,
+                const std::vector<std::pair<Aabb, double>>& faces, const Aabb& reach_of) {
+  for (size_t t = 0; t < triangles.size(); ++t) {
+    const auto& [bounds, reach] = faces[t];
+    const Aabb grown{bounds.min - Vec3::Constant(reach), bounds.max + Vec3::Constant(reach)};
+    if (!grown.Overlaps(reach_of)) continue;
+    for (const int v : triangles[t]) {
+      if (FeatureDistance(f, start[v]) < haptics::kToolVertexReach) return true;
+    }
+  }
+  return false;
+}
 
 bool Inside(const Vec3& p, const Aabb& box, double grow) {
   return ((box.min.array() - grow) <= p.array()).all() &&
@@ -126,9 +143,7 @@ void SoftRigidCoupling::FindContacts(const WorldView& w, StepContext& ctx) {
         }
       }
       const bool tool = static_cast<size_t>(i) < ctx.haptic_tool.size() && ctx.haptic_tool[i];
-      if (!tool) {
-        FindFaceContacts(w, ctx, static_cast<int>(s), static_cast<uint32_t>(i), swept, &faces);
-      }
+      FindFaceContacts(w, ctx, static_cast<int>(s), static_cast<uint32_t>(i), tool, swept, &faces);
     }
     // A corotational body with more contacted vertices than its coupled compliance may
     // take is projected instead (its lumped compliance would couple its vertices too
@@ -147,9 +162,10 @@ void SoftRigidCoupling::FindContacts(const WorldView& w, StepContext& ctx) {
 // soft body s's surface triangles, at the start of the tick and within the margin and both
 // sides' motion over the step, as the vertices' contacts are found: each is a contact
 // between a new solver point on the triangle (its vertices' barycentric weights, held ones
-// at zero) and the rigid body, along the triangle's outward normal (or from its edge).
+// at zero) and the rigid body, along the triangle's outward normal (or from its edge). A
+// haptic tool's (`tool`) features meet faces only without a vertex within kToolVertexReach.
 void SoftRigidCoupling::FindFaceContacts(const WorldView& w, StepContext& ctx, int s, uint32_t i,
-                                         const Aabb& swept, SurfaceBounds* faces) {
+                                         bool tool, const Aabb& swept, SurfaceBounds* faces) {
   const SoftWorld::Body& body = w.soft.bodies()[s];
   const RigidBodies& bodies = w.bodies;
   const double margin = w.settings.contact_margin;
@@ -198,6 +214,8 @@ void SoftRigidCoupling::FindFaceContacts(const WorldView& w, StepContext& ctx, i
     const Aabb reach_of{f.a.cwiseMin(f.b) - Vec3::Constant(grow),
                         f.a.cwiseMax(f.b) + Vec3::Constant(grow)};
     if (!reach_of.Overlaps(swept)) continue;
+    // A haptic tool's feature with a vertex within reach meets the body at its vertices.
+    if (tool && VertexNear(f, body.start, triangles, *faces, reach_of)) continue;
     // Whether a face holds the feature within kMaxFaceDepth, and else the faces it is sunk
     // under.
     bool held = false;

@@ -48,8 +48,8 @@ class SoftRigidCoupling final : public Coupling {
   // A soft body's surface triangles over the step: their start-of-tick bounds and how far
   // their fastest vertex moves (filled on first use for each body).
   using SurfaceBounds = std::vector<std::pair<Aabb, double>>;
-  void FindFaceContacts(const WorldView& w, StepContext& ctx, int s, uint32_t i, const Aabb& swept,
-                        SurfaceBounds* faces);
+  void FindFaceContacts(const WorldView& w, StepContext& ctx, int s, uint32_t i, bool tool,
+                        const Aabb& swept, SurfaceBounds* faces);
 
   std::vector<Contact> contacts_;
   // Scratch: the rigid body's features, and one feature's deep hits on the surface triangles.

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <memory>
 
 namespace ligature::haptics {
@@ -171,6 +172,101 @@ TEST(ToolSimulatorTest, BufferFrictionGivesBeyondTheCone) {
     for (int i = 0; i < 50; ++i) sim.Step(load.Target(), kH);
     EXPECT_GT(sim.state().position.x(), 1e-4) << "mu " << mu;
   }
+}
+
+// A buffer of one surface triangle (10 cm sides, in y = `y`, outward +y, or -y when
+// `flipped`) whose vertices yield c each, lumped.
+BufferModel Triangle(double y, bool flipped, double c) {
+  BufferModel b;
+  b.vertex_indices = {0, 1, 2};
+  b.positions = {Vec3(0, y, 0), Vec3(0, y, 0.1), Vec3(0.1, y, 0)};
+  b.compliance = c * Eigen::MatrixXd::Identity(9, 9);
+  b.faces = {flipped ? std::array<int, 3>{0, 2, 1} : std::array<int, 3>{0, 1, 2}};
+  return b;
+}
+
+// A thin sphere tool (2 mm) over the middle of a coarse triangle, its vertices 4.7 cm away
+// (out of a vertex's reach), the device 1 cm below the surface. The triangle's centroid
+// yields c / 3 (a third of each vertex's force, moving a third of each vertex's motion),
+// so at rest the tool sinks d with k (0.01 - d) = 3 d / c, springs in series.
+struct ThinTool {
+  static constexpr double kThin = 0.002;
+  static constexpr double kC = 1.0 / 400.0;
+  std::shared_ptr<ToolLocalModel> Model() const {
+    auto m = std::make_shared<ToolLocalModel>();
+    m->dt = 0.01;
+    m->mass = kMass;
+    m->inertia_local = 0.4 * kMass * kThin * kThin * Mat3::Identity();
+    m->shapes = {{Shape::Sphere(kThin), {}}};
+    m->tool.position = Vec3(0.1 / 3, kThin, 0.1 / 3);
+    return m;
+  }
+  DeviceTarget Target() const {
+    DeviceTarget t;
+    t.position = Vec3(0.1 / 3, kThin - 0.01, 0.1 / 3);
+    return t;
+  }
+  double Sink() const { return 400 * 0.01 / (400 + 3 / kC); }
+};
+
+TEST(ToolSimulatorTest, AThinToolBetweenVerticesMeetsTheTriangleYieldingAsItsPoint) {
+  const ThinTool thin;
+  auto m = thin.Model();
+  m->buffers.push_back(Triangle(0.0, false, ThinTool::kC));
+  ToolSimulator sim(Coupling());
+  sim.Reset(m);
+  ToolStepResult r;
+  for (int i = 0; i < 4000; ++i) r = sim.Step(thin.Target(), kH);
+  EXPECT_EQ(r.contacts, 1);
+  EXPECT_NEAR(sim.state().position.y(), ThinTool::kThin - thin.Sink(), 1e-7);
+  EXPECT_NEAR(-r.force.y(), 3 * thin.Sink() / ThinTool::kC, 1e-4);
+  // Without the triangle the tool passes between the vertices to the device.
+  m->buffers[0].faces.clear();
+  sim.Reset(m);
+  for (int i = 0; i < 4000; ++i) r = sim.Step(thin.Target(), kH);
+  EXPECT_EQ(r.contacts, 0);
+  EXPECT_NEAR(sim.state().position.y(), thin.Target().position.y(), 1e-6);
+}
+
+// A thin body: the same triangle 1 cm above its far side (outward -y). The tool sunk into
+// the near side lies under the far side too, 7.5 mm deep: the near side holds it, so the
+// far side must not push it on through.
+TEST(ToolSimulatorTest, AThinBodysFarSideNeverPushesTheToolThroughItsNearSide) {
+  const ThinTool thin;
+  auto m = thin.Model();
+  m->tool.position.y() += 0.01;
+  m->buffers.push_back(Triangle(0.01, false, ThinTool::kC));
+  m->buffers.push_back(Triangle(0.0, true, ThinTool::kC));
+  ToolSimulator sim(Coupling());
+  sim.Reset(m);
+  DeviceTarget t = thin.Target();
+  t.position.y() += 0.01;
+  ToolStepResult r;
+  for (int i = 0; i < 4000; ++i) r = sim.Step(t, kH);
+  EXPECT_EQ(r.contacts, 1);
+  EXPECT_NEAR(sim.state().position.y(), 0.01 + ThinTool::kThin - thin.Sink(), 1e-7);
+  EXPECT_NEAR(-r.force.y(), 3 * thin.Sink() / ThinTool::kC, 1e-4);
+}
+
+// The world left the triangle pressed 5 mm down by the tool (its anchors), the tool in the
+// dent: the triangle holds it there, pushing with the force of the dent.
+TEST(ToolSimulatorTest, AToolInATrianglesDentFindsTheForceThatMadeIt) {
+  const ThinTool thin;
+  auto m = thin.Model();
+  BufferModel b = Triangle(0.0, false, ThinTool::kC);
+  b.anchors = b.positions;
+  for (Vec3& a : b.anchors) a.y() -= 0.005;
+  m->buffers.push_back(b);
+  m->tool.position.y() -= 0.005;
+  // Each vertex took a third of F = 3 * 0.005 / c: the device holds the tool with F.
+  const double force = 3 * 0.005 / ThinTool::kC;
+  DeviceTarget t;
+  t.position = m->tool.position - Vec3(0, force / 400, 0);
+  ToolSimulator sim(Coupling());
+  sim.Reset(m);
+  const ToolStepResult r = sim.Step(t, kH);
+  EXPECT_NEAR(-r.force.y(), force, 1e-3 * force);
+  EXPECT_NEAR(sim.state().position.y(), m->tool.position.y(), 1e-6);
 }
 
 TEST(ToolSimulatorTest, RotationalCouplingTurnsTheTool) {

@@ -50,6 +50,7 @@ haptics::ToolLocalModel FullModel() {
   b.anchors = {Vec3(0.1, 0.149, 0.3), Vec3(0.12, 0.1495, 0.301)};
   b.friction = 0.4;
   b.tets = {{0, 1, 0, 1}};
+  b.faces = {{1, 0, 1}};
   m.buffers.push_back(b);
   return m;
 }
@@ -92,6 +93,7 @@ TEST(HapticsProtoTest, LocalModelRoundTripsEveryField) {
   EXPECT_EQ(m.buffers[0].anchors, in.buffers[0].anchors);
   EXPECT_EQ(m.buffers[0].friction, in.buffers[0].friction);
   EXPECT_EQ(m.buffers[0].tets, in.buffers[0].tets);
+  EXPECT_EQ(m.buffers[0].faces, in.buffers[0].faces);
   EXPECT_FALSE(m.tool_removed);
 }
 
@@ -114,32 +116,53 @@ TEST(HapticsProtoTest, BadModelsAreRefusedNamingTheField) {
       {"dt", [](v1::HapticModel* m) { m->set_dt(0); }},
       {"sim_time", [](v1::HapticModel* m) { m->set_sim_time(kNaN); }},
       {"gravity", [](v1::HapticModel* m) { m->mutable_gravity()->set_y(kNaN); }},
-      {"tool_pose", [](v1::HapticModel* m) { m->mutable_tool_pose()->mutable_position()->set_x(kNaN); }},
-      {"tool_linear_velocity", [](v1::HapticModel* m) { m->mutable_tool_linear_velocity()->set_z(INFINITY); }},
-      {"tool_angular_velocity", [](v1::HapticModel* m) { m->mutable_tool_angular_velocity()->set_x(kNaN); }},
+      {"tool_pose",
+       [](v1::HapticModel* m) { m->mutable_tool_pose()->mutable_position()->set_x(kNaN); }},
+      {"tool_linear_velocity",
+       [](v1::HapticModel* m) { m->mutable_tool_linear_velocity()->set_z(INFINITY); }},
+      {"tool_angular_velocity",
+       [](v1::HapticModel* m) { m->mutable_tool_angular_velocity()->set_x(kNaN); }},
       {"tool_mass", [](v1::HapticModel* m) { m->set_tool_mass(-1); }},
       {"tool_inertia", [](v1::HapticModel* m) { m->mutable_tool_inertia()->RemoveLast(); }},
       {"tool_inertia", [](v1::HapticModel* m) { m->set_tool_inertia(0, -1); }},
-      {"tool_center_local", [](v1::HapticModel* m) { m->mutable_tool_center_local()->set_y(kNaN); }},
+      {"tool_center_local",
+       [](v1::HapticModel* m) { m->mutable_tool_center_local()->set_y(kNaN); }},
       {"tool_shapes[1].type", [](v1::HapticModel* m) { m->mutable_tool_shapes(1)->set_type(7); }},
       {"tool_shapes[0]", [](v1::HapticModel* m) { m->mutable_tool_shapes(0)->set_radius(-0.01); }},
-      {"tool_shapes[1].local", [](v1::HapticModel* m) { m->mutable_tool_shapes(1)->mutable_local()->mutable_position()->set_x(kNaN); }},
-      {"planes[0].point", [](v1::HapticModel* m) { m->mutable_planes(0)->mutable_point()->set_x(kNaN); }},
-      {"planes[0].normal", [](v1::HapticModel* m) { m->mutable_planes(0)->mutable_normal()->Clear(); }},
+      {"tool_shapes[1].local",
+       [](v1::HapticModel* m) {
+         m->mutable_tool_shapes(1)->mutable_local()->mutable_position()->set_x(kNaN);
+       }},
+      {"planes[0].point",
+       [](v1::HapticModel* m) { m->mutable_planes(0)->mutable_point()->set_x(kNaN); }},
+      {"planes[0].normal",
+       [](v1::HapticModel* m) { m->mutable_planes(0)->mutable_normal()->Clear(); }},
       {"planes[0].gap", [](v1::HapticModel* m) { m->mutable_planes(0)->set_gap(kNaN); }},
-      {"planes[0].compliance", [](v1::HapticModel* m) { m->mutable_planes(0)->set_compliance(-1e-5); }},
+      {"planes[0].compliance",
+       [](v1::HapticModel* m) { m->mutable_planes(0)->set_compliance(-1e-5); }},
       {"planes[0].friction", [](v1::HapticModel* m) { m->mutable_planes(0)->set_friction(-0.1); }},
-      {"planes[0].friction", [](v1::HapticModel* m) { m->mutable_planes(0)->set_friction(INFINITY); }},
-      {"buffers[0]", [](v1::HapticModel* m) { m->mutable_buffers(0)->mutable_compliance()->RemoveLast(); }},
+      {"planes[0].friction",
+       [](v1::HapticModel* m) { m->mutable_planes(0)->set_friction(INFINITY); }},
+      {"buffers[0]",
+       [](v1::HapticModel* m) { m->mutable_buffers(0)->mutable_compliance()->RemoveLast(); }},
       {"buffers[0]", [](v1::HapticModel* m) { m->mutable_buffers(0)->add_tets(0); }},
-      {"buffers[0].vertex_indices", [](v1::HapticModel* m) { m->mutable_buffers(0)->set_vertex_indices(0, -3); }},
-      {"buffers[0].positions", [](v1::HapticModel* m) { m->mutable_buffers(0)->mutable_positions(1)->set_z(kNaN); }},
-      {"buffers[0].compliance", [](v1::HapticModel* m) { m->mutable_buffers(0)->set_compliance(5, kNaN); }},
+      {"buffers[0].vertex_indices",
+       [](v1::HapticModel* m) { m->mutable_buffers(0)->set_vertex_indices(0, -3); }},
+      {"buffers[0].positions",
+       [](v1::HapticModel* m) { m->mutable_buffers(0)->mutable_positions(1)->set_z(kNaN); }},
+      {"buffers[0].compliance",
+       [](v1::HapticModel* m) { m->mutable_buffers(0)->set_compliance(5, kNaN); }},
       {"buffers[0].tets", [](v1::HapticModel* m) { m->mutable_buffers(0)->set_tets(2, 2); }},
-      {"buffers[0].anchors", [](v1::HapticModel* m) { m->mutable_buffers(0)->mutable_anchors()->RemoveLast(); }},
-      {"buffers[0].anchors", [](v1::HapticModel* m) { m->mutable_buffers(0)->mutable_anchors(0)->set_y(INFINITY); }},
-      {"buffers[0].friction", [](v1::HapticModel* m) { m->mutable_buffers(0)->set_friction(-0.2); }},
-      {"buffers[0].friction", [](v1::HapticModel* m) { m->mutable_buffers(0)->set_friction(kNaN); }},
+      {"buffers[0]", [](v1::HapticModel* m) { m->mutable_buffers(0)->add_faces(0); }},
+      {"buffers[0].faces", [](v1::HapticModel* m) { m->mutable_buffers(0)->set_faces(1, -1); }},
+      {"buffers[0].anchors",
+       [](v1::HapticModel* m) { m->mutable_buffers(0)->mutable_anchors()->RemoveLast(); }},
+      {"buffers[0].anchors",
+       [](v1::HapticModel* m) { m->mutable_buffers(0)->mutable_anchors(0)->set_y(INFINITY); }},
+      {"buffers[0].friction",
+       [](v1::HapticModel* m) { m->mutable_buffers(0)->set_friction(-0.2); }},
+      {"buffers[0].friction",
+       [](v1::HapticModel* m) { m->mutable_buffers(0)->set_friction(kNaN); }},
   };
   for (const Case& c : cases) {
     v1::HapticModel msg;
