@@ -374,7 +374,7 @@ TEST(WorldHapticsTest, ANeedleBetweenCoarseVerticesIsHeldByTheFaceItPresses) {
   EXPECT_GT(run.lowest_force, 0.5 * 400 * depth);
   EXPECT_GT(run.mean_force, 0.5 * 400 * depth);
   // The haptic model's triangle holds the needle as the world's does, so the held force
-  // does not saw at the world's rate (it measured 0.96 % peak to peak; the model without
+  // does not saw at the world's rate (it measured 0.3 % peak to peak; the model without
   // its triangle let the force fall to 0.27 of its mean every tick).
   EXPECT_LT(run.highest_force - run.lowest_force, 0.015 * run.mean_force);
 }
