@@ -46,10 +46,11 @@
 // opposite. This is a dynamic proxy (god-object) against the exported planes and buffer
 // vertices: obstacles do not move within a tick except by their compliance.
 
-#include <Eigen/Dense>
 #include <array>
 #include <memory>
 #include <vector>
+
+#include <Eigen/Dense>
 
 #include "server/geometry/shape_features.h"
 #include "server/haptics/haptic_params.h"

@@ -40,6 +40,20 @@ auto Channel(const std::string& session) {
   return std::make_shared<haptics::ToolChannel>(session, "dev");
 }
 
+// A session pressing a 0.1 kg probe: a 400 N/m coupling, critically damped, and limits
+// that leave its forces alone.
+haptics::HapticParams PressParams() {
+  haptics::HapticParams params;
+  params.coupling.stiffness = 400;
+  params.coupling.damping = 2 * std::sqrt(400 * 0.1);
+  params.limits.force_limit = 10;
+  params.limits.torque_limit = 1;
+  params.limits.force_rate_limit = 1e5;
+  params.limits.torque_rate_limit = 1e4;
+  params.limits.watchdog_timeout = 0.01;
+  return params;
+}
+
 TEST(WorldHapticsTest, OnlyOneSessionHoldsATool) {
   auto w = ProbeWorld();
   auto a = Channel("a");
@@ -112,7 +126,9 @@ TEST(WorldHapticsTest, RemovedToolEndsTheModel) {
   EXPECT_EQ(w->AttachHapticTool("far", Channel("b")).code(), absl::StatusCode::kNotFound);
 }
 
-TEST(WorldHapticsTest, SoftBodyNearTheToolGivesABufferWithItsCompliance) {
+// A 10 cm block of soft FEM tissue (2 x 2 x 2 cells) centred at the origin, free or held at
+// its base, in a 100 Hz world without gravity.
+SceneDesc BlockScene(bool held_base) {
   SceneDesc scene;
   scene.settings.rate_hz = 100;
   scene.settings.gravity = Vec3::Zero();
@@ -123,8 +139,16 @@ TEST(WorldHapticsTest, SoftBodyNearTheToolGivesABufferWithItsCompliance) {
   soft.mesh = MakeBoxMesh(Vec3(0.05, 0.05, 0.05), 2, 2, 2);
   soft.model = SoftModelKind::kCorotational;
   soft.fem.young = 2e4;
+  for (size_t v = 0; held_base && v < soft.mesh.vertices.size(); ++v) {
+    if (soft.mesh.vertices[v].y() < -0.049) soft.fixed.push_back(static_cast<int>(v));
+  }
   block.body = soft;
   scene.bodies.push_back(block);
+  return scene;
+}
+
+TEST(WorldHapticsTest, SoftBodyNearTheToolGivesABufferWithItsCompliance) {
+  SceneDesc scene = BlockScene(/*held_base=*/false);
   scene.bodies.push_back(Body("probe", Shape::Sphere(0.01), Vec3(0, 0.062, 0), BodyKind::kDynamic));
   auto w = std::move(*World::FromScene("worlds/s", scene, WorldLimits{}));
   auto c = Channel("a");
@@ -239,15 +263,7 @@ TEST(WorldHapticsTest, AProbeStrokingAlongARopeFeelsItAndNothingPastItsEnd) {
   auto w = RopeWorld(/*held=*/false, Vec3(0.05, 0.015, 0));
   auto c = Channel("a");
   ASSERT_TRUE(w->AttachHapticTool("probe", c).ok());
-  haptics::HapticParams params;
-  params.coupling.stiffness = 400;
-  params.coupling.damping = 2 * std::sqrt(400 * 0.1);
-  params.limits.force_limit = 10;
-  params.limits.torque_limit = 1;
-  params.limits.force_rate_limit = 1e5;
-  params.limits.torque_rate_limit = 1e4;
-  params.limits.watchdog_timeout = 0.01;
-  haptics::HapticCore core(params);
+  haptics::HapticCore core(PressParams());
   const double depth = 0.01;
   uint64_t seq = 0;
   double time = 0.0;
@@ -302,21 +318,7 @@ struct NeedleRun {
 };
 
 NeedleRun PressNeedle(double depth) {
-  SceneDesc scene;
-  scene.settings.rate_hz = 100;
-  scene.settings.gravity = Vec3::Zero();
-  BodyDesc block;
-  block.id = "block";
-  SoftBodyDesc soft;
-  soft.id = "block";
-  soft.mesh = MakeBoxMesh(Vec3(0.05, 0.05, 0.05), 2, 2, 2);
-  soft.model = SoftModelKind::kCorotational;
-  soft.fem.young = 2e4;
-  for (size_t v = 0; v < soft.mesh.vertices.size(); ++v) {
-    if (soft.mesh.vertices[v].y() < -0.049) soft.fixed.push_back(static_cast<int>(v));
-  }
-  block.body = soft;
-  scene.bodies.push_back(block);
+  SceneDesc scene = BlockScene(/*held_base=*/true);
   constexpr double kHalf = 0.02, kRadius = 0.001;
   const Vec3 start(0.0125, 0.05 + kHalf + kRadius + 0.001, 0.0375);  // tip 1 mm above
   scene.bodies.push_back(Body("needle", Shape::Capsule(kRadius, kHalf), start, BodyKind::kDynamic));
@@ -325,15 +327,7 @@ NeedleRun PressNeedle(double depth) {
   auto w = std::move(*made);
   auto c = Channel("a");
   EXPECT_TRUE(w->AttachHapticTool("needle", c).ok());
-  haptics::HapticParams params;
-  params.coupling.stiffness = 400;
-  params.coupling.damping = 2 * std::sqrt(400 * 0.1);
-  params.limits.force_limit = 10;
-  params.limits.torque_limit = 1;
-  params.limits.force_rate_limit = 1e5;
-  params.limits.torque_rate_limit = 1e4;
-  params.limits.watchdog_timeout = 0.01;
-  haptics::HapticCore core(params);
+  haptics::HapticCore core(PressParams());
   NeedleRun run;
   int held = 0;
   uint64_t seq = 0;
