@@ -29,6 +29,12 @@ void AppendShapeFeatures(const Shape& shape, const Transform& pose, std::vector<
 // radius), m; < 0 inside.
 double FeatureDistance(const ShapeFeature& feature, const Vec3& point);
 
+// The deepest a feature may lie under a surface triangle for the triangle to push it out,
+// m: a probe pressed into soft tissue faster than its surface gives way sinks below the
+// surface in a tick and must not then slip under it; deeper than this it came in
+// elsewhere.
+inline constexpr double kMaxSunkDepth = 0.05;
+
 // A point of a feature over (or under) a triangle.
 struct TriangleFeatureHit {
   Vec3 barycentric = Vec3::Zero();  // of the point of the triangle under it

@@ -13,10 +13,9 @@ constexpr double kTolerance = 1e-10;       // m, largest gap change in a sweep
 constexpr double kPenetrationShare = 0.2;  // of the overlap removed per step
 constexpr double kYieldingCompliance = 1e-12;  // m/N, below this an obstacle is fixed
 // How deep below its pressed surface a triangle holds a tool's feature (beyond how far the
-// tool moved since the tick), m, and how deep a feature no triangle holds so may be sunk
-// for the triangles over it to push it out (as the world's faces do).
+// tool moved since the tick), m; a feature no triangle holds so is pushed out by those it
+// is sunk under, down to kMaxSunkDepth, as the world's faces do.
 constexpr double kFaceDepth = 0.001;
-constexpr double kMaxSunkDepth = 0.05;
 
 }  // namespace
 

@@ -22,7 +22,6 @@ constexpr double kBaseReach = 0.01;     // m, beyond the contact margin
 constexpr double kMaxReach = 0.2;       // m
 constexpr int kMaxBufferVertices = 64;  // nearest soft vertices per body
 constexpr double kRodSpacing = 0.005;   // m, finest sampling of a rod's centreline
-constexpr double kMaxSunkDepth = 0.05;  // m, deepest a tool's feature under a soft face counts
 constexpr int kMaxRodSamples = 2001;
 
 // The contact planes of the tool (dense index `tool`) with every other rigid body within

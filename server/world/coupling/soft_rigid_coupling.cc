@@ -45,7 +45,6 @@ constexpr double kVertexProbe = 1e-5;
 // tissue faster than its surface gives way sinks deeper than this in a tick, and must not
 // then slip under the surface.
 constexpr double kMaxFaceDepth = 2.0 * kPenetrationSlop;
-constexpr double kMaxSunkDepth = 0.05;
 
 // Whether a vertex of a triangle whose bounds over the step meet `reach_of` is within
 // kToolVertexReach of feature f at the start of the tick.
