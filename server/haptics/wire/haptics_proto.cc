@@ -1,6 +1,8 @@
 #include "server/haptics/wire/haptics_proto.h"
 
+#include <array>
 #include <cmath>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 
@@ -29,6 +31,22 @@ void ToProto(const Transform& t, v1::Pose* out) {
 }
 Transform FromProto(const v1::Pose& p) {
   return {FromProto(p.position()), FromProto(p.orientation()).normalized()};
+}
+
+// Groups of N buffer-local vertex indices (tetrahedra, triangles) from their flat list,
+// whose length is a multiple of N; false at the first index outside [0, n).
+template <size_t N>
+bool IndexGroups(const google::protobuf::RepeatedField<int32_t>& flat, int n,
+                 std::vector<std::array<int, N>>* out) {
+  for (int k = 0; k + static_cast<int>(N) <= flat.size(); k += N) {
+    std::array<int, N> group;
+    for (size_t j = 0; j < N; ++j) {
+      group[j] = flat[k + j];
+      if (group[j] < 0 || group[j] >= n) return false;
+    }
+    out->push_back(group);
+  }
+  return true;
 }
 
 absl::Status Invalid(const std::string& field, const std::string& why) {
@@ -276,20 +294,8 @@ absl::StatusOr<std::shared_ptr<haptics::ToolLocalModel>> LocalModelFromProto(
     b.compliance.resize(3 * n, 3 * n);
     for (int k = 0; k < 9 * n * n; ++k) b.compliance(k / (3 * n), k % (3 * n)) = q.compliance(k);
     if (!b.compliance.allFinite()) return Invalid(field + ".compliance", "not finite");
-    for (int k = 0; k + 3 < q.tets_size(); k += 4) {
-      std::array<int, 4> t = {q.tets(k), q.tets(k + 1), q.tets(k + 2), q.tets(k + 3)};
-      for (int v : t) {
-        if (v < 0 || v >= n) return Invalid(field + ".tets", "bad index");
-      }
-      b.tets.push_back(t);
-    }
-    for (int k = 0; k + 2 < q.faces_size(); k += 3) {
-      const std::array<int, 3> t = {q.faces(k), q.faces(k + 1), q.faces(k + 2)};
-      for (int v : t) {
-        if (v < 0 || v >= n) return Invalid(field + ".faces", "bad index");
-      }
-      b.faces.push_back(t);
-    }
+    if (!IndexGroups(q.tets(), n, &b.tets)) return Invalid(field + ".tets", "bad index");
+    if (!IndexGroups(q.faces(), n, &b.faces)) return Invalid(field + ".faces", "bad index");
     m->buffers.push_back(std::move(b));
   }
   return m;

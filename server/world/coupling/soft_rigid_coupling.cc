@@ -24,6 +24,7 @@
 
 #include "server/world/coupling/soft_rigid_coupling.h"
 
+#include <algorithm>
 #include <cassert>
 #include <cmath>
 #include <limits>
@@ -46,20 +47,13 @@ constexpr double kVertexProbe = 1e-5;
 // then slip under the surface.
 constexpr double kMaxFaceDepth = 2.0 * kPenetrationSlop;
 
-// Whether a vertex of a triangle whose bounds over the step meet `reach_of` is within
-// kToolVertexReach of feature f at the start of the tick.
+// Whether one of the surface vertices is within kToolVertexReach of feature f at the start
+// of the tick.
 bool VertexNear(const ShapeFeature& f, const std::vector<Vec3>& start,
-                const std::vector<std::array<int, 3>>& triangles,
-                const std::vector<std::pair<Aabb, double>>& faces, const Aabb& reach_of) {
-  for (size_t t = 0; t < triangles.size(); ++t) {
-    const auto& [bounds, reach] = faces[t];
-    const Aabb grown{bounds.min - Vec3::Constant(reach), bounds.max + Vec3::Constant(reach)};
-    if (!grown.Overlaps(reach_of)) continue;
-    for (const int v : triangles[t]) {
-      if (FeatureDistance(f, start[v]) < haptics::kToolVertexReach) return true;
-    }
-  }
-  return false;
+                const std::vector<int>& surface_vertices) {
+  return std::ranges::any_of(surface_vertices, [&](int v) {
+    return FeatureDistance(f, start[v]) < haptics::kToolVertexReach;
+  });
 }
 
 bool Inside(const Vec3& p, const Aabb& box, double grow) {
@@ -214,7 +208,7 @@ void SoftRigidCoupling::FindFaceContacts(const WorldView& w, StepContext& ctx, i
                         f.a.cwiseMax(f.b) + Vec3::Constant(grow)};
     if (!reach_of.Overlaps(swept)) continue;
     // A haptic tool's feature with a vertex within reach meets the body at its vertices.
-    if (tool && VertexNear(f, body.start, triangles, *faces, reach_of)) continue;
+    if (tool && VertexNear(f, body.start, body.surface_vertices)) continue;
     // Whether a face holds the feature within kMaxFaceDepth, and else the faces it is sunk
     // under.
     bool held = false;
