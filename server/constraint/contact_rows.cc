@@ -6,9 +6,9 @@
 
 namespace ligature {
 
-double ContactGap(double distance) {
+double ContactGap(double distance, PenetrationRecovery recovery) {
   if (distance >= 0.0) return distance;
-  return kPenetrationRecovery * std::min(0.0, distance + kPenetrationSlop);
+  return recovery.rate * std::min(0.0, distance + recovery.slop);
 }
 
 void TangentBasis(const Vec3& n, Vec3* t1, Vec3* t2) {
@@ -20,8 +20,8 @@ void TangentBasis(const Vec3& n, Vec3* t1, Vec3* t2) {
   *t2 = n.cross(*t1);
 }
 
-ConstraintBlock MakeContactBlock(const ContactPoint& p, const ContactBody& a,
-                                 const ContactBody& b, double friction, double h) {
+ConstraintBlock MakeContactBlock(const ContactPoint& p, const ContactBody& a, const ContactBody& b,
+                                 double friction, double h, PenetrationRecovery recovery) {
   ConstraintBlock block;
   block.body_a = a.index;
   block.body_b = b.index;
@@ -42,7 +42,7 @@ ConstraintBlock MakeContactBlock(const ContactPoint& p, const ContactBody& a,
     block.jacobian_b.row(d) = PointRow(dirs[d], rb);
     block.violation_free[d] = h * v_rel.dot(dirs[d]);
   }
-  block.violation_free[0] += ContactGap(p.distance);
+  block.violation_free[0] += ContactGap(p.distance, recovery);
   // Rows [-u, -(ra x u)] and [u, rb x u]: those of one point with l = -u.
   block.point = true;
   block.arm_a = ra;

@@ -27,12 +27,22 @@ inline constexpr double kPenetrationSlop = 5e-4;
 // the correction into a separating velocity and makes stacks jitter.
 inline constexpr double kPenetrationRecovery = 0.2;
 
+// How a contact row treats overlap: the depth left alone, so that resting contacts persist
+// (m), and the share of the rest it removes per step.
+struct PenetrationRecovery {
+  double slop = kPenetrationSlop;
+  double rate = kPenetrationRecovery;
+};
+// A substep removes all overlap beyond a tenth of a millimetre: its relaxation takes that
+// push out of the velocities (World::RelaxSubstep), so it cannot make stacks jitter.
+inline constexpr PenetrationRecovery kSubstepRecovery{1e-4, 1.0};
+
 // Approach speed below which a contact does not bounce (m/s), so resting contacts rest.
 inline constexpr double kBounceThreshold = 0.2;
 
 // The gap a contact row tries to keep: a separation counts in full (speculative contact);
 // a penetration beyond the slop is recovered gradually.
-double ContactGap(double distance);
+double ContactGap(double distance, PenetrationRecovery recovery = {});
 
 // A deterministic orthonormal tangent pair for a unit normal.
 void TangentBasis(const Vec3& n, Vec3* t1, Vec3* t2);
@@ -40,8 +50,8 @@ void TangentBasis(const Vec3& n, Vec3* t1, Vec3* t2);
 // Builds the block of one contact point (normal from A to B). The violation after free
 // motion is the gap (ContactGap) plus the relative free displacement over the step, h v_rel.
 // With friction > 0 the block is a 3D friction contact; otherwise a 1D unilateral one.
-ConstraintBlock MakeContactBlock(const ContactPoint& p, const ContactBody& a,
-                                 const ContactBody& b, double friction, double h);
+ConstraintBlock MakeContactBlock(const ContactPoint& p, const ContactBody& a, const ContactBody& b,
+                                 double friction, double h, PenetrationRecovery recovery = {});
 
 // A contact's resistance to rolling and spinning: lever arms (m) bounding the torques
 // about its tangents and about its normal by that arm times its normal force.

@@ -30,4 +30,13 @@ inline Quat Rotated(const Quat& q, const Vec3& theta) {
   return out;
 }
 
+// The rotation vector (axis * angle, rad, the angle in [0, pi]) that turns `from` into
+// `to`: Rotated(from, RotationBetween(from, to)) is `to`.
+inline Vec3 RotationBetween(const Quat& from, const Quat& to) {
+  Quat delta = to * from.conjugate();
+  if (delta.w() < 0.0) delta.coeffs() = -delta.coeffs();
+  const Eigen::AngleAxisd turn(delta);
+  return turn.angle() * turn.axis();
+}
+
 }  // namespace ligature

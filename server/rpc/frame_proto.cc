@@ -58,6 +58,7 @@ void FrameToProto(const Frame& frame, const absl::flat_hash_set<std::string>& on
   stats->set_max_penetration(frame.stats.max_penetration);
   stats->set_solve_ms(frame.stats.solve_ms);
   stats->set_sleeping_bodies(frame.stats.sleeping_bodies);
+  stats->set_substeps(frame.stats.substeps);
   out->set_step_ms(frame.stats.step_ms);
   for (const ToolFrameState& t : frame.tools) {
     v1::ToolState* s = out->add_tools();

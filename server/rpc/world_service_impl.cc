@@ -60,6 +60,12 @@ absl::Status MergeSettings(const v1::WorldSettings& from,
       } else {
         to->mutable_solver()->clear_position_share();
       }
+    } else if (p == "settings.solver.substeps") {
+      if (from.solver().has_substeps()) {
+        to->mutable_solver()->set_substeps(from.solver().substeps());
+      } else {
+        to->mutable_solver()->clear_substeps();
+      }
     } else if (p == "settings.sleep") {
       *to->mutable_sleep() = from.sleep();
     } else if (p == "settings.contact_margin") {

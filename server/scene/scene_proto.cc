@@ -500,6 +500,12 @@ absl::StatusOr<SolverSettings> SolverFromProto(const v1::SolverSettings& s,
     }
     out.position_share = s.position_share();
   }
+  if (s.has_substeps()) {
+    if (s.substeps() < 1 || s.substeps() > kMaxSubsteps) {
+      return InvalidField(field + ".substeps", "must be in [1, 64]");
+    }
+    out.substeps = s.substeps();
+  }
   return out;
 }
 
@@ -605,6 +611,8 @@ v1::WorldSettings SettingsToProto(const WorldSettings& s) {
                                      : v1::SOLVER_KIND_GAUSS_SEIDEL);
   out.mutable_solver()->set_time_budget_us(s.solver.time_budget_us);
   out.mutable_solver()->set_position_share(s.solver.position_share);
+  // One substep is the default, left out so that earlier snapshots keep their bytes.
+  if (s.solver.substeps != 1) out.mutable_solver()->set_substeps(s.solver.substeps);
   out.mutable_solver()->set_max_iterations(s.solver.max_iterations);
   out.mutable_solver()->set_tolerance(s.solver.tolerance);
   out.mutable_solver()->set_warm_start(s.solver.warm_start);

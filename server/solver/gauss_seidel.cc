@@ -116,7 +116,9 @@ SolveResult GaussSeidelSolver::Solve(ConstraintRows& rows,
   dq.assign(compliance.size(), Vec6::Zero());
   SolveResult result;
   if (rows.blocks.empty()) return result;
-  Prepare(rows, compliance, coupled);
+  if (!options.same_directions || cache_.size() != rows.blocks.size()) {
+    Prepare(rows, compliance, coupled);
+  }
 
   // Warm start: the displacements the previous forces cause.
   for (size_t i = 0; i < rows.blocks.size(); ++i) {
@@ -133,6 +135,7 @@ SolveResult GaussSeidelSolver::Solve(ConstraintRows& rows,
   // correction travels end to end in one pair of sweeps instead of one link per sweep.
   const SolveClock clock(options.time_budget_us);
   const size_t count = rows.blocks.size();
+  const double softness = options.contact_softness;
   for (int it = 0; it < options.max_iterations; ++it) {
     double residual = 0.0;
     const bool forward = it % 2 == 0;
@@ -145,19 +148,26 @@ SolveResult GaussSeidelSolver::Solve(ConstraintRows& rows,
       if (b.body_b != kWorldBody) delta += b.jacobian_b * dq[b.body_b];
       // Violation with this block's own force removed.
       const Vec3 free = delta - c.w * b.force;
+      // A soft contact's law sees its normal row's compliance grown (only that entry of W
+      // enters the contact laws' normal force).
+      Mat3 w_soft;
+      const Mat3* w_contact = &c.w;
+      if (softness > 0.0 && b.point) {
+        w_soft = c.w;
+        w_soft(0, 0) *= 1.0 + softness;
+        w_contact = &w_soft;
+      }
       Vec3 f = Vec3::Zero();
       switch (b.law) {
         case ConstraintLaw::kBilateral:
           f = SolveBilateral(b.dim, c.w_inv, free);
           break;
-        case ConstraintLaw::kUnilateral:
-          f = SolveUnilateral(c.w, free);
-          break;
+        case ConstraintLaw::kUnilateral: f = SolveUnilateral(*w_contact, free); break;
         case ConstraintLaw::kBilateralFriction:
           f = SolveBilateralFriction(c.w, b.force, free, b.friction);
           break;
         case ConstraintLaw::kFrictionContact:
-          f = SolveFrictionContact(c.w, c.wt_inv, b.force, free, b.friction);
+          f = SolveFrictionContact(*w_contact, c.wt_inv, b.force, free, b.friction);
           break;
         case ConstraintLaw::kRollingFriction:
           f = SolveRollingFriction(b.dim, c.w, c.w_inv, free,

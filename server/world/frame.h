@@ -67,6 +67,7 @@ struct StepStats {
   double solve_ms = 0.0;   // wall time of its solver calls (what the time budget covers)
   int recovered_bodies = 0;  // bodies held in place after a non-finite step
   int sleeping_bodies = 0;   // rigid bodies asleep after the step
+  int substeps = 1;          // substeps the rigid bodies took
 };
 
 // A haptic tool and its coupling at the end of a tick.

@@ -32,7 +32,11 @@ struct SolverSettings {
   // restitution). A share that leaves the contact pass fewer than two iterations skips it
   // (see World::SolveTunable).
   double position_share = 0.3;
+  // Gauss-Seidel: substeps per tick, in [1, kMaxSubsteps] (World::Substeps, in
+  // world_substeps.cc). A world with soft bodies or rods steps its rigid bodies once per tick.
+  int substeps = 1;
 };
+inline constexpr int kMaxSubsteps = 64;
 
 // Sleeping: islands of dynamic rigid bodies (joined by contacts and joints) at rest stop
 // being simulated until something wakes them.

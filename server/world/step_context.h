@@ -91,6 +91,11 @@ struct SensorOverlap {
 };
 
 struct StepContext {
+  // The time step the rigid stages take (s): the tick's, or one substep's; the substep
+  // being taken and how many the tick takes.
+  double h = 0.0;
+  int substep = 0;
+  int substeps = 1;
   // Rigid bodies' forces and free motion.
   std::vector<Vec3> force;  // N, external force per body
   std::vector<Vec3> free_position;  // pose after free motion
@@ -115,6 +120,12 @@ struct StepContext {
   // Per contact: its point in body A's frame at the poses its row was built at (the key of
   // its warm start, looked up and stored under the same key).
   std::vector<Vec3> contact_local_a;
+  // Substeps: the bodies' poses at the start of the tick; each contact's distance there;
+  // each block's violation at the start of the tick less its part h J v.
+  std::vector<Vec3> tick_position;
+  std::vector<Quat> tick_orientation;
+  std::vector<double> tick_distance;
+  std::vector<Vec3> tick_violation;
 
   // The solve: rows, per-solver-body compliance, coupled groups and displacements.
   ConstraintRows rows;

@@ -270,6 +270,14 @@ class World {
                       JointLevel level);
   void StoreWarmStart();
   double MaxPenetration() const;
+  // Substeps (world_substeps.cc): how many this tick takes, how its contacts behave, what
+  // the rows keep from the start of the tick, and each later substep's start.
+  int Substeps() const;
+  PenetrationRecovery ContactRecovery() const;
+  double SubstepContactSoftness() const;
+  void KeepRowsForSubsteps();
+  void BeginSubstep();
+  void RelaxSubstep(std::span<const CoupledPoints> groups, SolverOptions options);
 
   // Edits and read-out (world.cc).
   std::string NextId(const char* prefix);

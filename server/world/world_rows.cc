@@ -24,7 +24,8 @@ double ContactMaterialMean(double a, double b) { return std::sqrt(a * b); }
 void World::BuildContactRows(const std::vector<Vec3>& positions,
                              const std::vector<Quat>& orientations, bool with_friction,
                              bool warm) {
-  const double h = settings_.dt();
+  const double h = step_.h;
+  const PenetrationRecovery recovery = ContactRecovery();
   const WorldView w = View();
   const size_t first = step_.rows.blocks.size();
   if (warm) step_.contact_local_a.resize(step_.contacts.size());
@@ -36,7 +37,7 @@ void World::BuildContactRows(const std::vector<Vec3>& positions,
             : 0.0;
     ConstraintBlock& block = step_.rows.blocks.emplace_back(
         MakeContactBlock(c.point, w.RigidContactBody(c.a, positions[c.a]),
-                         w.RigidContactBody(c.b, positions[c.b]), mu, h));
+                         w.RigidContactBody(c.b, positions[c.b]), mu, h, recovery));
     if (warm) {
       const Vec3 local_a =
           Transform{positions[c.a], orientations[c.a]}.InverseApply(c.point.position);
@@ -53,7 +54,7 @@ void World::BuildContactRows(const std::vector<Vec3>& positions,
 // arms are not zero. They start from zero torque every tick (no warm start): a stick or
 // slide of one rotation settles within the solve.
 void World::BuildContactTorqueRows(const std::vector<Vec3>& positions, size_t first) {
-  const double h = settings_.dt();
+  const double h = step_.h;
   const WorldView w = View();
   for (size_t k = 0; k < step_.contacts.size(); ++k) {
     const RigidContact& c = step_.contacts[k];
@@ -80,7 +81,7 @@ void World::BuildContactTorqueRows(const std::vector<Vec3>& positions, size_t fi
 // emit nothing.
 void World::BuildJointRows(const std::vector<Vec3>& positions,
                            const std::vector<Quat>& orientations, JointLevel level) {
-  const double h = settings_.dt();
+  const double h = step_.h;
   step_.joint_blocks.clear();
   auto velocity = [&](uint32_t i) {
     Vec6 v = Vec6::Zero();
@@ -131,7 +132,7 @@ void World::BuildJointRows(const std::vector<Vec3>& positions,
 // moves).
 void World::UpdateCompliance(const std::vector<Quat>& orientations) {
   const int n = bodies_.size();
-  const double h2 = settings_.dt() * settings_.dt();
+  const double h2 = step_.h * step_.h;
   step_.compliance.resize(n);
   for (int i = 0; i < n; ++i) {
     if (bodies_.IsAsleep(i)) {

@@ -48,25 +48,37 @@ SolveResult World::RunSolver(ConstraintSolver& solver, const SolverOptions& opti
 // (AddSoftPointCompliance), those of one corotational body coupled through its implicit
 // system; the rods' points follow (RodRigidCoupling::AddCompliance).
 void World::SolveGaussSeidel() {
-  UpdateCompliance(step_.free_orientation);
-  const WorldView w = View();
-  AddSoftPointCompliance(w, step_);
-  rod_rigid_.AddCompliance(w, step_);
+  // Later substeps keep the first one's rows' directions, compliance and preparation.
+  const bool later = step_.substep > 0;
+  if (!later) {
+    UpdateCompliance(step_.free_orientation);
+    const WorldView w = View();
+    AddSoftPointCompliance(w, step_);
+    rod_rigid_.AddCompliance(w, step_);
+  }
+  // Each substep takes its share of the iterations and of the budget left.
+  const int substeps_left = step_.substeps - step_.substep;
+  const double budget = settings_.solver.time_budget_us;
   SolverOptions options;
-  options.max_iterations = settings_.solver.max_iterations;
+  options.max_iterations = std::max(1, settings_.solver.max_iterations / step_.substeps);
   options.tolerance = settings_.solver.tolerance;
-  options.warm_start = settings_.solver.warm_start;
-  options.time_budget_us = settings_.solver.time_budget_us;
+  options.warm_start = settings_.solver.warm_start || step_.substep > 0;
+  options.contact_softness = SubstepContactSoftness();
+  options.same_directions = later;
+  options.time_budget_us =
+      budget > 0.0 ? std::max(1e-3, (budget - SpentSolveUs()) / substeps_left) : 0.0;
   const SolveClock clock(0.0);
   const std::span<const CoupledPoints> groups =
       step_.rod_points.empty() ? std::span<const CoupledPoints>(step_.soft_groups)
                                : step_.solver_groups;
   const SolveResult result =
       step_.gauss_seidel.Solve(step_.rows, step_.compliance, groups, options, &step_.displacements);
+  if (step_.substeps > 1) RelaxSubstep(groups, options);
   stats_.solve_ms += clock.ElapsedUs() / 1000.0;
-  stats_.iterations = result.iterations;
+  stats_.iterations += result.iterations;
   stats_.residual = result.residual;
-  stats_.budget_exhausted = result.budget_exhausted;
+  stats_.budget_exhausted |= result.budget_exhausted;
+  if (substeps_left > 1) return;
   StoreWarmStart();
   FindBrokenJoints();
 }
@@ -386,9 +398,10 @@ void World::StabilizeJoints() {
 // Deepest overlap left by a Gauss-Seidel step: each contact's gap after the step, to first
 // order, is its distance plus the change of its normal row (h v_n + J dq).
 double World::MaxPenetration() const {
+  const PenetrationRecovery recovery = ContactRecovery();
   double deepest = 0.0;
   const auto deepen = [&](const ConstraintBlock& b, double distance) {
-    const double after = b.violation_free.x() - ContactGap(distance) + distance +
+    const double after = b.violation_free.x() - ContactGap(distance, recovery) + distance +
                          NormalRowChange(b, step_.displacements);
     deepest = std::max(deepest, -after);
   };

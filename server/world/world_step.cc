@@ -29,14 +29,24 @@ void World::Step() {
   ApplyDeviceTargets();
   AccumulateForces();
   ApplyHapticCouplings();
+  // Contacts are found and the rows built once a tick; the rigid bodies then move in
+  // substeps, each solving the rows where the bodies have moved since (world_substeps.cc).
+  step_.substeps = Substeps();
+  stats_.substeps = step_.substeps;
+  step_.h = settings_.dt() / step_.substeps;
   IntegrateFreeMotion();
   IntegrateSoftFreeMotion();
   DetectCollisions();
   DetectSoftContacts();
   DetectRodContacts();
+  step_.substep = 0;
   BuildConstraintRows();
-  SolveConstraints();
-  ApplyCorrectionMotion();
+  for (; step_.substep < step_.substeps; ++step_.substep) {
+    if (step_.substep > 0) BeginSubstep();
+    SolveConstraints();
+    ApplyCorrectionMotion();
+  }
+  step_.h = settings_.dt();
   ApplyCouplingForces();
   StabilizeJoints();
   // The rigid shapes deformable bodies meet, once a tick for rods and soft bodies.
@@ -102,7 +112,7 @@ void World::AccumulateForces() {
 // sleeping bodies stay.
 void World::IntegrateFreeMotion() {
   const int n = bodies_.size();
-  const double h = settings_.dt();
+  const double h = step_.h;
   step_.free_position.resize(n);
   step_.free_orientation.resize(n);
   for (int i = 0; i < n; ++i) {
@@ -269,6 +279,7 @@ void World::BuildConstraintRows() {
   if (settings_.solver.kind != SolverKind::kGaussSeidel) return;
   BuildContactRows(bodies_.position, bodies_.orientation, true, true);
   BuildJointRows(bodies_.position, bodies_.orientation, JointLevel::kVelocity);
+  if (step_.substeps > 1) KeepRowsForSubsteps();
   // The couplings' blocks follow, in the order their solver points are numbered.
   const WorldView w = View();
   soft_rigid_.BuildRows(w, step_);
@@ -300,8 +311,11 @@ void World::RemoveEndedJoints() {
 // The solve stage. Its solver calls are timed (RunSolver): the time budget covers them and
 // the frame reports their sum.
 void World::SolveConstraints() {
-  stats_.budget_exhausted = false;
-  stats_.solve_ms = 0.0;
+  if (step_.substep == 0) {
+    stats_.budget_exhausted = false;
+    stats_.solve_ms = 0.0;
+    stats_.iterations = 0;
+  }
   if (settings_.solver.kind == SolverKind::kTunableLcp) {
     SolveTunable();
   } else {
@@ -318,7 +332,7 @@ void World::SolveConstraints() {
 // poisons the world.
 void World::ApplyCorrectionMotion() {
   const int n = bodies_.size();
-  const double h = settings_.dt();
+  const double h = step_.h;
   const bool tunable = settings_.solver.kind == SolverKind::kTunableLcp;
   stats_.recovered_bodies = 0;
   for (int i = 0; i < n; ++i) {
@@ -327,8 +341,10 @@ void World::ApplyCorrectionMotion() {
     const Vec3 position = tunable ? step_.free_position[i] : step_.free_position[i] + dq.head<3>();
     const Quat orientation =
         tunable ? step_.free_orientation[i] : Rotated(step_.free_orientation[i], dq.tail<3>());
-    const Vec3 v = bodies_.linear_velocity[i] + dq.head<3>() / h;
-    const Vec3 w = bodies_.angular_velocity[i] + dq.tail<3>() / h;
+    // Substeps take their velocities from the relaxed solve (RelaxSubstep).
+    const Vec6& dv = step_.substeps > 1 ? step_.velocity_displacements[i] : dq;
+    const Vec3 v = bodies_.linear_velocity[i] + dv.head<3>() / h;
+    const Vec3 w = bodies_.angular_velocity[i] + dv.tail<3>() / h;
     if (!position.allFinite() || !orientation.coeffs().allFinite() || !v.allFinite() ||
         !w.allFinite()) {
       bodies_.linear_velocity[i].setZero();

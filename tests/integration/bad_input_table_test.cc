@@ -355,6 +355,8 @@ TEST_F(BadInputTableTest, EveryInvalidFieldIsNamedAndTheWorldKeepsTicking) {
        scene_row([](v1::Scene* s) {
          s->mutable_settings()->mutable_solver()->set_position_share(2.0);
        })},
+      {"CreateWorld", "scene.settings.solver.substeps", kInvalid,
+       scene_row([](v1::Scene* s) { s->mutable_settings()->mutable_solver()->set_substeps(0); })},
       {"CreateWorld", "scene.settings.contact_margin", kInvalid,
        scene_row([](v1::Scene* s) { s->mutable_settings()->set_contact_margin(-1.0); })},
       {"CreateWorld", "scene.settings.sleep.time_to_sleep", kInvalid,
@@ -415,6 +417,9 @@ TEST_F(BadInputTableTest, EveryInvalidFieldIsNamedAndTheWorldKeepsTicking) {
       {"UpdateWorld", "world.settings.solver.position_share", kInvalid,
        settings_row("settings.solver.position_share",
                     [](v1::WorldSettings* s) { s->mutable_solver()->set_position_share(-0.5); })},
+      {"UpdateWorld", "world.settings.solver.substeps", kInvalid,
+       settings_row("settings.solver.substeps",
+                    [](v1::WorldSettings* s) { s->mutable_solver()->set_substeps(65); })},
       {"UpdateWorld", "world.settings.contact_margin", kInvalid,
        settings_row("settings.contact_margin",
                     [](v1::WorldSettings* s) { s->set_contact_margin(kInf); })},

@@ -26,6 +26,7 @@ constexpr double kRateHz = 60.0;
 constexpr int kSteps = 600;  // 10 s at 60 Hz
 constexpr double kEdge = 1.0;  // m
 constexpr int kEqualIterations = 20;
+constexpr int kSubsteps = 4;
 // Bullet's sequential impulse solver runs 10 iterations unless told otherwise
 // (btContactSolverInfo::m_numIterations).
 constexpr int kBulletDefaultIterations = 10;
@@ -155,8 +156,9 @@ StepBench Defaults(const std::string& scene, const std::string& setup, SceneMake
   return bench;
 }
 
-// Every side at 20 iterations, all of them run: both of our solvers at tolerance 0,
-// Bullet, and MuJoCo's projected Gauss-Seidel at tolerance 0.
+// Every side at 20 iterations, all of them run: both of our solvers at tolerance 0 (and
+// Gauss-Seidel in 4 substeps of 5 sweeps), Bullet, and MuJoCo's projected Gauss-Seidel at
+// tolerance 0.
 StepBench Equal(const std::string& scene, const std::string& setup, SceneMaker make) {
   StepBench bench = Base(scene, "equal",
                          absl::StrCat(setup, ", ", kEqualIterations, " iterations on every side"));
@@ -170,6 +172,16 @@ StepBench Equal(const std::string& scene, const std::string& setup, SceneMaker m
                                                  },
                                                  MakeLigatureScene)});
   }
+  // Gauss-Seidel in substeps: the same 20 sweeps a tick, spread over them.
+  bench.ours.push_back({absl::StrCat("gauss-seidel-", kSubsteps, "-substeps"),
+                        Side(
+                            make,
+                            [](SceneDesc& s) {
+                              s.settings.solver.substeps = kSubsteps;
+                              s.settings.solver.max_iterations = kEqualIterations;
+                              s.settings.solver.tolerance = 0.0;
+                            },
+                            MakeLigatureScene)});
   const auto equal = [](SceneDesc& s) { s.settings.solver.max_iterations = kEqualIterations; };
   bench.peers.push_back({BulletPeerName(), Side(make, equal, [](const SceneDesc& s) {
                            return MakeBulletScene(s);

@@ -859,6 +859,13 @@ TEST(SceneFromProtoTest, SolverSettings) {
   EXPECT_EQ(scene->settings.solver.kind, SolverKind::kGaussSeidel);
   EXPECT_EQ(scene->settings.solver.time_budget_us, 0.0);
   EXPECT_EQ(scene->settings.solver.position_share, 0.3);
+  EXPECT_EQ(scene->settings.solver.substeps, 1);
+  // Substeps in [1, 64], and back.
+  solver->set_substeps(64);
+  scene = SceneFromProto(s);
+  ASSERT_TRUE(scene.ok());
+  EXPECT_EQ(scene->settings.solver.substeps, 64);
+  EXPECT_EQ(SettingsToProto(scene->settings).solver().substeps(), 64);
   WorldSettings tunable;
   tunable.solver.kind = SolverKind::kTunableLcp;
   EXPECT_EQ(SettingsToProto(tunable).solver().kind(), v1::SOLVER_KIND_TUNABLE_LCP);
@@ -883,6 +890,13 @@ TEST(SceneFromProtoTest, SolverSettings) {
   ExpectInvalid(
       [](v1::Scene& s) { s.mutable_settings()->mutable_solver()->set_position_share(-0.1); },
       "settings.solver.position_share");
+  for (const int substeps : {0, -3, 65}) {
+    ExpectInvalid(
+        [substeps](v1::Scene& s) {
+          s.mutable_settings()->mutable_solver()->set_substeps(substeps);
+        },
+        "settings.solver.substeps");
+  }
 }
 
 // A given inertia comes through (and back) as given; it needs a mass, a positive-definite

@@ -1,0 +1,134 @@
+// Substeps of the Gauss-Seidel pipeline (SolverSettings::substeps). Contacts are found and
+// the rows built once, at the start of the tick; each substep then moves the bodies over
+// its share of the tick and solves the same rows where the bodies are now. A row keeps its
+// directions; its violation is what it was at the start of the tick moved on by the bodies'
+// motion since (J times their displacement, to first order), plus h J v for the substep
+// ahead. Short steps keep tall stacks standing where one long step lets them rock and
+// topple: gravity's pull over a substep is small against what the contacts hold.
+
+#include <algorithm>
+
+#include "server/constraint/contact_rows.h"
+#include "server/world/world.h"
+
+namespace ligature {
+
+// Substeps apply to rigid bodies solved by Gauss-Seidel alone: soft bodies and rods couple
+// through one solve per tick.
+int World::Substeps() const {
+  if (settings_.solver.kind != SolverKind::kGaussSeidel) return 1;
+  if (!soft_.empty() || !rods_.empty()) return 1;
+  return std::max(1, settings_.solver.substeps);
+}
+
+// Contacts within substeps: soft, and pushed out of all their overlap beyond a tenth of a
+// millimetre each substep. The softness damps what the few sweeps of a substep leave
+// wrong, which would otherwise rock a tall stack until it falls; the relaxation
+// (RelaxSubstep) keeps the push-out from flinging bodies apart.
+PenetrationRecovery World::ContactRecovery() const {
+  return step_.substeps > 1 ? kSubstepRecovery : PenetrationRecovery{};
+}
+
+double World::SubstepContactSoftness() const {
+  // Each contact's normal compliance, as a share of its own W_nn.
+  constexpr double kSoftness = 0.2;
+  return step_.substeps > 1 ? kSoftness : 0.0;
+}
+
+namespace {
+
+// h J v of one block's rows, with v the bodies' velocities (none for the world).
+Vec3 StepMotion(const ConstraintBlock& b, double h, const std::vector<Vec3>& linear,
+                const std::vector<Vec3>& angular) {
+  const auto velocity = [&](uint32_t i) {
+    Vec6 v;
+    v << linear[i], angular[i];
+    return v;
+  };
+  Vec3 out = Vec3::Zero();
+  if (b.body_a != kWorldBody) out += h * (b.jacobian_a * velocity(b.body_a));
+  if (b.body_b != kWorldBody) out += h * (b.jacobian_b * velocity(b.body_b));
+  return out;
+}
+
+}  // namespace
+
+// What the rows keep from the start of the tick: the poses, each contact's distance, and
+// each block's violation less its h J v.
+void World::KeepRowsForSubsteps() {
+  step_.tick_position = bodies_.position;
+  step_.tick_orientation = bodies_.orientation;
+  step_.tick_distance.clear();
+  for (const RigidContact& c : step_.contacts) step_.tick_distance.push_back(c.point.distance);
+  step_.tick_violation.clear();
+  for (const ConstraintBlock& b : step_.rows.blocks) {
+    step_.tick_violation.push_back(b.violation_free - StepMotion(b, step_.h,
+                                                                 bodies_.linear_velocity,
+                                                                 bodies_.angular_velocity));
+  }
+}
+
+// A later substep: free motion over it, then each row's violation where the bodies are
+// now. A contact's distance moves by its normal row's share of the motion (its rows are
+// otherwise h J v, as MakeContactBlock builds them); a joint's rows
+// and limits take the motion along their directions (so a substep also removes the drift
+// the earlier ones left); drives and rolling resistance are velocity rows and keep their
+// violation of the tick. The forces the substep before solved stay in the rows: they are
+// this substep's warm start.
+void World::BeginSubstep() {
+  IntegrateFreeMotion();
+  const auto motion = [&](uint32_t i) {
+    Vec6 d = Vec6::Zero();
+    if (i == kWorldBody) return d;
+    d << bodies_.position[i] - step_.tick_position[i],
+        RotationBetween(step_.tick_orientation[i], bodies_.orientation[i]);
+    return d;
+  };
+  const auto moved = [&](const ConstraintBlock& b) {
+    Vec3 out = Vec3::Zero();
+    if (b.body_a != kWorldBody) out += b.jacobian_a * motion(b.body_a);
+    if (b.body_b != kWorldBody) out += b.jacobian_b * motion(b.body_b);
+    return out;
+  };
+  const PenetrationRecovery recovery = ContactRecovery();
+  std::vector<ConstraintBlock>& blocks = step_.rows.blocks;
+  for (size_t k = 0; k < blocks.size(); ++k) {
+    ConstraintBlock& b = blocks[k];
+    const Vec3 hjv = StepMotion(b, step_.h, bodies_.linear_velocity, bodies_.angular_velocity);
+    if (k < step_.contacts.size()) {
+      const double distance = step_.tick_distance[k] + moved(b).x();
+      step_.contacts[k].point.distance = distance;
+      b.violation_free = hjv;
+      b.violation_free.x() += ContactGap(distance, recovery);
+      continue;
+    }
+    const bool velocity_row =
+        b.law == ConstraintLaw::kDrive || b.law == ConstraintLaw::kRollingFriction;
+    b.violation_free = step_.tick_violation[k] + hjv;
+    if (!velocity_row) b.violation_free += moved(b);
+  }
+}
+
+// The substep's velocities without the push that removed penetration (a relaxation, as
+// split impulses do): the solve is taken on from its forces with each overlapping
+// contact's gap left out, for one sweep, and its displacements set the velocities while
+// the poses keep the solve's. Bodies pushed out of an overlap do not fly on from it.
+void World::RelaxSubstep(std::span<const CoupledPoints> groups, SolverOptions options) {
+  const PenetrationRecovery recovery = ContactRecovery();
+  const auto push = [&](size_t k) {
+    const double d = step_.contacts[k].point.distance;
+    return d < 0.0 ? ContactGap(d, recovery) : 0.0;
+  };
+  std::vector<ConstraintBlock>& blocks = step_.rows.blocks;
+  for (size_t k = 0; k < step_.contacts.size(); ++k) blocks[k].violation_free.x() -= push(k);
+  options.max_iterations = 1;
+  options.warm_start = true;
+  options.same_directions = true;
+  options.contact_softness = 0.0;
+  options.time_budget_us = 0.0;
+  step_.gauss_seidel.Solve(step_.rows, step_.compliance, groups, options,
+                           &step_.velocity_displacements);
+  for (size_t k = 0; k < step_.contacts.size(); ++k) blocks[k].violation_free.x() += push(k);
+}
+
+}  // namespace ligature
