@@ -67,6 +67,13 @@ StepBench MakeSceneBench(const SceneBenchSpec& spec) {
                             s.solver.tolerance = 0.0;
                           })});
   }
+  // Gauss-Seidel in 4 substeps, the scene's sweeps a tick shared among them.
+  bench.ours.push_back({"gauss-seidel-4-substeps",
+                        LigatureFactory(spec.scene, [](WorldSettings& s) {
+                          s.solver.kind = SolverKind::kGaussSeidel;
+                          s.solver.substeps = 4;
+                          s.solver.tolerance = 0.0;
+                        })});
   // Where the scene sets a tolerance, both again with it: they may stop early.
   if (spec.early_exit) {
     for (const SolverKind kind : {SolverKind::kTunableLcp, SolverKind::kGaussSeidel}) {
