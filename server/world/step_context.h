@@ -126,6 +126,9 @@ struct StepContext {
   std::vector<Quat> tick_orientation;
   std::vector<double> tick_distance;
   std::vector<Vec3> tick_violation;
+  // Per block, the part of its violation that moves it out of an overlap (a contact, a
+  // joint limit) this substep: positions take it, velocities do not (World::RelaxSubstep).
+  std::vector<Vec3> substep_push;
 
   // The solve: rows, per-solver-body compliance, coupled groups and displacements.
   ConstraintRows rows;

@@ -276,6 +276,7 @@ class World {
   PenetrationRecovery ContactRecovery() const;
   double SubstepContactSoftness() const;
   void KeepRowsForSubsteps();
+  double OverlapPush(double distance) const;
   void BeginSubstep();
   void RelaxSubstep(std::span<const CoupledPoints> groups, SolverOptions options);
 

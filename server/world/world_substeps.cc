@@ -1,10 +1,11 @@
 // Substeps of the Gauss-Seidel pipeline (SolverSettings::substeps). Contacts are found and
 // the rows built once, at the start of the tick; each substep then moves the bodies over
 // its share of the tick and solves the same rows where the bodies are now. A row keeps its
-// directions; its violation is what it was at the start of the tick moved on by the bodies'
-// motion since (J times their displacement, to first order), plus h J v for the substep
-// ahead. Short steps keep tall stacks standing where one long step lets them rock and
-// topple: gravity's pull over a substep is small against what the contacts hold.
+// directions; a contact's gap and a joint limit's room are what they were at the start of
+// the tick moved on by the bodies' motion since (J times their displacement, to first
+// order), and every row adds h J v for the substep ahead. Short steps keep tall stacks standing
+// where one long step lets them rock and topple: gravity's pull over a substep is small against
+// what the contacts hold.
 
 #include <algorithm>
 
@@ -66,15 +67,25 @@ void World::KeepRowsForSubsteps() {
                                                                  bodies_.linear_velocity,
                                                                  bodies_.angular_velocity));
   }
+  // The first substep's pushes: the contacts' overlaps.
+  step_.substep_push.assign(step_.rows.blocks.size(), Vec3::Zero());
+  for (size_t k = 0; k < step_.contacts.size(); ++k) {
+    step_.substep_push[k].x() = OverlapPush(step_.contacts[k].point.distance);
+  }
+}
+
+// The part of a contact's gap that pushes it out of an overlap (zero when apart).
+double World::OverlapPush(double distance) const {
+  return distance < 0.0 ? ContactGap(distance, ContactRecovery()) : 0.0;
 }
 
 // A later substep: free motion over it, then each row's violation where the bodies are
 // now. A contact's distance moves by its normal row's share of the motion (its rows are
-// otherwise h J v, as MakeContactBlock builds them); a joint's rows
-// and limits take the motion along their directions (so a substep also removes the drift
-// the earlier ones left); drives and rolling resistance are velocity rows and keep their
-// violation of the tick. The forces the substep before solved stay in the rows: they are
-// this substep's warm start.
+// otherwise h J v, as MakeContactBlock builds them); a joint limit's room shrinks by the
+// motion along it; the joints' other rows, drives and rolling resistance are velocity rows
+// and keep their part of the tick (joint drift is removed after the last substep, by
+// StabilizeJoints, as in one step). The forces the substep before solved stay in the rows:
+// they are this substep's warm start.
 void World::BeginSubstep() {
   IntegrateFreeMotion();
   const auto motion = [&](uint32_t i) {
@@ -95,32 +106,27 @@ void World::BeginSubstep() {
   for (size_t k = 0; k < blocks.size(); ++k) {
     ConstraintBlock& b = blocks[k];
     const Vec3 hjv = StepMotion(b, step_.h, bodies_.linear_velocity, bodies_.angular_velocity);
+    Vec3& push = step_.substep_push[k];
     if (k < step_.contacts.size()) {
       const double distance = step_.tick_distance[k] + moved(b).x();
       step_.contacts[k].point.distance = distance;
       b.violation_free = hjv;
       b.violation_free.x() += ContactGap(distance, recovery);
+      push.x() = OverlapPush(distance);
       continue;
     }
-    const bool velocity_row =
-        b.law == ConstraintLaw::kDrive || b.law == ConstraintLaw::kRollingFriction;
-    b.violation_free = step_.tick_violation[k] + hjv;
-    if (!velocity_row) b.violation_free += moved(b);
+    push = b.law == ConstraintLaw::kUnilateral ? Vec3(moved(b)) : Vec3::Zero();
+    b.violation_free = step_.tick_violation[k] + hjv + push;
   }
 }
 
-// The substep's velocities without the push that removed penetration (a relaxation, as
-// split impulses do): the solve is taken on from its forces with each overlapping
-// contact's gap left out, for one sweep, and its displacements set the velocities while
-// the poses keep the solve's. Bodies pushed out of an overlap do not fly on from it.
+// The substep's velocities without the pushes that removed overlap (a relaxation, as split
+// impulses do): the solve is taken on from its forces with those pushes left out, for one
+// sweep, and its displacements set the velocities while the poses keep the solve's. Bodies
+// pushed out of an overlap do not fly on from it.
 void World::RelaxSubstep(std::span<const CoupledPoints> groups, SolverOptions options) {
-  const PenetrationRecovery recovery = ContactRecovery();
-  const auto push = [&](size_t k) {
-    const double d = step_.contacts[k].point.distance;
-    return d < 0.0 ? ContactGap(d, recovery) : 0.0;
-  };
   std::vector<ConstraintBlock>& blocks = step_.rows.blocks;
-  for (size_t k = 0; k < step_.contacts.size(); ++k) blocks[k].violation_free.x() -= push(k);
+  for (size_t k = 0; k < blocks.size(); ++k) blocks[k].violation_free -= step_.substep_push[k];
   options.max_iterations = 1;
   options.warm_start = true;
   options.same_directions = true;
@@ -128,7 +134,7 @@ void World::RelaxSubstep(std::span<const CoupledPoints> groups, SolverOptions op
   options.time_budget_us = 0.0;
   step_.gauss_seidel.Solve(step_.rows, step_.compliance, groups, options,
                            &step_.velocity_displacements);
-  for (size_t k = 0; k < step_.contacts.size(); ++k) blocks[k].violation_free.x() += push(k);
+  for (size_t k = 0; k < blocks.size(); ++k) blocks[k].violation_free += step_.substep_push[k];
 }
 
 }  // namespace ligature

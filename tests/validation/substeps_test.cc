@@ -25,13 +25,13 @@ SceneDesc Ground(int substeps) {
   return scene;
 }
 
-std::string Box(int i) { return "box" + std::to_string(i); }
+std::string Cube(int i) { return "box" + std::to_string(i); }
 
 // `boxes` cubes one on another, face to face, the first on the ground.
 SceneDesc Stack(int boxes, int substeps) {
   SceneDesc scene = Ground(substeps);
   for (int i = 0; i < boxes; ++i) {
-    scene.bodies.push_back(testing::MakeBody(Box(i), Shape::Box(Vec3::Constant(kEdge / 2.0)),
+    scene.bodies.push_back(testing::MakeBody(Cube(i), Shape::Box(Vec3::Constant(kEdge / 2.0)),
                                              Vec3(0.0, kEdge * (i + 0.5), 0.0)));
   }
   return scene;
@@ -54,11 +54,11 @@ Drift TopDrift(const SceneDesc& scene, const std::string& top, int ticks) {
 // sinks less than 2 cm (twenty contacts each yielding about a millimetre under the weight
 // above). In one step per tick, with the same 20 sweeps, the stack falls.
 TEST(Substeps, TwentyBoxStackStandsAt60Hz) {
-  const Drift substepped = TopDrift(Stack(20, kSubsteps), Box(19), 3600);
+  const Drift substepped = TopDrift(Stack(20, kSubsteps), Cube(19), 3600);
   EXPECT_LT(substepped.sideways, 5e-3);
   EXPECT_LT(substepped.down, 2e-2);
   EXPECT_GT(substepped.down, 0.0);
-  const Drift single = TopDrift(Stack(20, 1), Box(19), 600);
+  const Drift single = TopDrift(Stack(20, 1), Cube(19), 600);
   EXPECT_GT(single.sideways + single.down, 1.0);
 }
 
@@ -92,21 +92,21 @@ TEST(Substeps, StackContactsCarryTheWeightAbove) {
   const double mass = 1000.0 * kEdge * kEdge * kEdge;  // the default density, kg/m^3
   const double h = 1.0 / 60.0;
   for (int i = 0; i < kBoxes; ++i) {
-    const std::string below = i == 0 ? "ground" : Box(i - 1);
+    const std::string below = i == 0 ? "ground" : Cube(i - 1);
     double impulse = 0.0;
     for (const World::ContactReport& c : world->LastContacts()) {
-      if ((c.a == below && c.b == Box(i)) || (c.a == Box(i) && c.b == below)) {
+      if ((c.a == below && c.b == Cube(i)) || (c.a == Cube(i) && c.b == below)) {
         impulse += c.normal_impulse;
       }
     }
     const double carried = (kBoxes - i) * mass * 9.81 * h;
-    EXPECT_NEAR(impulse, carried, 0.01 * carried) << "under " << Box(i);
+    EXPECT_NEAR(impulse, carried, 0.01 * carried) << "under " << Cube(i);
   }
 }
 
 // A box on an incline: it sticks below the friction angle and slides at g (sin - mu cos)
 // above it, as in one step per tick (the incline validation's scenes, in substeps).
-std::unique_ptr<World> InclineWorld(double angle, double mu) {
+std::unique_ptr<World> SubstepIncline(double angle, double mu) {
   SceneDesc scene;
   scene.settings.rate_hz = 200.0;
   scene.settings.solver.max_iterations = 50;
@@ -126,13 +126,13 @@ std::unique_ptr<World> InclineWorld(double angle, double mu) {
 
 TEST(Substeps, InclineStickAndCoulombSlide) {
   const double stick = 25.0 * std::numbers::pi / 180.0;  // tan = 0.466 < 0.6
-  auto world = InclineWorld(stick, 0.6);
+  auto world = SubstepIncline(stick, 0.6);
   const Vec3 start = testing::PositionOf(*world, "box");
   for (int i = 0; i < 600; ++i) world->Step();
   EXPECT_LT((testing::PositionOf(*world, "box") - start).norm(), 1e-3);
 
   const double slide = 30.0 * std::numbers::pi / 180.0;  // tan = 0.577 > 0.3
-  auto sliding = InclineWorld(slide, 0.3);
+  auto sliding = SubstepIncline(slide, 0.3);
   testing::ExpectCoulombSlide(*sliding, "box", slide, 0.3);
 }
 
@@ -183,7 +183,7 @@ TEST(Substeps, RestoredWorldStepsBitIdentically) {
   auto world = testing::MakeWorld(Stack(6, kSubsteps));
   BodyUpdate push;
   push.linear_velocity = Vec3(0.5, 0.0, 0.2);
-  ASSERT_TRUE(world->UpdateBody(Box(5), push).ok());
+  ASSERT_TRUE(world->UpdateBody(Cube(5), push).ok());
   for (int i = 0; i < 40; ++i) world->Step();
   auto copy = World::FromScene("copy", world->Export(), world->limits());
   ASSERT_TRUE(copy.ok());
@@ -193,8 +193,8 @@ TEST(Substeps, RestoredWorldStepsBitIdentically) {
     (*copy)->Step();
   }
   for (int i = 0; i < 6; ++i) {
-    EXPECT_EQ(testing::PositionOf(**copy, Box(i)), testing::PositionOf(*world, Box(i)));
-    EXPECT_EQ(testing::VelocityOf(**copy, Box(i)), testing::VelocityOf(*world, Box(i)));
+    EXPECT_EQ(testing::PositionOf(**copy, Cube(i)), testing::PositionOf(*world, Cube(i)));
+    EXPECT_EQ(testing::VelocityOf(**copy, Cube(i)), testing::VelocityOf(*world, Cube(i)));
   }
 }
 
