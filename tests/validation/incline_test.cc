@@ -13,10 +13,11 @@ namespace {
 constexpr double kG = 9.81;
 
 // A static plane tilted by `angle` about z, and a box resting on it at the origin.
-std::unique_ptr<World> InclineWorld(double angle, double mu) {
+std::unique_ptr<World> InclineWorld(double angle, double mu, int substeps = 1) {
   SceneDesc scene;
   scene.settings.rate_hz = 200.0;
   scene.settings.solver.max_iterations = 50;
+  scene.settings.solver.substeps = substeps;
   const Quat tilt(Eigen::AngleAxisd(angle, Vec3::UnitZ()));
   BodyDesc ground = testing::MakeBody("slope", Shape::Plane(), Vec3::Zero(), BodyKind::kStatic);
   ground.rigid()->pose.orientation = tilt;
@@ -52,6 +53,19 @@ TEST(Incline, FrictionlessBoxSlidesWithGSin) {
   const double expected = kG * std::sin(angle);
   EXPECT_NEAR(testing::AccelerationAlong(*world, "box", down_slope, 20, 200), expected,
               0.02 * expected);
+}
+
+// Both in 4 substeps: the box sticks below the friction angle and slides at
+// g (sin - mu cos) above it.
+TEST(Incline, SticksAndSlidesInSubsteps) {
+  const double stick = 25.0 * std::numbers::pi / 180.0;
+  auto world = InclineWorld(stick, 0.6, 4);
+  const Vec3 start = testing::PositionOf(*world, "box");
+  for (int i = 0; i < 600; ++i) world->Step();
+  EXPECT_LT((testing::PositionOf(*world, "box") - start).norm(), 1e-3);
+  const double slide = 30.0 * std::numbers::pi / 180.0;
+  auto sliding = InclineWorld(slide, 0.3, 4);
+  testing::ExpectCoulombSlide(*sliding, "box", slide, 0.3);
 }
 
 }  // namespace

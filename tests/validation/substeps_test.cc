@@ -1,7 +1,7 @@
 // Gauss-Seidel in substeps (SolverSettings::substeps) at game rates: tall stacks and
 // pyramids of one-metre cubes stand at 60 Hz with the default 20 sweeps a tick, the stack's
-// contacts carry the weight above them, friction and joints keep their physics, and a
-// restored world steps bit for bit as the original.
+// contacts carry the weight above them, and a restored world steps bit for bit as the
+// original. The incline and pendulum validations also run in substeps.
 
 #include <gtest/gtest.h>
 
@@ -102,79 +102,6 @@ TEST(Substeps, StackContactsCarryTheWeightAbove) {
     const double carried = (kBoxes - i) * mass * 9.81 * h;
     EXPECT_NEAR(impulse, carried, 0.01 * carried) << "under " << Cube(i);
   }
-}
-
-// A box on an incline: it sticks below the friction angle and slides at g (sin - mu cos)
-// above it, as in one step per tick (the incline validation's scenes, in substeps).
-std::unique_ptr<World> SubstepIncline(double angle, double mu) {
-  SceneDesc scene;
-  scene.settings.rate_hz = 200.0;
-  scene.settings.solver.max_iterations = 50;
-  scene.settings.solver.substeps = kSubsteps;
-  const Quat tilt(Eigen::AngleAxisd(angle, Vec3::UnitZ()));
-  BodyDesc ground = testing::MakeBody("slope", Shape::Plane(), Vec3::Zero(), BodyKind::kStatic);
-  ground.rigid()->pose.orientation = tilt;
-  ground.rigid()->material.friction = mu;
-  scene.bodies.push_back(ground);
-  const Vec3 half(0.2, 0.1, 0.2);
-  BodyDesc box = testing::MakeBody("box", Shape::Box(half), tilt * Vec3(0, half.y(), 0));
-  box.rigid()->pose.orientation = tilt;
-  box.rigid()->material.friction = mu;
-  scene.bodies.push_back(box);
-  return testing::MakeWorld(scene);
-}
-
-TEST(Substeps, InclineStickAndCoulombSlide) {
-  const double stick = 25.0 * std::numbers::pi / 180.0;  // tan = 0.466 < 0.6
-  auto world = SubstepIncline(stick, 0.6);
-  const Vec3 start = testing::PositionOf(*world, "box");
-  for (int i = 0; i < 600; ++i) world->Step();
-  EXPECT_LT((testing::PositionOf(*world, "box") - start).norm(), 1e-3);
-
-  const double slide = 30.0 * std::numbers::pi / 180.0;  // tan = 0.577 > 0.3
-  auto sliding = SubstepIncline(slide, 0.3);
-  testing::ExpectCoulombSlide(*sliding, "box", slide, 0.3);
-}
-
-// A ball-joint pendulum at 60 Hz in substeps swings with the physical pendulum's
-// small-angle period, T = 2 pi sqrt(I_pivot / (m g L)), within 0.5 %, and its joint holds.
-TEST(Substeps, PendulumPeriodAt60Hz) {
-  const double length = 1.0, radius = 0.05, theta0 = 0.05;
-  const Vec3 pivot(0.0, 2.0, 0.0);
-  SceneDesc scene;
-  scene.settings.rate_hz = 60.0;
-  scene.settings.solver.substeps = kSubsteps;
-  scene.bodies.push_back(
-      testing::MakeBody("bob", Shape::Sphere(radius),
-                        pivot + length * Vec3(std::sin(theta0), -std::cos(theta0), 0.0)));
-  ConstraintDesc joint;
-  joint.id = "joint";
-  joint.params.kind = JointKind::kBall;
-  joint.body_a = "bob";
-  joint.frame_a.position = length * Vec3(-std::sin(theta0), std::cos(theta0), 0.0);
-  joint.frame_b.position = pivot;
-  scene.constraints.push_back(joint);
-  auto world = testing::MakeWorld(scene);
-
-  const double mass = 1000.0 * 4.0 / 3.0 * std::numbers::pi * radius * radius * radius;
-  const double i_pivot = 2.0 / 5.0 * mass * radius * radius + mass * length * length;
-  const double expected = 2.0 * std::numbers::pi * std::sqrt(i_pivot / (mass * 9.81 * length));
-  std::vector<double> crossings;
-  double prev_x = testing::PositionOf(*world, "bob").x();
-  for (int i = 0; i < 1200; ++i) {
-    const double t0 = world->sim_time();
-    world->Step();
-    const double x = testing::PositionOf(*world, "bob").x();
-    if (prev_x < 0.0 && x >= 0.0) {
-      crossings.push_back(t0 + (world->sim_time() - t0) * -prev_x / (x - prev_x));
-    }
-    prev_x = x;
-  }
-  ASSERT_GE(crossings.size(), 2u);
-  const double period = (crossings.back() - crossings.front()) / (crossings.size() - 1.0);
-  EXPECT_NEAR(period, expected, 0.005 * expected) << "expected " << expected;
-  const Vec3 anchor = world->GetBody("bob")->rigid()->pose.Apply(joint.frame_a.position);
-  EXPECT_LT((anchor - pivot).norm(), 1e-4);
 }
 
 // A world rebuilt from another's export and saved state steps bit for bit as it does, in
