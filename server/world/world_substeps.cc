@@ -38,19 +38,32 @@ double World::SubstepContactSoftness() const {
 
 namespace {
 
-// h J v of one block's rows, with v the bodies' velocities (none for the world).
-Vec3 StepMotion(const ConstraintBlock& b, double h, const std::vector<Vec3>& linear,
-                const std::vector<Vec3>& angular) {
-  const auto velocity = [&](uint32_t i) {
-    Vec6 v;
-    v << linear[i], angular[i];
-    return v;
-  };
+// The rigid bodies a block's rows act on, as dense indices (kWorldBody for none). A
+// contact's are its two bodies, kinematic and static ones included: its rows carry their
+// motion though the solve moves neither.
+struct RowBodies {
+  uint32_t a = kWorldBody;
+  uint32_t b = kWorldBody;
+};
+
+// The block's rows times one 6-vector per body (a velocity or a displacement).
+template <typename PerBody>
+Vec3 AlongRows(const ConstraintBlock& block, RowBodies on, const PerBody& per_body) {
   Vec3 out = Vec3::Zero();
-  if (b.body_a != kWorldBody) out += h * (b.jacobian_a * velocity(b.body_a));
-  if (b.body_b != kWorldBody) out += h * (b.jacobian_b * velocity(b.body_b));
+  if (on.a != kWorldBody) out += block.jacobian_a * per_body(on.a);
+  if (on.b != kWorldBody) out += block.jacobian_b * per_body(on.b);
   return out;
 }
+
+// Each rigid body's velocity [v, w], by dense index.
+struct Velocities {
+  const RigidBodies& bodies;
+  Vec6 operator()(uint32_t i) const {
+    Vec6 v;
+    v << bodies.linear_velocity[i], bodies.angular_velocity[i];
+    return v;
+  }
+};
 
 }  // namespace
 
@@ -63,9 +76,8 @@ void World::KeepRowsForSubsteps() {
   for (const RigidContact& c : step_.contacts) step_.tick_distance.push_back(c.point.distance);
   step_.tick_violation.clear();
   for (const ConstraintBlock& b : step_.rows.blocks) {
-    step_.tick_violation.push_back(b.violation_free - StepMotion(b, step_.h,
-                                                                 bodies_.linear_velocity,
-                                                                 bodies_.angular_velocity));
+    const Vec3 hjv = step_.h * AlongRows(b, {b.body_a, b.body_b}, Velocities{bodies_});
+    step_.tick_violation.push_back(b.violation_free - hjv);
   }
   // The first substep's pushes: the contacts' overlaps.
   step_.substep_push.assign(step_.rows.blocks.size(), Vec3::Zero());
@@ -89,34 +101,29 @@ double World::OverlapPush(double distance) const {
 void World::BeginSubstep() {
   IntegrateFreeMotion();
   const auto motion = [&](uint32_t i) {
-    Vec6 d = Vec6::Zero();
-    if (i == kWorldBody) return d;
+    Vec6 d;
     d << bodies_.position[i] - step_.tick_position[i],
         RotationBetween(step_.tick_orientation[i], bodies_.orientation[i]);
     return d;
   };
-  const auto moved = [&](const ConstraintBlock& b) {
-    Vec3 out = Vec3::Zero();
-    if (b.body_a != kWorldBody) out += b.jacobian_a * motion(b.body_a);
-    if (b.body_b != kWorldBody) out += b.jacobian_b * motion(b.body_b);
-    return out;
-  };
+  const Velocities velocity{bodies_};
   const PenetrationRecovery recovery = ContactRecovery();
   std::vector<ConstraintBlock>& blocks = step_.rows.blocks;
   for (size_t k = 0; k < blocks.size(); ++k) {
     ConstraintBlock& b = blocks[k];
-    const Vec3 hjv = StepMotion(b, step_.h, bodies_.linear_velocity, bodies_.angular_velocity);
     Vec3& push = step_.substep_push[k];
     if (k < step_.contacts.size()) {
-      const double distance = step_.tick_distance[k] + moved(b).x();
+      const RowBodies on{step_.contacts[k].a, step_.contacts[k].b};
+      const double distance = step_.tick_distance[k] + AlongRows(b, on, motion).x();
       step_.contacts[k].point.distance = distance;
-      b.violation_free = hjv;
+      b.violation_free = step_.h * AlongRows(b, on, velocity);
       b.violation_free.x() += ContactGap(distance, recovery);
       push.x() = OverlapPush(distance);
       continue;
     }
-    push = b.law == ConstraintLaw::kUnilateral ? Vec3(moved(b)) : Vec3::Zero();
-    b.violation_free = step_.tick_violation[k] + hjv + push;
+    const RowBodies on{b.body_a, b.body_b};
+    push = b.law == ConstraintLaw::kUnilateral ? AlongRows(b, on, motion) : Vec3::Zero();
+    b.violation_free = step_.tick_violation[k] + step_.h * AlongRows(b, on, velocity) + push;
   }
 }
 
