@@ -321,7 +321,8 @@ void World::SolveConstraints() {
   } else {
     SolveGaussSeidel();
   }
-  RecordContacts();
+  // The contact record is the last substep's.
+  if (step_.substep + 1 == step_.substeps) RecordContacts();
 }
 
 // Correction motion. Gauss-Seidel: the free poses plus the constraint displacements dq,
@@ -357,7 +358,7 @@ void World::ApplyCorrectionMotion() {
     bodies_.linear_velocity[i] = v;
     bodies_.angular_velocity[i] = w;
   }
-  if (!tunable) stats_.max_penetration = MaxPenetration();
+  if (!tunable && step_.substep + 1 == step_.substeps) stats_.max_penetration = MaxPenetration();
 }
 
 // Rods take their own implicit step (RodWorld), after the rigid bodies have moved, so that
