@@ -27,12 +27,13 @@ double ContactNormalForce(const ConstraintRows& rows, uint32_t contact) {
 
 }  // namespace
 
-// Builds C H^T and the diagonal compliance block W_bb (and its inverse) of every block. A
-// point of a coupled group contributes its own 3x3 block C_pp (linear DOFs only); its
-// coupling to the group's other points acts through Displace.
+// Builds C H^T and the diagonal compliance block W_bb (and its inverse) of the blocks from
+// `first` on. A point of a coupled group contributes its own 3x3 block C_pp (linear DOFs
+// only); its coupling to the group's other points acts through Displace.
 void GaussSeidelSolver::Prepare(const ConstraintRows& rows,
                                 std::span<const BodyCompliance> compliance,
-                                std::span<const CoupledPoints> coupled) {
+                                std::span<const CoupledPoints> coupled, size_t first,
+                                bool direct_bilateral) {
   group_of_.assign(compliance.size(), -1);
   for (size_t g = 0; g < coupled.size(); ++g) {
     for (int p = 0; p < coupled[g].count; ++p) {
@@ -49,7 +50,7 @@ void GaussSeidelSolver::Prepare(const ConstraintRows& rows,
     return out;
   };
   cache_.resize(rows.blocks.size());
-  for (size_t i = 0; i < rows.blocks.size(); ++i) {
+  for (size_t i = first; i < rows.blocks.size(); ++i) {
     const ConstraintBlock& b = rows.blocks[i];
     BlockCache& c = cache_[i];
     c.cjt_a.setZero();
@@ -77,6 +78,18 @@ void GaussSeidelSolver::Prepare(const ConstraintRows& rows,
     c.w_inv = w.inverse();
     if (b.law == ConstraintLaw::kFrictionContact) c.wt_inv = w.block<2, 2>(1, 1).inverse();
   }
+  // Bilateral blocks on rigid bodies join the direct solve; points of coupled groups move
+  // through their group's dense compliance and stay with the sweeps.
+  const auto rigid = [&](uint32_t body) { return body == kWorldBody || group_of_[body] < 0; };
+  const auto eligible = [&](uint32_t i) {
+    const ConstraintBlock& b = rows.blocks[i];
+    return direct_bilateral && b.law == ConstraintLaw::kBilateral && rigid(b.body_a) &&
+           rigid(b.body_b);
+  };
+  const auto response = [&](uint32_t i, int side) -> const Eigen::Matrix<double, 6, 3>& {
+    return side == 0 ? cache_[i].cjt_a : cache_[i].cjt_b;
+  };
+  direct_.Prepare(rows, eligible, response);
 }
 
 void GaussSeidelSolver::Displace(uint32_t body, const BlockJacobian& j,
@@ -116,18 +129,24 @@ SolveResult GaussSeidelSolver::Solve(ConstraintRows& rows,
   dq.assign(compliance.size(), Vec6::Zero());
   SolveResult result;
   if (rows.blocks.empty()) return result;
-  if (!options.same_directions || cache_.size() != rows.blocks.size()) {
-    Prepare(rows, compliance, coupled);
+  if (options.kept_blocks < rows.blocks.size() || cache_.size() != rows.blocks.size()) {
+    const size_t kept = std::min(options.kept_blocks, std::min(cache_.size(), rows.blocks.size()));
+    Prepare(rows, compliance, coupled, kept, options.direct_bilateral);
   }
 
+  // The displacements a force change df on block i causes, added to dq.
+  const auto apply = [&](uint32_t i, const Vec3& df) {
+    const ConstraintBlock& b = rows.blocks[i];
+    const BlockCache& c = cache_[i];
+    if (b.body_a != kWorldBody) Displace(b.body_a, b.jacobian_a, c.cjt_a, df, coupled, &dq);
+    if (b.body_b != kWorldBody) Displace(b.body_b, b.jacobian_b, c.cjt_b, df, coupled, &dq);
+  };
+
   // Warm start: the displacements the previous forces cause.
-  for (size_t i = 0; i < rows.blocks.size(); ++i) {
+  for (uint32_t i = 0; i < rows.blocks.size(); ++i) {
     ConstraintBlock& b = rows.blocks[i];
     if (!options.warm_start) b.force.setZero();
-    if (b.force.isZero()) continue;
-    const BlockCache& c = cache_[i];
-    if (b.body_a != kWorldBody) Displace(b.body_a, b.jacobian_a, c.cjt_a, b.force, coupled, &dq);
-    if (b.body_b != kWorldBody) Displace(b.body_b, b.jacobian_b, c.cjt_b, b.force, coupled, &dq);
+    if (!b.force.isZero()) apply(i, b.force);
   }
 
   // Sweeps: each block sees the latest forces of the others through dq (eq. 1). The sweep
@@ -136,11 +155,15 @@ SolveResult GaussSeidelSolver::Solve(ConstraintRows& rows,
   const SolveClock clock(options.time_budget_us);
   const size_t count = rows.blocks.size();
   const double softness = options.contact_softness;
+  // The direct blocks' exact step comes first in a forward sweep and last in a backward
+  // one, so that sweeps stay symmetric.
   for (int it = 0; it < options.max_iterations; ++it) {
     double residual = 0.0;
     const bool forward = it % 2 == 0;
+    if (forward && !direct_.empty()) residual = direct_.Step(rows, dq, apply);
     for (size_t step = 0; step < count; ++step) {
       const size_t i = forward ? step : count - 1 - step;
+      if (direct_.IsMember(static_cast<uint32_t>(i))) continue;
       ConstraintBlock& b = rows.blocks[i];
       const BlockCache& c = cache_[i];
       Vec3 delta = b.violation_free;
@@ -181,10 +204,10 @@ SolveResult GaussSeidelSolver::Solve(ConstraintRows& rows,
       const Vec3 df = f - b.force;
       if (df.isZero()) continue;
       b.force = f;
-      if (b.body_a != kWorldBody) Displace(b.body_a, b.jacobian_a, c.cjt_a, df, coupled, &dq);
-      if (b.body_b != kWorldBody) Displace(b.body_b, b.jacobian_b, c.cjt_b, df, coupled, &dq);
+      apply(static_cast<uint32_t>(i), df);
       residual = std::max(residual, (c.w * df).cwiseAbs().maxCoeff());
     }
+    if (!forward && !direct_.empty()) residual = std::max(residual, direct_.Step(rows, dq, apply));
     result.iterations = it + 1;
     result.residual = residual;
     if (residual < options.tolerance) break;

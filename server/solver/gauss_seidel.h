@@ -11,6 +11,7 @@
 #include <span>
 #include <vector>
 
+#include "server/solver/direct_blocks.h"
 #include "server/solver/solver.h"
 
 namespace ligature {
@@ -33,14 +34,16 @@ class GaussSeidelSolver final : public ConstraintSolver {
     Mat3 w_inv = Mat3::Identity();
     Eigen::Matrix2d wt_inv = Eigen::Matrix2d::Identity();  // tangential block, friction only
   };
+  // Prepares blocks [first, end) and the direct blocks.
   void Prepare(const ConstraintRows& rows, std::span<const BodyCompliance> compliance,
-               std::span<const CoupledPoints> coupled);
+               std::span<const CoupledPoints> coupled, size_t first, bool direct_bilateral);
   // Adds the displacements a force change df on one side of a block causes: to that body,
   // or to every point of its coupled group.
   void Displace(uint32_t body, const BlockJacobian& j, const Eigen::Matrix<double, 6, 3>& cjt,
                 const Vec3& df, std::span<const CoupledPoints> coupled, std::vector<Vec6>* dq);
 
   std::vector<BlockCache> cache_;
+  DirectBlocks direct_;        // the bilateral blocks solved together, when asked for
   std::vector<int> group_of_;  // per body, its coupled group or -1
   Eigen::VectorXd group_response_;  // Displace's scratch: a group's 3 count displacements
 };

@@ -25,13 +25,17 @@ struct SolverOptions {
   // preparation still finishes it and returns its warm forces (true), or returns zero
   // forces at once (false). A cold solve returns zero forces.
   bool keep_warm_when_late = true;
-  // The rows' directions and the compliance are those of the solver's last call, only
-  // their violations changed (Gauss-Seidel): that call's preparation is reused.
-  bool same_directions = false;
+  // Gauss-Seidel: the first `kept_blocks` blocks have the directions and compliance of the
+  // solver's last call (only their violations changed), and that call's preparation is
+  // reused for them; the blocks after them are prepared anew.
+  size_t kept_blocks = 0;
   // Gauss-Seidel: each contact's normal row is soft, with a compliance of this share of its
   // own W_nn (dimensionless, >= 0; 0: rigid). A loaded contact then yields by that share of
   // how far its force would move it, which damps the sweeps' errors that rock a stack.
   double contact_softness = 0.0;
+  // Gauss-Seidel: the bilateral blocks (joints) are solved together and exactly in each
+  // sweep (DirectBlocks), the others block by block around them.
+  bool direct_bilateral = false;
 };
 
 struct SolveResult {

@@ -126,6 +126,10 @@ struct StepContext {
   std::vector<Quat> tick_orientation;
   std::vector<double> tick_distance;
   std::vector<Vec3> tick_violation;
+  // The first joint block in the rows: contacts come before it, and the joints' blocks,
+  // built again each substep (World::RebuildJointRows), from it on.
+  size_t first_joint_block = 0;
+  std::vector<Vec3> joint_forces;  // the joint blocks' forces while their rows are rebuilt
   // Per block, the part of its violation that moves it out of an overlap (a contact, a
   // joint limit) this substep: positions take it, velocities do not (World::RelaxSubstep).
   std::vector<Vec3> substep_push;

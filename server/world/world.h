@@ -278,6 +278,7 @@ class World {
   void KeepRowsForSubsteps();
   double OverlapPush(double distance) const;
   void BeginSubstep();
+  void RebuildJointRows();
   void RelaxSubstep(std::span<const CoupledPoints> groups, SolverOptions options);
 
   // Edits and read-out (world.cc).

@@ -48,7 +48,8 @@ SolveResult World::RunSolver(ConstraintSolver& solver, const SolverOptions& opti
 // (AddSoftPointCompliance), those of one corotational body coupled through its implicit
 // system; the rods' points follow (RodRigidCoupling::AddCompliance).
 void World::SolveGaussSeidel() {
-  // Later substeps keep the first one's rows' directions, compliance and preparation.
+  // Later substeps keep the first one's compliance, and its contact rows' directions and
+  // preparation.
   const bool later = step_.substep > 0;
   if (!later) {
     UpdateCompliance(step_.free_orientation);
@@ -64,7 +65,8 @@ void World::SolveGaussSeidel() {
   options.tolerance = settings_.solver.tolerance;
   options.warm_start = settings_.solver.warm_start || step_.substep > 0;
   options.contact_softness = SubstepContactSoftness();
-  options.same_directions = later;
+  options.kept_blocks = later ? step_.first_joint_block : 0;
+  options.direct_bilateral = true;
   options.time_budget_us =
       budget > 0.0 ? std::max(1e-3, (budget - SpentSolveUs()) / substeps_left) : 0.0;
   const SolveClock clock(0.0);
@@ -384,6 +386,7 @@ void World::StabilizeJoints() {
   options.max_iterations = settings_.solver.max_iterations;
   options.tolerance = settings_.solver.tolerance;
   options.warm_start = false;
+  options.direct_bilateral = true;
   step_.gauss_seidel.Solve(step_.rows, step_.compliance, options, &step_.displacements);
   for (int i = 0; i < n; ++i) {
     if (!bodies_.Moves(i)) continue;

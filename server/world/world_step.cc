@@ -278,6 +278,7 @@ void World::BuildConstraintRows() {
   step_.rows.Clear();
   if (settings_.solver.kind != SolverKind::kGaussSeidel) return;
   BuildContactRows(bodies_.position, bodies_.orientation, true, true);
+  step_.first_joint_block = step_.rows.blocks.size();
   BuildJointRows(bodies_.position, bodies_.orientation, JointLevel::kVelocity);
   if (step_.substeps > 1) KeepRowsForSubsteps();
   // The couplings' blocks follow, in the order their solver points are numbered.

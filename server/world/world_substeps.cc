@@ -1,11 +1,12 @@
 // Substeps of the Gauss-Seidel pipeline (SolverSettings::substeps). Contacts are found and
 // the rows built once, at the start of the tick; each substep then moves the bodies over
-// its share of the tick and solves the same rows where the bodies are now. A row keeps its
-// directions; a contact's gap and a joint limit's room are what they were at the start of
-// the tick moved on by the bodies' motion since (J times their displacement, to first
-// order), and every row adds h J v for the substep ahead. Short steps keep tall stacks standing
-// where one long step lets them rock and topple: gravity's pull over a substep is small against
-// what the contacts hold.
+// its share of the tick and solves the rows where the bodies are now. A contact row keeps
+// its directions, and its gap is what it was at the start of the tick moved on by the
+// bodies' motion since (J times their displacement, to first order); the joints' rows are
+// built again at each substep's poses; every row adds h J v for the substep ahead. Short
+// steps keep tall stacks standing where one long step lets them rock and topple (gravity's
+// pull over a substep is small against what the contacts hold), and chains carrying heavy
+// loads in line.
 
 #include <algorithm>
 
@@ -68,14 +69,15 @@ struct Velocities {
 }  // namespace
 
 // What the rows keep from the start of the tick: the poses, each contact's distance, and
-// each block's violation less its h J v.
+// each rolling-resistance block's violation less its h J v.
 void World::KeepRowsForSubsteps() {
   step_.tick_position = bodies_.position;
   step_.tick_orientation = bodies_.orientation;
   step_.tick_distance.clear();
   for (const RigidContact& c : step_.contacts) step_.tick_distance.push_back(c.point.distance);
   step_.tick_violation.clear();
-  for (const ConstraintBlock& b : step_.rows.blocks) {
+  for (size_t k = step_.contacts.size(); k < step_.first_joint_block; ++k) {
+    const ConstraintBlock& b = step_.rows.blocks[k];
     const Vec3 hjv = step_.h * AlongRows(b, {b.body_a, b.body_b}, Velocities{bodies_});
     step_.tick_violation.push_back(b.violation_free - hjv);
   }
@@ -91,15 +93,14 @@ double World::OverlapPush(double distance) const {
   return distance < 0.0 ? ContactGap(distance, ContactRecovery()) : 0.0;
 }
 
-// A later substep: free motion over it, then each row's violation where the bodies are
-// now. A contact's distance moves by its normal row's share of the motion (its rows are
-// otherwise h J v, as MakeContactBlock builds them); a joint limit's room shrinks by the
-// motion along it; the joints' other rows, drives and rolling resistance are velocity rows
-// and keep their part of the tick (joint drift is removed after the last substep, by
-// StabilizeJoints, as in one step). The forces the substep before solved stay in the rows:
-// they are this substep's warm start.
+// A later substep: free motion over it, then each contact row's violation where the bodies
+// are now, and the joints' rows built again there. A contact's distance moves by its normal
+// row's share of the motion (its rows are otherwise h J v, as MakeContactBlock builds
+// them); rolling resistance keeps its part of the tick. The forces the substep before
+// solved stay in the rows: they are this substep's warm start.
 void World::BeginSubstep() {
   IntegrateFreeMotion();
+  RebuildJointRows();
   const auto motion = [&](uint32_t i) {
     Vec6 d;
     d << bodies_.position[i] - step_.tick_position[i],
@@ -109,22 +110,39 @@ void World::BeginSubstep() {
   const Velocities velocity{bodies_};
   const PenetrationRecovery recovery = ContactRecovery();
   std::vector<ConstraintBlock>& blocks = step_.rows.blocks;
-  for (size_t k = 0; k < blocks.size(); ++k) {
+  for (size_t k = 0; k < step_.contacts.size(); ++k) {
     ConstraintBlock& b = blocks[k];
-    Vec3& push = step_.substep_push[k];
-    if (k < step_.contacts.size()) {
-      const RowBodies on{step_.contacts[k].a, step_.contacts[k].b};
-      const double distance = step_.tick_distance[k] + AlongRows(b, on, motion).x();
-      step_.contacts[k].point.distance = distance;
-      b.violation_free = step_.h * AlongRows(b, on, velocity);
-      b.violation_free.x() += ContactGap(distance, recovery);
-      push.x() = OverlapPush(distance);
-      continue;
-    }
-    const RowBodies on{b.body_a, b.body_b};
-    push = b.law == ConstraintLaw::kUnilateral ? AlongRows(b, on, motion) : Vec3::Zero();
-    b.violation_free = step_.tick_violation[k] + step_.h * AlongRows(b, on, velocity) + push;
+    const RowBodies on{step_.contacts[k].a, step_.contacts[k].b};
+    const double distance = step_.tick_distance[k] + AlongRows(b, on, motion).x();
+    step_.contacts[k].point.distance = distance;
+    b.violation_free = step_.h * AlongRows(b, on, velocity);
+    b.violation_free.x() += ContactGap(distance, recovery);
+    step_.substep_push[k].x() = OverlapPush(distance);
   }
+  for (size_t k = step_.contacts.size(); k < step_.first_joint_block; ++k) {
+    ConstraintBlock& b = blocks[k];
+    b.violation_free = step_.tick_violation[k - step_.contacts.size()] +
+                       step_.h * AlongRows(b, {b.body_a, b.body_b}, velocity);
+  }
+}
+
+// The joints' rows where the bodies now are, at velocity level: a joint's lever arms and
+// axes turn with its bodies within the tick. Kept fixed, a chain carrying a heavy load
+// swings ever further out of line: its links' sideways modes are stiff under the load's
+// tension, and only a substep's short step with rows that follow them keeps those modes
+// stable. Joint drift is removed after the last substep (StabilizeJoints), as in one step;
+// the forces of the substep before are the warm start.
+void World::RebuildJointRows() {
+  std::vector<ConstraintBlock>& blocks = step_.rows.blocks;
+  const size_t first = step_.first_joint_block;
+  step_.joint_forces.clear();
+  for (size_t k = first; k < blocks.size(); ++k) step_.joint_forces.push_back(blocks[k].force);
+  blocks.resize(first);
+  BuildJointRows(bodies_.position, bodies_.orientation, JointLevel::kVelocity);
+  if (blocks.size() - first == step_.joint_forces.size()) {
+    for (size_t k = first; k < blocks.size(); ++k) blocks[k].force = step_.joint_forces[k - first];
+  }
+  step_.substep_push.resize(blocks.size(), Vec3::Zero());
 }
 
 // The substep's velocities without the pushes that removed overlap (a relaxation, as split
@@ -136,7 +154,7 @@ void World::RelaxSubstep(std::span<const CoupledPoints> groups, SolverOptions op
   for (size_t k = 0; k < blocks.size(); ++k) blocks[k].violation_free -= step_.substep_push[k];
   options.max_iterations = 1;
   options.warm_start = true;
-  options.same_directions = true;
+  options.kept_blocks = blocks.size();
   options.contact_softness = 0.0;
   options.time_budget_us = 0.0;
   step_.gauss_seidel.Solve(step_.rows, step_.compliance, groups, options,

@@ -1,12 +1,15 @@
 #pragma once
 // Small scene builders shared by the validation tests.
 
+#include <gtest/gtest.h>
+
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <memory>
+#include <numbers>
 #include <string>
-
-#include <gtest/gtest.h>
+#include <vector>
 
 #include "server/world/world.h"
 
@@ -118,5 +121,63 @@ inline Vec3 SoftMomentum(const World& world, const std::string& id) {
   }
   return p;
 }
+
+// A chain of `links` capsule links (0.1 m long, 2 cm radius, 1000 kg/m^3) ball-jointed end
+// to end, hanging from a fixed point 3 m up, and optionally a 10 cm cube of mass `load` (kg)
+// hanging from its last link.
+struct HangingChain {
+  static constexpr double kLink = 0.1;  // m
+  static inline const Vec3 kPivot = Vec3(0.0, 3.0, 0.0);
+  int links = 20;
+  double load = 0.0;
+
+  static std::string Link(int i) { return "link" + std::to_string(i); }
+  // A link's mass: a 6 cm cylinder and two hemispheres of 2 cm radius.
+  static double LinkMass() {
+    const double r = 0.02;
+    return 1000.0 * std::numbers::pi * r * r * (kLink - 2.0 * r + 4.0 / 3.0 * r);
+  }
+  void AddTo(SceneDesc* scene) const {
+    for (int i = 0; i < links; ++i) {
+      scene->bodies.push_back(MakeBody(Link(i), Shape::Capsule(0.02, 0.5 * kLink - 0.02),
+                                       kPivot - Vec3(0, kLink * (i + 0.5), 0)));
+      Join(scene, Link(i), i == 0 ? "" : Link(i - 1), Vec3(0, 0.5 * kLink, 0));
+    }
+    if (load <= 0.0) return;
+    BodyDesc box = MakeBody("load", Shape::Box(Vec3::Constant(0.05)),
+                            kPivot - Vec3(0, kLink * links + 0.05, 0));
+    box.rigid()->material.mass = load;
+    scene->bodies.push_back(box);
+    Join(scene, "load", Link(links - 1), Vec3(0, 0.05, 0));
+  }
+  // Body `a`'s point `top` (its frame) held to the bottom end of link `b` (to the pivot
+  // when b is empty).
+  static void Join(SceneDesc* scene, const std::string& a, const std::string& b, const Vec3& top) {
+    ConstraintDesc c;
+    c.id = "joint-" + a;
+    c.body_a = a;
+    c.frame_a.position = top;
+    c.body_b = b;
+    c.frame_b.position = b.empty() ? kPivot : Vec3(0, -0.5 * kLink, 0);
+    scene->constraints.push_back(c);
+  }
+  // Each joint's gap (m), from the pivot down to the load.
+  std::vector<double> Gaps(const World& world) const {
+    std::vector<double> gaps;
+    for (int i = 0; i < links; ++i) gaps.push_back((Top(world, i) - Bottom(world, i - 1)).norm());
+    if (load > 0.0) {
+      const Vec3 top = world.GetBody("load")->rigid()->pose.Apply(Vec3(0, 0.05, 0));
+      gaps.push_back((top - Bottom(world, links - 1)).norm());
+    }
+    return gaps;
+  }
+  static Vec3 Top(const World& world, int i) {
+    return world.GetBody(Link(i))->rigid()->pose.Apply(Vec3(0, 0.5 * kLink, 0));
+  }
+  static Vec3 Bottom(const World& world, int i) {
+    if (i < 0) return kPivot;
+    return world.GetBody(Link(i))->rigid()->pose.Apply(Vec3(0, -0.5 * kLink, 0));
+  }
+};
 
 }  // namespace ligature::testing
