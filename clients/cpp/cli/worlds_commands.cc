@@ -90,6 +90,12 @@ absl::Status UpdateWorld(const Invocation& invocation) {
     settings->mutable_solver()->set_max_iterations(*iterations);
     mask.push_back("settings.solver.max_iterations");
   }
+  LIGATURE_ASSIGN_OR_RETURN(const std::optional<int32_t> substeps,
+                            OptionalFlag(invocation, "substeps", ParseInt32));
+  if (substeps.has_value()) {
+    settings->mutable_solver()->set_substeps(*substeps);
+    mask.push_back("settings.solver.substeps");
+  }
   LIGATURE_ASSIGN_OR_RETURN(const std::optional<v1::SolverKind> solver,
                             OptionalFlag(invocation, "solver", ParseSolverKind));
   if (solver.has_value()) {
@@ -110,8 +116,8 @@ absl::Status UpdateWorld(const Invocation& invocation) {
   }
   if (mask.empty()) {
     return UsageError(
-        "nothing to update: give --rate, --paused, --gravity, --iterations, --solver, "
-        "--budget-us or --sleep");
+        "nothing to update: give --rate, --paused, --gravity, --iterations, --substeps, "
+        "--solver, --budget-us or --sleep");
   }
 
   LIGATURE_ASSIGN_OR_RETURN(const std::unique_ptr<Client> connected, Connect(invocation));
@@ -193,9 +199,16 @@ std::vector<Command> WorldCommands() {
       {{"worlds", "update"},
        {"W"},
        "[--rate HZ] [--paused true|false] [--gravity x,y,z] [--iterations N] "
-       "[--solver gauss-seidel|tunable] [--budget-us US] [--sleep true|false]",
+       "[--substeps N] [--solver gauss-seidel|tunable] [--budget-us US] [--sleep true|false]",
        "Change world settings; only the flags given are changed.",
-       {{"rate"}, {"paused"}, {"gravity"}, {"iterations"}, {"solver"}, {"budget-us"}, {"sleep"}},
+       {{"rate"},
+        {"paused"},
+        {"gravity"},
+        {"iterations"},
+        {"substeps"},
+        {"solver"},
+        {"budget-us"},
+        {"sleep"}},
        UpdateWorld},
       {{"step"},
        {"W", "N"},

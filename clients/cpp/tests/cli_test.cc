@@ -173,6 +173,12 @@ TEST_F(CliTest, WorldsUpdateBuildsMaskFromFlags) {
             ligature::v1::SOLVER_KIND_TUNABLE_LCP);
   EXPECT_EQ(server_.recorded().update_world.world().settings().solver().time_budget_us(), 500);
 
+  run = RunAgainstServer({"worlds", "update", "demo", "--substeps", "4"});
+  EXPECT_EQ(run.code, 0) << run.err;
+  EXPECT_THAT(server_.recorded().update_world.update_mask().paths(),
+              ElementsAre("settings.solver.substeps"));
+  EXPECT_EQ(server_.recorded().update_world.world().settings().solver().substeps(), 4);
+
   run = RunAgainstServer({"worlds", "update", "demo", "--sleep", "true"});
   EXPECT_EQ(run.code, 0) << run.err;
   EXPECT_THAT(server_.recorded().update_world.update_mask().paths(), ElementsAre("settings.sleep"));
