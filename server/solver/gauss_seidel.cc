@@ -172,10 +172,11 @@ SolveResult GaussSeidelSolver::Solve(ConstraintRows& rows,
       // Violation with this block's own force removed.
       const Vec3 free = delta - c.w * b.force;
       // A soft contact's law sees its normal row's compliance grown (only that entry of W
-      // enters the contact laws' normal force).
+      // enters the contact laws' normal force). Only contacts between two moving bodies are
+      // soft.
       Mat3 w_soft;
       const Mat3* w_contact = &c.w;
-      if (softness > 0.0 && b.point) {
+      if (softness > 0.0 && b.point && b.body_a != kWorldBody && b.body_b != kWorldBody) {
         w_soft = c.w;
         w_soft(0, 0) *= 1.0 + softness;
         w_contact = &w_soft;

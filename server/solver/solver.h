@@ -29,9 +29,12 @@ struct SolverOptions {
   // solver's last call (only their violations changed), and that call's preparation is
   // reused for them; the blocks after them are prepared anew.
   size_t kept_blocks = 0;
-  // Gauss-Seidel: each contact's normal row is soft, with a compliance of this share of its
-  // own W_nn (dimensionless, >= 0; 0: rigid). A loaded contact then yields by that share of
-  // how far its force would move it, which damps the sweeps' errors that rock a stack.
+  // Gauss-Seidel: the normal row of each contact between two moving bodies is soft, with a
+  // compliance of this share of its own W_nn (dimensionless, >= 0; 0: rigid). A loaded
+  // contact then yields by that share of how far its force would move it, which damps the
+  // sweeps' errors that rock a stack. Contacts with static and kinematic bodies stay rigid:
+  // a light body pressed hard onto the ground would otherwise sink by that share of its
+  // force's push.
   double contact_softness = 0.0;
   // Gauss-Seidel: the bilateral blocks (joints) are solved together and exactly in each
   // sweep (DirectBlocks), the others block by block around them.

@@ -23,10 +23,10 @@ int World::Substeps() const {
   return std::max(1, settings_.solver.substeps);
 }
 
-// Contacts within substeps: soft, and pushed out of all their overlap beyond a tenth of a
-// millimetre each substep. The softness damps what the few sweeps of a substep leave
-// wrong, which would otherwise rock a tall stack until it falls; the relaxation
-// (RelaxSubstep) keeps the push-out from flinging bodies apart.
+// Contacts within substeps: soft between two moving bodies, and pushed out of all their
+// overlap beyond a tenth of a millimetre each substep. The softness damps what the few
+// sweeps of a substep leave wrong, which would otherwise rock a tall stack until it falls;
+// the relaxation (RelaxSubstep) keeps the push-out from flinging bodies apart.
 PenetrationRecovery World::ContactRecovery() const {
   return step_.substeps > 1 ? kSubstepRecovery : PenetrationRecovery{};
 }

@@ -79,10 +79,11 @@ BodyDesc Probe(const Vec3& at, double radius = 0.01) {
   return b;
 }
 
-// A static ground plane and a probe at `probe_at`, stepped at `rate_hz`.
-std::unique_ptr<World> FloorWorld(double rate_hz, const Vec3& probe_at) {
+// A static ground plane and a probe at `probe_at`, stepped at `rate_hz` in `substeps`.
+std::unique_ptr<World> FloorWorld(double rate_hz, const Vec3& probe_at, int substeps = 1) {
   SceneDesc scene;
   scene.settings.rate_hz = rate_hz;
+  scene.settings.solver.substeps = substeps;
   BodyDesc ground;
   ground.id = "ground";
   ground.kind = BodyKind::kStatic;
@@ -145,18 +146,22 @@ void ExpectHeldInTissue(const char* what, const Trace& tr, double spring_bound) 
   EXPECT_LT(MaxOver(tr.tool_y, n - 300, n) + MaxOver(Negated(tr.tool_y), n - 300, n), 1e-4);
 }
 
+// The world in one step per tick, and in 4 substeps (SolverSettings::substeps).
 TEST(HapticsPassivityTest, ProbePressedIntoARigidFloorAt60Hz) {
-  auto world = FloorWorld(60, Vec3(0, 0.04, 0));
-  ASSERT_NE(world, nullptr);
-  const Trace tr = RunSession(
-      *world, [](double t) { return Press(t, 0.04); }, 2.0);
-  // k = 400 N/m over at most 3 cm of stretch: 0.18 J.
-  ExpectPassiveHold(tr, 0.5 * 400 * 0.03 * 0.03, 0.02);
-  // At rest the device feels the spring's stretch: the probe rests on the floor (its
-  // centre at 1 cm; the floor carries its weight) and the device is at -1 cm, so
-  // 400 N/m * 0.02 m = 8 N up.
-  EXPECT_NEAR(tr.force.back().y(), 8.0, 0.1);
-  EXPECT_NEAR(tr.tool_y.back(), 0.01, 1e-3);  // the world's probe rests on the floor
+  for (int substeps : {1, 4}) {
+    SCOPED_TRACE(substeps);
+    auto world = FloorWorld(60, Vec3(0, 0.04, 0), substeps);
+    ASSERT_NE(world, nullptr);
+    const Trace tr = RunSession(
+        *world, [](double t) { return Press(t, 0.04); }, 2.0);
+    // k = 400 N/m over at most 3 cm of stretch: 0.18 J.
+    ExpectPassiveHold(tr, 0.5 * 400 * 0.03 * 0.03, 0.02);
+    // At rest the device feels the spring's stretch: the probe rests on the floor (its
+    // centre at 1 cm; the floor carries its weight) and the device is at -1 cm, so
+    // 400 N/m * 0.02 m = 8 N up.
+    EXPECT_NEAR(tr.force.back().y(), 8.0, 0.1);
+    EXPECT_NEAR(tr.tool_y.back(), 0.01, 1e-3);  // the world's probe rests on the floor
+  }
 }
 
 // A block of FEM tissue 10 x 4 x 10 cm held at its bottom face, with a probe 3 cm in radius
