@@ -2,9 +2,9 @@
 // Test helper: the dense form of a set of constraint rows, to check the matrix-free
 // solvers against direct linear algebra.
 
-#include <vector>
-
 #include <Eigen/Dense>
+#include <random>
+#include <vector>
 
 #include "server/constraint/constraint_rows.h"
 #include "server/solver/compliance.h"
@@ -52,6 +52,16 @@ inline AssembledSystem Assemble(const ConstraintRows& rows,
   }
   a.w = a.h * a.c * a.h.transpose();
   return a;
+}
+
+// A block's rows with entries drawn uniformly from [-1, 1]: generic directions.
+inline BlockJacobian RandomJacobian(std::mt19937& rng) {
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  BlockJacobian j;
+  for (int r = 0; r < 3; ++r) {
+    for (int c = 0; c < 6; ++c) j(r, c) = u(rng);
+  }
+  return j;
 }
 
 // The rows' forces, stacked in row order.

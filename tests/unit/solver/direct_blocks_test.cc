@@ -13,6 +13,7 @@ namespace ligature {
 namespace {
 
 using testing::Assemble;
+using testing::RandomJacobian;
 using testing::StackedForces;
 using testing::VecX;
 
@@ -32,18 +33,9 @@ std::vector<BodyCompliance> RandomBodies(int n, std::mt19937& rng) {
   return bodies;
 }
 
-BlockJacobian RandomRows(std::mt19937& rng) {
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  BlockJacobian j;
-  for (int r = 0; r < 3; ++r) {
-    for (int c = 0; c < 6; ++c) j(r, c) = u(rng);
-  }
-  return j;
-}
-
 // A chain: body 0 held to the world, then each body to the one before, with blocks of
 // dimension 3 and 2 in turn and random directions and violations.
-ConstraintRows Chain(int n, std::mt19937& rng) {
+ConstraintRows RandomChain(int n, std::mt19937& rng) {
   std::uniform_real_distribution<double> u(-0.01, 0.01);
   ConstraintRows rows;
   for (int i = 0; i < n; ++i) {
@@ -51,10 +43,10 @@ ConstraintRows Chain(int n, std::mt19937& rng) {
     b.law = ConstraintLaw::kBilateral;
     b.dim = i % 2 == 0 ? 3 : 2;
     b.body_b = i;
-    b.jacobian_b = RandomRows(rng);
+    b.jacobian_b = RandomJacobian(rng);
     if (i > 0) {
       b.body_a = i - 1;
-      b.jacobian_a = RandomRows(rng);
+      b.jacobian_a = RandomJacobian(rng);
     }
     b.violation_free = Vec3(u(rng), u(rng), u(rng));
     rows.blocks.push_back(b);
@@ -111,7 +103,7 @@ double LargestViolation(const ConstraintRows& rows, const std::vector<Vec6>& dq)
 TEST(DirectBlocksTest, OneStepSolvesAChainExactly) {
   std::mt19937 rng(7);
   const std::vector<BodyCompliance> bodies = RandomBodies(40, rng);
-  ConstraintRows rows = Chain(40, rng);
+  ConstraintRows rows = RandomChain(40, rng);
   const testing::AssembledSystem a = Assemble(rows, bodies);
   const VecX exact = a.w.ldlt().solve(-a.delta);
 
@@ -130,7 +122,7 @@ TEST(DirectBlocksTest, OneStepSolvesAChainExactly) {
 TEST(DirectBlocksTest, RedundantBlockIsLeftToTheSweeps) {
   std::mt19937 rng(11);
   const std::vector<BodyCompliance> bodies = RandomBodies(10, rng);
-  ConstraintRows rows = Chain(10, rng);
+  ConstraintRows rows = RandomChain(10, rng);
   rows.blocks.push_back(rows.blocks[4]);
 
   DirectBlocks direct;
@@ -146,7 +138,7 @@ TEST(DirectBlocksTest, RedundantBlockIsLeftToTheSweeps) {
 TEST(DirectBlocksTest, ConflictingBlockKeepsForcesFinite) {
   std::mt19937 rng(13);
   const std::vector<BodyCompliance> bodies = RandomBodies(10, rng);
-  ConstraintRows rows = Chain(10, rng);
+  ConstraintRows rows = RandomChain(10, rng);
   rows.blocks.push_back(rows.blocks[4]);
   rows.blocks.back().violation_free += Vec3(0.02, 0.0, 0.0);
 
@@ -164,7 +156,7 @@ TEST(DirectBlocksTest, ConflictingBlockKeepsForcesFinite) {
 TEST(DirectBlocksTest, OnlyEligibleBlocksJoin) {
   std::mt19937 rng(17);
   const std::vector<BodyCompliance> bodies = RandomBodies(6, rng);
-  ConstraintRows rows = Chain(6, rng);
+  ConstraintRows rows = RandomChain(6, rng);
   rows.blocks[2].law = ConstraintLaw::kUnilateral;
   rows.blocks[2].dim = 1;
   DirectBlocks direct;
@@ -183,7 +175,7 @@ TEST(DirectBlocksTest, GaussSeidelWithDirectBlocksConvergesOnALongChain) {
   std::mt19937 rng(19);
   const int n = 60;
   const std::vector<BodyCompliance> bodies = RandomBodies(n, rng);
-  ConstraintRows rows = Chain(n, rng);
+  ConstraintRows rows = RandomChain(n, rng);
   ConstraintBlock contact;
   contact.law = ConstraintLaw::kUnilateral;
   contact.dim = 1;

@@ -14,6 +14,7 @@ namespace {
 
 using testing::Assemble;
 using testing::MatX;
+using testing::RandomJacobian;
 using testing::StackedDisplacements;
 using testing::StackedForces;
 using testing::VecX;
@@ -34,15 +35,6 @@ std::vector<BodyCompliance> TwoBodies() {
                      Quat(Eigen::AngleAxisd(0.4, Vec3(1, 2, 3).normalized()))),
           Compliance(5.0, Vec3(0.5, 0.3, 0.8),
                      Quat(Eigen::AngleAxisd(-1.1, Vec3(0, 1, 1).normalized())))};
-}
-
-BlockJacobian RandomJacobian(std::mt19937& rng) {
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  BlockJacobian j;
-  for (int r = 0; r < 3; ++r) {
-    for (int c = 0; c < 6; ++c) j(r, c) = u(rng);
-  }
-  return j;
 }
 
 // Two bilateral 3D blocks sharing body 0: world-0 and 0-1, with generic directions.
