@@ -11,7 +11,7 @@ namespace {
 // eliminated before it.
 constexpr double kRedundantPivot = 1e-9;
 // Added to each diagonal entry of W_gg, as a share of it.
-constexpr double kRegularization = 1e-12;
+constexpr double kDiagonalShare = 1e-12;
 // Factorizations tried, each without the redundant block the one before found; when the
 // last still has one, every block goes to the sweeps.
 constexpr int kFactorRounds = 8;
@@ -89,7 +89,7 @@ bool DirectBlocks::Factor(const ConstraintRows& rows, Response response,
   }
   // A share of each diagonal far below the redundancy test keeps exactly repeated rows
   // from stopping the factorization: their pivots come out tiny and are found below.
-  for (int k = 0; k < n; ++k) entries.emplace_back(k, k, kRegularization * diagonal(k));
+  for (int k = 0; k < n; ++k) entries.emplace_back(k, k, kDiagonalShare * diagonal(k));
   Eigen::SparseMatrix<double> w(n, n);
   w.setFromTriplets(entries.begin(), entries.end());
   factor_.compute(w);

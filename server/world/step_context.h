@@ -121,17 +121,18 @@ struct StepContext {
   // its warm start, looked up and stored under the same key).
   std::vector<Vec3> contact_local_a;
   // Substeps: the bodies' poses at the start of the tick; each contact's distance there;
-  // each block's violation at the start of the tick less its part h J v.
+  // each rolling-resistance block's violation at the start of the tick less its part h J v.
   std::vector<Vec3> tick_position;
   std::vector<Quat> tick_orientation;
   std::vector<double> tick_distance;
   std::vector<Vec3> tick_violation;
-  // The first joint block in the rows: contacts come before it, and the joints' blocks,
-  // built again each substep (World::RebuildJointRows), from it on.
+  // The first joint block in the rows: the contacts' blocks (and their rolling resistance)
+  // come before it, the joints' blocks, built again each substep (World::RebuildJointRows),
+  // from it on.
   size_t first_joint_block = 0;
   std::vector<Vec3> joint_forces;  // the joint blocks' forces while their rows are rebuilt
-  // Per block, the part of its violation that moves it out of an overlap (a contact, a
-  // joint limit) this substep: positions take it, velocities do not (World::RelaxSubstep).
+  // Per block, the part of its violation that moves it out of an overlap (a contact's) this
+  // substep: positions take it, velocities do not (World::RelaxSubstep).
   std::vector<Vec3> substep_push;
 
   // The solve: rows, per-solver-body compliance, coupled groups and displacements.
