@@ -33,9 +33,11 @@ struct PenetrationRecovery {
   double slop = kPenetrationSlop;
   double rate = kPenetrationRecovery;
 };
-// A substep removes all overlap beyond a tenth of a millimetre: its relaxation takes that
-// push out of the velocities (World::RelaxSubstep), so it cannot make stacks jitter.
-inline constexpr PenetrationRecovery kSubstepRecovery{1e-4, 1.0};
+// A substep removes all overlap beyond 0.2 mm: its relaxation takes that push out of the
+// velocities (World::RelaxSubstep), so it cannot make stacks jitter. A tighter slop keeps
+// bodies resting on several others (a wall's top bricks) bouncing out of overlaps their
+// neighbours' pushes leave.
+inline constexpr PenetrationRecovery kSubstepRecovery{2e-4, 1.0};
 
 // Approach speed below which a contact does not bounce (m/s), so resting contacts rest.
 inline constexpr double kBounceThreshold = 0.2;

@@ -24,7 +24,7 @@ int World::Substeps() const {
 }
 
 // Contacts within substeps: soft between two moving bodies, and pushed out of all their
-// overlap beyond a tenth of a millimetre each substep. The softness damps what the few
+// overlap beyond the substep slop (kSubstepRecovery) each substep. The softness damps what the few
 // sweeps of a substep leave wrong, which would otherwise rock a tall stack until it falls;
 // the relaxation (RelaxSubstep) keeps the push-out from flinging bodies apart.
 PenetrationRecovery World::ContactRecovery() const {
@@ -146,13 +146,16 @@ void World::RebuildJointRows() {
 }
 
 // The substep's velocities without the pushes that removed overlap (a relaxation, as split
-// impulses do): the solve is taken on from its forces with those pushes left out, for one
-// sweep, and its displacements set the velocities while the poses keep the solve's. Bodies
-// pushed out of an overlap do not fly on from it.
+// impulses do): the solve is taken on from its forces with those pushes left out, for three
+// sweeps, and its displacements set the velocities while the poses keep the solve's. Bodies
+// pushed out of an overlap do not fly on from it. A body resting on several contacts needs
+// more than one sweep to lose its push: with one, a wall's top bricks kept bouncing and
+// never came to rest.
 void World::RelaxSubstep(std::span<const CoupledPoints> groups, SolverOptions options) {
+  constexpr int kRelaxSweeps = 3;
   std::vector<ConstraintBlock>& blocks = step_.rows.blocks;
   for (size_t k = 0; k < blocks.size(); ++k) blocks[k].violation_free -= step_.substep_push[k];
-  options.max_iterations = 1;
+  options.max_iterations = kRelaxSweeps;
   options.warm_start = true;
   options.kept_blocks = blocks.size();
   options.contact_softness = 0.0;
