@@ -24,9 +24,9 @@ int World::Substeps() const {
 }
 
 // Contacts within substeps: soft between two moving bodies, and pushed out of all their
-// overlap beyond the substep slop (kSubstepRecovery) each substep. The softness damps what the few
-// sweeps of a substep leave wrong, which would otherwise rock a tall stack until it falls;
-// the relaxation (RelaxSubstep) keeps the push-out from flinging bodies apart.
+// overlap beyond the substep slop (kSubstepRecovery) each substep. The softness damps what
+// the few sweeps of a substep leave wrong, which would otherwise rock a tall stack until it
+// falls; the relaxation (RelaxSubstep) keeps the push-out from flinging bodies apart.
 PenetrationRecovery World::ContactRecovery() const {
   return step_.substeps > 1 ? kSubstepRecovery : PenetrationRecovery{};
 }

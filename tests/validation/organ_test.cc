@@ -13,24 +13,13 @@
 #include <vector>
 
 #include "server/model/soft/fem_corotational.h"
-#include "server/scene/scene_library.h"
-#include "server/scene/scene_proto.h"
 #include "tests/validation/test_scenes.h"
 
 namespace ligature {
 namespace {
 
-// The built-in organ scene as a description.
-SceneDesc OrganScene() {
-  absl::StatusOr<v1::Scene> proto = LoadBuiltinScene("organ");
-  EXPECT_TRUE(proto.ok()) << proto.status();
-  absl::StatusOr<SceneDesc> scene = SceneFromProto(proto.ok() ? *proto : v1::Scene());
-  EXPECT_TRUE(scene.ok()) << scene.status();
-  return scene.ok() ? *std::move(scene) : SceneDesc();
-}
-
 TEST(Organ, SettlesOnTheTray) {
-  const SceneDesc scene = OrganScene();
+  const SceneDesc scene = testing::BuiltinScene("organ");
   auto world = testing::MakeWorld(scene);
   const SoftWorld::Body* organ = world->soft_bodies().FindBody("organ");
   ASSERT_NE(organ, nullptr);
@@ -96,7 +85,7 @@ TEST(Organ, SettlesOnTheTray) {
 // stroke cuts; the cut keeps the organ's mass and leaves every tetrahedron positive; the
 // organ pushes the probe up on every tick it is pressed; no step is rolled back.
 TEST(Organ, ProbePressesWhileTheScalpelCuts) {
-  auto world = testing::MakeWorld(OrganScene());
+  auto world = testing::MakeWorld(testing::BuiltinScene("organ"));
   for (int i = 0; i < 30; ++i) world->Step();
   const SoftWorld::Body* organ = world->soft_bodies().FindBody("organ");
   ASSERT_NE(organ, nullptr);
@@ -151,7 +140,7 @@ TEST(Organ, ProbePressesWhileTheScalpelCuts) {
 TEST(Organ, ProbePressedDeepIsAlwaysPushedOut) {
   for (const int ticks : {1, 10}) {
     for (const double depth : {0.008, 0.02}) {
-      auto world = testing::MakeWorld(OrganScene());
+      auto world = testing::MakeWorld(testing::BuiltinScene("organ"));
       for (int i = 0; i < 50; ++i) world->Step();
       double top = 0.0;
       for (const Vec3& x : world->soft_bodies().FindBody("organ")->positions()) {

@@ -1,15 +1,12 @@
 // The paper's standing scenes stay put: the wall and the stools stand still for 10 s at
 // 20 ms steps with 15 iterations, and with 5 iterations nothing explodes.
 
+#include <gtest/gtest.h>
+
 #include <optional>
 #include <string>
 
-#include <gtest/gtest.h>
-
 #include "absl/strings/str_cat.h"
-
-#include "server/scene/scene_library.h"
-#include "server/scene/scene_proto.h"
 #include "tests/validation/test_scenes.h"
 
 namespace ligature {
@@ -18,14 +15,11 @@ namespace {
 // The scene at 50 Hz with `iterations`, under its own solver or `kind`.
 std::unique_ptr<World> LoadScene(const std::string& name, int iterations,
                                  std::optional<SolverKind> kind = std::nullopt) {
-  auto proto = LoadBuiltinScene(name);
-  EXPECT_TRUE(proto.ok()) << proto.status();
-  auto scene = SceneFromProto(*proto);
-  EXPECT_TRUE(scene.ok()) << scene.status();
-  scene->settings.rate_hz = 50.0;
-  scene->settings.solver.max_iterations = iterations;
-  if (kind) scene->settings.solver.kind = *kind;
-  return testing::MakeWorld(*scene);
+  SceneDesc scene = testing::BuiltinScene(name);
+  scene.settings.rate_hz = 50.0;
+  scene.settings.solver.max_iterations = iterations;
+  if (kind) scene.settings.solver.kind = *kind;
+  return testing::MakeWorld(scene);
 }
 
 // Largest displacement of any body from where it started, largest speed seen after the
@@ -81,13 +75,10 @@ TEST(Stability, WallAndStoolsStandStillForTenSecondsUnderTheTunableSolver) {
 // solve. (Were the lone velocity step to leave each tick's sinking in place, the pile
 // would fall through itself: 0.8 m of overlap.)
 TEST(Stability, SpherePileHoldsUnderASpentTunableBudget) {
-  auto proto = LoadBuiltinScene("spheres375");
-  ASSERT_TRUE(proto.ok()) << proto.status();
-  auto scene = SceneFromProto(*proto);
-  ASSERT_TRUE(scene.ok()) << scene.status();
-  scene->settings.solver.kind = SolverKind::kTunableLcp;
-  scene->settings.solver.time_budget_us = 0.001;
-  auto world = testing::MakeWorld(*scene);
+  SceneDesc scene = testing::BuiltinScene("spheres375");
+  scene.settings.solver.kind = SolverKind::kTunableLcp;
+  scene.settings.solver.time_budget_us = 0.001;
+  auto world = testing::MakeWorld(scene);
   double deepest = 0.0;
   double fastest = 0.0;
   for (int t = 0; t < 600; ++t) {

@@ -11,8 +11,6 @@
 #include <numeric>
 #include <string>
 
-#include "server/scene/scene_library.h"
-#include "server/scene/scene_proto.h"
 #include "tests/validation/test_scenes.h"
 
 namespace ligature {
@@ -144,20 +142,17 @@ TEST(Substeps, ChainCarryingTenTimesALinkHoldsItsLengthAt60Hz) {
 // substeps: after 10 s, no sphere moves faster than 2 cm/s over the next second and no
 // contact overlaps by more than 5 mm.
 TEST(Substeps, PileOf375SpheresRestsAt30Hz) {
-  absl::StatusOr<v1::Scene> proto = LoadBuiltinScene("spheres375");
-  ASSERT_TRUE(proto.ok()) << proto.status();
-  absl::StatusOr<SceneDesc> scene = SceneFromProto(*proto);
-  ASSERT_TRUE(scene.ok()) << scene.status();
-  scene->settings.rate_hz = 30.0;
-  scene->settings.solver.substeps = kSubsteps;
-  auto world = testing::MakeWorld(*scene);
+  SceneDesc scene = testing::BuiltinScene("spheres375");
+  scene.settings.rate_hz = 30.0;
+  scene.settings.solver.substeps = kSubsteps;
+  auto world = testing::MakeWorld(scene);
   for (int i = 0; i < 300; ++i) world->Step();
   double fastest = 0.0, deepest = 0.0;
   int spheres = 0;
   for (int i = 0; i < 30; ++i) {
     world->Step();
     deepest = std::max(deepest, world->last_stats().max_penetration);
-    for (const BodyDesc& b : scene->bodies) {
+    for (const BodyDesc& b : scene.bodies) {
       if (b.kind != BodyKind::kDynamic) continue;
       spheres += i == 0;
       fastest = std::max(fastest, testing::VelocityOf(*world, b.id).norm());
@@ -173,16 +168,13 @@ TEST(Substeps, PileOf375SpheresRestsAt30Hz) {
 // where it was built. Its top bricks rest on two bricks each, and bounced for good when the
 // push out of their overlaps came back as velocity.
 TEST(Substeps, WallOf75BricksComesToRest) {
-  absl::StatusOr<v1::Scene> proto = LoadBuiltinScene("wall75");
-  ASSERT_TRUE(proto.ok()) << proto.status();
-  absl::StatusOr<SceneDesc> scene = SceneFromProto(*proto);
-  ASSERT_TRUE(scene.ok()) << scene.status();
-  scene->settings.solver.substeps = kSubsteps;
-  auto world = testing::MakeWorld(*scene);
+  SceneDesc scene = testing::BuiltinScene("wall75");
+  scene.settings.solver.substeps = kSubsteps;
+  auto world = testing::MakeWorld(scene);
   for (int i = 0; i < 500; ++i) world->Step();
   double fastest = 0.0, moved = 0.0;
   int bricks = 0;
-  for (const BodyDesc& b : scene->bodies) {
+  for (const BodyDesc& b : scene.bodies) {
     if (b.kind != BodyKind::kDynamic) continue;
     ++bricks;
     fastest = std::max(fastest, testing::VelocityOf(*world, b.id).norm());

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "server/scene/scene_library.h"
+#include "server/scene/scene_proto.h"
 #include "server/world/world.h"
 
 namespace ligature::testing {
@@ -29,6 +31,16 @@ inline std::unique_ptr<World> MakeWorld(const SceneDesc& scene) {
   auto world = World::FromScene("worlds/test", scene, WorldLimits{});
   if (!world.ok()) std::abort();
   return std::move(*world);
+}
+
+// A built-in scene (server/scenes) as a description; an empty scene, and a test failure,
+// when it does not load.
+inline SceneDesc BuiltinScene(const std::string& name) {
+  absl::StatusOr<v1::Scene> proto = LoadBuiltinScene(name);
+  EXPECT_TRUE(proto.ok()) << proto.status();
+  absl::StatusOr<SceneDesc> scene = SceneFromProto(proto.ok() ? *proto : v1::Scene());
+  EXPECT_TRUE(scene.ok()) << scene.status();
+  return scene.ok() ? *std::move(scene) : SceneDesc();
 }
 
 inline Vec3 PositionOf(const World& w, const std::string& id) {
