@@ -9,6 +9,7 @@
 #include <climits>
 #include <cmath>
 #include <deque>
+#include <limits>
 #include <map>
 #include <optional>
 #include <tuple>
@@ -397,7 +398,11 @@ absl::Status ReadRigid(const v1::WorldState& s, const World& w, WorldSavedState*
     }
     const int vertices =
         static_cast<int>(w.soft_bodies().bodies()[c.soft_body()].positions().size());
-    if (c.vertex() < 0 || c.vertex() >= vertices) {
+    // A negative vertex is a rigid feature over a triangle (rigid contacts only); a stale one
+    // only misses its warm start.
+    const bool face = c.vertex() < 0 && !c.has_other_soft_body() &&
+                      c.vertex() > std::numeric_limits<int32_t>::min();
+    if (!face && (c.vertex() < 0 || c.vertex() >= vertices)) {
       return Invalid(field + ".vertex", absl::StrCat("out of range [0, ", vertices, ")"));
     }
     Vec3 force;

@@ -230,6 +230,7 @@ TunableLcpSolver::Prepared TunableLcpSolver::Prepare(const ConstraintRows& rows,
                Quadratic(j.b, body_c_[ib].angular, body_c_[ib].linear);
       }
     }
+    if (!groups_.empty()) w += GroupDiagonal(bi);
     // The two tangent rows of a contact share one scale: the held friction law needs a
     // scalar w_t (its stick estimate f_t - delta_t / w_t then moves the force straight
     // against the slip, so its fixed point is Coulomb's), and CG scales both rows alike.
@@ -333,11 +334,65 @@ void TunableLcpSolver::InitialBlockSets(size_t bi, bool warm_start) {
   }
 }
 
+// Per body its coupled group, or -1 (the world slot too).
+void TunableLcpSolver::SetGroups(std::span<const CoupledPoints> coupled) {
+  groups_ = coupled;
+  group_of_.assign(num_bodies_ + 1, -1);
+  size_t total = 0;
+  for (size_t g = 0; g < coupled.size(); ++g) {
+    assert(coupled[g].first + coupled[g].count <= num_bodies_);
+    for (int p = 0; p < coupled[g].count; ++p)
+      group_of_[coupled[g].first + p] = static_cast<int>(g);
+    total += 3 * static_cast<size_t>(coupled[g].count);
+  }
+  group_motion_.resize(static_cast<Eigen::Index>(total));
+}
+
+// The grouped sides' share of W's diagonal on block bi: row d moves a grouped point along
+// its linear part l_d (a point block's l_d on side a, -l_d on side b), so adds l_d^T G_pp l_d.
+Vec3 TunableLcpSolver::GroupDiagonal(size_t bi) const {
+  const BlockInfo& c = block_[bi];
+  Vec3 w = Vec3::Zero();
+  for (const uint32_t body : {c.body_a, c.body_b}) {
+    const int g = group_of_[body];
+    if (g < 0) continue;
+    const CoupledPoints& group = groups_[g];
+    const Eigen::Index p = 3 * static_cast<Eigen::Index>(body - group.first);
+    const Mat3 own = group.compliance.block<3, 3>(p, p);
+    for (int d = 0; d < c.dim; ++d) {
+      Vec3 l;
+      if (c.point) {
+        l = Vec3(frame_[bi].l[3 * d], frame_[bi].l[3 * d + 1], frame_[bi].l[3 * d + 2]);
+      } else {
+        const RowJacobian& j = jac_[c.first_row + d];
+        const std::array<double, 6>& half = body == c.body_a ? j.a : j.b;
+        l = Vec3(half[0], half[1], half[2]);
+      }
+      w[d] += l.dot(own * l);
+    }
+  }
+  return w;
+}
+
 // Each body's accumulated generalized force g becomes its displacement C g; returns the sum
-// of g . C g (the world slot is cleared: it does not move).
-double TunableLcpSolver::ApplyCompliance(std::vector<Vec6>* out) const {
+// of g . C g (the world slot is cleared: it does not move). The points of a coupled group
+// move together, G g over the group's linear forces; the loop over the bodies clears their
+// own entries (zero compliance), and the groups' displacements are written in after it.
+double TunableLcpSolver::ApplyCompliance(std::vector<Vec6>* out) {
   std::vector<Vec6>& acc = *out;
   double xwx = 0.0;
+  Eigen::Index offset = 0;
+  for (const CoupledPoints& group : groups_) {
+    const Eigen::Index size = 3 * static_cast<Eigen::Index>(group.count);
+    group_force_.resize(size);
+    for (int q = 0; q < group.count; ++q) {
+      group_force_.segment<3>(3 * q) = acc[group.first + q].head<3>();
+    }
+    auto motion = group_motion_.segment(offset, size);
+    motion.noalias() = group.compliance * group_force_;
+    xwx += group_force_.dot(motion);
+    offset += size;
+  }
   for (size_t n = 0; n < num_bodies_; ++n) {
     const BodyBlock& c = body_c_[n];
     Vec6& g = acc[n];
@@ -355,6 +410,13 @@ double TunableLcpSolver::ApplyCompliance(std::vector<Vec6>* out) const {
     g[5] = r2;
   }
   acc[num_bodies_].setZero();  // the world does not move
+  offset = 0;
+  for (const CoupledPoints& group : groups_) {
+    for (int q = 0; q < group.count; ++q) {
+      acc[group.first + q].head<3>() = group_motion_.segment<3>(offset + 3 * q);
+    }
+    offset += 3 * static_cast<Eigen::Index>(group.count);
+  }
   return xwx;
 }
 
@@ -524,8 +586,20 @@ void TunableLcpSolver::AddBlockDisplacement(size_t bi, const double* df, std::ve
   for (int side = 0; side < 2; ++side) {
     const uint32_t body = bodies[side];
     if (body == num_bodies_) continue;
-    const BodyBlock& bc = body_c_[body];
     const double* h = g[side];
+    // A point of a coupled group moves the group's every point.
+    if (const int gi = group_of_[body]; gi >= 0) {
+      const CoupledPoints& group = groups_[gi];
+      const Eigen::Index p = 3 * static_cast<Eigen::Index>(body - group.first);
+      const Vec3 force(h[0], h[1], h[2]);
+      for (int q = 0; q < group.count; ++q) {
+        const uint32_t point = group.first + static_cast<uint32_t>(q);
+        (*out)[point].head<3>() += group.compliance.block<3, 3>(3 * q, p) * force;
+        if (moved != nullptr) (*moved)[point] = 1;
+      }
+      continue;
+    }
+    const BodyBlock& bc = body_c_[body];
     if (moved != nullptr) (*moved)[body] = 1;
     Vec6& o = (*out)[body];
     for (int k = 0; k < 3; ++k) o[k] += bc.linear * h[k];
@@ -912,7 +986,17 @@ SolveResult TunableLcpSolver::Solve(ConstraintRows& rows,
                                     std::span<const BodyCompliance> compliance,
                                     const SolverOptions& options,
                                     std::vector<Vec6>* displacements) {
+  return Solve(rows, compliance, {}, options, displacements);
+}
+
+SolveResult TunableLcpSolver::Solve(ConstraintRows& rows,
+                                    std::span<const BodyCompliance> compliance,
+                                    std::span<const CoupledPoints> coupled,
+                                    const SolverOptions& options,
+                                    std::vector<Vec6>* displacements) {
   const SolveClock clock(options.time_budget_us);
+  num_bodies_ = compliance.size();
+  SetGroups(coupled);
   std::vector<Vec6>& dq = *displacements;
   dq.assign(compliance.size(), Vec6::Zero());
   SolveResult result;

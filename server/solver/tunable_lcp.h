@@ -29,6 +29,10 @@
 // tipping moment back and forth between the sets without end. While its contact
 // vanishes the torque is zero.
 //
+// Bodies may also be points of a deformable body coupled through it (CoupledPoints, as in
+// the Gauss-Seidel solve): a force on one point then moves all of its group's points,
+// through the group's dense compliance, in the products with W and in every change.
+//
 // A joint's drive (kDrive, one row) is a friction row with a fixed bound, its maximum
 // force. A motor (no compliance) is an equality row while its force lies within the bound
 // and is held on the bound beyond it, as friction is. A spring is always held, its force
@@ -80,6 +84,10 @@ class TunableLcpSolver final : public ConstraintSolver {
  public:
   SolveResult Solve(ConstraintRows& rows, std::span<const BodyCompliance> compliance,
                     const SolverOptions& options, std::vector<Vec6>* displacements) override;
+  // The same with coupled point groups among the bodies.
+  SolveResult Solve(ConstraintRows& rows, std::span<const BodyCompliance> compliance,
+                    std::span<const CoupledPoints> coupled, const SolverOptions& options,
+                    std::vector<Vec6>* displacements);
 
  private:
   // What a scalar row is in the active-set method.
@@ -142,7 +150,12 @@ class TunableLcpSolver final : public ConstraintSolver {
   // warm start).
   void InitialBlockSets(size_t bi, bool warm_start);
   // Turns accumulated generalized forces into displacements; returns their sum of g . C g.
-  double ApplyCompliance(std::vector<Vec6>* out) const;
+  double ApplyCompliance(std::vector<Vec6>* out);
+  // Per body its coupled group (or -1) from `coupled`, kept for this solve.
+  void SetGroups(std::span<const CoupledPoints> coupled);
+  // W's diagonal on block bi's rows from the points of coupled groups among its bodies:
+  // l_d^T G_pp l_d per grouped side, l_d the row's linear part there.
+  Vec3 GroupDiagonal(size_t bi) const;
   // The frame of a point block (ConstraintBlock::point): l_d are its rows' linear part on
   // body a.
   static void SetPointFrame(const ConstraintBlock& b, PointFrame* frame);
@@ -303,6 +316,11 @@ class TunableLcpSolver final : public ConstraintSolver {
   std::vector<PointFrame> frame_;  // per block; in use where BlockInfo::point
   bool has_points_ = false;        // some block is a point block
   std::vector<BodyBlock> body_c_;  // per body, plus the world slot (zero)
+  // Coupled point groups of this solve; their points' own entries of body_c_ are zero.
+  std::span<const CoupledPoints> groups_;
+  std::vector<int> group_of_;     // per body (and the world slot): its group or -1
+  Eigen::VectorXd group_force_;   // ApplyCompliance's scratch: a group's forces, 3 per point
+  Eigen::VectorXd group_motion_;  // the groups' displacements, one after the other
   std::vector<uint8_t> active_;   // per row
   // Per row: its violation is kept up to date by the steps (all but the tangent rows of
   // vanishing contacts, whose violation is recomputed when their contact is clamped).

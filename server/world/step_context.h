@@ -153,10 +153,14 @@ struct StepContext {
   GaussSeidelSolver gauss_seidel;
   TunableLcpSolver tunable;
   // The tunable pipeline's contact blocks as its velocity pass solved them, its
-  // velocity-pass displacements and the displacements of its friction impulses.
+  // velocity-pass displacements and the displacements of its friction impulses; the blocks
+  // after the contacts (their rolling blocks, the soft contacts, the joints) as that pass
+  // left them, and the soft contacts' displacements of the rigid bodies.
   std::vector<ContactPass> contact_pass;
   std::vector<Vec6> velocity_displacements;
   std::vector<Vec6> friction_displacements;
+  std::vector<ConstraintBlock> velocity_blocks;
+  std::vector<Vec6> soft_displacements;
 
   // Solver points on soft bodies (solver bodies past the rigid ones), numbered body by
   // body, shared by the couplings that reach soft bodies; their coupled groups, and the

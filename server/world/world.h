@@ -250,13 +250,14 @@ class World {
   WorldView View();
 
   // The passes of the two solver pipelines (world_solve.cc) and their rows (world_rows.cc).
-  SolveResult RunSolver(ConstraintSolver& solver, const SolverOptions& options);
+  SolveResult RunTunable(const SolverOptions& options);
   void SolveGaussSeidel();
   void SolveTunable();
   double TunablePositionRounds(size_t contacts, int iterations, double budget_end_us,
                                const std::vector<Vec6>* fixed, SolveResult* result);
   double SpentSolveUs() const;
   void StoreFrictionDisplacements(size_t contacts);
+  void StoreSoftDisplacements(size_t first, size_t end);
   void MoveFreePoses(const std::vector<Vec6>& dq);
   double DeepestContact() const;
   void UpdateCompliance(const std::vector<Quat>& orientations);

@@ -13,11 +13,11 @@ WorldView World::View() {
   return {settings_, bodies_, rods_, soft_, body_ids_, scalpels_, stats_};
 }
 
-// The soft bodies take their free motion with the rigid bodies' (Gauss-Seidel only): their
+// The soft bodies take their free motion with the rigid bodies': their
 // contacts are found from there. Nails that follow a body aim at its free-motion pose,
 // which for a kinematic or device-driven body is where the tick ends.
 void World::IntegrateSoftFreeMotion() {
-  if (soft_.empty() || settings_.solver.kind != SolverKind::kGaussSeidel) return;
+  if (soft_.empty()) return;
   soft_.StepFreeMotion(sim_time_, settings_.dt(), settings_.gravity,
                        [this](const std::string& id) -> std::optional<Transform> {
                          auto it = body_ids_.find(id);
@@ -35,7 +35,7 @@ void World::DetectSoftContacts() {
   step_.soft_points.clear();
   soft_rigid_.FindContacts(w, step_);
   soft_soft_.FindContacts(w, step_);
-  if (soft_.empty() || settings_.solver.kind != SolverKind::kGaussSeidel) return;
+  if (soft_.empty()) return;
   const std::vector<uint32_t> new_index = GroupSoftPoints(&step_.soft_points);
   if (!new_index.empty()) {
     soft_rigid_.RenumberSoftPoints(new_index);

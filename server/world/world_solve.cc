@@ -33,12 +33,14 @@ double ContactGapChange(const ContactPoint& p, uint32_t a, uint32_t b,
 
 }  // namespace
 
-// One solver call, timed: stats_.solve_ms sums the calls of a tick, which is what the
-// time budget covers (the assembly of the rows around them is not part of it).
-SolveResult World::RunSolver(ConstraintSolver& solver, const SolverOptions& options) {
+// One call of the tunable solver, timed: stats_.solve_ms sums the calls of a tick, which is
+// what the time budget covers (the assembly of the rows around them is not part of it).
+// Soft bodies' contacted points are solver bodies past the rigid ones, those of one
+// corotational body coupled through its implicit system (AddSoftPointCompliance).
+SolveResult World::RunTunable(const SolverOptions& options) {
   const SolveClock clock(0.0);
-  const SolveResult result =
-      solver.Solve(step_.rows, step_.compliance, options, &step_.displacements);
+  const SolveResult result = step_.tunable.Solve(step_.rows, step_.compliance, step_.soft_groups,
+                                                 options, &step_.displacements);
   stats_.solve_ms += clock.ElapsedUs() / 1000.0;
   return result;
 }
@@ -98,6 +100,13 @@ void World::SolveGaussSeidel() {
 // The contact rows are built once, after the joint pass (lever arms, tangents, h v and last
 // tick's impulses); the passes differ only in each block's law, violation and force.
 //
+// Soft bodies meet rigid bodies and each other in the velocity pass, through rows built as
+// in Gauss-Seidel worlds: position-level (the gap at the start of the tick plus h v), so
+// that their solved forces move the soft bodies to where the rows hold (ApplyCouplingForces).
+// Their displacements of the rigid bodies move the rigid poses alike: held fixed through the
+// contact pass as the friction's are, or taken at once when there is none. A rigid body
+// resting on tissue would otherwise sink by its free motion every tick.
+//
 // Why the contact pass comes last and starts from this tick's impulses: the free motion
 // sinks every resting body by g h^2 each tick, and the position correction that undoes it
 // is the displacement of the impulses that hold the bodies, friction included. Started
@@ -112,6 +121,7 @@ void World::SolveTunable() {
   const SolverSettings& s = settings_.solver;
   const size_t num_contacts = step_.contacts.size();
   UpdateCompliance(step_.free_orientation);
+  AddSoftPointCompliance(View(), step_);
   const double share = std::clamp(s.position_share, 0.0, 1.0);
   const bool budgeted = s.time_budget_us > 0.0;
   // The iterations: each round of a position pass gets the share of them, the velocity
@@ -146,6 +156,13 @@ void World::SolveTunable() {
   // never starved: their drift has no other correction.
   step_.rows.Clear();
   BuildContactRows(step_.free_position, step_.free_orientation, true, true);
+  const size_t soft_first = step_.rows.blocks.size();
+  {
+    const WorldView w = View();
+    soft_rigid_.BuildRows(w, step_);
+    soft_soft_.BuildRows(w, step_);
+  }
+  const size_t soft_end = step_.rows.blocks.size();
   const double velocity_floor_us = velocity_step_us_per_row_ * step_.rows.Dimensions();
   const bool out_of_time =
       budgeted &&
@@ -179,7 +196,7 @@ void World::SolveTunable() {
   const double left = s.time_budget_us - SpentSolveUs() - reserve;
   options.time_budget_us = budgeted ? std::max(1e-3, left) : 0.0;
   if (budgeted && left <= 0.0) options.max_iterations = 1;
-  const SolveResult velocity = RunSolver(step_.tunable, options);
+  const SolveResult velocity = RunTunable(options);
   if (velocity.one_step_us > 0.0) {
     velocity_step_us_per_row_ = velocity.one_step_us / std::max(1, stats_.constraint_rows);
   }
@@ -192,6 +209,8 @@ void World::SolveTunable() {
     step_.contact_pass[k].violation = step_.rows.blocks[k].violation_free;
     step_.contact_pass[k].force = step_.rows.blocks[k].force;
   }
+  step_.velocity_blocks.assign(step_.rows.blocks.begin() + num_contacts, step_.rows.blocks.end());
+  StoreSoftDisplacements(soft_first, soft_end);
   step_.velocity_displacements.swap(step_.displacements);
 
   // 3. Contact pass, with the rest of the budget. Nothing deeper than the slop: no pass.
@@ -201,6 +220,9 @@ void World::SolveTunable() {
     deepest = DeepestContact();
   } else if (deepest > kPenetrationSlop) {
     StoreFrictionDisplacements(num_contacts);
+    for (size_t i = 0; i < step_.soft_displacements.size(); ++i) {
+      step_.friction_displacements[i] += step_.soft_displacements[i];
+    }
     const double start_us = SpentSolveUs();
     deepest = TunablePositionRounds(num_contacts, position_iterations,
                                     budgeted ? s.time_budget_us : 0.0,
@@ -209,6 +231,9 @@ void World::SolveTunable() {
     if (budgeted && constraints_.size() == 0 && position.iterations <= 1) {
       contact_pass_us_per_contact_ = (SpentSolveUs() - start_us) / num_contacts;
     }
+  } else if (soft_end > soft_first) {
+    MoveFreePoses(step_.soft_displacements);
+    deepest = DeepestContact();
   }
   // The contact blocks back as the velocity pass solved them.
   for (size_t k = 0; k < num_contacts; ++k) {
@@ -220,6 +245,8 @@ void World::SolveTunable() {
     b.force = step_.contact_pass[k].force;
   }
   step_.rows.blocks.resize(num_contacts);
+  step_.rows.blocks.insert(step_.rows.blocks.end(), step_.velocity_blocks.begin(),
+                           step_.velocity_blocks.end());
   step_.displacements.swap(step_.velocity_displacements);
   stats_.iterations = position.iterations + velocity.iterations;
   stats_.residual = velocity.residual;
@@ -253,6 +280,23 @@ void World::StoreFrictionDisplacements(size_t contacts) {
       if (body == kWorldBody) return;
       step_.friction_displacements[body] += step_.compliance[body].Apply(
           jacobian.topRows(b.dim).transpose() * b.force.head(b.dim));
+    };
+    add(b.body_a, b.jacobian_a);
+    add(b.body_b, b.jacobian_b);
+  }
+}
+
+// The rigid bodies' displacements under the forces of the soft contacts' blocks [first, end)
+// (C H^T f on their rigid sides) into step_.soft_displacements.
+void World::StoreSoftDisplacements(size_t first, size_t end) {
+  const uint32_t n = static_cast<uint32_t>(bodies_.size());
+  step_.soft_displacements.assign(n, Vec6::Zero());
+  for (size_t k = first; k < end; ++k) {
+    const ConstraintBlock& b = step_.rows.blocks[k];
+    const auto add = [&](uint32_t body, const BlockJacobian& jacobian) {
+      if (body >= n) return;  // the world, or a soft point
+      step_.soft_displacements[body] +=
+          step_.compliance[body].Apply(jacobian.topRows(b.dim).transpose() * b.force.head(b.dim));
     };
     add(b.body_a, b.jacobian_a);
     add(b.body_b, b.jacobian_b);
@@ -352,7 +396,7 @@ double World::TunablePositionRounds(size_t contacts, int iterations, double budg
     // otherwise it keeps to its budget strictly and returns no correction.
     options.keep_warm_when_late = start;
     options.time_budget_us = budgeted ? std::max(1e-3, budget_end_us - SpentSolveUs()) : 0.0;
-    const SolveResult r = RunSolver(step_.tunable, options);
+    const SolveResult r = RunTunable(options);
     result->iterations += r.iterations;
     result->budget_exhausted |= r.budget_exhausted;
     if (start) {

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <tuple>
 
 #include "server/constraint/contact_rows.h"
 #include "tests/validation/test_scenes.h"
@@ -38,7 +39,7 @@ double Highest(const World& world, const std::string& id, int axis) {
   return highest;
 }
 
-class SoftOnSoft : public ::testing::TestWithParam<SoftModelKind> {};
+class SoftOnSoft : public ::testing::TestWithParam<std::tuple<SoftModelKind, SolverKind>> {};
 
 // A soft cube (of any model) dropped 2 cm onto a free corotational slab lying on a static
 // floor, at 100 Hz. Over the last second of three, the contact impulses balance the weights: what
@@ -46,16 +47,18 @@ class SoftOnSoft : public ::testing::TestWithParam<SoftModelKind> {};
 // what the floor gives the slab is both weights' plus both changes (an explicit StVK cube
 // still rings, so its momentum is not zero at the end of a tick; its damping is the
 // stiffness one, which keeps momentum, as mass damping, acting like air, would not). The
-// cube rests on the slab's top, into it by no more than the contacts' slop.
+// cube rests on the slab's top, into it by no more than the contacts' slop. Under both
+// solvers.
 TEST_P(SoftOnSoft, CubeRestsOnSlabAndTheFloorCarriesBoth) {
   SceneDesc scene;
   scene.settings.rate_hz = 100.0;
+  scene.settings.solver.kind = std::get<1>(GetParam());
   scene.bodies.push_back(testing::MakeBody("floor", Shape::Box(Vec3(1.0, 0.05, 1.0)),
                                            Vec3(0.0, -0.05, 0.0), BodyKind::kStatic));
   scene.bodies.push_back(SoftFemBox("slab", Vec3(0.2, 0.04, 0.2), Vec3(0.0, 0.04, 0.0),
                                     {4, 2, 4}, SoftModelKind::kCorotational, 1e6, 10.0));
   scene.bodies.push_back(SoftFemBox("cube", Vec3(0.05, 0.05, 0.05), Vec3(0.01, 0.15, -0.02),
-                                    {2, 2, 2}, GetParam(), 2e5, 0.0, 1e-3));
+                                    {2, 2, 2}, std::get<0>(GetParam()), 2e5, 0.0, 1e-3));
   auto world = testing::MakeWorld(scene);
   const double m_cube = SoftMass(*world, "cube");
   const double m_slab = SoftMass(*world, "slab");
@@ -84,10 +87,15 @@ TEST_P(SoftOnSoft, CubeRestsOnSlabAndTheFloorCarriesBoth) {
   EXPECT_LT(world->last_stats().max_penetration, 2.0 * kPenetrationSlop);
 }
 
-INSTANTIATE_TEST_SUITE_P(Models, SoftOnSoft,
-                         ::testing::Values(SoftModelKind::kCorotational, SoftModelKind::kStVK,
-                                           SoftModelKind::kMassPoint),
-                         [](const auto& info) { return testing::SoftModelName(info.param); });
+INSTANTIATE_TEST_SUITE_P(
+    Models, SoftOnSoft,
+    ::testing::Combine(::testing::Values(SoftModelKind::kCorotational, SoftModelKind::kStVK,
+                                         SoftModelKind::kMassPoint),
+                       ::testing::Values(SolverKind::kGaussSeidel, SolverKind::kTunableLcp)),
+    [](const auto& info) {
+      return testing::SoftModelName(std::get<0>(info.param)) +
+             testing::SolverName(std::get<1>(info.param));
+    });
 
 // Zero gravity, two undamped corotational cubes overlapping by 4 mm along x: they push
 // apart, the total momentum stays zero every step, and the overlap is gone.

@@ -1,4 +1,4 @@
-// Soft bodies against rigid bodies through the world's Gauss-Seidel solve.
+// Soft bodies against rigid bodies through the world's constraint solve.
 //
 // The soft bodies take their free motion with the rigid bodies'. Each boundary vertex
 // of theirs near a rigid shape is then a contact found like the rigid ones: at the
@@ -19,8 +19,7 @@
 // as its local model does (it carries the triangles between the buffer's vertices): only
 // with its features that have no vertex of the body within kToolVertexReach.
 //
-// The tunable pipeline has none of this: there the soft bodies step after the rigid bodies
-// and are projected out of their shapes (SoftWorld::Step), as mass-point bodies always are.
+// The tunable pipeline builds the same rows for its velocity pass (World::SolveTunable).
 
 #include "server/world/coupling/soft_rigid_coupling.h"
 
@@ -47,6 +46,9 @@ constexpr double kVertexProbe = 1e-5;
 // then slip under the surface.
 constexpr double kMaxFaceDepth = 2.0 * kPenetrationSlop;
 
+// The warm key of a face contact whose triangle and feature numbers do not fit an int.
+constexpr int kNoWarmKey = std::numeric_limits<int>::min();
+
 // Whether one of the surface vertices is within kToolVertexReach of feature f at the start
 // of the tick.
 bool VertexNear(const ShapeFeature& f, const std::vector<Vec3>& start,
@@ -69,9 +71,10 @@ bool Inside(const Vec3& p, const Aabb& box, double grow) {
 // their tips (SoftWorld's cutting).
 void SoftRigidCoupling::FindContacts(const WorldView& w, StepContext& ctx) {
   contacts_.clear();
-  if (w.soft.empty() || w.settings.solver.kind != SolverKind::kGaussSeidel) return;
+  if (w.soft.empty()) return;
   const double h = w.settings.dt();
   const double margin = w.settings.contact_margin;
+  const bool speculative = w.settings.solver.kind == SolverKind::kGaussSeidel;
   const absl::flat_hash_set<uint32_t> handles = w.Handles();
   const Shape probe = Shape::Sphere(kVertexProbe);
   const RigidBodies& bodies = w.bodies;
@@ -107,13 +110,20 @@ void SoftRigidCoupling::FindContacts(const WorldView& w, StepContext& ctx) {
     for (int i = 0; i < bodies.size(); ++i) {
       if (handles.contains(static_cast<uint32_t>(i))) continue;
       if (body.desc.cutting && w.scalpels.contains(bodies.id[i])) continue;
-      if (!swept.Overlaps(aabbs[i])) continue;
-      const Transform pose{bodies.position[i], bodies.orientation[i]};
+      // Gauss-Seidel's bounds grew by half the margin and the body's reach over the step
+      // already; the tunable pipeline's are at the free-motion pose, and grow by that reach
+      // here.
       const double reach_rigid = h * bodies.linear_velocity[i].norm();
+      Aabb bounds = aabbs[i];
+      if (!speculative) {
+        bounds.min.array() -= reach_rigid;
+        bounds.max.array() += reach_rigid;
+      }
+      if (!swept.Overlaps(bounds)) continue;
+      const Transform pose{bodies.position[i], bodies.orientation[i]};
       for (const int v : boundary) {
         const double reach = (x[v] - start[v]).norm();
-        // The bounds already grew by half the margin and the rigid body's reach.
-        if (!Inside(start[v], aabbs[i], 0.5 * margin + reach)) continue;
+        if (!Inside(start[v], bounds, 0.5 * margin + reach)) continue;
         for (size_t k = 0; k < bodies.shapes[i].size(); ++k) {
           const ChildShape& child = bodies.shapes[i][k];
           // Sensors push nothing; layers the body's filter refuses are passed through.
@@ -131,7 +141,7 @@ void SoftRigidCoupling::FindContacts(const WorldView& w, StepContext& ctx) {
             ContactPoint c = manifold.points[k];
             c.distance += kVertexProbe;  // the vertex's own distance
             contacts_.push_back({static_cast<int>(s), v, static_cast<uint32_t>(point_of[v]),
-                                 static_cast<uint32_t>(i), c});
+                                 static_cast<uint32_t>(i), c, v});
           }
         }
       }
@@ -186,8 +196,10 @@ void SoftRigidCoupling::FindFaceContacts(const WorldView& w, StepContext& ctx, i
       faces->push_back({box, reach});
     }
   }
-  // A contact between the rigid body and the point of triangle tri under a feature.
-  const auto add = [&](const std::array<int, 3>& tri, const TriangleFeatureHit& hit) {
+  // A contact between the rigid body and the point of triangle t under feature f.
+  const int64_t num_features = static_cast<int64_t>(features_.size());
+  const auto add = [&](size_t t, size_t f, const TriangleFeatureHit& hit) {
+    const std::array<int, 3>& tri = triangles[t];
     SoftWorld::WeightedPoint at{tri, hit.barycentric};
     for (int j = 0; j < 3; ++j) {
       if (body.held(tri[j])) at.weight[j] = 0.0;
@@ -197,12 +209,15 @@ void SoftRigidCoupling::FindFaceContacts(const WorldView& w, StepContext& ctx, i
     c.normal = hit.normal;
     c.distance = hit.distance;
     c.position = 0.5 * (hit.on_triangle + hit.on_feature);
-    contacts_.push_back({s, -1, static_cast<uint32_t>(ctx.soft_points.size()), i, c});
+    const int64_t key = -1 - (static_cast<int64_t>(t) * num_features + static_cast<int64_t>(f));
+    const int warm_key = key > kNoWarmKey ? static_cast<int>(key) : kNoWarmKey;
+    contacts_.push_back({s, -1, static_cast<uint32_t>(ctx.soft_points.size()), i, c, warm_key});
     ctx.soft_points.push_back({s, at});
     return true;
   };
   std::array<TriangleFeatureHit, 2> hits;
-  for (const ShapeFeature& f : features_) {
+  for (size_t fi = 0; fi < features_.size(); ++fi) {
+    const ShapeFeature& f = features_[fi];
     const double grow = f.radius + margin + reach_rigid;
     const Aabb reach_of{f.a.cwiseMin(f.b) - Vec3::Constant(grow),
                         f.a.cwiseMax(f.b) + Vec3::Constant(grow)};
@@ -223,14 +238,14 @@ void SoftRigidCoupling::FindFaceContacts(const WorldView& w, StepContext& ctx, i
                               margin + reach + reach_rigid, kMaxSunkDepth, &hits);
       for (int k = 0; k < count; ++k) {
         if (hits[k].distance >= -kMaxFaceDepth) {
-          held |= add(tri, hits[k]);
+          held |= add(t, fi, hits[k]);
         } else {
           sunk_.emplace_back(t, hits[k]);
         }
       }
     }
     if (held) continue;
-    for (const auto& [t, hit] : sunk_) add(triangles[t], hit);
+    for (const auto& [t, hit] : sunk_) add(t, fi, hit);
   }
 }
 
@@ -246,7 +261,7 @@ void SoftRigidCoupling::BuildRows(const WorldView& w, StepContext& ctx) {
     const ContactBody b = w.RigidContactBody(c.rigid, w.bodies.position[c.rigid]);
     const double mu = std::sqrt(body.desc.friction * w.bodies.material[c.rigid].friction);
     ConstraintBlock block = MakeContactBlock(c.contact, a, b, mu, h);
-    if (c.vertex >= 0) WarmStartBlock(warm_, {c.soft, c.vertex, c.rigid}, &block);
+    if (c.warm_key != kNoWarmKey) WarmStartBlock(warm_, {c.soft, c.warm_key, c.rigid}, &block);
     ctx.rows.blocks.push_back(block);
   }
 }
@@ -263,7 +278,7 @@ void SoftRigidCoupling::ApplySolvedForces(const WorldView& w, StepContext& ctx) 
     const Contact& c = contacts_[k];
     assert(c.point < ctx.soft_point_forces.size());
     ctx.soft_point_forces[c.point] += b.jacobian_a.leftCols<3>().transpose() * b.force;
-    if (c.vertex >= 0) warm_[{c.soft, c.vertex, c.rigid}] = b.force;
+    if (c.warm_key != kNoWarmKey) warm_[{c.soft, c.warm_key, c.rigid}] = b.force;
     if (!w.bodies.IsDynamic(c.rigid) || b.force.isZero()) continue;
     // A face's push is its vertices', by their weights.
     const Vec3 impulse = h * (b.jacobian_b.leftCols<3>().transpose() * b.force);

@@ -1,9 +1,10 @@
 #pragma once
-// Soft bodies against rigid bodies through the world's Gauss-Seidel solve: each boundary
+// Soft bodies against rigid bodies through the world's constraint solve: each boundary
 // vertex near a rigid shape becomes a solver point of its soft body, with one contact
 // block per touching shape, warm-started from last tick's force at the same vertex against
 // the same body; and each edge or corner of a rigid shape (or a thin sphere or capsule)
-// over the middle of a surface triangle, a point of that triangle.
+// over the middle of a surface triangle, a point of that triangle, warm-started from last
+// tick's force of the same feature on the same triangle.
 
 #include <cstdint>
 #include <span>
@@ -26,6 +27,9 @@ class SoftRigidCoupling final : public Coupling {
     uint32_t point = 0;
     uint32_t rigid = 0;
     ContactPoint contact;
+    // Its warm start's key with soft and rigid: the vertex, or -1 - (triangle F + feature)
+    // for a feature (of F) over a triangle; INT_MIN (no warm start) where that overflows.
+    int warm_key = 0;
   };
 
   void FindContacts(const WorldView& w, StepContext& ctx) override;
@@ -39,7 +43,7 @@ class SoftRigidCoupling final : public Coupling {
   // The soft points renumbered (GroupSoftPoints): old point p is now new_index[p].
   void RenumberSoftPoints(std::span<const uint32_t> new_index);
   const std::vector<Contact>& contacts() const { return contacts_; }
-  // Last tick's forces by (soft body, vertex, rigid body), N.
+  // Last tick's forces by (soft body, Contact::warm_key, rigid body), N.
   const absl::flat_hash_map<std::tuple<int, int, uint32_t>, Vec3>& warm() const {
     return warm_;
   }

@@ -28,7 +28,7 @@ namespace ligature {
 // already has a point (from the soft-rigid contacts) shares it.
 void SoftSoftCoupling::FindContacts(const WorldView& w, StepContext& ctx) {
   contacts_.clear();
-  if (w.soft.empty() || w.settings.solver.kind != SolverKind::kGaussSeidel) return;
+  if (w.soft.empty()) return;
   const auto& soft_bodies = w.soft.bodies();
   std::vector<int> stepped;
   for (size_t s = 0; s < soft_bodies.size(); ++s) {

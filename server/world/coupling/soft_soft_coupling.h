@@ -1,5 +1,5 @@
 #pragma once
-// Soft bodies against each other through the world's Gauss-Seidel solve: a boundary vertex
+// Soft bodies against each other through the world's constraint solve: a boundary vertex
 // of one soft body near another's surface is a contact between two solver points, the
 // vertex and the surface point, warm-started from last tick's force at the same vertex
 // against the same body.

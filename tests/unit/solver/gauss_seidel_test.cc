@@ -236,58 +236,14 @@ TEST(GaussSeidelTest, EmptyRows) {
 // W f = -delta, W = H C H^T with C's off-diagonal point blocks, and the points'
 // displacements are C H^T f.
 TEST(GaussSeidelTest, CoupledPointsConvergeToAssembledSolution) {
-  std::mt19937 rng(7);
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  Eigen::MatrixXd a(9, 9);
-  for (int r = 0; r < 9; ++r) {
-    for (int c = 0; c < 9; ++c) a(r, c) = u(rng);
-  }
-  const Eigen::MatrixXd point_c =
-      1e-5 * (a * a.transpose() + 9.0 * Eigen::MatrixXd::Identity(9, 9));
-  std::vector<BodyCompliance> compliance = {TwoBodies()[0], {}, {}, {}};
-  const std::vector<CoupledPoints> coupled = {{1, 3, point_c}};
-  ConstraintRows rows;
-  for (uint32_t p = 0; p < 3; ++p) {
-    ConstraintBlock b;
-    b.law = ConstraintLaw::kBilateral;
-    b.dim = 3;
-    b.body_b = 1 + p;
-    b.jacobian_b.leftCols<3>() =
-        Eigen::AngleAxisd(3.0 * u(rng), Vec3(u(rng), u(rng), 1.0).normalized()).toRotationMatrix();
-    b.violation_free = Vec3(u(rng), u(rng), u(rng)) * 0.01;
-    rows.blocks.push_back(b);
-  }
-  ConstraintBlock tie;
-  tie.law = ConstraintLaw::kBilateral;
-  tie.dim = 3;
-  tie.body_a = 0;
-  tie.body_b = 1;
-  tie.jacobian_a = RandomJacobian(rng);
-  tie.jacobian_b.leftCols<3>() = Mat3::Identity();
-  tie.violation_free = Vec3(0.003, -0.001, 0.002);
-  rows.blocks.push_back(tie);
-
-  // The assembled system: H (12 x 24: four 6-DOF bodies) and C (24 x 24).
-  Eigen::MatrixXd h = Eigen::MatrixXd::Zero(12, 24);
-  for (size_t k = 0; k < rows.blocks.size(); ++k) {
-    const ConstraintBlock& b = rows.blocks[k];
-    if (b.body_a != kWorldBody) h.block<3, 6>(3 * k, 6 * b.body_a) += b.jacobian_a;
-    if (b.body_b != kWorldBody) h.block<3, 6>(3 * k, 6 * b.body_b) += b.jacobian_b;
-  }
-  Eigen::MatrixXd c = Eigen::MatrixXd::Zero(24, 24);
-  c.block<3, 3>(0, 0) = compliance[0].linear * Mat3::Identity();
-  c.block<3, 3>(3, 3) = compliance[0].angular;
-  for (int p = 0; p < 3; ++p) {
-    for (int q = 0; q < 3; ++q) {
-      c.block<3, 3>(6 + 6 * p, 6 + 6 * q) = point_c.block<3, 3>(3 * p, 3 * q);
-    }
-  }
-  VecX delta(12);
-  for (size_t k = 0; k < rows.blocks.size(); ++k) {
-    delta.segment<3>(3 * k) = rows.blocks[k].violation_free;
-  }
-  const MatX w = h * c * h.transpose();
-  const VecX f = w.ldlt().solve(-delta);
+  testing::CoupledPointsProblem problem = testing::MakeCoupledPointsProblem(TwoBodies()[0]);
+  ConstraintRows& rows = problem.rows;
+  const std::vector<BodyCompliance>& compliance = problem.bodies;
+  const std::vector<CoupledPoints>& coupled = problem.coupled;
+  const testing::AssembledSystem a = Assemble(rows, compliance, coupled);
+  const MatX& c = a.c;
+  const MatX& h = a.h;
+  const VecX f = a.w.ldlt().solve(-a.delta);
 
   GaussSeidelSolver solver;
   SolverOptions options;

@@ -406,6 +406,113 @@ TEST(TunableLcpTest, PointBlocksMatchTheirRows) {
   }
 }
 
+// Points of a deformable body coupled through it (CoupledPoints) and a rigid body tied to
+// one of them: the solve converges to the assembled solution W f = -delta, with C's
+// off-diagonal point blocks, and the points' displacements are C H^T f.
+TEST(TunableLcpTest, CoupledPointsConvergeToAssembledSolution) {
+  testing::CoupledPointsProblem problem =
+      testing::MakeCoupledPointsProblem(BoxCompliance(2.0, Vec3(0.3, 0.2, 0.1)));
+  const testing::AssembledSystem a = Assemble(problem.rows, problem.bodies, problem.coupled);
+  const VecX exact = a.w.ldlt().solve(-a.delta);
+  TunableLcpSolver solver;
+  SolverOptions options;
+  options.max_iterations = 200;
+  options.tolerance = 1e-14;
+  options.warm_start = false;
+  std::vector<Vec6> dq;
+  solver.Solve(problem.rows, problem.bodies, problem.coupled, options, &dq);
+  const VecX f = StackedForces(problem.rows);
+  EXPECT_LT((f - exact).norm(), 1e-9 * exact.norm()) << f.transpose() << "\n" << exact.transpose();
+  const VecX expected = a.c * a.h.transpose() * exact;
+  EXPECT_LT((StackedDisplacements(dq) - expected).norm(), 1e-9 * expected.norm());
+}
+
+// Unilateral rows on four points coupled through their body, against the world along tilted
+// normals: some pressed, some pulled. A point pressed on is pushed by its neighbours' forces
+// too, so a row pressed at the start may end vanishing. The forces are the LCP's single
+// solution, found by enumeration of all 2^4 sets.
+TEST(TunableLcpTest, CoupledPointContactsMatchBruteForceLcp) {
+  std::mt19937 rng(3);
+  const std::vector<CoupledPoints> coupled = {{0, 4, testing::RandomGroupCompliance(rng, 4)}};
+  const std::vector<BodyCompliance> bodies(4);
+  const double free[4] = {-0.01, 0.002, -0.004, -0.0005};
+  ConstraintRows rows;
+  for (uint32_t p = 0; p < 4; ++p) {
+    ConstraintBlock b;
+    b.law = ConstraintLaw::kUnilateral;
+    b.dim = 1;
+    b.body_a = p;
+    b.jacobian_a.row(0).head<3>() = Vec3(0.2 * p - 0.3, 1.0, 0.1 * p).normalized().transpose();
+    b.violation_free = Vec3(free[p], 0.0, 0.0);
+    rows.blocks.push_back(b);
+  }
+  const testing::AssembledSystem a = Assemble(rows, bodies, coupled);
+  const std::vector<VecX> lcp = EnumerateLcp(a.w, a.delta);
+  ASSERT_EQ(lcp.size(), 1u);
+  const VecX& exact = lcp[0];
+  bool released = false;
+  for (int i = 0; i < exact.size(); ++i) released |= a.delta[i] < 0.0 && exact[i] == 0.0;
+  ASSERT_TRUE(released) << exact.transpose();
+
+  TunableLcpSolver solver;
+  SolverOptions options;
+  options.max_iterations = 100;
+  options.tolerance = 1e-14;
+  options.warm_start = false;
+  std::vector<Vec6> dq;
+  const SolveResult result = solver.Solve(rows, bodies, coupled, options, &dq);
+  EXPECT_LT(result.residual, options.tolerance);
+  const VecX f = StackedForces(rows);
+  EXPECT_LT((f - exact).norm(), 1e-9 * exact.norm()) << f.transpose() << "\n" << exact.transpose();
+  const VecX expected = a.c * a.h.transpose() * exact;
+  EXPECT_LT((StackedDisplacements(dq) - expected).norm(), 1e-9 * expected.norm());
+}
+
+// Frictional contacts between coupled points and a rigid box, taken through their points
+// (ConstraintBlock::point) and row by row, give the same forces and displacements.
+TEST(TunableLcpTest, PointBlocksOnCoupledPointsMatchTheirRows) {
+  std::mt19937 rng(5);
+  const std::vector<CoupledPoints> coupled = {{1, 3, testing::RandomGroupCompliance(rng, 3)}};
+  const std::vector<BodyCompliance> bodies = {
+      BoxCompliance(1.0, Vec3(0.2, 0.1, 0.3),
+                    Quat(Eigen::AngleAxisd(0.5, Vec3(1, 1, 0).normalized()))),
+      {},
+      {},
+      {}};
+  const Vec3 origin(0.0, -0.1, 0.0);
+  ConstraintRows rows;
+  for (uint32_t p = 0; p < 3; ++p) {
+    const Vec3 n = Vec3(0.1 * p, 1.0, -0.05).normalized();
+    ContactPoint c;
+    c.position = Vec3(0.1 * p - 0.1, 0.0, 0.05 * p);
+    c.normal = n;
+    const ContactBody box{0, origin, Vec3::Zero(), Vec3::Zero()};
+    ConstraintBlock b =
+        MakeContactBlock(c, box, PointBody(1 + p, c.position, Vec3::Zero()), 0.5, kH);
+    b.violation_free = Vec3(-0.002 * (p + 1), 0.001 * p, -0.0015);
+    rows.blocks.push_back(b);
+  }
+  ASSERT_TRUE(rows.blocks.front().point);
+  ConstraintRows by_rows = rows;
+  for (ConstraintBlock& b : by_rows.blocks) b.point = false;
+  SolverOptions options;
+  options.max_iterations = 25;
+  options.tolerance = 0.0;
+  TunableLcpSolver by_point, by_row;
+  std::vector<Vec6> dq_point, dq_row;
+  by_point.Solve(rows, bodies, coupled, options, &dq_point);
+  by_row.Solve(by_rows, bodies, coupled, options, &dq_row);
+  double scale = 0.0;
+  for (const ConstraintBlock& b : by_rows.blocks) scale = std::max(scale, b.force.norm());
+  ASSERT_GT(scale, 0.0);
+  for (size_t k = 0; k < rows.blocks.size(); ++k) {
+    EXPECT_LT((rows.blocks[k].force - by_rows.blocks[k].force).norm(), 1e-9 * scale) << k;
+  }
+  for (size_t k = 0; k < dq_row.size(); ++k) {
+    EXPECT_LT((dq_point[k] - dq_row[k]).norm(), 1e-9 * (dq_row[k].norm() + 1e-12)) << k;
+  }
+}
+
 // Warm started from a converged solution, the solver has nothing left to do.
 TEST(TunableLcpTest, WarmStartAtSolutionConvergesImmediately) {
   Stack s = BoxStack(3, 0.5, Vec3(0.001, 0.0, 0.0));
