@@ -1,11 +1,13 @@
 // soft/organ: the built-in organ scene (a 5,184-tet corotational body on a rigid tray,
 // 100 Hz), dropped and settled, then whole world steps timed one at a time. soft/organ_20k:
 // the same scene with a finer organ (20,520 tets: rings 8, around 38, layers 12).
+// soft/organ_tunable: the organ scene in a tunable-LCP world (its tray contacts rows of the
+// velocity pass).
 // The physical floor is measured on the same matrices in the same run: every tenth timed
 // step's implicit system A = M + h C + h^2 K is kept, and after the timed steps each gets one
 // CHOLMOD supernodal factorization (its symbolic analysis done once, untimed) and one solve
-// of that step's right-hand side. The notes give the ratio of our step to the world's tick. soft/organ_cut: a scalpel
-// drawn across the organ (see OrganCut).
+// of that step's right-hand side. The notes give the ratio of our step to the world's tick.
+// soft/organ_cut: a scalpel drawn across the organ (see OrganCut).
 
 #include <Eigen/CholmodSupport>
 #include <algorithm>
@@ -65,11 +67,13 @@ absl::StatusOr<SceneDesc> OrganScene(int rings, int around, int layers) {
   return SceneFromProto(*proto);
 }
 
-RunResult Organ(const char* name, int rings, int around, int layers, const RunOptions& options) {
+RunResult Organ(const char* name, int rings, int around, int layers, SolverKind solver,
+                const RunOptions& options) {
   constexpr int kSettle = 30;  // ticks: it lands on the tray at about tick 13
   const int timed = options.quick ? 15 : 200;
   absl::StatusOr<SceneDesc> scene = OrganScene(rings, around, layers);
   if (!scene.ok()) return Failed(name, absl::StrCat("scene: ", scene.status().message()));
+  scene->settings.solver.kind = solver;
   auto world = World::FromScene("bench", *scene, WorldLimits{});
   if (!world.ok()) return Failed(name, absl::StrCat("world: ", world.status().message()));
   World& w = **world;
@@ -135,11 +139,13 @@ RunResult Organ(const char* name, int rings, int around, int layers, const RunOp
                   "on A = M + h C + h^2 K preconditioned by the rest system's factorization turned "
                   "per vertex, "
                   "last step's iterations=",
-                  organ->system->iterations(),
-                  ", contacts in the world's solve); floor: one CHOLMOD supernodal "
+                  organ->system->iterations(), ", contacts in the world's ",
+                  solver == SolverKind::kTunableLcp ? "tunable-LCP" : "Gauss-Seidel",
+                  " solve); floor: one CHOLMOD supernodal "
                   "factorization of every tenth timed step's A, after the timed steps (symbolic "
-                  "analysis once, untimed), and one solve, floor n=", floor_ms.size(), ", p99=",
-                  Percentile(floor_ms, 99.0), " ms, worst floor residual=", worst_residual,
+                  "analysis once, untimed), and one solve, floor n=",
+                  floor_ms.size(), ", p99=", Percentile(floor_ms, 99.0),
+                  " ms, worst floor residual=", worst_residual,
                   "; BLAS: the system's libblas.so.3 (the test command installs OpenBLAS's "
                   "one-thread build)"));
   RunResult result;
@@ -225,11 +231,18 @@ RunResult OrganCut(const RunOptions& options) {
   return result;
 }
 
-const Registrar kOrgan(Benchmark{
-    "soft/organ", [](const RunOptions& options) { return Organ("soft/organ", 0, 0, 0, options); }});
+const Registrar kOrgan(Benchmark{"soft/organ", [](const RunOptions& options) {
+                                   return Organ("soft/organ", 0, 0, 0, SolverKind::kGaussSeidel,
+                                                options);
+                                 }});
+const Registrar kOrganTunable(Benchmark{"soft/organ_tunable", [](const RunOptions& options) {
+                                          return Organ("soft/organ_tunable", 0, 0, 0,
+                                                       SolverKind::kTunableLcp, options);
+                                        }});
 const Registrar kOrganCut(Benchmark{"soft/organ_cut", OrganCut});
 const Registrar kOrgan20k(Benchmark{"soft/organ_20k", [](const RunOptions& options) {
-                                      return Organ("soft/organ_20k", 8, 38, 12, options);
+                                      return Organ("soft/organ_20k", 8, 38, 12,
+                                                   SolverKind::kGaussSeidel, options);
                                     }});
 
 }  // namespace
