@@ -196,9 +196,9 @@ void SoftRigidCoupling::FindFaceContacts(const WorldView& w, StepContext& ctx, i
       faces->push_back({box, reach});
     }
   }
-  // A contact between the rigid body and the point of triangle t under feature f.
+  // A contact between the rigid body and the point of triangle t under feature f (its hit k).
   const int64_t num_features = static_cast<int64_t>(features_.size());
-  const auto add = [&](size_t t, size_t f, const TriangleFeatureHit& hit) {
+  const auto add = [&](size_t t, size_t f, int k, const TriangleFeatureHit& hit) {
     const std::array<int, 3>& tri = triangles[t];
     SoftWorld::WeightedPoint at{tri, hit.barycentric};
     for (int j = 0; j < 3; ++j) {
@@ -209,7 +209,8 @@ void SoftRigidCoupling::FindFaceContacts(const WorldView& w, StepContext& ctx, i
     c.normal = hit.normal;
     c.distance = hit.distance;
     c.position = 0.5 * (hit.on_triangle + hit.on_feature);
-    const int64_t key = -1 - (static_cast<int64_t>(t) * num_features + static_cast<int64_t>(f));
+    const int64_t key =
+        -1 - 2 * (static_cast<int64_t>(t) * num_features + static_cast<int64_t>(f)) - k;
     const int warm_key = key > kNoWarmKey ? static_cast<int>(key) : kNoWarmKey;
     contacts_.push_back({s, -1, static_cast<uint32_t>(ctx.soft_points.size()), i, c, warm_key});
     ctx.soft_points.push_back({s, at});
@@ -238,14 +239,14 @@ void SoftRigidCoupling::FindFaceContacts(const WorldView& w, StepContext& ctx, i
                               margin + reach + reach_rigid, kMaxSunkDepth, &hits);
       for (int k = 0; k < count; ++k) {
         if (hits[k].distance >= -kMaxFaceDepth) {
-          held |= add(t, fi, hits[k]);
+          held |= add(t, fi, k, hits[k]);
         } else {
-          sunk_.emplace_back(t, hits[k]);
+          sunk_.push_back({t, k, hits[k]});
         }
       }
     }
     if (held) continue;
-    for (const auto& [t, hit] : sunk_) add(t, fi, hit);
+    for (const FaceHit& deep : sunk_) add(deep.triangle, fi, deep.k, deep.hit);
   }
 }
 

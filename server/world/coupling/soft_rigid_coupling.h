@@ -27,8 +27,9 @@ class SoftRigidCoupling final : public Coupling {
     uint32_t point = 0;
     uint32_t rigid = 0;
     ContactPoint contact;
-    // Its warm start's key with soft and rigid: the vertex, or -1 - (triangle F + feature)
-    // for a feature (of F) over a triangle; INT_MIN (no warm start) where that overflows.
+    // Its warm start's key with soft and rigid: the vertex, or for hit k (0 or 1) of a
+    // feature (of F) over a triangle, -1 - 2 (triangle F + feature) - k; INT_MIN (no warm
+    // start) where that overflows.
     int warm_key = 0;
   };
 
@@ -56,9 +57,15 @@ class SoftRigidCoupling final : public Coupling {
                         const Aabb& swept, SurfaceBounds* faces);
 
   std::vector<Contact> contacts_;
+  // A feature's hit k on surface triangle t.
+  struct FaceHit {
+    size_t triangle = 0;
+    int k = 0;
+    TriangleFeatureHit hit;
+  };
   // Scratch: the rigid body's features, and one feature's deep hits on the surface triangles.
   std::vector<ShapeFeature> features_;
-  std::vector<std::pair<size_t, TriangleFeatureHit>> sunk_;
+  std::vector<FaceHit> sunk_;
   size_t first_block_ = 0;  // the contacts' first block in ctx.rows
   absl::flat_hash_map<std::tuple<int, int, uint32_t>, Vec3> warm_;
 };

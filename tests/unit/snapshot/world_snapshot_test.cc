@@ -398,7 +398,9 @@ std::unique_ptr<World> NailedCube() {
 
 // Restored, then both stepped: every double of the two worlds agrees. The cube is still
 // moving and never needed recovering (a recovered step leaves both worlds at rest alike).
-void ExpectRestoredStepsTheSame(World* world, int ticks) {
+// A copy restored from `world`'s snapshot is in the same state, and both stay so over
+// `ticks` steps (none rolled back).
+void ExpectCopyStepsTheSame(World* world, int ticks) {
   auto copy = Restored(*world);
   ExpectSameState(*world, *copy);
   for (int i = 0; i < ticks; ++i) {
@@ -406,12 +408,16 @@ void ExpectRestoredStepsTheSame(World* world, int ticks) {
     copy->Step();
     ASSERT_EQ(world->last_stats().recovered_bodies, 0);
   }
+  ExpectSameState(*world, *copy);
+}
+
+void ExpectRestoredStepsTheSame(World* world, int ticks) {
+  ExpectCopyStepsTheSame(world, ticks);
   double fastest = 0.0;
   for (const Vec3& v : world->soft_bodies().FindBody("cube")->mass_point_state.v) {
     fastest = std::max(fastest, v.norm());
   }
   EXPECT_GT(fastest, 1e-3);
-  ExpectSameState(*world, *copy);
 }
 
 // Shapes made from mesh assets: a floor mesh and a dropped hull (a tetrahedron's vertices
@@ -562,44 +568,49 @@ TEST(WorldSnapshot, SoftOnSoftStepsBitIdentically) {
       snap.state().soft_contact_cache().begin(), snap.state().soft_contact_cache().end(),
       [](const v1::SoftCachedContact& c) { return c.has_other_soft_body(); });
   ASSERT_GT(pairs, 0);
-  auto copy = Restored(*world);
-  ExpectSameState(*world, *copy);
-  for (int i = 0; i < 20; ++i) {
-    world->Step();
-    copy->Step();
-  }
-  ExpectSameState(*world, *copy);
+  ExpectCopyStepsTheSame(world.get(), 20);
 }
 
 // A small rigid cube resting on the faces of a coarse soft slab, under either solver: the
 // snapshot holds the warm starts of its corners on the slab's triangles (negative vertex
 // keys), and the copy steps the same.
 TEST(WorldSnapshot, RigidCornersOnSoftFacesStepBitIdentically) {
+  constexpr char kBodies[] = R"pb(
+    bodies {
+      id: "ground"
+      kind: BODY_KIND_STATIC
+      shape { plane {} }
+    }
+    bodies {
+      id: "slab"
+      pose { position { y: 0.02 } }
+      soft {
+        box {
+          half_extents { x: 0.1 y: 0.02 z: 0.1 }
+          cells_x: 2
+          cells_y: 1
+          cells_z: 2
+        }
+        model: SOFT_MODEL_COROTATIONAL_FEM
+        density: 1000
+        young_modulus: 1000000
+        poisson_ratio: 0.3
+        damping: 10
+      }
+    }
+    bodies {
+      id: "cube"
+      pose { position { x: 0.035 y: 0.0435 z: 0.06 } }
+      shape { box { half_extents { x: 0.003 y: 0.003 z: 0.003 } } }
+      material { mass: 0.02 }
+    }
+  )pb";
   for (const char* solver : {"SOLVER_KIND_GAUSS_SEIDEL", "SOLVER_KIND_TUNABLE_LCP"}) {
     SCOPED_TRACE(solver);
-    absl::StatusOr<v1::Scene> scene = ParseScene(absl::StrCat(R"pb(
-                                                                settings { rate_hz: 100
-                                                                           solver { kind:)pb",
-                                                              solver, R"pb(}
-                                                                           }
-      bodies { id: "ground" kind: BODY_KIND_STATIC shape { plane {} } }
-      bodies {
-        id: "slab"
-        pose { position { y: 0.02 } }
-        soft {
-          box { half_extents { x: 0.1 y: 0.02 z: 0.1 } cells_x: 2 cells_y: 1 cells_z: 2 }
-          model: SOFT_MODEL_COROTATIONAL_FEM
-          density: 1000 young_modulus: 1000000 poisson_ratio: 0.3 damping: 10
-        }
-      }
-      bodies {
-        id: "cube"
-        pose { position { x: 0.035 y: 0.0435 z: 0.06 } }
-        shape { box { half_extents { x: 0.003 y: 0.003 z: 0.003 } } }
-        material { mass: 0.02 }
-      }
-    )pb"),
-                                                 "corners_on_faces.textproto");
+    const std::string settings =
+        absl::StrCat("settings { rate_hz: 100 solver { kind: ", solver, " } }");
+    absl::StatusOr<v1::Scene> scene =
+        ParseScene(absl::StrCat(settings, kBodies), "corners_on_faces.textproto");
     ASSERT_TRUE(scene.ok()) << scene.status();
     auto world = WorldOf(*scene);
     for (int i = 0; i < 30; ++i) world->Step();
@@ -608,13 +619,7 @@ TEST(WorldSnapshot, RigidCornersOnSoftFacesStepBitIdentically) {
                                      snap.state().soft_contact_cache().end(),
                                      [](const v1::SoftCachedContact& c) { return c.vertex() < 0; });
     ASSERT_GT(faces, 0);
-    auto copy = Restored(*world);
-    ExpectSameState(*world, *copy);
-    for (int i = 0; i < 20; ++i) {
-      world->Step();
-      copy->Step();
-    }
-    ExpectSameState(*world, *copy);
+    ExpectCopyStepsTheSame(world.get(), 20);
   }
 }
 

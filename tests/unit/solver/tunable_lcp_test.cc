@@ -8,6 +8,7 @@
 #include <cstring>
 #include <limits>
 #include <random>
+#include <span>
 #include <vector>
 
 #include "server/constraint/contact_rows.h"
@@ -263,31 +264,16 @@ std::vector<VecX> EnumerateLcp(const MatX& w, const VecX& free) {
   return solutions;
 }
 
-// Two boxes, three contacts each (box 0 on the ground, box 1 on box 0, slightly tilted
-// normals): the upper box is pressed at one corner and pulled at another, so a contact that
-// starts clamped (delta_free < 0) must end vanishing. W is positive definite, the LCP has a
-// single solution, found here by enumeration of all 2^6 sets.
-TEST(TunableLcpTest, MixedSetsMatchBruteForceLcp) {
-  const std::vector<BodyCompliance> bodies = {
-      BoxCompliance(4.0, Vec3(0.5, 0.2, 0.4)),
-      BoxCompliance(1.5, Vec3(0.4, 0.2, 0.3),
-                    Quat(Eigen::AngleAxisd(0.3, Vec3(0, 1, 0))))};
-  const Vec3 o0(0.0, 0.2, 0.0), o1(0.1, 0.6, 0.05);
-  const Vec3 n0 = Vec3(0.05, 1.0, -0.02).normalized();
-  const Vec3 n1 = Vec3(-0.1, 1.0, 0.05).normalized();
-  ConstraintRows rows;
-  rows.blocks.push_back(GroundRow(0, Vec3(-0.45, 0.0, -0.35) - o0, n0, -0.001));
-  rows.blocks.push_back(GroundRow(0, Vec3(0.45, 0.0, -0.35) - o0, n0, -0.004));
-  rows.blocks.push_back(GroundRow(0, Vec3(0.0, 0.0, 0.4) - o0, n0, 0.003));
-  rows.blocks.push_back(PairRow(0, o0, 1, o1, Vec3(-0.3, 0.4, -0.2), n1, -0.001));
-  rows.blocks.push_back(PairRow(0, o0, 1, o1, Vec3(0.45, 0.4, -0.2), n1, -0.004));
-  rows.blocks.push_back(PairRow(0, o0, 1, o1, Vec3(0.1, 0.4, 0.35), n1, -0.004));
-  const testing::AssembledSystem a = Assemble(rows, bodies);
+// Unilateral rows whose LCP has a single solution (by enumeration), in which some row that
+// starts pressed (delta_free < 0) ends vanishing: the solver's forces are that solution
+// (vanishing rows exactly zero), and the bodies' displacements are C H^T f.
+void ExpectSolvesTheLcp(ConstraintRows rows, const std::vector<BodyCompliance>& bodies,
+                        std::span<const CoupledPoints> coupled) {
+  const testing::AssembledSystem a = Assemble(rows, bodies, coupled);
   ASSERT_GT(a.w.ldlt().rcond(), 1e-8);
   const std::vector<VecX> lcp = EnumerateLcp(a.w, a.delta);
   ASSERT_EQ(lcp.size(), 1u);
   const VecX& exact = lcp[0];
-  // The case is non-trivial: some row with delta_free < 0 vanishes.
   bool released = false;
   for (int i = 0; i < exact.size(); ++i) released |= a.delta[i] < 0.0 && exact[i] == 0.0;
   ASSERT_TRUE(released) << exact.transpose();
@@ -298,7 +284,7 @@ TEST(TunableLcpTest, MixedSetsMatchBruteForceLcp) {
   options.tolerance = 1e-14;
   options.warm_start = false;
   std::vector<Vec6> dq;
-  const SolveResult result = solver.Solve(rows, bodies, options, &dq);
+  const SolveResult result = solver.Solve(rows, bodies, coupled, options, &dq);
   EXPECT_LT(result.residual, options.tolerance);
   const VecX f = StackedForces(rows);
   EXPECT_LT((f - exact).norm(), 1e-9 * exact.norm()) << f.transpose() << "\n" << exact.transpose();
@@ -307,6 +293,29 @@ TEST(TunableLcpTest, MixedSetsMatchBruteForceLcp) {
       EXPECT_EQ(f[i], 0.0) << i;
     }
   }
+  const VecX expected = a.c * a.h.transpose() * exact;
+  EXPECT_LT((StackedDisplacements(dq) - expected).norm(), 1e-9 * expected.norm());
+}
+
+// Two boxes, three contacts each (box 0 on the ground, box 1 on box 0, slightly tilted
+// normals): the upper box is pressed at one corner and pulled at another, so a contact that
+// starts clamped (delta_free < 0) must end vanishing. W is positive definite, the LCP has a
+// single solution, found here by enumeration of all 2^6 sets.
+TEST(TunableLcpTest, MixedSetsMatchBruteForceLcp) {
+  const std::vector<BodyCompliance> bodies = {
+      BoxCompliance(4.0, Vec3(0.5, 0.2, 0.4)),
+      BoxCompliance(1.5, Vec3(0.4, 0.2, 0.3), Quat(Eigen::AngleAxisd(0.3, Vec3(0, 1, 0))))};
+  const Vec3 o0(0.0, 0.2, 0.0), o1(0.1, 0.6, 0.05);
+  const Vec3 n0 = Vec3(0.05, 1.0, -0.02).normalized();
+  const Vec3 n1 = Vec3(-0.1, 1.0, 0.05).normalized();
+  ConstraintRows rows;
+  rows.blocks.push_back(GroundRow(0, Vec3(-0.45, 0.0, -0.35) - o0, n0, -0.001));
+  rows.blocks.push_back(GroundRow(0, Vec3(0.45, 0.0, -0.35) - o0, n0, -0.004));
+  rows.blocks.push_back(GroundRow(0, Vec3(0.0, 0.0, 0.4) - o0, n0, 0.003));
+  rows.blocks.push_back(PairRow(0, o0, 1, o1, Vec3(-0.3, 0.4, -0.2), n1, -0.001));
+  rows.blocks.push_back(PairRow(0, o0, 1, o1, Vec3(0.45, 0.4, -0.2), n1, -0.004));
+  rows.blocks.push_back(PairRow(0, o0, 1, o1, Vec3(0.1, 0.4, 0.35), n1, -0.004));
+  ExpectSolvesTheLcp(rows, bodies, {});
 }
 
 // Friction forces end inside their cones: a box sliding fast (friction on the cone, against
@@ -446,26 +455,7 @@ TEST(TunableLcpTest, CoupledPointContactsMatchBruteForceLcp) {
     b.violation_free = Vec3(free[p], 0.0, 0.0);
     rows.blocks.push_back(b);
   }
-  const testing::AssembledSystem a = Assemble(rows, bodies, coupled);
-  const std::vector<VecX> lcp = EnumerateLcp(a.w, a.delta);
-  ASSERT_EQ(lcp.size(), 1u);
-  const VecX& exact = lcp[0];
-  bool released = false;
-  for (int i = 0; i < exact.size(); ++i) released |= a.delta[i] < 0.0 && exact[i] == 0.0;
-  ASSERT_TRUE(released) << exact.transpose();
-
-  TunableLcpSolver solver;
-  SolverOptions options;
-  options.max_iterations = 100;
-  options.tolerance = 1e-14;
-  options.warm_start = false;
-  std::vector<Vec6> dq;
-  const SolveResult result = solver.Solve(rows, bodies, coupled, options, &dq);
-  EXPECT_LT(result.residual, options.tolerance);
-  const VecX f = StackedForces(rows);
-  EXPECT_LT((f - exact).norm(), 1e-9 * exact.norm()) << f.transpose() << "\n" << exact.transpose();
-  const VecX expected = a.c * a.h.transpose() * exact;
-  EXPECT_LT((StackedDisplacements(dq) - expected).norm(), 1e-9 * expected.norm());
+  ExpectSolvesTheLcp(rows, bodies, coupled);
 }
 
 // Frictional contacts between coupled points and a rigid box, taken through their points
