@@ -13,9 +13,9 @@ WorldView World::View() {
   return {settings_, bodies_, rods_, soft_, body_ids_, scalpels_, stats_};
 }
 
-// The soft bodies take their free motion with the rigid bodies': their
-// contacts are found from there. Nails that follow a body aim at its free-motion pose,
-// which for a kinematic or device-driven body is where the tick ends.
+// The soft bodies take their free motion with the rigid bodies': their contacts are found
+// from there. Nails that follow a body aim at its free-motion pose, which for a kinematic or
+// device-driven body is where the tick ends.
 void World::IntegrateSoftFreeMotion() {
   if (soft_.empty()) return;
   soft_.StepFreeMotion(sim_time_, settings_.dt(), settings_.gravity,
