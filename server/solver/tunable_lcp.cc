@@ -138,9 +138,11 @@ void TunableLcpSolver::SetPointFrame(const ConstraintBlock& b, PointFrame* frame
 // coefficient become inert.
 TunableLcpSolver::Prepared TunableLcpSolver::Prepare(const ConstraintRows& rows,
                                                      std::span<const BodyCompliance> compliance,
+                                                     std::span<const CoupledPoints> coupled,
                                                      const SolveClock& clock, bool warm_start,
                                                      bool check_clock, bool stop_when_late) {
   num_bodies_ = compliance.size();
+  SetGroups(coupled);
   const uint32_t world = static_cast<uint32_t>(num_bodies_);
   body_c_.resize(num_bodies_ + 1);
   for (size_t j = 0; j < num_bodies_; ++j) {
@@ -995,8 +997,6 @@ SolveResult TunableLcpSolver::Solve(ConstraintRows& rows,
                                     const SolverOptions& options,
                                     std::vector<Vec6>* displacements) {
   const SolveClock clock(options.time_budget_us);
-  num_bodies_ = compliance.size();
-  SetGroups(coupled);
   std::vector<Vec6>& dq = *displacements;
   dq.assign(compliance.size(), Vec6::Zero());
   SolveResult result;
@@ -1006,9 +1006,8 @@ SolveResult TunableLcpSolver::Solve(ConstraintRows& rows,
   // Once the budget is spent there, a cold solve (or one told not to keep its warm forces)
   // returns zero forces at once; a warm one finishes preparing and returns its warm forces.
   const bool may_skip = min_iterations <= 0;
-  const Prepared prepared =
-      Prepare(rows, compliance, clock, options.warm_start, may_skip,
-              !(options.warm_start && options.keep_warm_when_late));
+  const Prepared prepared = Prepare(rows, compliance, coupled, clock, options.warm_start, may_skip,
+                                    !(options.warm_start && options.keep_warm_when_late));
   if (prepared == Prepared::kStopped) {
     for (ConstraintBlock& b : rows.blocks) b.force.setZero();
     result.budget_exhausted = true;

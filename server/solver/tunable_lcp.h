@@ -139,13 +139,14 @@ class TunableLcpSolver final : public ConstraintSolver {
   // How a preparation ended: in time; late (the clock expired during it, and it went on
   // for the starting forces' sake); or stopped there (the solve returns zero forces).
   enum class Prepared { kInTime, kLate, kStopped };
-  // Copies the rows and compliance into the compact layout, with each row's kind and Jacobi
-  // scale, sets the starting forces and sets (InitialBlockSets) and their displacements
-  // (body_f_), all in one pass over the blocks. The clock is looked at every few blocks
-  // when `check_clock`; once expired, the preparation stops if `stop_when_late`.
+  // Copies the rows and compliance (and the coupled groups, SetGroups) into the compact
+  // layout, with each row's kind and Jacobi scale, sets the starting forces and sets
+  // (InitialBlockSets) and their displacements (body_f_), all in one pass over the blocks.
+  // The clock is looked at every few blocks when `check_clock`; once expired, the
+  // preparation stops if `stop_when_late`.
   Prepared Prepare(const ConstraintRows& rows, std::span<const BodyCompliance> compliance,
-                   const SolveClock& clock, bool warm_start, bool check_clock,
-                   bool stop_when_late);
+                   std::span<const CoupledPoints> coupled, const SolveClock& clock, bool warm_start,
+                   bool check_clock, bool stop_when_late);
   // Starting forces and sets of one block from the forces Prepare copied (zero without
   // warm start).
   void InitialBlockSets(size_t bi, bool warm_start);

@@ -220,9 +220,6 @@ void World::SolveTunable() {
     deepest = DeepestContact();
   } else if (deepest > kPenetrationSlop) {
     StoreFrictionDisplacements(num_contacts);
-    for (size_t i = 0; i < step_.soft_displacements.size(); ++i) {
-      step_.friction_displacements[i] += step_.soft_displacements[i];
-    }
     const double start_us = SpentSolveUs();
     deepest = TunablePositionRounds(num_contacts, position_iterations,
                                     budgeted ? s.time_budget_us : 0.0,
@@ -256,10 +253,11 @@ void World::SolveTunable() {
 }
 
 // The displacements of the first `contacts` blocks' friction impulses (per body, C H^T f
-// over the tangent rows), of their rolling and spinning torques and of the drives into
-// step_.friction_displacements: what the contact pass holds fixed.
+// over the tangent rows), of their rolling and spinning torques, of the drives and of the
+// soft contacts (step_.soft_displacements) into step_.friction_displacements: what the
+// contact pass holds fixed.
 void World::StoreFrictionDisplacements(size_t contacts) {
-  step_.friction_displacements.assign(bodies_.size(), Vec6::Zero());
+  step_.friction_displacements = step_.soft_displacements;
   for (size_t k = 0; k < contacts; ++k) {
     const ConstraintBlock& b = step_.rows.blocks[k];
     if (b.dim < 3) continue;

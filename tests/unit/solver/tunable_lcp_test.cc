@@ -264,20 +264,11 @@ std::vector<VecX> EnumerateLcp(const MatX& w, const VecX& free) {
   return solutions;
 }
 
-// Unilateral rows whose LCP has a single solution (by enumeration), in which some row that
-// starts pressed (delta_free < 0) ends vanishing: the solver's forces are that solution
-// (vanishing rows exactly zero), and the bodies' displacements are C H^T f.
-void ExpectSolvesTheLcp(ConstraintRows rows, const std::vector<BodyCompliance>& bodies,
-                        std::span<const CoupledPoints> coupled) {
-  const testing::AssembledSystem a = Assemble(rows, bodies, coupled);
-  ASSERT_GT(a.w.ldlt().rcond(), 1e-8);
-  const std::vector<VecX> lcp = EnumerateLcp(a.w, a.delta);
-  ASSERT_EQ(lcp.size(), 1u);
-  const VecX& exact = lcp[0];
-  bool released = false;
-  for (int i = 0; i < exact.size(); ++i) released |= a.delta[i] < 0.0 && exact[i] == 0.0;
-  ASSERT_TRUE(released) << exact.transpose();
-
+// A cold solve of `rows` to convergence: its forces are `exact` (those that are zero there
+// exactly zero), and the bodies' displacements are C H^T f of the assembled system `a`.
+void ExpectConvergesTo(ConstraintRows rows, const std::vector<BodyCompliance>& bodies,
+                       std::span<const CoupledPoints> coupled, const testing::AssembledSystem& a,
+                       const VecX& exact) {
   TunableLcpSolver solver;
   SolverOptions options;
   options.max_iterations = 200;
@@ -295,6 +286,22 @@ void ExpectSolvesTheLcp(ConstraintRows rows, const std::vector<BodyCompliance>& 
   }
   const VecX expected = a.c * a.h.transpose() * exact;
   EXPECT_LT((StackedDisplacements(dq) - expected).norm(), 1e-9 * expected.norm());
+}
+
+// Unilateral rows whose LCP has a single solution (by enumeration), in which some row that
+// starts pressed (delta_free < 0) ends vanishing: the solver's forces are that solution
+// (vanishing rows exactly zero), and the bodies' displacements are C H^T f.
+void ExpectSolvesTheLcp(ConstraintRows rows, const std::vector<BodyCompliance>& bodies,
+                        std::span<const CoupledPoints> coupled) {
+  const testing::AssembledSystem a = Assemble(rows, bodies, coupled);
+  ASSERT_GT(a.w.ldlt().rcond(), 1e-8);
+  const std::vector<VecX> lcp = EnumerateLcp(a.w, a.delta);
+  ASSERT_EQ(lcp.size(), 1u);
+  const VecX& exact = lcp[0];
+  bool released = false;
+  for (int i = 0; i < exact.size(); ++i) released |= a.delta[i] < 0.0 && exact[i] == 0.0;
+  ASSERT_TRUE(released) << exact.transpose();
+  ExpectConvergesTo(rows, bodies, coupled, a, exact);
 }
 
 // Two boxes, three contacts each (box 0 on the ground, box 1 on box 0, slightly tilted
@@ -419,21 +426,10 @@ TEST(TunableLcpTest, PointBlocksMatchTheirRows) {
 // one of them: the solve converges to the assembled solution W f = -delta, with C's
 // off-diagonal point blocks, and the points' displacements are C H^T f.
 TEST(TunableLcpTest, CoupledPointsConvergeToAssembledSolution) {
-  testing::CoupledPointsProblem problem =
+  const testing::CoupledPointsProblem problem =
       testing::MakeCoupledPointsProblem(BoxCompliance(2.0, Vec3(0.3, 0.2, 0.1)));
   const testing::AssembledSystem a = Assemble(problem.rows, problem.bodies, problem.coupled);
-  const VecX exact = a.w.ldlt().solve(-a.delta);
-  TunableLcpSolver solver;
-  SolverOptions options;
-  options.max_iterations = 200;
-  options.tolerance = 1e-14;
-  options.warm_start = false;
-  std::vector<Vec6> dq;
-  solver.Solve(problem.rows, problem.bodies, problem.coupled, options, &dq);
-  const VecX f = StackedForces(problem.rows);
-  EXPECT_LT((f - exact).norm(), 1e-9 * exact.norm()) << f.transpose() << "\n" << exact.transpose();
-  const VecX expected = a.c * a.h.transpose() * exact;
-  EXPECT_LT((StackedDisplacements(dq) - expected).norm(), 1e-9 * expected.norm());
+  ExpectConvergesTo(problem.rows, problem.bodies, problem.coupled, a, a.w.ldlt().solve(-a.delta));
 }
 
 // Unilateral rows on four points coupled through their body, against the world along tilted
