@@ -48,6 +48,9 @@ ABSL_FLAG(std::string, tls_client_ca, "",
           "PEM CA whose certificates clients must present (mutual TLS).");
 ABSL_FLAG(bool, allow_insecure, false,
           "Serve without TLS on an address that is not loopback (with a warning).");
+ABSL_FLAG(int, haptic_udp_port, 0,
+          "UDP port of the haptic datagram channel, on the --listen host: 0 picks a free one "
+          "(sessions are told which), -1 turns datagrams off (haptics on streams only).");
 ABSL_FLAG(double, max_edits_per_second, 0.0,
           "Scene edits (a batch counts each edit) one client host may make per second, with "
           "a burst of one second's worth; beyond it RESOURCE_EXHAUSTED. 0: no limit.");
@@ -151,6 +154,10 @@ absl::StatusOr<ligature::ServerOptions> OptionsFromFlags() {
   options.tls_key = absl::GetFlag(FLAGS_tls_key);
   options.tls_client_ca = absl::GetFlag(FLAGS_tls_client_ca);
   options.allow_insecure = absl::GetFlag(FLAGS_allow_insecure);
+  options.haptic_datagram_port = absl::GetFlag(FLAGS_haptic_udp_port);
+  if (options.haptic_datagram_port < -1 || options.haptic_datagram_port > 65535) {
+    return absl::InvalidArgumentError("--haptic_udp_port must be -1 or in [0, 65535]");
+  }
   if (absl::GetFlag(FLAGS_event_log_events) < 1) {
     return absl::InvalidArgumentError("--event_log_events must be positive");
   }
@@ -281,6 +288,9 @@ int Run() {
   // The bound port is printed too: with port 0 the system picks it (tests rely on this).
   std::fprintf(stderr, "ligatured: serving on %s (port %d)\n", options->listen_address.c_str(),
                server.port());
+  if (server.datagram_port() != 0) {
+    std::fprintf(stderr, "ligatured: haptic datagrams on UDP port %d\n", server.datagram_port());
+  }
 
   // Metrics, when asked for: a failure to bind stops the server like a bad --listen.
   auto metrics = StartMetrics(&server);

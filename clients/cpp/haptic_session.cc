@@ -8,8 +8,13 @@
 namespace ligature::client {
 
 absl::StatusOr<std::unique_ptr<HapticSession>> HapticSession::Open(
-    std::shared_ptr<grpc::Channel> channel, const ligature::v1::HapticOpen& open) {
+    std::shared_ptr<grpc::Channel> channel, const ligature::v1::HapticOpen& open,
+    HapticSessionOptions options) {
+  if (open.datagrams() && options.datagram_host.empty()) {
+    return absl::InvalidArgumentError("datagram_host: needed for open.datagrams");
+  }
   std::unique_ptr<HapticSession> s(new HapticSession());
+  s->options_ = std::move(options);
   s->stub_ = ligature::v1::HapticsService::NewStub(channel);
   s->remote_ = open.mode() == ligature::v1::HAPTIC_MODE_REMOTE;
   s->stream_ = s->stub_->Haptics(&s->context_);
@@ -24,6 +29,16 @@ absl::StatusOr<std::unique_ptr<HapticSession>> HapticSession::Open(
   }
   s->params_ = s->response_.opened().params();
   s->session_id_ = s->response_.opened().session_id();
+  if (s->response_.opened().has_datagrams()) {
+    auto link =
+        HapticDatagramLink::Connect(s->options_.datagram_host, s->response_.opened().datagrams());
+    if (!link.ok()) {
+      (void)s->Close();
+      return link.status();
+    }
+    s->link_ = *std::move(link);
+    s->heard_at_ = haptics::MonotonicSeconds();
+  }
   if (s->remote_) {
     auto params = haptics::ResolveParams(HapticParamsFromProto(s->params_), 1.0, 1.0);
     if (!params.ok()) return params.status();
@@ -35,6 +50,7 @@ absl::StatusOr<std::unique_ptr<HapticSession>> HapticSession::Open(
 }
 
 HapticSession::~HapticSession() {
+  if (link_) FallBack(true);
   if (!closed_) {
     context_.TryCancel();
     if (reader_.joinable()) reader_.join();
@@ -79,11 +95,77 @@ absl::StatusOr<haptics::HapticReply> HapticSession::Force(const haptics::DeviceP
     p->mutable_rendered_torque()->set_x(reply.torque.x());
     p->mutable_rendered_torque()->set_y(reply.torque.y());
     p->mutable_rendered_torque()->set_z(reply.torque.z());
-    if (!reply.rejected_pose && !stream_->Write(request_)) {
+    if (reply.rejected_pose) return reply;
+    if (link_) {
+      // Acknowledgements only show that datagrams arrive; take what has come.
+      const double now = haptics::MonotonicSeconds();
+      while (link_) {
+        std::optional<ligature::v1::HapticDatagram> in = link_->Receive(0.0);
+        if (!in) break;
+        TakeDatagram(*in, now);
+      }
+      if (link_ && now - heard_at_ > options_.fallback_after) FallBack(true);
+    }
+    if (link_) {
+      *outgoing_.mutable_pose() = *p;
+      link_->Send(outgoing_);
+    } else if (!stream_->Write(request_)) {
       return absl::UnavailableError("the haptics stream is closed");
     }
     return reply;
   }
+  if (link_) return ForceByDatagram(pose);
+  return ForceOnStream(pose);
+}
+
+absl::StatusOr<haptics::HapticReply> HapticSession::ForceByDatagram(
+    const haptics::DevicePose& pose) {
+  *outgoing_.mutable_pose() = request_.pose();
+  link_->Send(outgoing_);
+  const double start = haptics::MonotonicSeconds();
+  const double deadline = start + options_.reply_wait;
+  while (link_) {
+    std::optional<ligature::v1::HapticDatagram> in = link_->Receive(deadline);
+    if (!in) break;
+    TakeDatagram(*in, haptics::MonotonicSeconds());
+    if (newest_ && newest_->sequence == pose.sequence && !newest_->watchdog) return *newest_;
+  }
+  const double now = haptics::MonotonicSeconds();
+  // The server closed the channel (its stream tells why) or has gone quiet: the stream.
+  if (link_ && now - heard_at_ > options_.fallback_after) FallBack(true);
+  if (!link_) return ForceOnStream(pose);
+  // Lost on the way: the newest force holds until the watchdog timeout, then zero.
+  haptics::HapticReply held = newest_.value_or(haptics::HapticReply{});
+  if (!newest_ || now - newest_at_ > params_.watchdog_timeout_ms() * 1e-3) {
+    held.force = Vec3::Zero();
+    held.torque = Vec3::Zero();
+    held.watchdog = true;
+  }
+  return held;
+}
+
+void HapticSession::TakeDatagram(const ligature::v1::HapticDatagram& datagram, double now) {
+  heard_at_ = now;
+  if (datagram.has_close()) {
+    FallBack(false);
+    return;
+  }
+  if (!datagram.has_force()) return;
+  newest_ = HapticReplyFromProto(datagram.force());
+  newest_at_ = now;
+}
+
+void HapticSession::FallBack(bool tell_server) {
+  if (tell_server) {
+    ligature::v1::HapticDatagram close;
+    close.set_close(true);
+    link_->Send(close);
+  }
+  counts_ = link_->counts();
+  link_.reset();
+}
+
+absl::StatusOr<haptics::HapticReply> HapticSession::ForceOnStream(const haptics::DevicePose& pose) {
   // A write fails once the server has ended the stream: its status says why.
   if (!stream_->Write(request_)) return Ended();
   // The reply for this pose; watchdog messages sent meanwhile are skipped.
@@ -106,6 +188,7 @@ absl::Status HapticSession::Ended() {
 }
 
 absl::Status HapticSession::Close() {
+  if (link_) FallBack(true);
   if (closed_) return absl::OkStatus();
   closed_ = true;
   stream_->WritesDone();

@@ -20,8 +20,13 @@ std::atomic<uint64_t> next_haptic_session{1};
 }  // namespace
 
 HapticsReactor::HapticsReactor(WorldManager* manager, const std::atomic<bool>* stopping,
-                               HapticCounters* counters, absl::StatusOr<Grants> caller)
-    : manager_(manager), stopping_(stopping), counters_(counters), caller_(std::move(caller)) {
+                               HapticCounters* counters, absl::StatusOr<Grants> caller,
+                               HapticDatagramPort* port)
+    : manager_(manager),
+      stopping_(stopping),
+      counters_(counters),
+      caller_(std::move(caller)),
+      port_(port) {
   StartRead(&request_);
 }
 
@@ -56,6 +61,16 @@ absl::Status HapticsReactor::Open(const v1::HapticOpen& open) {
   if (absl::Status s = (*host)->ClaimHapticTool(open.tool_body_id(), session); !s.ok()) {
     return absl::Status(s.code(), absl::StrCat("open.", s.message()));
   }
+  std::optional<HapticDatagramPort::Session> datagrams;
+  if (open.datagrams() && port_ != nullptr) {
+    absl::StatusOr<HapticDatagramPort::Session> registered = port_->Register(this);
+    if (!registered.ok()) {
+      (*host)->ReleaseHapticTool(open.tool_body_id(), session);
+      return registered.status();
+    }
+    datagrams = *registered;
+    datagram_session_ = registered->number;
+  }
   host_ = *host;
   session_ = session;
   remote_ = open.mode() == v1::HAPTIC_MODE_REMOTE;
@@ -77,6 +92,13 @@ absl::Status HapticsReactor::Open(const v1::HapticOpen& open) {
   *opened.mutable_opened()->mutable_params() = open;
   HapticParamsToProto(*params, opened.mutable_opened()->mutable_params());
   opened.mutable_opened()->set_session_id(session);
+  if (datagrams) {
+    v1::HapticDatagramOffer* offer = opened.mutable_opened()->mutable_datagrams();
+    offer->set_port(port_->port());
+    offer->set_key(datagrams->key.data(), datagrams->key.size());
+    offer->set_session(datagrams->number);
+    datagram_sender_.emplace(datagrams->key, datagrams->number, haptics::Direction::kToClient);
+  }
   QueueLocked(std::move(opened));
   // Remote mode: the helper forwards the first model as soon as the world publishes it.
   return absl::OkStatus();
@@ -103,7 +125,7 @@ void HapticsReactor::OnReadDone(bool ok) {
     counters_->open.fetch_add(1);
     helper_ = std::thread([this] { HelperLoop(); });
   } else if (request_.has_pose()) {
-    HandlePose(request_.pose(), received);
+    HandlePose(request_.pose(), received, nullptr);
   } else {
     absl::MutexLock lock(&mu_);
     EndLocked(absl::InvalidArgumentError("pose: expected a pose after the open message"));
@@ -112,14 +134,32 @@ void HapticsReactor::OnReadDone(bool ok) {
   StartRead(&request_);
 }
 
-// The force for one pose, from the newest model, sent at once.
-void HapticsReactor::HandlePose(const v1::HapticPose& msg, int64_t received_ns) {
-  counters_->poses.fetch_add(1, std::memory_order_relaxed);
+// A pose or the client's close, on the port's thread.
+void HapticsReactor::OnDatagram(const v1::HapticDatagram& datagram, int64_t received_ns,
+                                const DatagramPeer& from) {
+  if (datagram.has_pose()) {
+    HandlePose(datagram.pose(), received_ns, &from);
+    return;
+  }
+  absl::MutexLock lock(&mu_);
+  datagrams_closed_ = true;
+  last_pose_by_datagram_ = false;
+}
+
+// The force for one pose, from the newest model, sent at once on the pose's route.
+void HapticsReactor::HandlePose(const v1::HapticPose& msg, int64_t received_ns,
+                                const DatagramPeer* from) {
   haptics::DevicePose pose = DevicePoseFromProto(msg);
   const double now = haptics::MonotonicSeconds();
   absl::MutexLock lock(&mu_);
+  // The client closed the datagram channel: what still arrives there is ignored.
+  if (from != nullptr && datagrams_closed_) return;
+  counters_->poses.fetch_add(1, std::memory_order_relaxed);
+  if (from != nullptr) counters_->datagram_poses.fetch_add(1, std::memory_order_relaxed);
   if (std::optional<int64_t> j = jitter_.OnArrival(received_ns)) timing().jitter.Record(*j);
   if (end_) return;
+  last_pose_by_datagram_ = from != nullptr;
+  if (from != nullptr) datagram_peer_ = *from;
   if (std::optional<absl::Status> refused = channel_->refusal()) {
     EndLocked(*refused);
     return;
@@ -149,13 +189,45 @@ void HapticsReactor::HandlePose(const v1::HapticPose& msg, int64_t received_ns) 
     channel_->AddCoupling(reply.world_force, reply.world_torque, reply.world_weight);
     channel_->SetDevice({pose.position, pose.orientation}, pose.buttons, reply.contacts, false);
   }
-  // Remote mode answers only refused poses (the client computes its own forces).
-  if (remote_ && !reply.rejected_pose) return;
-  v1::HapticsResponse out;
-  HapticReplyToProto(reply, out.mutable_force());
-  out.mutable_force()->set_server_receive_ns(received_ns);
-  QueueLocked(std::move(out));
+  // Remote mode answers only refused poses on the stream (the client computes its own
+  // forces), and every datagram pose with an acknowledgement of zero force, so that the
+  // client knows its datagrams arrive.
+  if (remote_ && !reply.rejected_pose) {
+    if (from == nullptr) return;
+    reply.force = Vec3::Zero();
+    reply.torque = Vec3::Zero();
+  }
+  v1::HapticForce out;
+  HapticReplyToProto(reply, &out);
+  out.set_server_receive_ns(received_ns);
+  ReplyLocked(std::move(out));
   cv_.SignalAll();  // the watchdog's deadline moved
+}
+
+void HapticsReactor::ReplyLocked(v1::HapticForce force) {
+  if (!last_pose_by_datagram_) {
+    v1::HapticsResponse out;
+    *out.mutable_force() = std::move(force);
+    QueueLocked(std::move(out));
+    return;
+  }
+  const int64_t send_ns = haptics::MonotonicNanos();
+  force.set_server_send_ns(send_ns);
+  if (force.server_receive_ns() != 0) {
+    timing().round_trip.Record(send_ns - force.server_receive_ns());
+  }
+  v1::HapticDatagram datagram;
+  *datagram.mutable_force() = std::move(force);
+  SendDatagramLocked(datagram);
+}
+
+void HapticsReactor::SendDatagramLocked(const v1::HapticDatagram& datagram) {
+  if (!datagram_sender_ || !datagram_peer_) return;
+  absl::StatusOr<std::string> sealed =
+      datagram_sender_->Seal(haptics::MonotonicNanos(), datagram.SerializeAsString());
+  if (!sealed.ok() || !port_->Send(*datagram_peer_, *sealed)) {
+    counters_->datagram_send_failures.fetch_add(1, std::memory_order_relaxed);
+  }
 }
 
 void HapticsReactor::QueueLocked(v1::HapticsResponse message) {
@@ -198,7 +270,14 @@ void HapticsReactor::OnWriteDone(bool ok) {
   StartNextWriteLocked();
 }
 
+// Ends the session; a client on the datagram channel is told so there, so that it turns to
+// the stream for the status.
 void HapticsReactor::EndLocked(const absl::Status& status) {
+  if (!end_ && !datagrams_closed_ && datagram_peer_) {
+    v1::HapticDatagram close;
+    close.set_close(true);
+    SendDatagramLocked(close);
+  }
   if (!end_) end_ = status;
   done_ = true;
   cv_.SignalAll();
@@ -227,10 +306,10 @@ void HapticsReactor::HelperLoop() {
       tripped = true;
       channel_->SetDevice(channel_->display().device_pose, 0, 0, true);
       if (!remote_) {
-        v1::HapticsResponse out;
-        HapticReplyToProto(*r, out.mutable_force());
-        out.mutable_force()->set_server_receive_ns(0);
-        QueueLocked(std::move(out));
+        v1::HapticForce out;
+        HapticReplyToProto(*r, &out);
+        out.set_server_receive_ns(0);
+        ReplyLocked(std::move(out));
       }
     } else if (!core_->released()) {
       tripped = false;
@@ -264,6 +343,7 @@ void HapticsReactor::OnDone() {
     cv_.SignalAll();
   }
   if (helper_.joinable()) helper_.join();
+  if (datagram_session_ != 0) port_->Unregister(datagram_session_);
   if (opened_) counters_->open.fetch_sub(1);
   // Release the tool: the world stops taking this session's coupling. The detach is
   // queued before the claim goes, so that a next session's attach comes after it.

@@ -14,6 +14,12 @@
 // deadline moves or the stream ends. What Open sets (the mode, the tool, the host, the
 // channel) is written on the first read, before the helper starts, and only read after.
 // Finish is called exactly once, when no write is in flight.
+//
+// Datagrams: when the client asks and the server has a datagram port, the session registers
+// with the port and offers its key. Poses that arrive there (on the port's thread, which
+// holds the port's lock while the reactor takes `mu_`) are answered by datagram, sealed with
+// the session's own sequence, to the address of the newest pose; watchdog replies take the
+// route of the last pose. The session unregisters in OnDone, before it is deleted.
 
 #include <atomic>
 #include <deque>
@@ -22,8 +28,6 @@
 #include <string>
 #include <thread>
 
-#include "server/rpc/auth.h"
-#include "server/rpc/session_counters.h"
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
@@ -34,16 +38,20 @@
 #include "server/haptics/latency_histogram.h"
 #include "server/haptics/tool_channel.h"
 #include "server/host/world_manager.h"
+#include "server/rpc/auth.h"
+#include "server/rpc/haptic_datagram_port.h"
+#include "server/rpc/session_counters.h"
 
 namespace ligature {
 
 class HapticsReactor final
-    : public grpc::ServerBidiReactor<v1::HapticsRequest, v1::HapticsResponse> {
+    : public grpc::ServerBidiReactor<v1::HapticsRequest, v1::HapticsResponse>,
+      private HapticDatagramPort::Handler {
  public:
   // `caller` is the client's grants (or why it has none), checked against the world its
-  // open message names.
-  HapticsReactor(WorldManager* manager, const std::atomic<bool>* stopping,
-                 HapticCounters* counters, absl::StatusOr<Grants> caller = Grants::All());
+  // open message names. `port` (may be null: no datagrams) serves the datagram channel.
+  HapticsReactor(WorldManager* manager, const std::atomic<bool>* stopping, HapticCounters* counters,
+                 absl::StatusOr<Grants> caller = Grants::All(), HapticDatagramPort* port = nullptr);
 
   void OnReadDone(bool ok) override;
   void OnWriteDone(bool ok) override;
@@ -52,7 +60,18 @@ class HapticsReactor final
 
  private:
   absl::Status Open(const v1::HapticOpen& open) ABSL_LOCKS_EXCLUDED(mu_);
-  void HandlePose(const v1::HapticPose& pose, int64_t received_ns) ABSL_LOCKS_EXCLUDED(mu_);
+  // Registers with the port (outside `mu_`: the port's lock comes first) and returns the
+  // offer; the sender is set under `mu_` by the caller.
+  absl::StatusOr<HapticDatagramPort::Session> RegisterDatagrams() ABSL_LOCKS_EXCLUDED(mu_);
+  void OnDatagram(const v1::HapticDatagram& datagram, int64_t received_ns,
+                  const DatagramPeer& from) override ABSL_LOCKS_EXCLUDED(mu_);
+  // `from` is the pose's address when it came as a datagram, null on the stream.
+  void HandlePose(const v1::HapticPose& pose, int64_t received_ns, const DatagramPeer* from)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  // A force message on the route of the last pose: by datagram or queued on the stream.
+  void ReplyLocked(v1::HapticForce force) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Seals and sends one datagram to the newest pose's address.
+  void SendDatagramLocked(const v1::HapticDatagram& datagram) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Queues a message; starts its write when none is in flight.
   void QueueLocked(v1::HapticsResponse message) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void StartNextWriteLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -73,6 +92,8 @@ class HapticsReactor final
   std::string session_;
   std::shared_ptr<WorldHost> host_;
   std::shared_ptr<haptics::ToolChannel> channel_;
+  HapticDatagramPort* port_;
+  uint32_t datagram_session_ = 0;  // 0: no datagram channel
 
   absl::Mutex mu_;
   absl::CondVar cv_;
@@ -85,6 +106,12 @@ class HapticsReactor final
   bool done_ ABSL_GUARDED_BY(mu_) = false;  // the helper stops
   uint64_t sent_model_tick_ ABSL_GUARDED_BY(mu_) = UINT64_MAX;
   haptics::ArrivalJitter jitter_ ABSL_GUARDED_BY(mu_);  // of this stream's poses
+  // The datagram channel: the sender of replies, the newest pose's address, whether the
+  // last pose came that way, and whether the client closed the channel.
+  std::optional<haptics::DatagramSender> datagram_sender_ ABSL_GUARDED_BY(mu_);
+  std::optional<DatagramPeer> datagram_peer_ ABSL_GUARDED_BY(mu_);
+  bool last_pose_by_datagram_ ABSL_GUARDED_BY(mu_) = false;
+  bool datagrams_closed_ ABSL_GUARDED_BY(mu_) = false;
   // Started by the first read, joined by OnDone.
   std::thread helper_;
 };

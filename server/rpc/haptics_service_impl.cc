@@ -6,7 +6,7 @@ namespace ligature {
 
 grpc::ServerBidiReactor<v1::HapticsRequest, v1::HapticsResponse>* HapticsServiceImpl::Haptics(
     grpc::CallbackServerContext* ctx) {
-  return new HapticsReactor(manager_, stopping_, &counters_, CallerGrants(tokens_, *ctx));
+  return new HapticsReactor(manager_, stopping_, &counters_, CallerGrants(tokens_, *ctx), port_);
 }
 
 }  // namespace ligature

@@ -22,12 +22,15 @@ class HapticsServiceImpl final : public v1::HapticsService::CallbackService {
       grpc::CallbackServerContext* ctx) override;
 
   const HapticCounters& counters() const { return counters_; }
+  // The datagram port new sessions may offer (null: none). Set before serving starts.
+  void SetDatagramPort(HapticDatagramPort* port) { port_ = port; }
 
  private:
   WorldManager* manager_;
   const std::atomic<bool>* stopping_;
   const TokenStore* tokens_;
   HapticCounters counters_;
+  HapticDatagramPort* port_ = nullptr;
 };
 
 }  // namespace ligature

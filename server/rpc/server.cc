@@ -32,13 +32,19 @@ absl::StatusOr<std::string> ReadFile(const std::string& path, const char* flag) 
   return text.str();
 }
 
-// A listen address on the loopback interface (127.0.0.0/8, ::1, localhost).
-bool IsLoopback(const std::string& address) {
+// The host part of a listen address (brackets of an IPv6 address removed).
+std::string HostOf(const std::string& address) {
   const size_t colon = address.rfind(':');
   std::string host = colon == std::string::npos ? address : address.substr(0, colon);
   if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
     host = host.substr(1, host.size() - 2);
   }
+  return host;
+}
+
+// A listen address on the loopback interface (127.0.0.0/8, ::1, localhost).
+bool IsLoopback(const std::string& address) {
+  const std::string host = HostOf(address);
   return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
 }
 
@@ -106,6 +112,15 @@ absl::Status Server::Start() {
   if (!tokens_status_.ok()) return tokens_status_;
   auto credentials = Credentials(options_);
   if (!credentials.ok()) return credentials.status();
+  // The haptic datagram port listens on the gRPC address's host.
+  if (options_.haptic_datagram_port >= 0) {
+    std::string host = HostOf(options_.listen_address);
+    if (host == "0.0.0.0" || host == "::" || host == "*") host.clear();
+    auto port = HapticDatagramPort::Start(host, options_.haptic_datagram_port);
+    if (!port.ok()) return port.status();
+    datagram_port_ = *std::move(port);
+    haptics_service_.SetDatagramPort(datagram_port_.get());
+  }
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;

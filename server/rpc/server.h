@@ -8,15 +8,16 @@
 
 #include "absl/status/status.h"
 #include "grpcpp/server.h"
+#include "server/host/world_manager.h"
 #include "server/rpc/asset_service_impl.h"
 #include "server/rpc/auth.h"
+#include "server/rpc/haptic_datagram_port.h"
 #include "server/rpc/haptics_service_impl.h"
 #include "server/rpc/query_service_impl.h"
 #include "server/rpc/scene_service_impl.h"
 #include "server/rpc/session_counters.h"
 #include "server/rpc/session_service_impl.h"
 #include "server/rpc/world_service_impl.h"
-#include "server/host/world_manager.h"
 
 namespace ligature {
 
@@ -34,6 +35,9 @@ struct ServerOptions {
   std::string tls_key;
   std::string tls_client_ca;
   bool allow_insecure = false;
+  // UDP port of the haptic datagram channel, on the listen address's host: 0 any free
+  // port (sessions are told which), -1 none (sessions run on their streams).
+  int haptic_datagram_port = 0;
 };
 
 class Server {
@@ -44,6 +48,9 @@ class Server {
   // Binds and starts serving; reports the bound port (useful with port 0).
   absl::Status Start();
   int port() const { return port_; }
+  // The haptic datagram port (0 when there is none).
+  int datagram_port() const { return datagram_port_ ? datagram_port_->port() : 0; }
+  const HapticDatagramPort* haptic_datagrams() const { return datagram_port_.get(); }
   WorldManager& worlds() { return manager_; }
   // Re-reads the token file (SIGHUP); on failure the old tokens stay.
   absl::Status ReloadTokens();
@@ -70,6 +77,8 @@ class Server {
   HapticsServiceImpl haptics_service_;
   AssetServiceImpl asset_service_;
   QueryServiceImpl query_service_;
+  // Before server_, so that it outlives every haptic stream (they unregister at their end).
+  std::unique_ptr<HapticDatagramPort> datagram_port_;
   std::unique_ptr<grpc::Server> server_;
   int port_ = 0;
 };

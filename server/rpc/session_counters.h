@@ -48,6 +48,8 @@ struct HapticCounters {
   std::atomic<uint64_t> poses{0};
   std::atomic<uint64_t> rejected{0};
   std::atomic<uint64_t> watchdog_trips{0};
+  std::atomic<uint64_t> datagram_poses{0};          // of `poses`, those that came by UDP
+  std::atomic<uint64_t> datagram_send_failures{0};  // replies the UDP socket refused
   HapticTiming server_mode;
   HapticTiming remote_mode;
 };

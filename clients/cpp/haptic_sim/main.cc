@@ -1,10 +1,12 @@
 // ligature-haptic-sim: a haptic device simulator. Opens a HapticsService session on a tool,
 // replays a scripted trajectory at a fixed rate (1-4 kHz), and reports the round-trip
 // latency of every force (server mode) or the local solve time (remote mode), the forces
-// and the flags seen.
+// and the flags seen. With --datagrams poses and forces go over the server's UDP channel
+// (falling back to the stream when it is blocked), and the report adds the transport, the
+// poses whose force was lost, and the longest gap between fresh forces.
 //
 //   ligature-haptic-sim --world W --tool BODY [--server ADDR] [--script press|stroke|tap|hold]
-//       [--rate HZ] [--seconds S] [--origin x,y,z] [--depth M] [--remote]
+//       [--rate HZ] [--seconds S] [--origin x,y,z] [--depth M] [--remote] [--datagrams]
 //       [--stiffness N/m] [--force-limit N]
 //       [--tls [--tls-ca FILE] [--tls-cert FILE --tls-key FILE]] [--token TOKEN]
 //
@@ -39,6 +41,7 @@ struct Flags {
   Vec3 origin = Vec3::Zero();
   double depth = 0.01;
   bool remote = false;
+  bool datagrams = false;
   double stiffness = 0.0;
   double force_limit = 0.0;
   Credentials credentials;
@@ -48,7 +51,7 @@ int Usage(const char* why) {
   std::fprintf(stderr,
                "%s\nusage: ligature-haptic-sim --world W --tool BODY [--server ADDR]\n"
                "  [--script press|stroke|tap|hold] [--rate HZ (1000-4000)] [--seconds S]\n"
-               "  [--origin x,y,z (m, default 0,0,0)] [--depth M] [--remote]\n"
+               "  [--origin x,y,z (m, default 0,0,0)] [--depth M] [--remote] [--datagrams]\n"
                "  [--stiffness N/m] [--force-limit N]\n"
                "  [--tls [--tls-ca FILE] [--tls-cert FILE --tls-key FILE]]\n"
                "  [--token TOKEN (default: $LIGATURE_TOKEN)]\n",
@@ -76,6 +79,8 @@ bool Parse(int argc, char** argv, Flags* f) {
     std::string v;
     if (a == "--remote") {
       f->remote = true;
+    } else if (a == "--datagrams") {
+      f->datagrams = true;
     } else if (a == "--tls") {
       f->credentials.tls = true;
     } else if (a == "--tls-ca") {
@@ -113,6 +118,13 @@ bool Parse(int argc, char** argv, Flags* f) {
          f->seconds > 0.0;
 }
 
+// The host of a host:port address (brackets of an IPv6 address removed).
+std::string HostOf(const std::string& address) {
+  std::string host = address.substr(0, address.rfind(':'));
+  if (host.size() >= 2 && host.front() == '[') host = host.substr(1, host.size() - 2);
+  return host;
+}
+
 double Pct(std::vector<double> v, double p) {
   if (v.empty()) return 0.0;
   std::sort(v.begin(), v.end());
@@ -132,7 +144,10 @@ int Run(const Flags& f) {
   open.set_mode(f.remote ? ligature::v1::HAPTIC_MODE_REMOTE : ligature::v1::HAPTIC_MODE_SERVER);
   open.set_stiffness(f.stiffness);
   open.set_force_limit(f.force_limit);
-  auto session = HapticSession::Open(*channel, open);
+  open.set_datagrams(f.datagrams);
+  HapticSessionOptions options;
+  options.datagram_host = HostOf(f.server);
+  auto session = HapticSession::Open(*channel, open, options);
   if (!session.ok()) {
     std::fprintf(stderr, "%s\n", session.status().ToString().c_str());
     return 1;
@@ -143,7 +158,11 @@ int Run(const Flags& f) {
       std::chrono::duration<double>(1.0 / f.rate));
   const int n = static_cast<int>(f.seconds * f.rate);
   std::vector<double> rtt_us;
-  int over_1ms = 0, late = 0, clamped = 0, limited = 0, rejected = 0, stale = 0;
+  int over_1ms = 0, late = 0, clamped = 0, limited = 0, rejected = 0, stale = 0, lost = 0;
+  // Server mode: when each fresh force (one answering a pose newer than the last) arrived.
+  uint64_t fresh_sequence = 0;
+  auto fresh_at = Clock::now();
+  double longest_gap_ms = 0.0;
   double max_force = 0.0;
   Vec3 last_force = Vec3::Zero();
   auto deadline = Clock::now();
@@ -164,6 +183,16 @@ int Run(const Flags& f) {
       return 1;
     }
     rtt_us.push_back(us);
+    if (!f.remote && r->sequence != pose.sequence) ++lost;
+    if (!f.remote && r->sequence > fresh_sequence) {
+      const auto now = Clock::now();
+      if (fresh_sequence != 0) {
+        longest_gap_ms = std::max(
+            longest_gap_ms, std::chrono::duration<double, std::milli>(now - fresh_at).count());
+      }
+      fresh_sequence = r->sequence;
+      fresh_at = now;
+    }
     over_1ms += us > 1000.0;
     clamped += r->clamped;
     limited += r->rate_limited;
@@ -172,6 +201,8 @@ int Run(const Flags& f) {
     max_force = std::max(max_force, r->force.norm());
     last_force = r->force;
   }
+  const bool on_datagrams = (*session)->transport() == HapticSession::Transport::kDatagrams;
+  const haptics::DatagramCounts counts = (*session)->datagram_counts();
   const absl::Status closed = (*session)->Close();
   std::printf(
       "%s mode, script %s at %.0f Hz for %.1f s: %d poses\n"
@@ -182,6 +213,16 @@ int Run(const Flags& f) {
       f.remote ? "local solve" : "round trip", Pct(rtt_us, 50), Pct(rtt_us, 99),
       Pct(rtt_us, 99.9), Pct(rtt_us, 100), over_1ms, late, last_force.x(), last_force.y(),
       last_force.z(), max_force, clamped, limited, rejected, stale);
+  if (f.datagrams) {
+    std::printf(
+        "transport: %s; forces lost %d, longest gap between fresh forces %.2f ms; datagrams "
+        "taken %llu, stale %llu, replayed %llu, forged %llu\n",
+        on_datagrams ? "datagrams" : "stream (fell back)", lost, longest_gap_ms,
+        static_cast<unsigned long long>(counts.taken),
+        static_cast<unsigned long long>(counts.stale),
+        static_cast<unsigned long long>(counts.replayed),
+        static_cast<unsigned long long>(counts.forged));
+  }
   return closed.ok() ? 0 : 1;
 }
 

@@ -1,0 +1,39 @@
+#pragma once
+// The client's end of a haptic session's datagram channel: a UDP socket connected to the
+// server's datagram port, sealing what it sends towards the server and taking from the
+// server only what is authentic and newest (see HapticDatagramOffer).
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "ligature/v1/haptics_service.pb.h"
+#include "server/haptics/datagram/datagram_endpoint.h"
+
+namespace ligature::client {
+
+class HapticDatagramLink {
+ public:
+  // Checks `offer` (INVALID_ARGUMENT naming the field: opened.datagrams.port, .key or
+  // .session) and connects to its port on `host` (INVALID_ARGUMENT naming datagram_host
+  // when it does not resolve).
+  static absl::StatusOr<std::unique_ptr<HapticDatagramLink>> Connect(
+      const std::string& host, const v1::HapticDatagramOffer& offer);
+  ~HapticDatagramLink();
+
+  // Seals and sends one datagram; false when it could not be sent.
+  bool Send(const v1::HapticDatagram& datagram);
+  // The next authentic, newest datagram from the server that arrives before `deadline`
+  // (monotonic seconds; a past deadline only takes what has arrived); nothing by then.
+  std::optional<v1::HapticDatagram> Receive(double deadline);
+  const haptics::DatagramCounts& counts() const { return receiver_.counts(); }
+
+ private:
+  HapticDatagramLink(int fd, const haptics::SessionKey& key, uint32_t session);
+  int fd_;
+  haptics::DatagramSender sender_;
+  haptics::DatagramReceiver receiver_;
+};
+
+}  // namespace ligature::client
