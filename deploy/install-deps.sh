@@ -3,7 +3,8 @@
 # packages (clients/web/install.sh), or with --runtime only those ligatured needs to run (the
 # container's runtime stage), or with --fuzz only clang and libFuzzer's runtime (deploy/fuzz.sh).
 # The normal build compiles with GCC; its clang runs the ctest layers/thread_safety (clang's
-# -Wthread-safety analysis).
+# -Wthread-safety analysis). nftables, iproute2 and util-linux (unshare) make the loss rig of
+# the haptic datagram tests and benchmarks: a network namespace that drops packets at random.
 # Idempotent: installs only what is missing and prints nothing when nothing is.
 set -euo pipefail
 
@@ -21,6 +22,7 @@ else
     libsuitesparse-dev libopenblas-serial-dev
     libassimp-dev liburdfdom-dev libssl-dev python3-pyassimp
     python3 python3-grpcio python3-protobuf python3-yaml prometheus-cpp-dev nginx openssl
+    nftables iproute2 util-linux
     nodejs chromium python3-matplotlib
     python3-venv python3-setuptools python3-wheel python3-pip
   )

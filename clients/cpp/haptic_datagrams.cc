@@ -2,6 +2,7 @@
 
 #include <netdb.h>
 #include <poll.h>
+#include <sched.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -70,9 +71,10 @@ bool HapticDatagramLink::Send(const v1::HapticDatagram& datagram) {
          static_cast<ssize_t>(sealed->size());
 }
 
-// Waits in ppoll (nanosecond timeouts: a device period is about a millisecond) and drops
-// what the receiver refuses or what does not parse.
-std::optional<v1::HapticDatagram> HapticDatagramLink::Receive(double deadline) {
+// Polls the socket until `spin_until`, then sleeps in ppoll (nanosecond timeouts: a device
+// period is about a millisecond). Arming a timer for a sleep costs tens of microseconds of
+// wake-up on some virtual machines, more than a reply on loopback takes to come.
+std::optional<v1::HapticDatagram> HapticDatagramLink::Receive(double deadline, double spin_until) {
   std::array<char, 2048> buffer;
   while (true) {
     const ssize_t n = recv(fd_, buffer.data(), buffer.size(), MSG_DONTWAIT);
@@ -83,8 +85,13 @@ std::optional<v1::HapticDatagram> HapticDatagramLink::Receive(double deadline) {
       if (opened && datagram.ParseFromString(opened->payload)) return datagram;
       continue;
     }
-    const double wait = deadline - haptics::MonotonicSeconds();
+    const double now = haptics::MonotonicSeconds();
+    const double wait = deadline - now;
     if (wait <= 0.0) return std::nullopt;
+    if (now < spin_until) {
+      sched_yield();  // a thread this one woke (the server's, on loopback) may need the core
+      continue;
+    }
     timespec timeout;
     timeout.tv_sec = static_cast<time_t>(wait);
     timeout.tv_nsec = static_cast<long>((wait - std::floor(wait)) * 1e9);

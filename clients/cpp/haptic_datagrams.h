@@ -26,7 +26,8 @@ class HapticDatagramLink {
   bool Send(const v1::HapticDatagram& datagram);
   // The next authentic, newest datagram from the server that arrives before `deadline`
   // (monotonic seconds; a past deadline only takes what has arrived); nothing by then.
-  std::optional<v1::HapticDatagram> Receive(double deadline);
+  // Until `spin_until` it polls the socket without sleeping.
+  std::optional<v1::HapticDatagram> Receive(double deadline, double spin_until = 0.0);
   const haptics::DatagramCounts& counts() const { return receiver_.counts(); }
 
  private:

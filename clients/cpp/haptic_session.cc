@@ -37,7 +37,6 @@ absl::StatusOr<std::unique_ptr<HapticSession>> HapticSession::Open(
       return link.status();
     }
     s->link_ = *std::move(link);
-    s->heard_at_ = haptics::MonotonicSeconds();
   }
   if (s->remote_) {
     auto params = haptics::ResolveParams(HapticParamsFromProto(s->params_), 1.0, 1.0);
@@ -96,19 +95,19 @@ absl::StatusOr<haptics::HapticReply> HapticSession::Force(const haptics::DeviceP
     p->mutable_rendered_torque()->set_y(reply.torque.y());
     p->mutable_rendered_torque()->set_z(reply.torque.z());
     if (reply.rejected_pose) return reply;
+    const double now = haptics::MonotonicSeconds();
     if (link_) {
       // Acknowledgements only show that datagrams arrive; take what has come.
-      const double now = haptics::MonotonicSeconds();
       while (link_) {
         std::optional<ligature::v1::HapticDatagram> in = link_->Receive(0.0);
         if (!in) break;
         TakeDatagram(*in, now);
       }
-      if (link_ && now - heard_at_ > options_.fallback_after) FallBack(true);
+      FallBackWhenSilent(now);
     }
     if (link_) {
       *outgoing_.mutable_pose() = *p;
-      link_->Send(outgoing_);
+      SendByDatagram(now);
     } else if (!stream_->Write(request_)) {
       return absl::UnavailableError("the haptics stream is closed");
     }
@@ -120,19 +119,20 @@ absl::StatusOr<haptics::HapticReply> HapticSession::Force(const haptics::DeviceP
 
 absl::StatusOr<haptics::HapticReply> HapticSession::ForceByDatagram(
     const haptics::DevicePose& pose) {
-  *outgoing_.mutable_pose() = request_.pose();
-  link_->Send(outgoing_);
   const double start = haptics::MonotonicSeconds();
+  *outgoing_.mutable_pose() = request_.pose();
+  SendByDatagram(start);
   const double deadline = start + options_.reply_wait;
+  const double spin_until = start + options_.reply_spin;
   while (link_) {
-    std::optional<ligature::v1::HapticDatagram> in = link_->Receive(deadline);
+    std::optional<ligature::v1::HapticDatagram> in = link_->Receive(deadline, spin_until);
     if (!in) break;
     TakeDatagram(*in, haptics::MonotonicSeconds());
     if (newest_ && newest_->sequence == pose.sequence && !newest_->watchdog) return *newest_;
   }
   const double now = haptics::MonotonicSeconds();
   // The server closed the channel (its stream tells why) or has gone quiet: the stream.
-  if (link_ && now - heard_at_ > options_.fallback_after) FallBack(true);
+  FallBackWhenSilent(now);
   if (!link_) return ForceOnStream(pose);
   // Lost on the way: the newest force holds until the watchdog timeout, then zero.
   haptics::HapticReply held = newest_.value_or(haptics::HapticReply{});
@@ -144,8 +144,19 @@ absl::StatusOr<haptics::HapticReply> HapticSession::ForceByDatagram(
   return held;
 }
 
+void HapticSession::SendByDatagram(double now) {
+  if (unanswered_since_ == 0.0) unanswered_since_ = now;
+  link_->Send(outgoing_);
+}
+
+void HapticSession::FallBackWhenSilent(double now) {
+  if (link_ && unanswered_since_ != 0.0 && now - unanswered_since_ > options_.fallback_after) {
+    FallBack(true);
+  }
+}
+
 void HapticSession::TakeDatagram(const ligature::v1::HapticDatagram& datagram, double now) {
-  heard_at_ = now;
+  unanswered_since_ = 0.0;
   if (datagram.has_close()) {
     FallBack(false);
     return;

@@ -11,9 +11,9 @@
 // over UDP (HapticDatagramOffer) while models stay on the stream. A lost datagram is simply
 // replaced by the next one: in server mode Force() waits `reply_wait` for the pose's force,
 // then returns the newest force it has (its `sequence` says which pose it answered), zero
-// once none has come within the watchdog timeout. When nothing has come back by datagram
-// for `fallback_after`, or the server closes the channel, the session turns to the stream
-// for good.
+// once none has come within the watchdog timeout. When poses sent by datagram have gone
+// unanswered for `fallback_after`, or the server closes the channel, the session turns to
+// the stream for good.
 // Not thread-safe: one device loop calls Force(); remote mode reads models on its own thread,
 // which hands them over through an atomic pointer and records a malformed one under
 // `status_mu_`.
@@ -41,8 +41,11 @@ struct HapticSessionOptions {
   // The server's host as this client reaches it (the host of the channel's target): where
   // datagrams go. Needed when `open.datagrams` is set.
   std::string datagram_host;
-  // Server mode over datagrams: how long Force() waits for its pose's force (s).
+  // Server mode over datagrams: how long Force() waits for its pose's force (s), and for
+  // how much of that it polls without sleeping (a reply on a fast link comes sooner than a
+  // timed sleep wakes on some machines; 0 for many devices sharing few cores).
   double reply_wait = 0.8e-3;
+  double reply_spin = 0.1e-3;
   // With no datagram from the server for this long, the session turns to the stream (s).
   double fallback_after = 0.1;
 };
@@ -85,6 +88,10 @@ class HapticSession {
   absl::StatusOr<haptics::HapticReply> ForceOnStream(const haptics::DevicePose& pose);
   // Server mode over datagrams: sends the pose, waits for its force, else the newest one.
   absl::StatusOr<haptics::HapticReply> ForceByDatagram(const haptics::DevicePose& pose);
+  // Sends `outgoing_`; the first pose since the server was last heard starts the silence.
+  void SendByDatagram(double now);
+  // Turns to the stream when the server has left poses unanswered for `fallback_after`.
+  void FallBackWhenSilent(double now);
   // Takes one datagram from the server: a force becomes the newest; a close ends the channel.
   void TakeDatagram(const ligature::v1::HapticDatagram& datagram, double now);
   // Leaves the datagram channel for the stream (telling the server when it still listens).
@@ -103,14 +110,14 @@ class HapticSession {
   ligature::v1::HapticsResponse response_;
 
   // The datagram channel (null on the stream), the newest force it brought and when, and
-  // when anything last came from the server by datagram.
+  // when the first pose sent since the server was last heard went out (0: none pending).
   HapticSessionOptions options_;
   std::unique_ptr<HapticDatagramLink> link_;
   haptics::DatagramCounts counts_;
   ligature::v1::HapticDatagram outgoing_;
   std::optional<haptics::HapticReply> newest_;
   double newest_at_ = 0.0;
-  double heard_at_ = 0.0;
+  double unanswered_since_ = 0.0;
 
   // Remote mode.
   std::unique_ptr<haptics::HapticCore> core_;

@@ -1,8 +1,6 @@
 #include "server/rpc/haptic_datagram_port.h"
 
 #include <netdb.h>
-#include <poll.h>
-#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include <array>
@@ -48,8 +46,6 @@ absl::StatusOr<std::unique_ptr<HapticDatagramPort>> HapticDatagramPort::Start(
   out->port_ =
       ntohs(bound.ss_family == AF_INET6 ? reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port
                                         : reinterpret_cast<sockaddr_in*>(&bound)->sin_port);
-  out->wake_fd_ = eventfd(0, EFD_CLOEXEC);
-  if (out->wake_fd_ < 0) return absl::UnavailableError("cannot create an eventfd");
   // Session numbers start at a random point, so that a restarted server's numbers do not
   // repeat its last run's (a stale client's datagrams then name no session).
   {
@@ -62,11 +58,10 @@ absl::StatusOr<std::unique_ptr<HapticDatagramPort>> HapticDatagramPort::Start(
 
 HapticDatagramPort::~HapticDatagramPort() {
   if (receiver_.joinable()) {
-    const uint64_t one = 1;
-    (void)!write(wake_fd_, &one, sizeof(one));
+    stopping_.store(true);
+    shutdown(fd_, SHUT_RDWR);
     receiver_.join();
   }
-  if (wake_fd_ >= 0) close(wake_fd_);
   if (fd_ >= 0) close(fd_);
 }
 
@@ -104,18 +99,16 @@ DatagramPortCounts HapticDatagramPort::counts() const {
   return out;
 }
 
-// Blocks in poll on the socket and the wake-up eventfd; reads every datagram that is there.
+// Blocks in recvfrom, as a plain echo would: shutting the socket down (the destructor)
+// wakes it with nothing.
 void HapticDatagramPort::ReceiveLoop() {
   std::array<char, 2048> buffer;
-  pollfd fds[2] = {{fd_, POLLIN, 0}, {wake_fd_, POLLIN, 0}};
-  while (true) {
-    if (poll(fds, 2, -1) < 0) continue;  // EINTR
-    if (fds[1].revents != 0) return;
+  while (!stopping_.load(std::memory_order_relaxed)) {
     DatagramPeer from;
     from.length = sizeof(from.address);
-    const ssize_t n = recvfrom(fd_, buffer.data(), buffer.size(), MSG_DONTWAIT,
+    const ssize_t n = recvfrom(fd_, buffer.data(), buffer.size(), 0,
                                reinterpret_cast<sockaddr*>(&from.address), &from.length);
-    if (n < 0) continue;
+    if (n <= 0) continue;  // EINTR, a queued error (ICMP), or the shutdown
     Dispatch(std::string_view(buffer.data(), static_cast<size_t>(n)), haptics::MonotonicNanos(),
              from);
   }

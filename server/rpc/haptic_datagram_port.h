@@ -87,7 +87,7 @@ class HapticDatagramPort {
       ABSL_LOCKS_EXCLUDED(mu_);
 
   int fd_ = -1;
-  int wake_fd_ = -1;  // an eventfd that ends the receive thread
+  std::atomic<bool> stopping_{false};  // the receive thread ends
   int port_ = 0;
   std::thread receiver_;
 

@@ -1,6 +1,7 @@
 #include "server/rpc/haptics_reactor.h"
 
 #include <cmath>
+#include <limits>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
@@ -201,7 +202,10 @@ void HapticsReactor::HandlePose(const v1::HapticPose& msg, int64_t received_ns,
   HapticReplyToProto(reply, &out);
   out.set_server_receive_ns(received_ns);
   ReplyLocked(std::move(out));
-  cv_.SignalAll();  // the watchdog's deadline moved
+  // Wake the helper only when the watchdog's deadline is now before its planned wake-up
+  // (after a trip): a pose otherwise only moves the deadline later, and waking a thread for
+  // every pose costs a context switch on the pose's path.
+  if (core_->NextIdleTime(now) < helper_wake_) cv_.SignalAll();
 }
 
 void HapticsReactor::ReplyLocked(v1::HapticForce force) {
@@ -332,7 +336,9 @@ void HapticsReactor::HelperLoop() {
     double wake = core_->NextIdleTime(now);
     // Look for new models (remote), a removed tool and a server stop now and then.
     wake = std::min(wake, now + (remote_ ? kModelPoll : 0.05));
+    helper_wake_ = wake;
     cv_.WaitWithTimeout(&mu_, absl::Seconds(std::max(0.0, wake - now)));
+    helper_wake_ = -std::numeric_limits<double>::infinity();
   }
 }
 

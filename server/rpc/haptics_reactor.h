@@ -11,9 +11,9 @@
 //
 // Threading: `mu_` guards the core, the write queue, the end state, the arrival jitter and
 // the last model sent; the helper waits on `cv_` with it, signalled when the watchdog's
-// deadline moves or the stream ends. What Open sets (the mode, the tool, the host, the
-// channel) is written on the first read, before the helper starts, and only read after.
-// Finish is called exactly once, when no write is in flight.
+// deadline comes before the helper's planned wake-up or the stream ends. What Open sets (the mode,
+// the tool, the host, the channel) is written on the first read, before the helper starts, and only
+// read after. Finish is called exactly once, when no write is in flight.
 //
 // Datagrams: when the client asks and the server has a datagram port, the session registers
 // with the port and offers its key. Poses that arrive there (on the port's thread, which
@@ -23,6 +23,7 @@
 
 #include <atomic>
 #include <deque>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -105,6 +106,8 @@ class HapticsReactor final
   bool finished_ ABSL_GUARDED_BY(mu_) = false;
   bool done_ ABSL_GUARDED_BY(mu_) = false;  // the helper stops
   uint64_t sent_model_tick_ ABSL_GUARDED_BY(mu_) = UINT64_MAX;
+  // When the helper plans to wake (monotonic s); -infinity while it is awake.
+  double helper_wake_ ABSL_GUARDED_BY(mu_) = -std::numeric_limits<double>::infinity();
   haptics::ArrivalJitter jitter_ ABSL_GUARDED_BY(mu_);  // of this stream's poses
   // The datagram channel: the sender of replies, the newest pose's address, whether the
   // last pose came that way, and whether the client closed the channel.

@@ -2,11 +2,14 @@
 
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -139,6 +142,29 @@ int ListenTcpEcho(std::vector<std::thread>* threads, int* listen_fd) {
   return ntohs(addr.sin_port);
 }
 
+// A UDP socket on a loopback port whose thread sends every datagram back where it came from.
+int ListenUdpEcho(std::vector<std::thread>* threads, int* fd) {
+  *fd = socket(AF_INET, SOCK_DGRAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (bind(*fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) return 0;
+  socklen_t len = sizeof(addr);
+  getsockname(*fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  threads->emplace_back([fd = *fd] {
+    char buf[2048];
+    for (;;) {
+      sockaddr_in from{};
+      socklen_t from_len = sizeof(from);
+      const ssize_t n =
+          recvfrom(fd, buf, sizeof(buf), 0, reinterpret_cast<sockaddr*>(&from), &from_len);
+      if (n <= 0) break;
+      sendto(fd, buf, n, 0, reinterpret_cast<sockaddr*>(&from), from_len);
+    }
+  });
+  return ntohs(addr.sin_port);
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<PeerProcess>> PeerProcess::Start(int probes) {
@@ -164,10 +190,10 @@ absl::StatusOr<std::unique_ptr<PeerProcess>> PeerProcess::Start(int probes) {
   p->to_child_ = in[1];
   FILE* from = fdopen(out[0], "r");
   PeerPorts ports;
-  const int got = std::fscanf(from, "ports %d %d %d", &ports.ligatured, &ports.grpc_echo,
-                              &ports.tcp_echo);
+  const int got = std::fscanf(from, "ports %d %d %d %d", &ports.ligatured, &ports.grpc_echo,
+                              &ports.tcp_echo, &ports.udp_echo);
   std::fclose(from);
-  if (got != 3) return absl::UnavailableError("the peer process did not start its servers");
+  if (got != 4) return absl::UnavailableError("the peer process did not start its servers");
   p->ports_ = ports;
   return p;
 }
@@ -197,8 +223,10 @@ int ServeHapticsPeers(int probes) {
   std::vector<std::thread> threads;
   int listen_fd = -1;
   const int tcp_port = ListenTcpEcho(&threads, &listen_fd);
-  if (echo_server == nullptr || tcp_port == 0) return 1;
-  std::printf("ports %d %d %d\n", server->server->port(), echo_port, tcp_port);
+  int udp_fd = -1;
+  const int udp_port = ListenUdpEcho(&threads, &udp_fd);
+  if (echo_server == nullptr || tcp_port == 0 || udp_port == 0) return 1;
+  std::printf("ports %d %d %d %d\n", server->server->port(), echo_port, tcp_port, udp_port);
   std::fflush(stdout);
   // Serve until the parent closes our stdin.
   char c;
@@ -206,6 +234,7 @@ int ServeHapticsPeers(int probes) {
   }
   shutdown(listen_fd, SHUT_RDWR);
   close(listen_fd);
+  shutdown(udp_fd, SHUT_RDWR);  // wakes the UDP echo's recvfrom
   for (std::thread& t : threads) t.join();
   echo_server->Shutdown(std::chrono::system_clock::now());
   server->server->Shutdown(absl::Milliseconds(100));
@@ -214,9 +243,14 @@ int ServeHapticsPeers(int probes) {
   _exit(0);
 }
 
-TcpEchoClient::TcpEchoClient(int port, int bytes) : bytes_(bytes) {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  NoDelay(fd);
+EchoClient::EchoClient(Kind kind, int port, int bytes) : bytes_(bytes) {
+  const int fd = socket(AF_INET, kind == Kind::kTcp ? SOCK_STREAM : SOCK_DGRAM, 0);
+  if (kind == Kind::kTcp) {
+    NoDelay(fd);
+  } else {
+    timeval wait{1, 0};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, sizeof(wait));
+  }
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -228,13 +262,36 @@ TcpEchoClient::TcpEchoClient(int port, int bytes) : bytes_(bytes) {
   }
 }
 
-TcpEchoClient::~TcpEchoClient() {
+EchoClient::~EchoClient() {
   if (fd_ >= 0) close(fd_);
 }
 
-bool TcpEchoClient::RoundTrip() {
+// A connected UDP socket sends and reads whole datagrams, so the same calls serve both.
+bool EchoClient::RoundTrip() {
   std::vector<char> buf(bytes_, 0);
   return WriteAll(fd_, buf.data(), bytes_) && ReadAll(fd_, buf.data(), bytes_);
+}
+
+bool EchoClient::BoundedRoundTrip(double spin, double wait) {
+  std::vector<char> buf(bytes_, 0);
+  if (send(fd_, buf.data(), bytes_, 0) != bytes_) return false;
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
+  const auto spin_until = start + std::chrono::duration<double>(spin);
+  const auto deadline = start + std::chrono::duration<double>(wait);
+  while (recv(fd_, buf.data(), bytes_, MSG_DONTWAIT) != bytes_) {
+    const auto now = Clock::now();
+    if (now >= deadline) return false;
+    if (now < spin_until) {
+      sched_yield();
+      continue;
+    }
+    const double left = std::chrono::duration<double>(deadline - now).count();
+    timespec timeout{0, static_cast<long>(left * 1e9)};
+    pollfd fds{fd_, POLLIN, 0};
+    ppoll(&fds, 1, &timeout, nullptr);
+  }
+  return true;
 }
 
 }  // namespace ligature::bench

@@ -1,8 +1,9 @@
 #pragma once
 // The servers of the haptics round-trip benchmark in a process of their own, as a device
-// station and the physics server are in use: a ligatured with the probe world, a bare
-// gRPC bidi echo of the haptics messages and of scene queries (the same server), and a raw
-// TCP echo (TCP_NODELAY, a blocking thread per connection).
+// station and the physics server are in use: a ligatured with the probe world (and its
+// haptic datagram port), a bare gRPC bidi echo of the haptics messages and of scene queries
+// (the same server), a raw TCP echo (TCP_NODELAY, a blocking thread per connection) and a
+// raw UDP echo (a blocking thread).
 //
 // Why a second process: gRPC's default poller (epoll1) keeps one epoll set per process and
 // lets whichever gRPC thread is polling read any socket. With client and server in one
@@ -12,8 +13,8 @@
 // only the gRPC transports were penalized.
 //
 // The child is this executable again (/proc/self/exe) with kServeEnv set; main() hands it
-// to ServeHapticsPeers, which prints "ports <ligatured> <grpc-echo> <tcp-echo>" on stdout
-// and serves until its stdin closes.
+// to ServeHapticsPeers, which prints "ports <ligatured> <grpc-echo> <tcp-echo> <udp-echo>"
+// on stdout and serves until its stdin closes.
 
 #include <sys/types.h>
 
@@ -29,6 +30,7 @@ struct PeerPorts {
   int ligatured = 0;
   int grpc_echo = 0;
   int tcp_echo = 0;
+  int udp_echo = 0;
 };
 
 // The parent's handle on the child; the destructor ends it (closes its stdin, waits).
@@ -49,13 +51,19 @@ class PeerProcess {
 // The child's side: runs the servers until stdin closes. Returns the exit code.
 int ServeHapticsPeers(int probes);
 
-// A connected client socket to a TCP echo of `bytes`-sized messages on 127.0.0.1:port.
-class TcpEchoClient {
+// A connected client socket to a TCP (or UDP) echo of `bytes`-sized messages on
+// 127.0.0.1:port. A UDP round trip gives up after a second.
+class EchoClient {
  public:
-  TcpEchoClient(int port, int bytes);
-  ~TcpEchoClient();
+  enum class Kind { kTcp, kUdp };
+  EchoClient(Kind kind, int port, int bytes);
+  ~EchoClient();
   bool ok() const { return fd_ >= 0; }
   bool RoundTrip();
+  // UDP only: the reply waited for as the haptic client waits for a force: polling the socket
+  // for `spin` seconds, then sleeping in ppoll until `wait` has passed; false when nothing
+  // came by then.
+  bool BoundedRoundTrip(double spin, double wait);
 
  private:
   int fd_ = -1;

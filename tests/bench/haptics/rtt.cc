@@ -52,7 +52,7 @@ RunResult Run(const RunOptions& options) {
     return result;
   }
   const PeerPorts ports = (*peers)->ports();
-  TcpEchoClient tcp(ports.tcp_echo, kEchoBytes);
+  EchoClient tcp(EchoClient::Kind::kTcp, ports.tcp_echo, kEchoBytes);
   if (!tcp.ok()) {
     std::fprintf(stderr, "[%s] cannot reach the TCP echo\n", kName);
     result.ok = false;
