@@ -63,12 +63,18 @@ HapticDatagramLink::HapticDatagramLink(int fd, const haptics::SessionKey& key, u
 
 HapticDatagramLink::~HapticDatagramLink() { close(fd_); }
 
-bool HapticDatagramLink::Send(const v1::HapticDatagram& datagram) {
-  absl::StatusOr<std::string> sealed =
-      sender_.Seal(haptics::MonotonicNanos(), datagram.SerializeAsString());
-  if (!sealed.ok()) return false;
-  return send(fd_, sealed->data(), sealed->size(), MSG_DONTWAIT) ==
-         static_cast<ssize_t>(sealed->size());
+bool HapticDatagramLink::Send(const v1::HapticDatagram& datagram, int copies) {
+  const std::string payload = datagram.SerializeAsString();
+  // Every copy is tried: one refused (a full buffer, a firewall) says nothing of the next.
+  int sent = 0;
+  for (int copy = 0; copy < copies; ++copy) {
+    absl::StatusOr<std::string> sealed = sender_.Seal(haptics::MonotonicNanos(), payload);
+    if (sealed.ok() && send(fd_, sealed->data(), sealed->size(), MSG_DONTWAIT) ==
+                           static_cast<ssize_t>(sealed->size())) {
+      ++sent;
+    }
+  }
+  return sent == copies;
 }
 
 // Polls the socket until `spin_until`, then sleeps in ppoll (nanosecond timeouts: a device

@@ -22,8 +22,9 @@ class HapticDatagramLink {
       const std::string& host, const v1::HapticDatagramOffer& offer);
   ~HapticDatagramLink();
 
-  // Seals and sends one datagram; false when it could not be sent.
-  bool Send(const v1::HapticDatagram& datagram);
+  // Seals and sends `copies` copies of one datagram, each sealed apart; false when one could
+  // not be sent.
+  bool Send(const v1::HapticDatagram& datagram, int copies = 1);
   // The next authentic, newest datagram from the server that arrives before `deadline`
   // (monotonic seconds; a past deadline only takes what has arrived); nothing by then.
   // Until `spin_until` it polls the socket without sleeping.

@@ -1,5 +1,7 @@
 #include "clients/cpp/haptic_session.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "clients/cpp/status_util.h"
 #include "server/haptics/clock.h"
@@ -37,6 +39,7 @@ absl::StatusOr<std::unique_ptr<HapticSession>> HapticSession::Open(
       return link.status();
     }
     s->link_ = *std::move(link);
+    s->copies_ = std::max<int>(1, s->params_.datagram_copies());
   }
   if (s->remote_) {
     auto params = haptics::ResolveParams(HapticParamsFromProto(s->params_), 1.0, 1.0);
@@ -146,7 +149,7 @@ absl::StatusOr<haptics::HapticReply> HapticSession::ForceByDatagram(
 
 void HapticSession::SendByDatagram(double now) {
   if (unanswered_since_ == 0.0) unanswered_since_ = now;
-  link_->Send(outgoing_);
+  link_->Send(outgoing_, copies_);
 }
 
 void HapticSession::FallBackWhenSilent(double now) {
@@ -170,7 +173,7 @@ void HapticSession::FallBack(bool tell_server) {
   if (tell_server) {
     ligature::v1::HapticDatagram close;
     close.set_close(true);
-    link_->Send(close);
+    link_->Send(close, copies_);
   }
   counts_ = link_->counts();
   link_.reset();

@@ -113,6 +113,7 @@ class HapticSession {
   // when the first pose sent since the server was last heard went out (0: none pending).
   HapticSessionOptions options_;
   std::unique_ptr<HapticDatagramLink> link_;
+  int copies_ = 1;  // of each datagram (the server's opened.params.datagram_copies)
   haptics::DatagramCounts counts_;
   ligature::v1::HapticDatagram outgoing_;
   std::optional<haptics::HapticReply> newest_;

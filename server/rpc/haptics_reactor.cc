@@ -15,6 +15,8 @@ namespace ligature {
 namespace {
 
 constexpr double kModelPoll = 1e-3;  // s, remote mode: how often new models are looked for
+constexpr uint32_t kMaxDatagramCopies = 3;
+constexpr uint32_t kDefaultDatagramCopies = 2;
 
 std::atomic<uint64_t> next_haptic_session{1};
 
@@ -44,6 +46,10 @@ absl::Status HapticsReactor::Open(const v1::HapticOpen& open) {
   if (open.mode() != v1::HAPTIC_MODE_UNSPECIFIED && open.mode() != v1::HAPTIC_MODE_SERVER &&
       open.mode() != v1::HAPTIC_MODE_REMOTE) {
     return absl::InvalidArgumentError("open.mode: unknown mode");
+  }
+  if (open.datagram_copies() > kMaxDatagramCopies) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("open.datagram_copies: at most ", kMaxDatagramCopies));
   }
   // Ranges first (with a unit mass), so that a bad field never claims the tool.
   const haptics::HapticParams given = HapticParamsFromProto(open);
@@ -92,6 +98,8 @@ absl::Status HapticsReactor::Open(const v1::HapticOpen& open) {
   v1::HapticsResponse opened;
   *opened.mutable_opened()->mutable_params() = open;
   HapticParamsToProto(*params, opened.mutable_opened()->mutable_params());
+  datagram_copies_ = open.datagram_copies() == 0 ? kDefaultDatagramCopies : open.datagram_copies();
+  opened.mutable_opened()->mutable_params()->set_datagram_copies(datagram_copies_);
   opened.mutable_opened()->set_session_id(session);
   if (datagrams) {
     v1::HapticDatagramOffer* offer = opened.mutable_opened()->mutable_datagrams();
@@ -153,8 +161,10 @@ void HapticsReactor::HandlePose(const v1::HapticPose& msg, int64_t received_ns,
   haptics::DevicePose pose = DevicePoseFromProto(msg);
   const double now = haptics::MonotonicSeconds();
   absl::MutexLock lock(&mu_);
-  // The client closed the datagram channel: what still arrives there is ignored.
-  if (from != nullptr && datagrams_closed_) return;
+  // The client closed the datagram channel: what still arrives there is ignored. Of the
+  // copies of one pose only the first is taken.
+  if (from != nullptr && (datagrams_closed_ || msg.sequence() == last_datagram_pose_)) return;
+  if (from != nullptr) last_datagram_pose_ = msg.sequence();
   counters_->poses.fetch_add(1, std::memory_order_relaxed);
   if (from != nullptr) counters_->datagram_poses.fetch_add(1, std::memory_order_relaxed);
   if (std::optional<int64_t> j = jitter_.OnArrival(received_ns)) timing().jitter.Record(*j);
@@ -225,12 +235,16 @@ void HapticsReactor::ReplyLocked(v1::HapticForce force) {
   SendDatagramLocked(datagram);
 }
 
+// Each copy is sealed apart (its own sequence number), so that the receiver takes the first
+// to arrive and drops none of the others as a replay it would have to count.
 void HapticsReactor::SendDatagramLocked(const v1::HapticDatagram& datagram) {
   if (!datagram_sender_ || !datagram_peer_) return;
-  absl::StatusOr<std::string> sealed =
-      datagram_sender_->Seal(haptics::MonotonicNanos(), datagram.SerializeAsString());
-  if (!sealed.ok() || !port_->Send(*datagram_peer_, *sealed)) {
-    counters_->datagram_send_failures.fetch_add(1, std::memory_order_relaxed);
+  const std::string payload = datagram.SerializeAsString();
+  for (uint32_t copy = 0; copy < datagram_copies_; ++copy) {
+    absl::StatusOr<std::string> sealed = datagram_sender_->Seal(haptics::MonotonicNanos(), payload);
+    if (!sealed.ok() || !port_->Send(*datagram_peer_, *sealed)) {
+      counters_->datagram_send_failures.fetch_add(1, std::memory_order_relaxed);
+    }
   }
 }
 

@@ -95,6 +95,7 @@ class HapticsReactor final
   std::shared_ptr<haptics::ToolChannel> channel_;
   HapticDatagramPort* port_;
   uint32_t datagram_session_ = 0;  // 0: no datagram channel
+  uint32_t datagram_copies_ = 1;   // copies of each datagram sent
 
   absl::Mutex mu_;
   absl::CondVar cv_;
@@ -115,6 +116,7 @@ class HapticsReactor final
   std::optional<DatagramPeer> datagram_peer_ ABSL_GUARDED_BY(mu_);
   bool last_pose_by_datagram_ ABSL_GUARDED_BY(mu_) = false;
   bool datagrams_closed_ ABSL_GUARDED_BY(mu_) = false;
+  uint64_t last_datagram_pose_ ABSL_GUARDED_BY(mu_) = 0;  // its copies are not taken again
   // Started by the first read, joined by OnDone.
   std::thread helper_;
 };

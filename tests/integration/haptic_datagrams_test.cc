@@ -66,9 +66,16 @@ TEST_F(HapticDatagramTest, PosesByDatagramGetTheirForcesByDatagram) {
   // The probe rests on the floor (centre 1 cm up), the device 2 cm lower: k x = 8 N up.
   EXPECT_GT(last.contacts, 0);
   EXPECT_NEAR(last.force.y(), 8.0, 1.0);
+  // Two copies of every datagram each way (the default): every pose taken once, every
+  // copy taken by its receiver (a second copy as the newest, the same message), but for the
+  // last copies, which may still be on their way.
+  EXPECT_EQ((*session)->params().datagram_copies(), 2u);
   EXPECT_EQ(server_->haptics().datagram_poses.load(), 600u);
   EXPECT_EQ(server_->haptics().server_mode.round_trip.count(), 600u);
-  EXPECT_EQ((*session)->datagram_counts().taken, 600u);
+  EXPECT_GE(server_->haptic_datagrams()->counts().sessions.taken, 1199u);
+  EXPECT_GE((*session)->datagram_counts().taken, 1199u);
+  EXPECT_EQ(server_->haptic_datagrams()->counts().sessions.forged, 0u);
+  EXPECT_EQ((*session)->datagram_counts().replayed, 0u);
   EXPECT_TRUE((*session)->Close().ok());
 }
 
@@ -133,12 +140,14 @@ TEST_F(HapticDatagramTest, ABadOfferOrAMissingHostIsAClearError) {
 // A raw session: the stream opened by hand, datagrams sealed by the test.
 class RawDatagramSession {
  public:
-  RawDatagramSession(const std::shared_ptr<grpc::Channel>& channel, const std::string& tool)
+  RawDatagramSession(const std::shared_ptr<grpc::Channel>& channel, const std::string& tool,
+                     uint32_t copies = 1)
       : stub_(v1::HapticsService::NewStub(channel)) {
     stream_ = stub_->Haptics(&ctx_);
     v1::HapticsRequest req;
     *req.mutable_open() = WithDatagrams(OpenFor(tool));
     req.mutable_open()->set_force_limit(2.0);
+    req.mutable_open()->set_datagram_copies(copies);
     EXPECT_TRUE(stream_->Write(req));
     v1::HapticsResponse resp;
     EXPECT_TRUE(stream_->Read(&resp));
@@ -249,6 +258,31 @@ TEST_F(HapticDatagramTest, ForgedReplayedAndForeignDatagramsAreDroppedCountedAnd
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
   EXPECT_GE(PortCounts().unknown_session, 1u);
   EXPECT_GE(PortCounts().sessions.malformed, 1u);
+}
+
+TEST_F(HapticDatagramTest, CopiesOfAPoseAreTakenOnceAndEveryAnswerIsCopied) {
+  RawDatagramSession a(channel_, "probe", /*copies=*/3);
+  // Three copies of pose 1, sealed apart: one pose for the session, three answers.
+  for (uint64_t seq = 1; seq <= 3; ++seq) {
+    a.Send(RawDatagramSession::Pose(a.key(), a.number(), seq, 1, 0.05));
+  }
+  for (int i = 0; i < 3; ++i) {
+    std::optional<v1::HapticForce> f = a.Answer();
+    ASSERT_TRUE(f.has_value());
+    EXPECT_EQ(f->sequence(), 1u);
+    EXPECT_FALSE(f->rejected_pose());  // a copy is not refused as out of order
+  }
+  EXPECT_FALSE(a.Answer().has_value());
+  EXPECT_EQ(server_->haptics().poses.load(), 1u);
+  EXPECT_EQ(server_->haptics().rejected.load(), 0u);
+}
+
+TEST_F(HapticDatagramTest, MoreThanThreeCopiesAreRefusedNamingTheField) {
+  v1::HapticOpen open = WithDatagrams(OpenFor("probe"));
+  open.set_datagram_copies(4);
+  auto session = HapticSession::Open(channel_, open, OnLoopback());
+  EXPECT_EQ(session.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(session.status().message().find("open.datagram_copies"), std::string::npos);
 }
 
 TEST_F(HapticDatagramTest, ClampsAndTheWatchdogHoldOverDatagrams) {
