@@ -224,7 +224,32 @@ void MetricsCollector::CollectHaptics(std::vector<MetricFamily>* out) const {
     round_trip.metric.push_back(LatencyMetric(kind, timing->round_trip));
     jitter.metric.push_back(LatencyMetric(kind, timing->jitter));
   }
-  for (MetricFamily* f : {&open, &poses, &rejected, &trips, &round_trip, &jitter}) {
+  // The datagram channel: poses that came that way, datagrams by what became of them.
+  MetricFamily datagram_poses =
+      Family("ligature_haptic_datagram_poses_total",
+             "Of the haptic poses, those that came by datagram.", MetricType::Counter);
+  AddSample(&datagram_poses, "", "", static_cast<double>(haptics_->datagram_poses.load()));
+  MetricFamily datagrams =
+      Family("ligature_haptic_datagrams_total",
+             "Datagrams received on the haptic datagram port: taken, or dropped and why.",
+             MetricType::Counter);
+  const DatagramCounters& d = haptics_->datagrams;
+  for (const auto& [result, count] :
+       {std::pair<const char*, const std::atomic<uint64_t>*>{"taken", &d.taken},
+        {"malformed", &d.malformed},
+        {"unknown_session", &d.unknown_session},
+        {"forged", &d.forged},
+        {"replayed", &d.replayed},
+        {"stale", &d.stale},
+        {"bad_payload", &d.bad_payload}}) {
+    AddSample(&datagrams, "result", result, static_cast<double>(count->load()));
+  }
+  MetricFamily send_failures =
+      Family("ligature_haptic_datagram_send_failures_total",
+             "Haptic datagrams the server's socket refused to send.", MetricType::Counter);
+  AddSample(&send_failures, "", "", static_cast<double>(d.send_failures.load()));
+  for (MetricFamily* f : {&open, &poses, &rejected, &trips, &round_trip, &jitter, &datagram_poses,
+                          &datagrams, &send_failures}) {
     out->push_back(std::move(*f));
   }
 }

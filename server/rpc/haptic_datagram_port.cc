@@ -12,7 +12,7 @@
 namespace ligature {
 
 absl::StatusOr<std::unique_ptr<HapticDatagramPort>> HapticDatagramPort::Start(
-    const std::string& host, int port) {
+    const std::string& host, int port, DatagramCounters* counters) {
   const std::string where = absl::StrCat(host.empty() ? "*" : host, ":", port, " (UDP)");
   if (port < 0 || port > 65535) {
     return absl::InvalidArgumentError(
@@ -29,6 +29,7 @@ absl::StatusOr<std::unique_ptr<HapticDatagramPort>> HapticDatagramPort::Start(
     return absl::UnavailableError(absl::StrCat("cannot listen on ", where, ": ", gai_strerror(e)));
   }
   std::unique_ptr<HapticDatagramPort> out(new HapticDatagramPort());
+  out->counters_ = counters;
   for (addrinfo* a = found; a != nullptr && out->fd_ < 0; a = a->ai_next) {
     const int fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
     if (fd < 0) continue;
@@ -82,21 +83,15 @@ void HapticDatagramPort::Unregister(uint32_t session) {
   absl::MutexLock lock(&mu_);
   auto it = sessions_.find(session);
   if (it == sessions_.end()) return;
-  dropped_.sessions += it->second->receiver.counts();
   sessions_.erase(it);
 }
 
-bool HapticDatagramPort::Send(const DatagramPeer& to, std::string_view bytes) const {
-  return sendto(fd_, bytes.data(), bytes.size(), MSG_DONTWAIT,
-                reinterpret_cast<const sockaddr*>(&to.address),
-                to.length) == static_cast<ssize_t>(bytes.size());
-}
-
-DatagramPortCounts HapticDatagramPort::counts() const {
-  absl::MutexLock lock(&mu_);
-  DatagramPortCounts out = dropped_;
-  for (const auto& [number, entry] : sessions_) out.sessions += entry->receiver.counts();
-  return out;
+void HapticDatagramPort::Send(const DatagramPeer& to, std::string_view bytes) const {
+  if (sendto(fd_, bytes.data(), bytes.size(), MSG_DONTWAIT,
+             reinterpret_cast<const sockaddr*>(&to.address),
+             to.length) != static_cast<ssize_t>(bytes.size())) {
+    counters_->send_failures.fetch_add(1, std::memory_order_relaxed);
+  }
 }
 
 // Blocks in recvfrom, as a plain echo would: shutting the socket down (the destructor)
@@ -121,23 +116,40 @@ void HapticDatagramPort::Dispatch(std::string_view bytes, int64_t received_ns,
   absl::MutexLock lock(&mu_);
   const absl::StatusOr<haptics::DatagramHeader> header = haptics::ReadDatagramHeader(bytes);
   if (!header.ok()) {
-    ++dropped_.sessions.malformed;
+    counters_->malformed.fetch_add(1, std::memory_order_relaxed);
     return;
   }
   auto it = sessions_.find(header->session);
   if (it == sessions_.end()) {
-    ++dropped_.unknown_session;
+    counters_->unknown_session.fetch_add(1, std::memory_order_relaxed);
     return;
   }
-  std::optional<haptics::OpenedDatagram> opened = it->second->receiver.Receive(bytes);
+  haptics::DatagramReceiver& receiver = it->second->receiver;
+  const haptics::DatagramCounts before = receiver.counts();
+  std::optional<haptics::OpenedDatagram> opened = receiver.Receive(bytes);
+  CountReceived(before, receiver.counts());
   if (!opened) return;
   v1::HapticDatagram datagram;
   if (!datagram.ParseFromString(opened->payload) || datagram.has_force() ||
       datagram.kind_case() == v1::HapticDatagram::KIND_NOT_SET) {
-    ++dropped_.bad_payload;
+    counters_->bad_payload.fetch_add(1, std::memory_order_relaxed);
     return;
   }
   it->second->handler->OnDatagram(datagram, received_ns, from);
+}
+
+void HapticDatagramPort::CountReceived(const haptics::DatagramCounts& before,
+                                       const haptics::DatagramCounts& after) const {
+  const auto add = [](std::atomic<uint64_t>& to, uint64_t was, uint64_t is) {
+    if (is != was) to.fetch_add(is - was, std::memory_order_relaxed);
+  };
+  add(counters_->taken, before.taken, after.taken);
+  // The port found the session by its number: a mismatch can only be the direction.
+  add(counters_->malformed, before.malformed + before.wrong_session,
+      after.malformed + after.wrong_session);
+  add(counters_->forged, before.forged, after.forged);
+  add(counters_->replayed, before.replayed, after.replayed);
+  add(counters_->stale, before.stale, after.stale);
 }
 
 }  // namespace ligature

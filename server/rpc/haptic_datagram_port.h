@@ -26,6 +26,7 @@
 #include "absl/synchronization/mutex.h"
 #include "ligature/v1/haptics_service.pb.h"
 #include "server/haptics/datagram/datagram_endpoint.h"
+#include "server/rpc/session_counters.h"
 
 namespace ligature {
 
@@ -33,14 +34,6 @@ namespace ligature {
 struct DatagramPeer {
   sockaddr_storage address{};
   socklen_t length = 0;
-};
-
-// What the receive thread dropped before any session saw it, and what sessions dropped,
-// summed over every session the port has had.
-struct DatagramPortCounts {
-  haptics::DatagramCounts sessions;
-  uint64_t unknown_session = 0;  // a well-formed header naming no open session
-  uint64_t bad_payload = 0;      // authentic, but not a HapticDatagram the session takes
 };
 
 class HapticDatagramPort {
@@ -54,10 +47,11 @@ class HapticDatagramPort {
   };
 
   // Binds UDP on `host` (a numeric address or a name; empty: every interface) and `port`
-  // (0: any free port) and starts the receive thread. UNAVAILABLE naming the address when
-  // it cannot bind.
+  // (0: any free port) and starts the receive thread, which counts into `counters`.
+  // UNAVAILABLE naming the address when it cannot bind.
   static absl::StatusOr<std::unique_ptr<HapticDatagramPort>> Start(const std::string& host,
-                                                                   int port);
+                                                                   int port,
+                                                                   DatagramCounters* counters);
   ~HapticDatagramPort();
 
   int port() const { return port_; }
@@ -71,10 +65,8 @@ class HapticDatagramPort {
   // After this returns the handler is never called again.
   void Unregister(uint32_t session) ABSL_LOCKS_EXCLUDED(mu_);
 
-  // Sends one sealed datagram to `to`; false when the socket refused it (a full buffer).
-  bool Send(const DatagramPeer& to, std::string_view bytes) const;
-
-  DatagramPortCounts counts() const ABSL_LOCKS_EXCLUDED(mu_);
+  // Sends one sealed datagram to `to`; counted when the socket refuses it (a full buffer).
+  void Send(const DatagramPeer& to, std::string_view bytes) const;
 
  private:
   struct Entry {
@@ -85,18 +77,19 @@ class HapticDatagramPort {
   void ReceiveLoop() ABSL_LOCKS_EXCLUDED(mu_);
   void Dispatch(std::string_view bytes, int64_t received_ns, const DatagramPeer& from)
       ABSL_LOCKS_EXCLUDED(mu_);
+  // Counts what a session's receiver did with one datagram, from its counts before.
+  void CountReceived(const haptics::DatagramCounts& before,
+                     const haptics::DatagramCounts& after) const;
 
   int fd_ = -1;
   std::atomic<bool> stopping_{false};  // the receive thread ends
   int port_ = 0;
+  DatagramCounters* counters_ = nullptr;
   std::thread receiver_;
 
   mutable absl::Mutex mu_;
   absl::flat_hash_map<uint32_t, std::unique_ptr<Entry>> sessions_ ABSL_GUARDED_BY(mu_);
   uint32_t next_session_ ABSL_GUARDED_BY(mu_) = 0;
-  // What no open session's receiver counts: unregistered sessions' counts, and the drops
-  // before a session is found (malformed headers, unknown sessions) or after (bad payloads).
-  DatagramPortCounts dropped_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace ligature

@@ -22,6 +22,7 @@ class HapticsServiceImpl final : public v1::HapticsService::CallbackService {
       grpc::CallbackServerContext* ctx) override;
 
   const HapticCounters& counters() const { return counters_; }
+  DatagramCounters* datagram_counters() { return &counters_.datagrams; }
   // The datagram port new sessions may offer (null: none). Set before serving starts.
   void SetDatagramPort(HapticDatagramPort* port) { port_ = port; }
 

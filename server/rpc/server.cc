@@ -116,7 +116,8 @@ absl::Status Server::Start() {
   if (options_.haptic_datagram_port >= 0) {
     std::string host = HostOf(options_.listen_address);
     if (host == "0.0.0.0" || host == "::" || host == "*") host.clear();
-    auto port = HapticDatagramPort::Start(host, options_.haptic_datagram_port);
+    auto port = HapticDatagramPort::Start(host, options_.haptic_datagram_port,
+                                          haptics_service_.datagram_counters());
     if (!port.ok()) return port.status();
     datagram_port_ = *std::move(port);
     haptics_service_.SetDatagramPort(datagram_port_.get());

@@ -50,7 +50,6 @@ class Server {
   int port() const { return port_; }
   // The haptic datagram port (0 when there is none).
   int datagram_port() const { return datagram_port_ ? datagram_port_->port() : 0; }
-  const HapticDatagramPort* haptic_datagrams() const { return datagram_port_.get(); }
   WorldManager& worlds() { return manager_; }
   // Re-reads the token file (SIGHUP); on failure the old tokens stay.
   absl::Status ReloadTokens();

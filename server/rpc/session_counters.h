@@ -42,14 +42,27 @@ struct HapticTiming {
   haptics::LatencyHistogram jitter;
 };
 
+// The haptic datagram port: what it received, taken or dropped by reason, and what it
+// could not send.
+struct DatagramCounters {
+  std::atomic<uint64_t> taken{0};
+  std::atomic<uint64_t> malformed{0};        // a bad header (or one sent the server's way)
+  std::atomic<uint64_t> unknown_session{0};  // a well-formed header naming no open session
+  std::atomic<uint64_t> forged{0};           // its tag does not verify under the session's key
+  std::atomic<uint64_t> replayed{0};         // an authentic datagram seen before
+  std::atomic<uint64_t> stale{0};            // older than the newest taken
+  std::atomic<uint64_t> bad_payload{0};      // authentic, but not a pose or a close
+  std::atomic<uint64_t> send_failures{0};    // replies the socket refused
+};
+
 // Counters of the haptic streams, for monitoring.
 struct HapticCounters {
   std::atomic<int64_t> open{0};
   std::atomic<uint64_t> poses{0};
   std::atomic<uint64_t> rejected{0};
   std::atomic<uint64_t> watchdog_trips{0};
-  std::atomic<uint64_t> datagram_poses{0};          // of `poses`, those that came by UDP
-  std::atomic<uint64_t> datagram_send_failures{0};  // replies the UDP socket refused
+  std::atomic<uint64_t> datagram_poses{0};  // of `poses`, those that came by datagram
+  DatagramCounters datagrams;
   HapticTiming server_mode;
   HapticTiming remote_mode;
 };

@@ -26,6 +26,8 @@ EXPECTED = [
     "ligature_device_poses_total", "ligature_haptic_sessions", "ligature_haptic_poses_total",
     "ligature_haptic_rejected_poses_total", "ligature_haptic_watchdog_trips_total",
     "ligature_haptic_round_trip_seconds", "ligature_haptic_jitter_seconds",
+    "ligature_haptic_datagram_poses_total", "ligature_haptic_datagrams_total",
+    "ligature_haptic_datagram_send_failures_total",
 ]
 
 

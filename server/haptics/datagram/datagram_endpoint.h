@@ -35,16 +35,6 @@ struct DatagramCounts {
   uint64_t forged = 0;         // its tag does not verify (changed, or another key's)
   uint64_t replayed = 0;       // an authentic datagram taken or seen before
   uint64_t stale = 0;          // older than the newest taken
-
-  DatagramCounts& operator+=(const DatagramCounts& o) {
-    taken += o.taken;
-    malformed += o.malformed;
-    wrong_session += o.wrong_session;
-    forged += o.forged;
-    replayed += o.replayed;
-    stale += o.stale;
-    return *this;
-  }
 };
 
 class DatagramReceiver {

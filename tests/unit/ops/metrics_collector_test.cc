@@ -179,6 +179,31 @@ TEST(MetricsCollectorTest, ReportsHapticRoundTripAndJitterByKind) {
   manager.Shutdown();
 }
 
+// The datagram port's counts: one sample per result, each its own counter.
+TEST(MetricsCollectorTest, ReportsHapticDatagramsByResult) {
+  WorldManager manager(WorldManagerOptions{});
+  SessionCounters sessions;
+  HapticCounters haptics;
+  haptics.datagram_poses = 7;
+  haptics.datagrams.taken = 9;
+  haptics.datagrams.forged = 2;
+  haptics.datagrams.stale = 1;
+  haptics.datagrams.send_failures = 3;
+  MetricsCollector collector(&manager, &sessions, &haptics);
+  auto families = ByName(collector.Collect());
+  const MetricFamily& datagrams = families["ligature_haptic_datagrams_total"];
+  EXPECT_EQ(datagrams.type, MetricType::Counter);
+  EXPECT_EQ(datagrams.metric.size(), 7u);
+  EXPECT_EQ(Sample(datagrams, "result", "taken")->counter.value, 9.0);
+  EXPECT_EQ(Sample(datagrams, "result", "forged")->counter.value, 2.0);
+  EXPECT_EQ(Sample(datagrams, "result", "stale")->counter.value, 1.0);
+  EXPECT_EQ(Sample(datagrams, "result", "replayed")->counter.value, 0.0);
+  EXPECT_EQ(families["ligature_haptic_datagram_poses_total"].metric.at(0).counter.value, 7.0);
+  EXPECT_EQ(families["ligature_haptic_datagram_send_failures_total"].metric.at(0).counter.value,
+            3.0);
+  manager.Shutdown();
+}
+
 // Without haptic counters the collector reports no haptic families.
 TEST(MetricsCollectorTest, OmitsHapticFamiliesWithoutCounters) {
   WorldManager manager(WorldManagerOptions{});
