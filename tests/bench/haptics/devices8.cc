@@ -48,6 +48,8 @@ void RunDevice(const char* name, const std::string& address, int index, int peri
   open.set_datagrams(datagrams);
   client::HapticSessionOptions options;
   options.datagram_host = "127.0.0.1";
+  // A stall of the loaded machine must not turn the session to its stream mid-run.
+  options.fallback_after = 1.0;
   options.reply_spin = 0.0;  // eight device threads on two cores: none may spin
   auto session = client::HapticSession::Open(channel, open, options);
   if (!session.ok() ||

@@ -102,6 +102,8 @@ std::unique_ptr<client::HapticSession> OpenProbe(const std::string& address, int
   open.set_datagrams(datagrams);
   client::HapticSessionOptions options;
   options.datagram_host = "127.0.0.1";
+  // A stall of the loaded machine must not turn the session to its stream mid-run.
+  options.fallback_after = 1.0;
   auto channel = grpc::CreateChannel(address, grpc::InsecureChannelCredentials());
   auto session = client::HapticSession::Open(channel, open, options);
   if (!session.ok()) {

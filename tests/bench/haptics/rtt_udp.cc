@@ -71,6 +71,8 @@ RunResult Run(const RunOptions& options) {
   open.set_datagrams(true);
   client::HapticSessionOptions session_options;
   session_options.datagram_host = "127.0.0.1";
+  // A stall of the loaded machine must not turn the session to its stream mid-run.
+  session_options.fallback_after = 1.0;
   auto session = client::HapticSession::Open(channel, open, session_options);
   if (!udp.ok() || !bounded.ok() || !session.ok() ||
       (*session)->transport() != client::HapticSession::Transport::kDatagrams) {
