@@ -218,6 +218,16 @@ void HapticsReactor::HandlePose(const v1::HapticPose& msg, int64_t received_ns,
   if (core_->NextIdleTime(now) < helper_wake_) cv_.SignalAll();
 }
 
+// Replies to poses carry their arrival time (watchdog replies carry zero): the gap to now is
+// the server's round trip for that pose.
+void HapticsReactor::StampSendLocked(v1::HapticForce* force) {
+  const int64_t send_ns = haptics::MonotonicNanos();
+  force->set_server_send_ns(send_ns);
+  if (force->server_receive_ns() != 0) {
+    timing().round_trip.Record(send_ns - force->server_receive_ns());
+  }
+}
+
 void HapticsReactor::ReplyLocked(v1::HapticForce force) {
   if (!last_pose_by_datagram_) {
     v1::HapticsResponse out;
@@ -225,11 +235,7 @@ void HapticsReactor::ReplyLocked(v1::HapticForce force) {
     QueueLocked(std::move(out));
     return;
   }
-  const int64_t send_ns = haptics::MonotonicNanos();
-  force.set_server_send_ns(send_ns);
-  if (force.server_receive_ns() != 0) {
-    timing().round_trip.Record(send_ns - force.server_receive_ns());
-  }
+  StampSendLocked(&force);
   v1::HapticDatagram datagram;
   *datagram.mutable_force() = std::move(force);
   SendDatagramLocked(datagram);
@@ -262,15 +268,7 @@ void HapticsReactor::StartNextWriteLocked() {
   }
   writing_ = std::move(queue_.front());
   queue_.pop_front();
-  // Replies to poses carry their arrival time (watchdog replies carry zero): the gap to
-  // now is the server's round trip for that pose.
-  if (writing_.has_force()) {
-    const int64_t send_ns = haptics::MonotonicNanos();
-    writing_.mutable_force()->set_server_send_ns(send_ns);
-    if (writing_.force().server_receive_ns() != 0) {
-      timing().round_trip.Record(send_ns - writing_.force().server_receive_ns());
-    }
-  }
+  if (writing_.has_force()) StampSendLocked(writing_.mutable_force());
   write_in_flight_ = true;
   StartWrite(&writing_);
 }

@@ -61,14 +61,14 @@ class HapticsReactor final
 
  private:
   absl::Status Open(const v1::HapticOpen& open) ABSL_LOCKS_EXCLUDED(mu_);
-  // Registers with the port (outside `mu_`: the port's lock comes first) and returns the
-  // offer; the sender is set under `mu_` by the caller.
-  absl::StatusOr<HapticDatagramPort::Session> RegisterDatagrams() ABSL_LOCKS_EXCLUDED(mu_);
   void OnDatagram(const v1::HapticDatagram& datagram, int64_t received_ns,
                   const DatagramPeer& from) override ABSL_LOCKS_EXCLUDED(mu_);
   // `from` is the pose's address when it came as a datagram, null on the stream.
   void HandlePose(const v1::HapticPose& pose, int64_t received_ns, const DatagramPeer* from)
       ABSL_LOCKS_EXCLUDED(mu_);
+  // Stamps a force with its send time and records the pose's round trip (watchdog replies,
+  // with no arrival time, are not timed).
+  void StampSendLocked(v1::HapticForce* force) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // A force message on the route of the last pose: by datagram or queued on the stream.
   void ReplyLocked(v1::HapticForce force) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Seals and sends one datagram to the newest pose's address.

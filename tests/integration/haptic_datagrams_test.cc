@@ -16,7 +16,6 @@
 #include "server/haptics/datagram/datagram_endpoint.h"
 #include "server/haptics/wire/haptics_proto.h"
 #include "tests/integration/haptic_scene.h"
-#include "tests/integration/server_fixture.h"
 
 namespace ligature::testing {
 namespace {
@@ -37,13 +36,8 @@ v1::HapticOpen WithDatagrams(v1::HapticOpen open) {
   return open;
 }
 
-class HapticDatagramTest : public ServerTest {
+class HapticDatagramTest : public ProbeWorldTest {
  protected:
-  void SetUp() override {
-    ServerTest::SetUp();
-    v1::World w;
-    ASSERT_TRUE(CreateWorld("hw", ProbeScene(), &w).ok());
-  }
   const DatagramCounters& PortCounts() { return server_->haptics().datagrams; }
 };
 

@@ -1,5 +1,6 @@
 #pragma once
-// The haptics tests' world: a probe over a floor, its session's open message and poses.
+// The haptics tests' world: a probe over a floor, its session's open message and poses, and
+// a fixture whose server holds that world as worlds/hw.
 
 #include <cstdint>
 #include <string>
@@ -7,6 +8,7 @@
 #include "ligature/v1/haptics_service.pb.h"
 #include "ligature/v1/scene.pb.h"
 #include "server/haptics/device_pose.h"
+#include "tests/integration/server_fixture.h"
 
 namespace ligature::testing {
 
@@ -49,5 +51,14 @@ inline haptics::DevicePose PoseAt(uint64_t seq, double y) {
   p.position = Vec3(0, y, 0);
   return p;
 }
+
+class ProbeWorldTest : public ServerTest {
+ protected:
+  void SetUp() override {
+    ServerTest::SetUp();
+    v1::World w;
+    ASSERT_TRUE(CreateWorld("hw", ProbeScene(), &w).ok());
+  }
+};
 
 }  // namespace ligature::testing

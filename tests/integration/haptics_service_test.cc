@@ -13,21 +13,13 @@
 #include "clients/cpp/haptic_session.h"
 #include "ligature/v1/haptics_service.grpc.pb.h"
 #include "tests/integration/haptic_scene.h"
-#include "tests/integration/server_fixture.h"
 
 namespace ligature::testing {
 namespace {
 
 using client::HapticSession;
 
-class HapticsServiceTest : public ServerTest {
- protected:
-  void SetUp() override {
-    ServerTest::SetUp();
-    v1::World w;
-    ASSERT_TRUE(CreateWorld("hw", ProbeScene(), &w).ok());
-  }
-};
+class HapticsServiceTest : public ProbeWorldTest {};
 
 TEST_F(HapticsServiceTest, EveryPoseGetsOneForceAndPressingTheFloorPushesBack) {
   auto session = HapticSession::Open(channel_, OpenFor("probe"));

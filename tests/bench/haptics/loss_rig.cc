@@ -39,7 +39,7 @@ absl::StatusOr<std::vector<std::string>> RunInLossRig(const std::string& bench, 
   return lines;
 }
 
-absl::Status SetLoss(double percent, bool udp_only) {
+absl::Status SetLoss(double percent) {
   static bool up = false;
   if (!up) {
     if (std::system("ip link set lo up") != 0) {
@@ -54,8 +54,7 @@ absl::Status SetLoss(double percent, bool udp_only) {
     const int per_10000 = static_cast<int>(percent * 100.0 + 0.5);
     absl::StrAppend(&rules, "table inet loss {\n  chain out {\n",
                     "    type filter hook output priority 0; policy accept;\n    ",
-                    udp_only ? "meta l4proto udp " : "", "numgen random mod 10000 < ", per_10000,
-                    " drop\n  }\n}\n");
+                    "numgen random mod 10000 < ", per_10000, " drop\n  }\n}\n");
   }
   FILE* nft = popen("nft -f -", "w");
   if (nft == nullptr) return absl::UnavailableError("cannot run nft");

@@ -26,7 +26,7 @@ bool InLossRig();
 absl::StatusOr<std::vector<std::string>> RunInLossRig(const std::string& bench, bool quick);
 
 // Inside the rig: brings loopback up (first call) and drops `percent` % of the packets on it
-// at random (0: none). `udp_only` drops only UDP packets, all of them when percent is 100.
-absl::Status SetLoss(double percent, bool udp_only = false);
+// at random (0: none).
+absl::Status SetLoss(double percent);
 
 }  // namespace ligature::bench
