@@ -4,7 +4,9 @@
 #include <chrono>
 #include <thread>
 
+#include "absl/base/casts.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "server/rpc/frame_proto.h"
 #include "server/scene/scene_proto.h"
 
@@ -74,6 +76,32 @@ static void KeepSelected(const Frame& frame, const FrameFilter::Selection& s,
   bodies->DeleteSubrange(out, bodies->size() - out);
 }
 
+void BuildFrameMessage(const Frame& frame, const FrameStreamOptions& options, FrameFilter* filter,
+                       v1::Frame* message) {
+  FrameToProto(frame, options.only, message);
+  message->set_key_frame(true);
+  if (filter == nullptr || !filter->active()) return;
+  const FrameFilter::Selection selection = filter->Select(frame);
+  KeepSelected(frame, selection, message);
+  message->set_key_frame(selection.key_frame);
+}
+
+std::optional<std::string> SharedViewKey(const FrameStreamOptions& options) {
+  if (options.filter.delta_threshold > 0.0) return std::nullopt;
+  // Sorted ids, then the region's corners bit for bit: equal keys, equal messages.
+  std::vector<std::string> ids(options.only.begin(), options.only.end());
+  std::sort(ids.begin(), ids.end());
+  std::string key = absl::StrJoin(ids, ",");
+  if (options.filter.region) {
+    const Region& r = *options.filter.region;
+    absl::StrAppend(&key, "|");
+    for (const Vec3* v : {&r.min, &r.max}) {
+      for (int i = 0; i < 3; ++i) absl::StrAppend(&key, absl::bit_cast<uint64_t>((*v)[i]), ";");
+    }
+  }
+  return key;
+}
+
 absl::Status StreamFrames(const WorldHost& host, const FrameStreamOptions& options,
                           const std::function<bool(const v1::Frame&)>& write,
                           const std::function<absl::Status()>& should_stop,
@@ -120,13 +148,7 @@ absl::Status StreamFrames(const WorldHost& host, const FrameStreamOptions& optio
       count.frames_conflated.fetch_add(version - seen - 1, std::memory_order_relaxed);
     }
     seen = version;
-    FrameToProto(*frame, options.only, &message);
-    message.set_key_frame(true);
-    if (filter.active()) {
-      const FrameFilter::Selection selection = filter.Select(*frame);
-      KeepSelected(*frame, selection, &message);
-      message.set_key_frame(selection.key_frame);
-    }
+    BuildFrameMessage(*frame, options, &filter, &message);
     if (!write(message)) return absl::CancelledError("the client went away");
     count.frames_sent.fetch_add(1, std::memory_order_relaxed);
     const auto period = std::chrono::duration_cast<Clock::duration>(

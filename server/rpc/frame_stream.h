@@ -6,6 +6,7 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/container/flat_hash_set.h"
@@ -13,9 +14,9 @@
 #include "absl/status/statusor.h"
 #include "ligature/v1/frame.pb.h"
 #include "ligature/v1/session_service.pb.h"
+#include "server/host/world_host.h"
 #include "server/rpc/frame_filter.h"
 #include "server/rpc/session_counters.h"
-#include "server/host/world_host.h"
 
 namespace ligature {
 
@@ -32,6 +33,16 @@ absl::StatusOr<FrameStreamOptions> MakeFrameStreamOptions(
 
 // Adds a watch request's region and delta settings; INVALID_ARGUMENT naming the field.
 absl::Status AddWatchFilter(const v1::WatchRequest& req, FrameStreamOptions* options);
+
+// The message a stream sends of `frame`: its `only` bodies, then what `filter` selects (a
+// stream's own filter, carrying its delta state; null when it has none).
+void BuildFrameMessage(const Frame& frame, const FrameStreamOptions& options, FrameFilter* filter,
+                       v1::Frame* message);
+
+// Streams whose messages of a frame are always the same bytes share a view: the same body
+// subset and region, and no delta frames. Returns the view's key ("" for whole frames), or
+// nullopt for a stream with delta frames, whose messages depend on what it sent before.
+std::optional<std::string> SharedViewKey(const FrameStreamOptions& options);
 
 // Streams until `write` fails (client gone), `should_stop` returns a non-OK status, or the
 // world closes. Returns the status the RPC should end with. `counters` (may be null) count

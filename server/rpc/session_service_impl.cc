@@ -7,25 +7,27 @@
 #include "server/rpc/interact_reactor.h"
 #include "server/rpc/names.h"
 #include "server/rpc/status.h"
+#include "server/rpc/watch_reactor.h"
 
 namespace ligature {
 
-grpc::Status SessionServiceImpl::Watch(grpc::ServerContext* ctx, const v1::WatchRequest* req,
-                                       grpc::ServerWriter<v1::Frame>* writer) {
+grpc::ServerWriteReactor<grpc::ByteBuffer>* SessionServiceImpl::Watch(
+    grpc::CallbackServerContext* ctx, const grpc::ByteBuffer* request) {
+  v1::WatchRequest req;
+  grpc::ByteBuffer bytes(*request);
+  if (!grpc::SerializationTraits<v1::WatchRequest>::Deserialize(&bytes, &req).ok()) {
+    return WatchReactor::Refuse(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                                             "request: not a ligature.v1.WatchRequest"));
+  }
   auto call = OpenWorldCall({tokens_, nullptr, manager_}, *ctx,
-                            ParseWorldName(req->world(), "world"), Role::kViewer);
-  if (!call.ok()) return ToGrpcStatus(call.status());
-  WorldHost& host = *call->host;
-  auto options = MakeFrameStreamOptions(host, req->max_rate_hz(), req->body_ids());
-  if (!options.ok()) return ToGrpcStatus(options.status());
-  if (auto s = AddWatchFilter(*req, &*options); !s.ok()) return ToGrpcStatus(s);
-  return ToGrpcStatus(StreamFrames(
-      host, *options, [&](const v1::Frame& f) { return writer->Write(f); },
-      [&] {
-        return ctx->IsCancelled() ? absl::CancelledError("cancelled by the client")
-                                  : absl::OkStatus();
-      },
-      *stopping_, &counters_->watch));
+                            ParseWorldName(req.world(), "world"), Role::kViewer);
+  if (!call.ok()) return WatchReactor::Refuse(ToGrpcStatus(call.status()));
+  auto options = MakeFrameStreamOptions(*call->host, req.max_rate_hz(), req.body_ids());
+  if (!options.ok()) return WatchReactor::Refuse(ToGrpcStatus(options.status()));
+  if (auto s = AddWatchFilter(req, &*options); !s.ok()) {
+    return WatchReactor::Refuse(ToGrpcStatus(s));
+  }
+  return WatchReactor::Start(&hubs_, call->host, *std::move(options), &counters_->watch);
 }
 
 grpc::Status SessionServiceImpl::WatchEvents(grpc::ServerContext* ctx,

@@ -1,0 +1,118 @@
+#include "server/rpc/watch_hub.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
+
+namespace ligature {
+
+WatchHub::WatchHub(std::shared_ptr<WorldHost> host, const std::atomic<bool>* server_stopping)
+    : host_(std::move(host)), server_stopping_(server_stopping) {
+  thread_ = std::thread([this] { Run(); });
+}
+
+WatchHub::~WatchHub() {
+  quit_.store(true);
+  // The last owner may be a stream ending on this hub's own thread.
+  if (thread_.get_id() == std::this_thread::get_id()) {
+    thread_.detach();
+  } else {
+    thread_.join();
+  }
+}
+
+bool WatchHub::Add(std::shared_ptr<WatchSink> sink) {
+  std::shared_ptr<const PublishedFrame> current;
+  {
+    absl::MutexLock lock(&mu_);
+    if (ended_) return false;
+    sinks_[sink.get()] = sink;
+    current = current_;
+  }
+  // A new stream starts with the newest frame, even in a paused world. (Before the first
+  // publication the thread offers it to every stream.)
+  if (current != nullptr) sink->Offer(std::move(current));
+  return true;
+}
+
+void WatchHub::Remove(const WatchSink* sink) {
+  absl::MutexLock lock(&mu_);
+  sinks_.erase(sink);
+}
+
+bool WatchHub::ended() const {
+  absl::MutexLock lock(&mu_);
+  return ended_;
+}
+
+std::optional<WatchHub::Clock::time_point> WatchHub::OfferToAll(
+    const std::shared_ptr<const PublishedFrame>& frame) {
+  // Offered outside the lock: streams may come and go meanwhile.
+  std::vector<std::shared_ptr<WatchSink>> sinks;
+  {
+    absl::MutexLock lock(&mu_);
+    sinks.reserve(sinks_.size());
+    for (const auto& [key, sink] : sinks_) sinks.push_back(sink);
+  }
+  std::optional<Clock::time_point> again;
+  for (const std::shared_ptr<WatchSink>& sink : sinks) {
+    if (auto t = sink->Offer(frame); t && (!again || *t < *again)) again = t;
+  }
+  return again;
+}
+
+void WatchHub::Run() {
+  // How often a quiet hub checks whether it should stop.
+  constexpr auto kPoll = std::chrono::milliseconds(100);
+  uint64_t seen = 0;
+  std::shared_ptr<const PublishedFrame> current;
+  std::optional<Clock::time_point> again;
+  bool open = true;
+  while (!quit_.load()) {
+    const Clock::time_point wake = std::min(Clock::now() + kPoll, again.value_or(Clock::now() + kPoll));
+    uint64_t version = 0;
+    std::shared_ptr<const Frame> frame = host_->WaitForFrame(
+        seen, absl::FromChrono(std::max(wake - Clock::now(), Clock::duration::zero())), &version,
+        &open);
+    if (!open) break;
+    if (version != seen) {
+      seen = version;
+      current = std::make_shared<const PublishedFrame>(std::move(frame), version, host_->rate_hz());
+      absl::MutexLock lock(&mu_);
+      current_ = current;
+    }
+    // A new frame for every stream, or the same one again for streams that held back for
+    // their rate limit, or had a write in flight when it came.
+    if (current != nullptr) again = OfferToAll(current);
+  }
+  // The world closed (or the server is stopping): every stream ends.
+  absl::flat_hash_map<const WatchSink*, std::shared_ptr<WatchSink>> sinks;
+  {
+    absl::MutexLock lock(&mu_);
+    ended_ = true;
+    sinks.swap(sinks_);
+  }
+  const absl::Status why =
+      server_stopping_->load() || open
+          ? absl::UnavailableError("the server is shutting down")
+          : absl::NotFoundError(absl::StrCat(host_->name(), " was deleted"));
+  for (const auto& [key, sink] : sinks) sink->End(why);
+}
+
+std::shared_ptr<WatchHub> WatchHubs::Add(const std::shared_ptr<WorldHost>& host,
+                                         std::shared_ptr<WatchSink> sink) {
+  absl::MutexLock lock(&mu_);
+  // Hubs of closed worlds go; a world closed under a new stream's feet gets a fresh hub,
+  // which ends that stream at once.
+  absl::erase_if(hubs_, [](const auto& entry) { return entry.second->ended(); });
+  std::shared_ptr<WatchHub>& hub = hubs_[host.get()];
+  if (hub == nullptr || !hub->Add(sink)) {
+    hub = std::make_shared<WatchHub>(host, server_stopping_);
+    hub->Add(sink);
+  }
+  return hub;
+}
+
+}  // namespace ligature

@@ -1,0 +1,79 @@
+#pragma once
+// Fans one world's frames out to its Watch streams. A thread per watched world waits for the
+// world's publications and offers each, as one PublishedFrame, to every stream; the streams
+// take their view's shared bytes and write them without a thread of their own.
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <thread>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
+#include "server/host/world_host.h"
+#include "server/rpc/published_frame.h"
+
+namespace ligature {
+
+// What a hub offers frames to: one stream.
+class WatchSink {
+ public:
+  using Clock = std::chrono::steady_clock;
+  virtual ~WatchSink() = default;
+  // The newest frame. Returns when the stream wants it offered again (it held back for its
+  // rate limit), or nullopt.
+  virtual std::optional<Clock::time_point> Offer(std::shared_ptr<const PublishedFrame> frame) = 0;
+  // The world closed or the server is stopping: end the stream with `why`.
+  virtual void End(const absl::Status& why) = 0;
+};
+
+class WatchHub {
+ public:
+  // Starts the hub's thread. `server_stopping` tells a shutdown from a deleted world.
+  WatchHub(std::shared_ptr<WorldHost> host, const std::atomic<bool>* server_stopping);
+  ~WatchHub();  // ends the streams still here (UNAVAILABLE) and joins the thread
+  WatchHub(const WatchHub&) = delete;
+  WatchHub& operator=(const WatchHub&) = delete;
+
+  // Adds `sink` and offers it the newest frame at once. False once the hub has ended.
+  bool Add(std::shared_ptr<WatchSink> sink) ABSL_LOCKS_EXCLUDED(mu_);
+  void Remove(const WatchSink* sink) ABSL_LOCKS_EXCLUDED(mu_);
+  bool ended() const ABSL_LOCKS_EXCLUDED(mu_);
+
+ private:
+  using Clock = WatchSink::Clock;
+  void Run();
+  // Offers `frame` to every stream; returns the earliest time one wants it again.
+  std::optional<Clock::time_point> OfferToAll(const std::shared_ptr<const PublishedFrame>& frame)
+      ABSL_LOCKS_EXCLUDED(mu_);
+
+  const std::shared_ptr<WorldHost> host_;
+  const std::atomic<bool>* server_stopping_;
+  std::atomic<bool> quit_{false};
+  mutable absl::Mutex mu_;
+  bool ended_ ABSL_GUARDED_BY(mu_) = false;
+  std::shared_ptr<const PublishedFrame> current_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<const WatchSink*, std::shared_ptr<WatchSink>> sinks_ ABSL_GUARDED_BY(mu_);
+  std::thread thread_;
+};
+
+// The hubs of a server's watched worlds, one per world, started by its first stream.
+class WatchHubs {
+ public:
+  explicit WatchHubs(const std::atomic<bool>* server_stopping)
+      : server_stopping_(server_stopping) {}
+
+  // Adds `sink` to the hub of `host`'s world; returns that hub.
+  std::shared_ptr<WatchHub> Add(const std::shared_ptr<WorldHost>& host,
+                                std::shared_ptr<WatchSink> sink) ABSL_LOCKS_EXCLUDED(mu_);
+
+ private:
+  const std::atomic<bool>* server_stopping_;
+  absl::Mutex mu_;
+  absl::flat_hash_map<const WorldHost*, std::shared_ptr<WatchHub>> hubs_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace ligature

@@ -1,0 +1,65 @@
+#pragma once
+// One Watch stream: frames offered by its world's hub, written as shared bytes (its view's,
+// or its own for delta frames), the newest only and at most at its rate; no thread of its own.
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <grpcpp/grpcpp.h>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+#include "server/host/world_host.h"
+#include "server/rpc/frame_filter.h"
+#include "server/rpc/frame_stream.h"
+#include "server/rpc/session_counters.h"
+#include "server/rpc/watch_hub.h"
+
+namespace ligature {
+
+class WatchReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer>, public WatchSink {
+ public:
+  // Starts a stream of `host`'s frames; the reactor owns itself until gRPC is done with it.
+  static grpc::ServerWriteReactor<grpc::ByteBuffer>* Start(WatchHubs* hubs,
+                                                           std::shared_ptr<WorldHost> host,
+                                                           FrameStreamOptions options,
+                                                           StreamCounters* counters);
+  // A stream refused before it started.
+  static grpc::ServerWriteReactor<grpc::ByteBuffer>* Refuse(const grpc::Status& status);
+
+  WatchReactor(FrameStreamOptions options, StreamCounters* counters);
+
+  std::optional<Clock::time_point> Offer(std::shared_ptr<const PublishedFrame> frame) override
+      ABSL_LOCKS_EXCLUDED(mu_);
+  void End(const absl::Status& why) override ABSL_LOCKS_EXCLUDED(mu_);
+
+  void OnWriteDone(bool ok) override ABSL_LOCKS_EXCLUDED(mu_);
+  void OnCancel() override;
+  void OnDone() override;
+
+ private:
+  // Puts the newest frame in out_ when the stream may write it now, and returns true; or
+  // sets `again` to when its rate limit lets it.
+  bool TakeNewestLocked(std::optional<Clock::time_point>* again)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  const FrameStreamOptions options_;
+  const std::optional<std::string> view_;  // shared view key; nullopt: delta frames
+  StreamCounters* const counters_;
+  std::shared_ptr<WatchReactor> self_;     // held until OnDone
+  std::shared_ptr<WatchHub> hub_;          // set once at start
+
+  absl::Mutex mu_;
+  FrameFilter filter_ ABSL_GUARDED_BY(mu_);  // delta state of this stream
+  std::shared_ptr<const PublishedFrame> newest_ ABSL_GUARDED_BY(mu_);  // not yet sent
+  uint64_t sent_version_ ABSL_GUARDED_BY(mu_) = 0;
+  Clock::time_point next_send_ ABSL_GUARDED_BY(mu_) = Clock::now();
+  bool writing_ ABSL_GUARDED_BY(mu_) = false;
+  bool finished_ ABSL_GUARDED_BY(mu_) = false;
+  std::optional<absl::Status> finish_after_write_ ABSL_GUARDED_BY(mu_);
+  grpc::ByteBuffer out_;  // the write in flight (only touched while writing_)
+};
+
+}  // namespace ligature
