@@ -12,6 +12,7 @@
 
 #include "absl/synchronization/mutex.h"
 #include "tests/bench/haptics/peer_process.h"
+#include "tests/bench/world/crowd_server.h"
 #include "tests/bench/registry.h"
 
 namespace ligature::bench {
@@ -59,6 +60,8 @@ bool ParseFlags(int argc, char** argv, Flags* flags) {
 int Main(int argc, char** argv) {
   // The haptics benchmarks' servers run in a child started as this executable again.
   if (const char* probes = std::getenv(kServeEnv)) return ServeHapticsPeers(std::atoi(probes));
+  // So does world/viewers' server.
+  if (const char* scene = std::getenv(kServeCrowdEnv)) return ServeCrowdWorld(scene);
   Flags flags;
   if (!ParseFlags(argc, argv, &flags)) {
     PrintUsage();

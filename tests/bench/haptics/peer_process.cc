@@ -21,6 +21,7 @@
 #include "grpcpp/server_builder.h"
 #include "ligature/v1/haptics_service.grpc.pb.h"
 #include "ligature/v1/query_service.grpc.pb.h"
+#include "tests/bench/child_process.h"
 #include "tests/bench/haptics/haptic_bench_util.h"
 
 namespace ligature::bench {
@@ -168,42 +169,17 @@ int ListenUdpEcho(std::vector<std::thread>* threads, int* fd) {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<PeerProcess>> PeerProcess::Start(int probes) {
-  int in[2], out[2];
-  if (pipe(in) != 0 || pipe(out) != 0) return absl::InternalError("pipe failed");
-  const std::string env = absl::StrCat(kServeEnv, "=", probes);
-  const pid_t pid = fork();
-  if (pid < 0) return absl::InternalError("fork failed");
-  if (pid == 0) {
-    // The child: stdin from the parent's pipe, stdout to it; the same executable again.
-    dup2(in[0], STDIN_FILENO);
-    dup2(out[1], STDOUT_FILENO);
-    close(in[1]);
-    close(out[0]);
-    putenv(const_cast<char*>(env.c_str()));
-    execl("/proc/self/exe", "ligature-bench-peers", static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  close(in[0]);
-  close(out[1]);
+  std::string ready;
+  auto child = ChildProcess::Start(kServeEnv, absl::StrCat(probes), &ready);
+  if (!child.ok()) return child.status();
   std::unique_ptr<PeerProcess> p(new PeerProcess());
-  p->pid_ = pid;
-  p->to_child_ = in[1];
-  FILE* from = fdopen(out[0], "r");
-  PeerPorts ports;
-  const int got = std::fscanf(from, "ports %d %d %d %d", &ports.ligatured, &ports.grpc_echo,
-                              &ports.tcp_echo, &ports.udp_echo);
-  std::fclose(from);
-  if (got != 4) return absl::UnavailableError("the peer process did not start its servers");
-  p->ports_ = ports;
-  return p;
-}
-
-PeerProcess::~PeerProcess() {
-  if (to_child_ >= 0) close(to_child_);
-  if (pid_ > 0) {
-    int status = 0;
-    waitpid(pid_, &status, 0);
+  PeerPorts& ports = p->ports_;
+  if (std::sscanf(ready.c_str(), "ports %d %d %d %d", &ports.ligatured, &ports.grpc_echo,
+                  &ports.tcp_echo, &ports.udp_echo) != 4) {
+    return absl::UnavailableError("the peer process did not start its servers");
   }
+  p->child_ = *std::move(child);
+  return p;
 }
 
 int ServeHapticsPeers(int probes) {
@@ -226,12 +202,8 @@ int ServeHapticsPeers(int probes) {
   int udp_fd = -1;
   const int udp_port = ListenUdpEcho(&threads, &udp_fd);
   if (echo_server == nullptr || tcp_port == 0 || udp_port == 0) return 1;
-  std::printf("ports %d %d %d %d\n", server->server->port(), echo_port, tcp_port, udp_port);
-  std::fflush(stdout);
-  // Serve until the parent closes our stdin.
-  char c;
-  while (read(STDIN_FILENO, &c, 1) > 0) {
-  }
+  AnnounceAndWaitForParent(
+      absl::StrCat("ports ", server->server->port(), " ", echo_port, " ", tcp_port, " ", udp_port));
   shutdown(listen_fd, SHUT_RDWR);
   close(listen_fd);
   shutdown(udp_fd, SHUT_RDWR);  // wakes the UDP echo's recvfrom

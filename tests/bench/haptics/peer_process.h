@@ -21,6 +21,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "tests/bench/child_process.h"
 
 namespace ligature::bench {
 
@@ -38,13 +39,11 @@ class PeerProcess {
  public:
   // Starts the child with `probes` probe bodies in its world.
   static absl::StatusOr<std::unique_ptr<PeerProcess>> Start(int probes);
-  ~PeerProcess();
   const PeerPorts& ports() const { return ports_; }
 
  private:
   PeerProcess() = default;
-  pid_t pid_ = -1;
-  int to_child_ = -1;
+  std::unique_ptr<ChildProcess> child_;
   PeerPorts ports_;
 };
 

@@ -1,0 +1,224 @@
+// world/viewers: one 60 Hz world (the built-in default scene: 73 bodies) watched by a crowd.
+// The server runs in a process of its own; the crowd (raw Watch streams, 20 to a
+// connection, one completion-queue thread) and an editor making 20 edits a second run in
+// this one. Per crowd size, over a measured window: frames delivered per second, the share
+// of the world's frames each viewer got, the frame interval p50/p99, the server's CPU per
+// frame sent above what the same server spends with no viewer (measured first, in the same
+// run, with the editor running), tick overruns, and the edit latency p99 beside the smallest
+// crowd's.
+
+#include <chrono>
+#include <cstdio>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/notification.h"
+#include "ligature/v1/scene_service.grpc.pb.h"
+#include "ligature/v1/world_service.grpc.pb.h"
+#include "tests/bench/child_process.h"
+#include "tests/bench/json_line.h"
+#include "tests/bench/registry.h"
+#include "tests/bench/stats.h"
+#include "tests/bench/world/crowd_server.h"
+#include "tests/bench/world/viewer_crowd.h"
+
+namespace ligature::bench {
+namespace {
+
+constexpr char kName[] = "world/viewers";
+constexpr int kPerConnection = 20;
+using Clock = std::chrono::steady_clock;
+
+struct WorldCounts {
+  uint64_t overruns = 0;
+  uint64_t missed_ticks = 0;
+};
+
+WorldCounts Counts(v1::WorldService::Stub& worlds) {
+  grpc::ClientContext ctx;
+  v1::GetWorldRequest req;
+  req.set_name("worlds/crowd");
+  v1::World out;
+  WorldCounts c;
+  if (worlds.GetWorld(&ctx, req, &out).ok()) {
+    c.overruns = out.overruns();
+    c.missed_ticks = out.missed_ticks();
+  }
+  return c;
+}
+
+// Edits at 20 a second until stopped: a sphere created, then deleted; each edit waits for
+// the tick that applies it. Latencies (ms) are kept while `recording`.
+class Editor {
+ public:
+  explicit Editor(std::shared_ptr<grpc::Channel> channel)
+      : scenes_(v1::SceneService::NewStub(channel)), thread_([this] { Run(); }) {}
+  ~Editor() {
+    stop_.Notify();
+    thread_.join();
+  }
+  void Record(bool on) {
+    absl::MutexLock lock(&mu_);
+    recording_ = on;
+    if (on) latency_ms_.clear();
+  }
+  std::vector<double> latency_ms() {
+    absl::MutexLock lock(&mu_);
+    return latency_ms_;
+  }
+  int errors() const { return errors_.load(); }
+
+ private:
+  void Run() {
+    for (int i = 0; !stop_.WaitForNotificationWithTimeout(absl::Milliseconds(50)); ++i) {
+      grpc::ClientContext ctx;
+      const auto t0 = Clock::now();
+      grpc::Status s;
+      if (i % 2 == 0) {
+        v1::CreateBodyRequest req;
+        req.set_parent("worlds/crowd");
+        req.mutable_body()->set_id("edited");
+        req.mutable_body()->mutable_shape()->mutable_sphere()->set_radius(0.05);
+        req.mutable_body()->mutable_pose()->mutable_position()->set_y(3.0);
+        v1::Body out;
+        s = scenes_->CreateBody(&ctx, req, &out);
+      } else {
+        v1::DeleteBodyRequest req;
+        req.set_name("worlds/crowd/bodies/edited");
+        v1::DeleteBodyResponse out;
+        s = scenes_->DeleteBody(&ctx, req, &out);
+      }
+      const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+      if (!s.ok()) errors_.fetch_add(1);
+      absl::MutexLock lock(&mu_);
+      if (recording_) latency_ms_.push_back(ms);
+    }
+  }
+
+  std::unique_ptr<v1::SceneService::Stub> scenes_;
+  absl::Notification stop_;
+  std::atomic<int> errors_{0};
+  absl::Mutex mu_;
+  bool recording_ ABSL_GUARDED_BY(mu_) = false;
+  std::vector<double> latency_ms_ ABSL_GUARDED_BY(mu_);
+  std::thread thread_;
+};
+
+struct Phase {
+  int viewers = 0;
+  double window_s = 0;
+  double server_cpu_s = 0;
+  CrowdFigures crowd;
+  WorldCounts counts;
+  std::vector<double> edit_ms;
+  bool ok = true;
+};
+
+Phase Measure(const std::string& address, pid_t server, int viewers, double window_s,
+              v1::WorldService::Stub& worlds, Editor& editor) {
+  Phase phase;
+  phase.viewers = viewers;
+  std::unique_ptr<ViewerCrowd> crowd;
+  if (viewers > 0) {
+    crowd = std::make_unique<ViewerCrowd>(address, "worlds/crowd", viewers, kPerConnection);
+    const auto deadline = Clock::now() + std::chrono::seconds(30);
+    while (crowd->receiving() < viewers && Clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    if (crowd->receiving() < viewers) {
+      std::fprintf(stderr, "[%s] %d of %d viewers receiving\n", kName, crowd->receiving(),
+                   viewers);
+      phase.ok = false;
+    }
+  }
+  std::this_thread::sleep_for(std::chrono::seconds(1));  // streams settle
+  const WorldCounts before = Counts(worlds);
+  const double cpu0 = ProcessCpuSeconds(server);
+  const auto t0 = Clock::now();
+  if (crowd) crowd->StartWindow();
+  editor.Record(true);
+  std::this_thread::sleep_for(std::chrono::duration<double>(window_s));
+  editor.Record(false);
+  if (crowd) phase.crowd = crowd->EndWindow();
+  phase.window_s = std::chrono::duration<double>(Clock::now() - t0).count();
+  phase.server_cpu_s = ProcessCpuSeconds(server) - cpu0;
+  const WorldCounts after = Counts(worlds);
+  phase.counts = {after.overruns - before.overruns, after.missed_ticks - before.missed_ticks};
+  phase.edit_ms = editor.latency_ms();
+  if (phase.crowd.ended > 0) phase.ok = false;
+  return phase;
+}
+
+RunResult Run(const RunOptions& options) {
+  RunResult result;
+  std::string ready;
+  auto server = ChildProcess::Start(kServeCrowdEnv, "default", &ready);
+  int port = 0;
+  if (!server.ok() || std::sscanf(ready.c_str(), "port %d", &port) != 1) {
+    std::fprintf(stderr, "[%s] %s\n", kName,
+                 server.ok() ? "no port from the server" : server.status().ToString().c_str());
+    result.ok = false;
+    return result;
+  }
+  const std::string address = absl::StrCat("127.0.0.1:", port);
+  auto control = grpc::CreateChannel(address, grpc::InsecureChannelCredentials());
+  auto worlds = v1::WorldService::NewStub(control);
+  Editor editor(control);
+
+  const double window_s = options.quick ? 1.0 : 5.0;
+  const std::vector<int> crowds = options.quick ? std::vector<int>{50}
+                                                : std::vector<int>{100, 1000, 3000};
+  // The server with the world and the editor but no viewer: what every frame sent adds to.
+  const Phase idle = Measure(address, (*server)->pid(), 0, window_s, *worlds, editor);
+  const double idle_cpu_per_s = idle.server_cpu_s / idle.window_s;
+  std::optional<double> first_edit_p99;
+  for (const int viewers : crowds) {
+    std::fprintf(stderr, "[%s] %d viewers\n", kName, viewers);
+    const Phase p = Measure(address, (*server)->pid(), viewers, window_s, *worlds, editor);
+    const CrowdFigures& c = p.crowd;
+    const double frames = static_cast<double>(c.frames);
+    const double above_idle_s = p.server_cpu_s - idle_cpu_per_s * p.window_s;
+    const double edit_p99 = Percentile(p.edit_ms, 99.0);
+    if (!first_edit_p99) first_edit_p99 = edit_p99;
+    JsonLine line;
+    line.String("bench", absl::StrCat(kName, "/", viewers))
+        .String("metric", "server_cpu_us_per_frame")
+        .Number("median", 1e6 * above_idle_s / frames)  // null without frames
+        .Number("p99", std::nullopt)
+        .Integer("n", static_cast<long long>(c.frames))
+        .Number("paper", std::nullopt)
+        .String("peer", std::nullopt)
+        .Number("peer_median", std::nullopt)
+        .Number("ratio", std::nullopt)
+        .Integer("viewers", viewers)
+        .Number("frames_per_s", frames / p.window_s)
+        .Number("share_at_rate",
+                frames / (static_cast<double>(c.ticks) * viewers))
+        .Number("interval_p50_ms", Median(c.interval_ms))
+        .Number("interval_p99_ms", Percentile(c.interval_ms, 99.0))
+        .Number("server_cpu_us_per_frame_total", 1e6 * p.server_cpu_s / frames)
+        .Integer("overruns", static_cast<long long>(p.counts.overruns))
+        .Integer("missed_ticks", static_cast<long long>(p.counts.missed_ticks))
+        .Number("edit_p99_ms", edit_p99)
+        .Number("edit_p99_vs_first", edit_p99 / *first_edit_p99)
+        .String("notes",
+                absl::StrCat(
+                    "ligatured in its own process, world 'default' (73 bodies, 60 Hz); ", viewers,
+                    " whole-frame Watch streams, ", kPerConnection,
+                    " to a connection, one client thread, raw bytes (only the tick decoded); ",
+                    "20 edits/s; window ", p.window_s, " s; median = server CPU per frame sent ",
+                    "above the same server with no viewer (", 1e3 * idle_cpu_per_s,
+                    " ms/s), total = all its CPU per frame; share_at_rate = frames received / ",
+                    "(viewers x world ticks); edit_p99_vs_first: against the ",
+                    crowds.front(), "-viewer run; ", c.ended, " streams ended early, ",
+                    editor.errors(), " edit errors"));
+    result.json_lines.push_back(line.Finish());
+    if (!p.ok) result.ok = false;
+  }
+  return result;
+}
+
+const Registrar kReg(Benchmark{kName, Run});
+
+}  // namespace
+}  // namespace ligature::bench
