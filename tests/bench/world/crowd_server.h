@@ -1,7 +1,8 @@
 #pragma once
-// The server of the world/viewers benchmark in a process of its own (see ChildProcess), so
-// that its CPU time is the server's alone: a ligatured server with one world, "crowd", made
-// from a built-in scene. It prints "port <port>" and serves until its stdin closes.
+// The servers of the world/viewers benchmark in a process of their own (see ChildProcess),
+// so that its CPU time is theirs alone: a ligatured server with one world, "crowd", made
+// from a built-in scene, and the two floors (fanout_floors.h) serving the same world's frames.
+// It prints "ports <ligatured> <bare gRPC> <plain TCP>" and serves until its stdin closes.
 
 #include <string>
 

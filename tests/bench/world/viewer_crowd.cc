@@ -1,31 +1,24 @@
 #include "tests/bench/world/viewer_crowd.h"
 
+#include <arpa/inet.h>
 #include <google/protobuf/io/coded_stream.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
-#include <chrono>
+#include <cstring>
 
-#include "absl/strings/str_cat.h"
-#include "absl/time/clock.h"
 #include "ligature/v1/session_service.pb.h"
 
 namespace ligature::bench {
 
-namespace {
-
-using Clock = std::chrono::steady_clock;
-
-// The tick of a serialized ligature.v1.Frame (field 2), read from its first bytes: fields
-// come in number order and only the world's name (field 1) is before it.
-uint64_t TickOf(const grpc::ByteBuffer& bytes) {
-  std::vector<grpc::Slice> slices;
-  if (!bytes.Dump(&slices).ok()) return 0;
-  std::string head;
-  for (const grpc::Slice& s : slices) {
-    head.append(reinterpret_cast<const char*>(s.begin()), std::min<size_t>(s.size(), 256));
-    if (head.size() >= 256) break;
-  }
-  google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(head.data()),
-                                            static_cast<int>(head.size()));
+uint64_t FrameTick(const uint8_t* data, size_t size) {
+  // Fields come in number order and only the world's name (field 1) is before the tick
+  // (field 2).
+  google::protobuf::io::CodedInputStream in(data, static_cast<int>(size));
   while (const uint32_t tag = in.ReadTag()) {
     const uint32_t field = tag >> 3, wire = tag & 7;
     uint64_t value = 0;
@@ -39,7 +32,41 @@ uint64_t TickOf(const grpc::ByteBuffer& bytes) {
   return 0;
 }
 
-}  // namespace
+void Crowd::OnFrame(Arrivals& arrivals, uint64_t tick) {
+  const Clock::time_point now = Clock::now();
+  if (!arrivals.received) receiving_.fetch_add(1);
+  {
+    absl::MutexLock lock(&mu_);
+    newest_tick_ = std::max(newest_tick_, tick);
+    if (recording_) {
+      ++window_.frames;
+      if (arrivals.received) {
+        window_.interval_ms.push_back(
+            std::chrono::duration<double, std::milli>(now - arrivals.last).count());
+      }
+    }
+  }
+  arrivals.received = true;
+  arrivals.last = now;
+}
+
+void Crowd::StartWindow() {
+  absl::MutexLock lock(&mu_);
+  window_ = CrowdFigures{};
+  window_.viewers = viewers_;
+  window_first_tick_ = newest_tick_;
+  recording_ = true;
+}
+
+CrowdFigures Crowd::EndWindow() {
+  absl::MutexLock lock(&mu_);
+  recording_ = false;
+  window_.ticks = newest_tick_ - window_first_tick_;
+  window_.ended = ended_.load();
+  return std::move(window_);
+}
+
+// ---- Watch streams ----
 
 struct ViewerCrowd::Viewer {
   enum Kind { kStart, kWrite, kWritesDone, kRead, kFinish };
@@ -54,12 +81,12 @@ struct ViewerCrowd::Viewer {
   grpc::ByteBuffer request;
   grpc::ByteBuffer in;
   grpc::Status status;
-  bool received = false;
-  Clock::time_point last;  // arrival of the last frame
+  Arrivals arrivals;
 };
 
 ViewerCrowd::ViewerCrowd(const std::string& address, const std::string& world, int viewers,
-                         int per_connection) {
+                         int per_connection)
+    : Crowd(viewers) {
   v1::WatchRequest req;
   req.set_world(world);
   const std::string bytes = req.SerializeAsString();
@@ -86,7 +113,7 @@ ViewerCrowd::~ViewerCrowd() {
   for (auto& v : viewers_) v->ctx.TryCancel();
   // Every stream ends once cancelled; then the queue drains and closes.
   const auto deadline = Clock::now() + std::chrono::seconds(30);
-  while (finished_.load() < static_cast<int>(viewers_.size()) && Clock::now() < deadline) {
+  while (ended() < static_cast<int>(viewers_.size()) && Clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   cq_.Shutdown();
@@ -121,45 +148,100 @@ void ViewerCrowd::OnEvent(void* tag, bool ok) {
         v.call->Finish(&v.status, &v.ops[Viewer::kFinish]);
         return;
       }
-      const Clock::time_point now = Clock::now();
-      const uint64_t tick = TickOf(v.in);
-      if (!v.received) receiving_.fetch_add(1);
-      {
-        absl::MutexLock lock(&mu_);
-        newest_tick_ = std::max(newest_tick_, tick);
-        if (recording_) {
-          ++window_.frames;
-          if (v.received) {
-            window_.interval_ms.push_back(
-                std::chrono::duration<double, std::milli>(now - v.last).count());
-          }
+      // The first bytes hold the tick.
+      std::vector<grpc::Slice> slices;
+      uint64_t tick = 0;
+      if (v.in.Dump(&slices).ok() && !slices.empty()) {
+        std::string head;
+        for (const grpc::Slice& s : slices) {
+          head.append(reinterpret_cast<const char*>(s.begin()),
+                      std::min<size_t>(s.size(), 256 - head.size()));
+          if (head.size() >= 256) break;
         }
+        tick = FrameTick(reinterpret_cast<const uint8_t*>(head.data()), head.size());
       }
-      v.received = true;
-      v.last = now;
+      OnFrame(v.arrivals, tick);
       v.call->Read(&v.in, &v.ops[Viewer::kRead]);
       return;
     }
-    case Viewer::kFinish:
-      finished_.fetch_add(1);
-      return;
+    case Viewer::kFinish: OnEnded(); return;
   }
 }
 
-void ViewerCrowd::StartWindow() {
-  absl::MutexLock lock(&mu_);
-  window_ = CrowdFigures{};
-  window_.viewers = static_cast<int>(viewers_.size());
-  window_first_tick_ = newest_tick_;
-  recording_ = true;
+// ---- Plain TCP ----
+
+SocketCrowd::SocketCrowd(int port, int viewers) : Crowd(viewers), viewers_(viewers) {
+  epoll_ = epoll_create1(0);
+  stop_ = eventfd(0, 0);
+  epoll_event stop_event{};
+  stop_event.events = EPOLLIN;
+  stop_event.data.u64 = ~0ull;
+  epoll_ctl(epoll_, EPOLL_CTL_ADD, stop_, &stop_event);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  for (size_t i = 0; i < viewers_.size(); ++i) {
+    Viewer& v = viewers_[i];
+    v.fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (connect(v.fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
+      close(v.fd);
+      v.fd = -1;
+      OnEnded();
+      continue;
+    }
+    epoll_event e{};
+    e.events = EPOLLIN;
+    e.data.u64 = i;
+    epoll_ctl(epoll_, EPOLL_CTL_ADD, v.fd, &e);
+  }
+  thread_ = std::thread([this] { Run(); });
 }
 
-CrowdFigures ViewerCrowd::EndWindow() {
-  absl::MutexLock lock(&mu_);
-  recording_ = false;
-  window_.ticks = newest_tick_ - window_first_tick_;
-  window_.ended = finished_.load();
-  return std::move(window_);
+SocketCrowd::~SocketCrowd() {
+  const uint64_t one = 1;
+  if (write(stop_, &one, sizeof(one)) != sizeof(one)) std::abort();
+  thread_.join();
+  for (Viewer& v : viewers_) {
+    if (v.fd >= 0) close(v.fd);
+  }
+  close(stop_);
+  close(epoll_);
+}
+
+void SocketCrowd::Run() {
+  epoll_event events[64];
+  while (true) {
+    const int n = epoll_wait(epoll_, events, 64, -1);
+    for (int i = 0; i < n; ++i) {
+      if (events[i].data.u64 == ~0ull) return;
+      Drain(viewers_[events[i].data.u64]);
+    }
+  }
+}
+
+// Reads what is there and takes every whole frame: a 4-byte length (network order), then
+// the serialized frame.
+void SocketCrowd::Drain(Viewer& v) {
+  uint8_t chunk[65536];
+  const ssize_t n = recv(v.fd, chunk, sizeof(chunk), MSG_DONTWAIT);
+  if (n == 0) {
+    epoll_ctl(epoll_, EPOLL_CTL_DEL, v.fd, nullptr);
+    OnEnded();
+    return;
+  }
+  if (n < 0) return;
+  v.buffer.insert(v.buffer.end(), chunk, chunk + n);
+  size_t at = 0;
+  while (v.buffer.size() - at >= 4) {
+    uint32_t length = 0;
+    std::memcpy(&length, v.buffer.data() + at, 4);
+    length = ntohl(length);
+    if (v.buffer.size() - at - 4 < length) break;
+    OnFrame(v.arrivals, FrameTick(v.buffer.data() + at + 4, std::min<size_t>(length, 256)));
+    at += 4 + length;
+  }
+  v.buffer.erase(v.buffer.begin(), v.buffer.begin() + static_cast<long>(at));
 }
 
 }  // namespace ligature::bench
