@@ -163,6 +163,10 @@ void MetricsCollector::CollectSessions(std::vector<MetricFamily>* out) const {
       "Frames a stream skipped because a newer one was out when it could send (slow client "
       "or rate limit).",
       MetricType::Counter);
+  MetricFamily encoded = Family(
+      "ligature_frames_encoded_total",
+      "Frames serialized for streams: once per frame and view however many streams share it.",
+      MetricType::Counter);
   for (const auto& [kind, counters] :
        {std::pair<const char*, const StreamCounters*>{"watch", &sessions_->watch},
         std::pair<const char*, const StreamCounters*>{"interact", &sessions_->interact}}) {
@@ -170,6 +174,7 @@ void MetricsCollector::CollectSessions(std::vector<MetricFamily>* out) const {
     AddSample(&sent, "kind", kind, static_cast<double>(counters->frames_sent.load()));
     AddSample(&conflated, "kind", kind,
               static_cast<double>(counters->frames_conflated.load()));
+    AddSample(&encoded, "kind", kind, static_cast<double>(counters->frames_encoded.load()));
   }
   MetricFamily poses = Family("ligature_device_poses_total",
                               "Device poses received on Interact streams.",
@@ -188,8 +193,8 @@ void MetricsCollector::CollectSessions(std::vector<MetricFamily>* out) const {
       MetricType::Counter);
   AddSample(&events_dropped, "", "",
             static_cast<double>(sessions_->events.events_dropped.load()));
-  for (MetricFamily* f :
-       {&open, &sent, &conflated, &poses, &event_streams, &events_sent, &events_dropped}) {
+  for (MetricFamily* f : {&open, &sent, &conflated, &encoded, &poses, &event_streams, &events_sent,
+                          &events_dropped}) {
     out->push_back(std::move(*f));
   }
 }

@@ -149,6 +149,7 @@ absl::Status StreamFrames(const WorldHost& host, const FrameStreamOptions& optio
     }
     seen = version;
     BuildFrameMessage(*frame, options, &filter, &message);
+    count.frames_encoded.fetch_add(1, std::memory_order_relaxed);  // by the write
     if (!write(message)) return absl::CancelledError("the client went away");
     count.frames_sent.fetch_add(1, std::memory_order_relaxed);
     const auto period = std::chrono::duration_cast<Clock::duration>(

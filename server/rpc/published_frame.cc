@@ -4,30 +4,43 @@
 
 namespace ligature {
 
-grpc::ByteBuffer EncodeMessage(const google::protobuf::MessageLite& message) {
+void EncodeMessage(const google::protobuf::MessageLite& message, grpc::ByteBuffer* out) {
   const size_t size = message.ByteSizeLong();
   grpc_slice slice = grpc_slice_malloc(size);
   message.SerializeWithCachedSizesToArray(GRPC_SLICE_START_PTR(slice));
   grpc::Slice owned(slice, grpc::Slice::STEAL_REF);
-  return grpc::ByteBuffer(&owned, 1);
+  grpc::ByteBuffer bytes(&owned, 1);
+  out->Swap(&bytes);
 }
 
-grpc::ByteBuffer PublishedFrame::View(const std::string& key,
-                                      const FrameStreamOptions& options) const {
+bool PublishedFrame::View(const std::string& key, const FrameStreamOptions& options,
+                          grpc::ByteBuffer* out) const {
+  if (key.empty()) {
+    bool encoded = false;
+    absl::call_once(whole_once_, [&] {
+      v1::Frame message;
+      BuildFrameMessage(*frame_, options, /*filter=*/nullptr, &message);
+      EncodeMessage(message, &whole_);
+      encoded = true;
+    });
+    *out = whole_;
+    return encoded;
+  }
   absl::MutexLock lock(&mu_);
   auto it = views_.find(key);
-  if (it != views_.end()) return it->second;
-  // Encoded under the lock: the streams that want this view at once wait for its bytes
-  // instead of encoding them again.
-  FrameFilter region(options.filter);  // no deltas in a shared view: it holds no state
-  v1::Frame message;
-  BuildFrameMessage(*frame_, options, &region, &message);
-  return views_.emplace(key, EncodeMessage(message)).first->second;
-}
-
-size_t PublishedFrame::views() const {
-  absl::MutexLock lock(&mu_);
-  return views_.size();
+  if (it == views_.end()) {
+    // Encoded under the lock: the streams that want this view at once wait for its bytes
+    // instead of encoding them again.
+    FrameFilter region(options.filter);  // no deltas in a shared view: it holds no state
+    v1::Frame message;
+    BuildFrameMessage(*frame_, options, &region, &message);
+    it = views_.try_emplace(key).first;
+    EncodeMessage(message, &it->second);
+    *out = it->second;
+    return true;
+  }
+  *out = it->second;
+  return false;
 }
 
 }  // namespace ligature

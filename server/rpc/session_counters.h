@@ -17,6 +17,9 @@ struct StreamCounters {
   // Frames a stream skipped because a newer one was out by the time it could send (a slow
   // client, or a rate limit below the world's rate): the newest frame only is sent.
   std::atomic<uint64_t> frames_conflated{0};
+  // Frames serialized for sending: once per publication and view however many streams share
+  // it (Watch), once per frame sent on streams with delta frames and on Interact.
+  std::atomic<uint64_t> frames_encoded{0};
 };
 
 // The event streams (WatchEvents).

@@ -47,8 +47,7 @@ bool WatchHub::ended() const {
   return ended_;
 }
 
-std::optional<WatchHub::Clock::time_point> WatchHub::OfferToAll(
-    const std::shared_ptr<const PublishedFrame>& frame) {
+void WatchHub::OfferToAll(const std::shared_ptr<const PublishedFrame>& frame) {
   // Offered outside the lock: streams may come and go meanwhile.
   std::vector<std::shared_ptr<WatchSink>> sinks;
   {
@@ -56,26 +55,20 @@ std::optional<WatchHub::Clock::time_point> WatchHub::OfferToAll(
     sinks.reserve(sinks_.size());
     for (const auto& [key, sink] : sinks_) sinks.push_back(sink);
   }
-  std::optional<Clock::time_point> again;
-  for (const std::shared_ptr<WatchSink>& sink : sinks) {
-    if (auto t = sink->Offer(frame); t && (!again || *t < *again)) again = t;
-  }
-  return again;
+  for (const std::shared_ptr<WatchSink>& sink : sinks) sink->Offer(frame);
 }
 
 void WatchHub::Run() {
-  // How often a quiet hub checks whether it should stop.
-  constexpr auto kPoll = std::chrono::milliseconds(100);
+  // How long a hub waits for a publication before it offers the newest frame again, to the
+  // streams that held it back for their rate limit or had a write in flight when it came,
+  // and checks whether it should stop.
+  constexpr absl::Duration kPoll = absl::Milliseconds(100);
   uint64_t seen = 0;
   std::shared_ptr<const PublishedFrame> current;
-  std::optional<Clock::time_point> again;
   bool open = true;
   while (!quit_.load()) {
-    const Clock::time_point wake = std::min(Clock::now() + kPoll, again.value_or(Clock::now() + kPoll));
     uint64_t version = 0;
-    std::shared_ptr<const Frame> frame = host_->WaitForFrame(
-        seen, absl::FromChrono(std::max(wake - Clock::now(), Clock::duration::zero())), &version,
-        &open);
+    std::shared_ptr<const Frame> frame = host_->WaitForFrame(seen, kPoll, &version, &open);
     if (!open) break;
     if (version != seen) {
       seen = version;
@@ -83,9 +76,7 @@ void WatchHub::Run() {
       absl::MutexLock lock(&mu_);
       current_ = current;
     }
-    // A new frame for every stream, or the same one again for streams that held back for
-    // their rate limit, or had a write in flight when it came.
-    if (current != nullptr) again = OfferToAll(current);
+    if (current != nullptr) OfferToAll(current);
   }
   // The world closed (or the server is stopping): every stream ends.
   absl::flat_hash_map<const WatchSink*, std::shared_ptr<WatchSink>> sinks;

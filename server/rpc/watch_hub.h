@@ -4,9 +4,7 @@
 // take their view's shared bytes and write them without a thread of their own.
 
 #include <atomic>
-#include <chrono>
 #include <memory>
-#include <optional>
 #include <thread>
 
 #include "absl/base/thread_annotations.h"
@@ -21,11 +19,9 @@ namespace ligature {
 // What a hub offers frames to: one stream.
 class WatchSink {
  public:
-  using Clock = std::chrono::steady_clock;
   virtual ~WatchSink() = default;
-  // The newest frame. Returns when the stream wants it offered again (it held back for its
-  // rate limit), or nullopt.
-  virtual std::optional<Clock::time_point> Offer(std::shared_ptr<const PublishedFrame> frame) = 0;
+  // The newest frame (again, when the world published nothing newer for a while).
+  virtual void Offer(std::shared_ptr<const PublishedFrame> frame) = 0;
   // The world closed or the server is stopping: end the stream with `why`.
   virtual void End(const absl::Status& why) = 0;
 };
@@ -44,11 +40,8 @@ class WatchHub {
   bool ended() const ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
-  using Clock = WatchSink::Clock;
   void Run();
-  // Offers `frame` to every stream; returns the earliest time one wants it again.
-  std::optional<Clock::time_point> OfferToAll(const std::shared_ptr<const PublishedFrame>& frame)
-      ABSL_LOCKS_EXCLUDED(mu_);
+  void OfferToAll(const std::shared_ptr<const PublishedFrame>& frame) ABSL_LOCKS_EXCLUDED(mu_);
 
   const std::shared_ptr<WorldHost> host_;
   const std::atomic<bool>* server_stopping_;

@@ -38,65 +38,70 @@ WatchReactor::WatchReactor(FrameStreamOptions options, StreamCounters* counters)
       counters_(counters),
       filter_(options_.filter) {}
 
-bool WatchReactor::TakeNewestLocked(std::optional<Clock::time_point>* again) {
-  if (writing_ || finished_ || newest_ == nullptr) return false;
+std::shared_ptr<const PublishedFrame> WatchReactor::TakeNewestLocked() {
+  if (writing_ || finished_ || newest_ == nullptr) return nullptr;
   if (newest_->version() <= sent_version_) {
     newest_.reset();
-    return false;
+    return nullptr;
   }
-  // The rate limit, with half a world tick of slack so that a frame a little early for
-  // its turn is not held back a whole tick.
+  // A rate limit below the world's: at most one frame a period on average, with half a
+  // world tick of slack so that a frame a little early for its turn is not held back a
+  // whole tick. At the world's rate every frame may go.
   const double world_rate = newest_->rate_hz();
-  const double rate = options_.max_rate_hz > 0.0 ? options_.max_rate_hz : world_rate;
-  const auto slack = std::chrono::duration_cast<Clock::duration>(
-      std::chrono::duration<double>(0.5 / world_rate));
-  const Clock::time_point now = Clock::now();
-  if (now + slack < next_send_) {
-    *again = next_send_ - slack;
-    return false;
+  const bool limited = options_.max_rate_hz > 0.0 && options_.max_rate_hz < world_rate;
+  const Clock::time_point now = limited ? Clock::now() : Clock::time_point();
+  if (limited) {
+    const auto slack = std::chrono::duration_cast<Clock::duration>(
+        std::chrono::duration<double>(0.5 / world_rate));
+    if (sent_version_ != 0 && now + slack < next_send_) return nullptr;
+    const auto period = std::chrono::duration_cast<Clock::duration>(
+        std::chrono::duration<double>(1.0 / options_.max_rate_hz));
+    next_send_ = sent_version_ == 0 ? now + period : std::max(next_send_ + period, now - period);
   }
   // Publications between the last frame sent and this one were skipped (conflated).
   if (sent_version_ != 0 && newest_->version() > sent_version_ + 1) {
     counters_->frames_conflated.fetch_add(newest_->version() - sent_version_ - 1,
                                           std::memory_order_relaxed);
   }
-  if (view_) {
-    out_ = newest_->View(*view_, options_);
-  } else {
+  // A delta frame depends on what this stream sent before: made here, in order.
+  if (!view_) {
     v1::Frame message;
     BuildFrameMessage(newest_->frame(), options_, &filter_, &message);
-    out_ = EncodeMessage(message);
+    EncodeMessage(message, &out_);
+    counters_->frames_encoded.fetch_add(1, std::memory_order_relaxed);
   }
   sent_version_ = newest_->version();
-  newest_.reset();
-  const auto period = std::chrono::duration_cast<Clock::duration>(
-      std::chrono::duration<double>(1.0 / rate));
-  next_send_ = std::max(next_send_ + period, now - period);
   writing_ = true;
-  return true;
+  return std::move(newest_);
 }
 
-std::optional<WatchSink::Clock::time_point> WatchReactor::Offer(
-    std::shared_ptr<const PublishedFrame> frame) {
-  std::optional<Clock::time_point> again;
+void WatchReactor::Write(const PublishedFrame& frame) {
+  // Outside the lock: writing_ keeps every other writer (and out_) to this one until
+  // OnWriteDone. A shared view's bytes are copied here, without holding up the hub.
+  if (view_ && frame.View(*view_, options_, &out_)) {
+    counters_->frames_encoded.fetch_add(1, std::memory_order_relaxed);
+  }
+  StartWrite(&out_);
+}
+
+void WatchReactor::Offer(std::shared_ptr<const PublishedFrame> frame) {
+  std::shared_ptr<const PublishedFrame> write;
   {
     absl::MutexLock lock(&mu_);
-    if (finished_) return std::nullopt;
+    if (finished_) return;
     if (frame->version() > sent_version_ &&
         (newest_ == nullptr || frame->version() > newest_->version())) {
       newest_ = std::move(frame);
     }
-    if (!TakeNewestLocked(&again)) return again;
+    write = TakeNewestLocked();
+    if (write == nullptr) return;
   }
-  // Started outside the lock: writing_ keeps every other writer out until OnWriteDone.
-  StartWrite(&out_);
-  return std::nullopt;
+  Write(*write);
 }
 
 void WatchReactor::OnWriteDone(bool ok) {
-  std::optional<Clock::time_point> again;
   std::optional<grpc::Status> finish;
-  bool write = false;
+  std::shared_ptr<const PublishedFrame> write;
   {
     absl::MutexLock lock(&mu_);
     writing_ = false;
@@ -111,12 +116,12 @@ void WatchReactor::OnWriteDone(bool ok) {
       } else {
         // A frame that came while this one was on its way goes at once, rate permitting;
         // otherwise the hub offers it again.
-        write = TakeNewestLocked(&again);
+        write = TakeNewestLocked();
       }
     }
   }
   if (finish) Finish(*finish);
-  if (write) StartWrite(&out_);
+  if (write != nullptr) Write(*write);
 }
 
 void WatchReactor::End(const absl::Status& why) {

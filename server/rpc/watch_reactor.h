@@ -31,8 +31,7 @@ class WatchReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer>, pu
 
   WatchReactor(FrameStreamOptions options, StreamCounters* counters);
 
-  std::optional<Clock::time_point> Offer(std::shared_ptr<const PublishedFrame> frame) override
-      ABSL_LOCKS_EXCLUDED(mu_);
+  void Offer(std::shared_ptr<const PublishedFrame> frame) override ABSL_LOCKS_EXCLUDED(mu_);
   void End(const absl::Status& why) override ABSL_LOCKS_EXCLUDED(mu_);
 
   void OnWriteDone(bool ok) override ABSL_LOCKS_EXCLUDED(mu_);
@@ -40,10 +39,12 @@ class WatchReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer>, pu
   void OnDone() override;
 
  private:
-  // Puts the newest frame in out_ when the stream may write it now, and returns true; or
-  // sets `again` to when its rate limit lets it.
-  bool TakeNewestLocked(std::optional<Clock::time_point>* again)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  using Clock = std::chrono::steady_clock;
+  // The newest frame when the stream may write it now (a delta frame is made into out_
+  // here), marking the stream as writing; or null.
+  std::shared_ptr<const PublishedFrame> TakeNewestLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Fills out_ with `frame`'s view (delta frames are made already) and starts the write.
+  void Write(const PublishedFrame& frame) ABSL_LOCKS_EXCLUDED(mu_);
 
   const FrameStreamOptions options_;
   const std::optional<std::string> view_;  // shared view key; nullopt: delta frames
@@ -55,7 +56,7 @@ class WatchReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer>, pu
   FrameFilter filter_ ABSL_GUARDED_BY(mu_);  // delta state of this stream
   std::shared_ptr<const PublishedFrame> newest_ ABSL_GUARDED_BY(mu_);  // not yet sent
   uint64_t sent_version_ ABSL_GUARDED_BY(mu_) = 0;
-  Clock::time_point next_send_ ABSL_GUARDED_BY(mu_) = Clock::now();
+  Clock::time_point next_send_ ABSL_GUARDED_BY(mu_);  // with a rate limit
   bool writing_ ABSL_GUARDED_BY(mu_) = false;
   bool finished_ ABSL_GUARDED_BY(mu_) = false;
   std::optional<absl::Status> finish_after_write_ ABSL_GUARDED_BY(mu_);

@@ -5,8 +5,7 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
+#include <ctime>
 
 #include "absl/strings/str_cat.h"
 
@@ -62,18 +61,12 @@ void AnnounceAndWaitForParent(const std::string& ready_line) {
 }
 
 double ProcessCpuSeconds(pid_t pid) {
-  // Fields 14 and 15 of /proc/PID/stat (utime, stime, in clock ticks), after the command
-  // name in parentheses, which may itself hold spaces.
-  std::ifstream file(absl::StrCat("/proc/", pid, "/stat"));
-  std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-  const size_t close = text.rfind(')');
-  if (close == std::string::npos) return 0.0;
-  std::istringstream fields(text.substr(close + 2));
-  std::string skip;
-  for (int i = 3; i <= 13; ++i) fields >> skip;
-  unsigned long long utime = 0, stime = 0;
-  fields >> utime >> stime;
-  return static_cast<double>(utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
+  // The process's CPU-time clock (all its threads, to the nanosecond; /proc's counts are in
+  // 10 ms ticks).
+  clockid_t clock;
+  timespec t{};
+  if (clock_getcpuclockid(pid, &clock) != 0 || clock_gettime(clock, &t) != 0) return 0.0;
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
 }
 
 }  // namespace ligature::bench

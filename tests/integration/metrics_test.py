@@ -23,6 +23,7 @@ EXPECTED = [
     "ligature_world_missed_ticks_total", "ligature_world_recovered_bodies_total",
     "ligature_world_budget_exhausted_ticks_total", "ligature_sessions",
     "ligature_frames_sent_total", "ligature_frames_conflated_total",
+    "ligature_frames_encoded_total",
     "ligature_device_poses_total", "ligature_haptic_sessions", "ligature_haptic_poses_total",
     "ligature_haptic_rejected_poses_total", "ligature_haptic_watchdog_trips_total",
     "ligature_haptic_round_trip_seconds", "ligature_haptic_jitter_seconds",

@@ -106,7 +106,8 @@ void BareGrpcFanout::Send() {
   while (!stop_.load()) {
     std::shared_ptr<v1::Frame> message = NextFrame(*host_, &seen);
     if (message == nullptr) continue;
-    const grpc::ByteBuffer bytes = EncodeMessage(*message);
+    grpc::ByteBuffer bytes;
+    EncodeMessage(*message, &bytes);
     std::vector<std::shared_ptr<BareFanoutStream>> streams;
     {
       absl::MutexLock lock(&mu_);

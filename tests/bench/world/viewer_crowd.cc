@@ -35,6 +35,7 @@ uint64_t FrameTick(const uint8_t* data, size_t size) {
 void Crowd::OnFrame(Arrivals& arrivals, uint64_t tick) {
   const Clock::time_point now = Clock::now();
   if (!arrivals.received) receiving_.fetch_add(1);
+  frames_.fetch_add(1, std::memory_order_relaxed);
   {
     absl::MutexLock lock(&mu_);
     newest_tick_ = std::max(newest_tick_, tick);

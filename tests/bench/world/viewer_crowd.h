@@ -33,6 +33,8 @@ class Crowd {
   virtual ~Crowd() = default;
   // Viewers that have received at least one frame.
   int receiving() const { return receiving_.load(); }
+  // Frames received so far.
+  uint64_t frames() const { return frames_.load(); }
   void StartWindow() ABSL_LOCKS_EXCLUDED(mu_);
   CrowdFigures EndWindow() ABSL_LOCKS_EXCLUDED(mu_);
 
@@ -51,6 +53,7 @@ class Crowd {
  private:
   const int viewers_;
   std::atomic<int> receiving_{0};
+  std::atomic<uint64_t> frames_{0};
   std::atomic<int> ended_{0};
   absl::Mutex mu_;
   bool recording_ ABSL_GUARDED_BY(mu_) = false;
