@@ -194,10 +194,10 @@ long ResidentKiB() {
 }
 
 TEST_F(WatchFanoutTest, StalledViewersHoldTheirNewestFrameNotABacklog) {
-  // A running 60 Hz world of 73 bodies (frames of about 7 KiB), and 200 viewers that read
+  // A running 60 Hz world of 73 bodies (frames of about 7 KiB), and 1,000 viewers that read
   // their first frame and then nothing. Over 4 s the world publishes about 240 frames: a
-  // queue per viewer would hold some 330 MiB; the newest frame per viewer and the transport's
-  // windows hold a few MiB.
+  // queue per viewer would hold some 1.6 GiB; the newest frame per viewer and the transport's
+  // windows are all there is, and they are full by the end of the first second.
   CreateWorld("busy", "default");
   // The viewers' receive windows stay at HTTP/2's 64 KiB floor (no bandwidth-delay
   // probing), as the client library keeps them.
@@ -208,7 +208,8 @@ TEST_F(WatchFanoutTest, StalledViewersHoldTheirNewestFrameNotABacklog) {
   std::vector<std::unique_ptr<Stream>> stalled;
   v1::WatchRequest req;
   req.set_world("worlds/busy");
-  for (int i = 0; i < 200; ++i) {
+  constexpr int kViewers = 1000;
+  for (int i = 0; i < kViewers; ++i) {
     stalled.push_back(Open(req, sessions.get()));
     v1::Frame first;
     ASSERT_TRUE(stalled.back()->reader->Read(&first));
@@ -222,7 +223,7 @@ TEST_F(WatchFanoutTest, StalledViewersHoldTheirNewestFrameNotABacklog) {
   // The world went on publishing meanwhile (some 240 ticks at 60 Hz, allowing for a loaded
   // machine), and every viewer is still there.
   EXPECT_GT(server_->worlds().Get("busy").value()->Info().tick, tick + 120);
-  EXPECT_EQ(server_->sessions().watch.open.load(), 200);
+  EXPECT_EQ(server_->sessions().watch.open.load(), kViewers);
 }
 
 }  // namespace
