@@ -5,12 +5,13 @@
 # The normal build compiles with GCC; its clang runs the ctest layers/thread_safety (clang's
 # -Wthread-safety analysis). nftables, iproute2 and util-linux (unshare) make the loss rig of
 # the haptic datagram tests and benchmarks: a network namespace that drops packets at random.
+# libnats publishes frames to viewer gateways; nats-server is the broker of its tests.
 # Idempotent: installs only what is missing and prints nothing when nothing is.
 set -euo pipefail
 
 if [[ "${1:-}" == "--runtime" ]]; then
   packages=(libgrpc++1.51 libgrpc29 libprotobuf32 libabsl20220623 libprometheus-cpp-core1.0
-    libprometheus-cpp-pull1.0 libqhull-r8.0 libcholmod3 libssl3)
+    libprometheus-cpp-pull1.0 libqhull-r8.0 libcholmod3 libssl3 libnats3.4)
 elif [[ "${1:-}" == "--fuzz" ]]; then
   packages=(clang libclang-rt-14-dev)
 else
@@ -22,7 +23,7 @@ else
     libsuitesparse-dev libopenblas-serial-dev
     libassimp-dev liburdfdom-dev libssl-dev python3-pyassimp
     python3 python3-grpcio python3-protobuf python3-yaml prometheus-cpp-dev nginx openssl
-    nftables iproute2 util-linux
+    nftables iproute2 util-linux libnats-dev nats-server
     nodejs chromium python3-matplotlib
     python3-venv python3-setuptools python3-wheel python3-pip
   )

@@ -51,6 +51,15 @@ ABSL_FLAG(bool, allow_insecure, false,
 ABSL_FLAG(int, haptic_udp_port, 0,
           "UDP port of the haptic datagram channel, on the --listen host: 0 picks a free one "
           "(sessions are told which), -1 turns datagrams off (haptics on streams only).");
+ABSL_FLAG(std::string, nats_url, "",
+          "NATS server (nats://host:port) to publish the frames of --nats_worlds to, for "
+          "viewer gateways; empty: no publishing. The broker may come later or go away: "
+          "frames are published once it is there.");
+ABSL_FLAG(std::vector<std::string>, nats_worlds, {},
+          "Comma-separated ids of the worlds whose frames go to --nats_url, each on subject "
+          "<--nats_subject_prefix>.<id>, whenever a world of that id exists.");
+ABSL_FLAG(std::string, nats_subject_prefix, "ligature.frames",
+          "Subject prefix of the published frames.");
 ABSL_FLAG(double, max_edits_per_second, 0.0,
           "Scene edits (a batch counts each edit) one client host may make per second, with "
           "a burst of one second's worth; beyond it RESOURCE_EXHAUSTED. 0: no limit.");
@@ -155,6 +164,9 @@ absl::StatusOr<ligature::ServerOptions> OptionsFromFlags() {
   options.tls_client_ca = absl::GetFlag(FLAGS_tls_client_ca);
   options.allow_insecure = absl::GetFlag(FLAGS_allow_insecure);
   options.haptic_datagram_port = absl::GetFlag(FLAGS_haptic_udp_port);
+  options.publish.url = absl::GetFlag(FLAGS_nats_url);
+  options.publish.worlds = absl::GetFlag(FLAGS_nats_worlds);
+  options.publish.subject_prefix = absl::GetFlag(FLAGS_nats_subject_prefix);
   if (options.haptic_datagram_port < -1 || options.haptic_datagram_port > 65535) {
     return absl::InvalidArgumentError("--haptic_udp_port must be -1 or in [0, 65535]");
   }

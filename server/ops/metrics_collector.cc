@@ -193,8 +193,22 @@ void MetricsCollector::CollectSessions(std::vector<MetricFamily>* out) const {
       MetricType::Counter);
   AddSample(&events_dropped, "", "",
             static_cast<double>(sessions_->events.events_dropped.load()));
+  const PublishCounters& publish = sessions_->publish;
+  MetricFamily connected =
+      Family("ligature_nats_connected",
+             "1 while connected to the NATS server frames are published to.", MetricType::Gauge);
+  AddSample(&connected, "", "", static_cast<double>(publish.connected.load()));
+  MetricFamily published =
+      Family("ligature_frames_published_total", "Frames published to NATS for viewer gateways.",
+             MetricType::Counter);
+  AddSample(&published, "", "", static_cast<double>(publish.frames_published.load()));
+  MetricFamily publish_failures =
+      Family("ligature_frame_publish_failures_total",
+             "Frames not published: the broker was away, or the client could not take them.",
+             MetricType::Counter);
+  AddSample(&publish_failures, "", "", static_cast<double>(publish.publish_failures.load()));
   for (MetricFamily* f : {&open, &sent, &conflated, &encoded, &poses, &event_streams, &events_sent,
-                          &events_dropped}) {
+                          &events_dropped, &connected, &published, &publish_failures}) {
     out->push_back(std::move(*f));
   }
 }

@@ -139,6 +139,12 @@ absl::Status Server::Start() {
     return absl::UnavailableError(
         absl::StrCat("cannot listen on ", options_.listen_address));
   }
+  if (!options_.publish.url.empty()) {
+    auto publisher = FramePublisher::Start(options_.publish, &manager_, &session_service_.hubs(),
+                                           &session_counters_.publish);
+    if (!publisher.ok()) return publisher.status();
+    publisher_ = *std::move(publisher);
+  }
   server_->GetHealthCheckService()->SetServingStatus(true);
   return absl::OkStatus();
 }

@@ -11,6 +11,7 @@
 #include "server/host/world_manager.h"
 #include "server/rpc/asset_service_impl.h"
 #include "server/rpc/auth.h"
+#include "server/rpc/frame_publisher.h"
 #include "server/rpc/haptic_datagram_port.h"
 #include "server/rpc/haptics_service_impl.h"
 #include "server/rpc/query_service_impl.h"
@@ -38,6 +39,8 @@ struct ServerOptions {
   // UDP port of the haptic datagram channel, on the listen address's host: 0 any free
   // port (sessions are told which), -1 none (sessions run on their streams).
   int haptic_datagram_port = 0;
+  // Frames of chosen worlds published to NATS for gateways (no url: none).
+  FramePublisherOptions publish;
 };
 
 class Server {
@@ -78,6 +81,8 @@ class Server {
   QueryServiceImpl query_service_;
   // Before server_, so that it outlives every haptic stream (they unregister at their end).
   std::unique_ptr<HapticDatagramPort> datagram_port_;
+  // Before server_: it stops (and leaves the worlds' hubs) after the streams.
+  std::unique_ptr<FramePublisher> publisher_;
   std::unique_ptr<grpc::Server> server_;
   int port_ = 0;
 };

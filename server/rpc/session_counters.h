@@ -31,10 +31,19 @@ struct EventStreamCounters {
   std::atomic<uint64_t> events_dropped{0};
 };
 
+// The frames published to a NATS server for gateways (FramePublisher).
+struct PublishCounters {
+  std::atomic<int64_t> connected{0};  // 1 while connected to the broker
+  std::atomic<uint64_t> frames_published{0};
+  // Frames not published: the broker was away, or the client could not take them.
+  std::atomic<uint64_t> publish_failures{0};
+};
+
 struct SessionCounters {
   StreamCounters watch;
   StreamCounters interact;
   EventStreamCounters events;
+  PublishCounters publish;
   std::atomic<uint64_t> device_poses{0};  // poses received on Interact streams
 };
 

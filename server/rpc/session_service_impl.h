@@ -37,6 +37,9 @@ class SessionServiceImpl final
   grpc::Status WatchEvents(grpc::ServerContext* ctx, const v1::WatchEventsRequest* req,
                            grpc::ServerWriter<v1::WorldEvents>* writer) override;
 
+  // The hubs of the watched worlds, which the frame publisher also takes frames from.
+  WatchHubs& hubs() { return hubs_; }
+
  private:
   WorldManager* manager_;
   const std::atomic<bool>* stopping_;

@@ -30,6 +30,7 @@ EXTERNAL = {
     "Eigen/CholmodSupport": "cholmod",
     "cholmod": "cholmod",
     "openssl/": "openssl",
+    "nats/": "nats",
     "assimp/": "assimp",
     "urdf_parser/": "urdfdom",
     "urdf_model/": "urdfdom",

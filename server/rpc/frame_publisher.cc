@@ -1,0 +1,191 @@
+#include "server/rpc/frame_publisher.h"
+
+#include <nats/nats.h>
+
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "server/scene/scene_proto.h"
+
+namespace ligature {
+
+namespace {
+
+// One chosen world: its subject, and the newest frame not yet published.
+struct Slot {
+  std::string id;
+  std::string subject;
+  bool attached = false;  // a sink is in the world's hub
+  std::shared_ptr<const PublishedFrame> newest;
+};
+
+}  // namespace
+
+struct FramePublisher::Shared {
+  WorldManager* worlds = nullptr;
+  WatchHubs* hubs = nullptr;
+  PublishCounters* counters = nullptr;
+  natsConnection* connection = nullptr;
+  absl::Mutex mu;
+  bool stop ABSL_GUARDED_BY(mu) = false;
+  std::vector<Slot> slots ABSL_GUARDED_BY(mu);
+};
+
+namespace {
+
+// What a world's hub offers frames to: the publisher's slot for that world.
+class PublishSink final : public WatchSink {
+ public:
+  PublishSink(std::shared_ptr<FramePublisher::Shared> shared, size_t slot)
+      : shared_(std::move(shared)), slot_(slot) {}
+  void Offer(std::shared_ptr<const PublishedFrame> frame) override {
+    absl::MutexLock lock(&shared_->mu);
+    Slot& s = shared_->slots[slot_];
+    if (s.newest == nullptr || frame->version() > s.newest->version()) s.newest = std::move(frame);
+  }
+  void End(const absl::Status&) override {
+    // The world closed: attach again when a world of this id is there.
+    absl::MutexLock lock(&shared_->mu);
+    shared_->slots[slot_].attached = false;
+  }
+
+ private:
+  std::shared_ptr<FramePublisher::Shared> shared_;
+  size_t slot_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<FramePublisher>> FramePublisher::Start(
+    const FramePublisherOptions& options, WorldManager* worlds, WatchHubs* hubs,
+    PublishCounters* counters) {
+  if (options.url.rfind("nats://", 0) != 0 || options.url.size() <= 7) {
+    return absl::InvalidArgumentError("nats_url: must be nats://host:port");
+  }
+  if (options.worlds.empty()) {
+    return absl::InvalidArgumentError("nats_worlds: name at least one world to publish");
+  }
+  // Subjects are the prefix's tokens and the world's id, which is one token.
+  if (options.subject_prefix.empty() ||
+      options.subject_prefix.find_first_of(" \t*>") != std::string::npos ||
+      options.subject_prefix.front() == '.' || options.subject_prefix.back() == '.') {
+    return absl::InvalidArgumentError(
+        "nats_subject_prefix: must be dot-separated tokens without spaces or wildcards");
+  }
+  auto shared = std::make_shared<Shared>();
+  shared->worlds = worlds;
+  shared->hubs = hubs;
+  shared->counters = counters;
+  {
+    absl::MutexLock lock(&shared->mu);
+    for (size_t i = 0; i < options.worlds.size(); ++i) {
+      const std::string& id = options.worlds[i];
+      if (absl::Status s = ValidateId(id, absl::StrCat("nats_worlds[", i, "]")); !s.ok()) {
+        return s;
+      }
+      Slot slot;
+      slot.id = id;
+      slot.subject = absl::StrCat(options.subject_prefix, ".", id);
+      shared->slots.push_back(std::move(slot));
+    }
+  }
+  // Reconnects for ever, every half second. Frames are not kept for the broker meanwhile
+  // (see Run); the client's reconnect buffer only bounds what a publish racing a disconnect
+  // holds.
+  natsOptions* nats_options = nullptr;
+  if (natsOptions_Create(&nats_options) != NATS_OK) {
+    return absl::InternalError("nats: cannot create the client's options");
+  }
+  natsStatus status = natsOptions_SetURL(nats_options, options.url.c_str());
+  if (status == NATS_OK) status = natsOptions_SetMaxReconnect(nats_options, -1);
+  if (status == NATS_OK) status = natsOptions_SetReconnectWait(nats_options, 500);
+  if (status == NATS_OK) status = natsOptions_SetReconnectBufSize(nats_options, 1 << 16);
+  if (status == NATS_OK) {
+    status = natsOptions_SetRetryOnFailedConnect(nats_options, true, nullptr, nullptr);
+  }
+  if (status == NATS_OK) {
+    status = natsConnection_Connect(&shared->connection, nats_options);
+    if (status == NATS_NOT_YET_CONNECTED) status = NATS_OK;
+  }
+  natsOptions_Destroy(nats_options);
+  if (status != NATS_OK) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("nats_url: ", options.url, ": ", natsStatus_GetText(status)));
+  }
+  std::unique_ptr<FramePublisher> publisher(new FramePublisher());
+  publisher->shared_ = std::move(shared);
+  publisher->thread_ = std::thread([p = publisher.get()] { p->Run(); });
+  return publisher;
+}
+
+FramePublisher::~FramePublisher() {
+  {
+    absl::MutexLock lock(&shared_->mu);
+    shared_->stop = true;
+  }
+  thread_.join();
+  natsConnection_Close(shared_->connection);
+  natsConnection_Destroy(shared_->connection);
+}
+
+void FramePublisher::Run() {
+  Shared& s = *shared_;
+  const FrameStreamOptions whole;  // every body, no filter: the whole-frame view
+  while (true) {
+    const bool connected = natsConnection_Status(s.connection) == NATS_CONN_STATUS_CONNECTED;
+    s.counters->connected.store(connected ? 1 : 0);
+    // Worlds to attach to, and frames to publish.
+    std::vector<size_t> detached;
+    std::vector<std::pair<size_t, std::shared_ptr<const PublishedFrame>>> frames;
+    {
+      absl::MutexLock lock(&s.mu);
+      auto ready = [&s]() ABSL_SHARED_LOCKS_REQUIRED(s.mu) {
+        if (s.stop) return true;
+        for (const Slot& slot : s.slots) {
+          if (slot.newest != nullptr) return true;
+        }
+        return false;
+      };
+      s.mu.AwaitWithTimeout(absl::Condition(&ready), absl::Milliseconds(100));
+      if (s.stop) return;
+      for (size_t i = 0; i < s.slots.size(); ++i) {
+        if (!s.slots[i].attached) detached.push_back(i);
+        if (s.slots[i].newest != nullptr) frames.emplace_back(i, std::move(s.slots[i].newest));
+      }
+    }
+    for (const size_t i : detached) {
+      const std::string id = [&] {
+        absl::MutexLock lock(&s.mu);
+        return s.slots[i].id;
+      }();
+      absl::StatusOr<std::shared_ptr<WorldHost>> host = s.worlds->Get(id);
+      if (!host.ok()) continue;
+      {
+        absl::MutexLock lock(&s.mu);
+        s.slots[i].attached = true;
+      }
+      s.hubs->Add(*host, std::make_shared<PublishSink>(shared_, i));
+    }
+    for (const auto& [i, frame] : frames) {
+      grpc::ByteBuffer bytes;
+      frame->View("", whole, &bytes);
+      grpc::Slice slice;
+      std::string subject;
+      {
+        absl::MutexLock lock(&s.mu);
+        subject = s.slots[i].subject;
+      }
+      // While the broker is away frames are dropped, not queued: subscribers see a gap,
+      // then the world as it is.
+      const bool ok =
+          connected && (bytes.TrySingleSlice(&slice).ok() || bytes.DumpToSingleSlice(&slice).ok());
+      const natsStatus status =
+          ok ? natsConnection_Publish(s.connection, subject.c_str(), slice.begin(),
+                                      static_cast<int>(slice.size()))
+             : NATS_ERR;
+      (status == NATS_OK ? s.counters->frames_published : s.counters->publish_failures)
+          .fetch_add(1, std::memory_order_relaxed);
+    }
+  }
+}
+
+}  // namespace ligature

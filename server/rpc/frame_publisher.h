@@ -1,0 +1,51 @@
+#pragma once
+// Publishes the whole frames of chosen worlds to a NATS server, one subject per world
+// (<prefix>.<world id>), each message a serialized ligature.v1.Frame: the bytes a
+// whole-frame Watch stream sends, encoded once. Gateways subscribed there can serve a
+// world's viewers beyond what one server feeds, for one publish per frame here.
+//
+// It takes frames from each world's watch hub like a stream does (the newest only) and
+// publishes them from a thread of its own, so a slow or absent broker holds up neither the
+// world nor its viewers; the NATS client reconnects by itself, and frames it cannot take
+// meanwhile are counted and dropped. A chosen world created, or created again, later is
+// picked up within a tenth of a second.
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "server/host/world_manager.h"
+#include "server/rpc/session_counters.h"
+#include "server/rpc/watch_hub.h"
+
+namespace ligature {
+
+struct FramePublisherOptions {
+  std::string url;                  // nats://host:port; empty: no publishing
+  std::vector<std::string> worlds;  // world ids
+  std::string subject_prefix = "ligature.frames";
+};
+
+class FramePublisher {
+ public:
+  // Validates the options (INVALID_ARGUMENT naming the field) and starts publishing; a
+  // broker that is not up yet is connected to when it comes.
+  static absl::StatusOr<std::unique_ptr<FramePublisher>> Start(
+      const FramePublisherOptions& options, WorldManager* worlds, WatchHubs* hubs,
+      PublishCounters* counters);
+  ~FramePublisher();  // stops the thread and closes the connection
+
+  struct Shared;
+
+ private:
+  FramePublisher() = default;
+  void Run();
+
+  std::shared_ptr<Shared> shared_;
+  std::thread thread_;
+};
+
+}  // namespace ligature
