@@ -117,6 +117,19 @@ inline v1::Scene BallScene() {
   return scene;
 }
 
+// BallScene with a kinematic post standing still at x = 5 (a sphere of 0.2 m, 1 m up): a
+// body that never moves beside one that falls, for region and delta filters.
+inline v1::Scene BallAndPostScene() {
+  v1::Scene scene = BallScene();
+  v1::Body* post = scene.add_bodies();
+  post->set_id("post");
+  post->set_kind(v1::BODY_KIND_KINEMATIC);
+  post->mutable_shape()->mutable_sphere()->set_radius(0.2);
+  post->mutable_pose()->mutable_position()->set_x(5.0);
+  post->mutable_pose()->mutable_position()->set_y(1.0);
+  return scene;
+}
+
 // The body with this id in a frame, or null.
 inline const v1::BodyState* FindBody(const v1::Frame& frame, const std::string& id) {
   for (const v1::BodyState& b : frame.bodies()) {

@@ -20,13 +20,7 @@ class WatchFanoutTest : public ServerTest {
  protected:
   void SetUp() override {
     ServerTest::SetUp();
-    v1::Scene scene = BallScene();
-    v1::Body* post = scene.add_bodies();
-    post->set_id("post");
-    post->set_kind(v1::BODY_KIND_KINEMATIC);
-    post->mutable_shape()->mutable_sphere()->set_radius(0.2);
-    post->mutable_pose()->mutable_position()->set_x(5.0);
-    post->mutable_pose()->mutable_position()->set_y(1.0);
+    v1::Scene scene = BallAndPostScene();
     v1::Body* other = scene.add_bodies();
     other->set_id("other");
     other->mutable_shape()->mutable_sphere()->set_radius(0.1);

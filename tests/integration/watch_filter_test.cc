@@ -12,15 +12,8 @@ class WatchFilterTest : public ServerTest {
  protected:
   void SetUp() override {
     ServerTest::SetUp();
-    v1::Scene scene = BallScene();
-    v1::Body* post = scene.add_bodies();
-    post->set_id("post");
-    post->set_kind(v1::BODY_KIND_KINEMATIC);
-    post->mutable_shape()->mutable_sphere()->set_radius(0.2);
-    post->mutable_pose()->mutable_position()->set_x(5.0);
-    post->mutable_pose()->mutable_position()->set_y(1.0);
     v1::World w;
-    ASSERT_TRUE(CreateWorld("w", scene, &w).ok());
+    ASSERT_TRUE(CreateWorld("w", BallAndPostScene(), &w).ok());
   }
   static std::vector<std::string> Ids(const v1::Frame& f) {
     std::vector<std::string> ids;
