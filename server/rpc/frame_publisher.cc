@@ -10,10 +10,9 @@ namespace ligature {
 
 namespace {
 
-// One chosen world: its subject, and the newest frame not yet published.
+// One chosen world's changing state: whether it is attached, and its newest frame not yet
+// published.
 struct Slot {
-  std::string id;
-  std::string subject;
   bool attached = false;  // a sink is in the world's hub
   std::shared_ptr<const PublishedFrame> newest;
 };
@@ -25,6 +24,9 @@ struct FramePublisher::Shared {
   WatchHubs* hubs = nullptr;
   PublishCounters* counters = nullptr;
   natsConnection* connection = nullptr;
+  // Per chosen world, fixed at start: its id and subject.
+  std::vector<std::string> ids;
+  std::vector<std::string> subjects;
   absl::Mutex mu;
   bool stop ABSL_GUARDED_BY(mu) = false;
   std::vector<Slot> slots ABSL_GUARDED_BY(mu);
@@ -82,10 +84,9 @@ absl::StatusOr<std::unique_ptr<FramePublisher>> FramePublisher::Start(
       if (absl::Status s = ValidateId(id, absl::StrCat("nats_worlds[", i, "]")); !s.ok()) {
         return s;
       }
-      Slot slot;
-      slot.id = id;
-      slot.subject = absl::StrCat(options.subject_prefix, ".", id);
-      shared->slots.push_back(std::move(slot));
+      shared->ids.push_back(id);
+      shared->subjects.push_back(absl::StrCat(options.subject_prefix, ".", id));
+      shared->slots.emplace_back();
     }
   }
   // Reconnects for ever, every half second. Frames are not kept for the broker meanwhile
@@ -153,11 +154,7 @@ void FramePublisher::Run() {
       }
     }
     for (const size_t i : detached) {
-      const std::string id = [&] {
-        absl::MutexLock lock(&s.mu);
-        return s.slots[i].id;
-      }();
-      absl::StatusOr<std::shared_ptr<WorldHost>> host = s.worlds->Get(id);
+      absl::StatusOr<std::shared_ptr<WorldHost>> host = s.worlds->Get(s.ids[i]);
       if (!host.ok()) continue;
       {
         absl::MutexLock lock(&s.mu);
@@ -169,17 +166,12 @@ void FramePublisher::Run() {
       grpc::ByteBuffer bytes;
       frame->View("", whole, &bytes);
       grpc::Slice slice;
-      std::string subject;
-      {
-        absl::MutexLock lock(&s.mu);
-        subject = s.slots[i].subject;
-      }
       // While the broker is away frames are dropped, not queued: subscribers see a gap,
       // then the world as it is.
       const bool ok =
           connected && (bytes.TrySingleSlice(&slice).ok() || bytes.DumpToSingleSlice(&slice).ok());
       const natsStatus status =
-          ok ? natsConnection_Publish(s.connection, subject.c_str(), slice.begin(),
+          ok ? natsConnection_Publish(s.connection, s.subjects[i].c_str(), slice.begin(),
                                       static_cast<int>(slice.size()))
              : NATS_ERR;
       (status == NATS_OK ? s.counters->frames_published : s.counters->publish_failures)

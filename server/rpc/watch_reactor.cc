@@ -48,9 +48,8 @@ std::shared_ptr<const PublishedFrame> WatchReactor::TakeNewestLocked() {
   // world tick of slack so that a frame a little early for its turn is not held back a
   // whole tick. At the world's rate every frame may go.
   const double world_rate = newest_->rate_hz();
-  const bool limited = options_.max_rate_hz > 0.0 && options_.max_rate_hz < world_rate;
-  const Clock::time_point now = limited ? Clock::now() : Clock::time_point();
-  if (limited) {
+  if (options_.max_rate_hz > 0.0 && options_.max_rate_hz < world_rate) {
+    const Clock::time_point now = Clock::now();
     const auto slack = std::chrono::duration_cast<Clock::duration>(
         std::chrono::duration<double>(0.5 / world_rate));
     if (sent_version_ != 0 && now + slack < next_send_) return nullptr;
