@@ -91,6 +91,94 @@ void FrameToProto(const Frame& frame, const absl::flat_hash_set<std::string>& on
   }
 }
 
+namespace {
+
+Vec3 ToVec3(const v1::Vec3& v) { return Vec3(v.x(), v.y(), v.z()); }
+
+Transform ToPose(const v1::Pose& p) {
+  Transform t;
+  t.position = ToVec3(p.position());
+  const v1::Quaternion& q = p.orientation();
+  t.orientation = Quat(q.w(), q.x(), q.y(), q.z());
+  return t;
+}
+
+// A constraint's id from its resource name in `world` (the name as it is when it is not one).
+std::string ConstraintId(const std::string& world, const std::string& name) {
+  const std::string prefix = world + "/constraints/";
+  return name.rfind(prefix, 0) == 0 ? name.substr(prefix.size()) : name;
+}
+
+}  // namespace
+
+Frame FrameFromProto(const v1::Frame& message) {
+  Frame frame;
+  frame.world = message.world();
+  frame.tick = message.tick();
+  frame.sim_time = message.sim_time();
+  frame.bodies.reserve(message.bodies_size());
+  for (const v1::BodyState& s : message.bodies()) {
+    BodyState& b = frame.bodies.emplace_back();
+    b.id = s.id();
+    b.pose = ToPose(s.pose());
+    b.linear_velocity = ToVec3(s.linear_velocity());
+    b.angular_velocity = ToVec3(s.angular_velocity());
+    for (const v1::Vec3& p : s.rod_points()) b.rod_points.push_back(ToVec3(p));
+    b.rod_twist.assign(s.rod_twist().begin(), s.rod_twist().end());
+    for (const v1::Vec3& p : s.soft_vertices()) b.soft_vertices.push_back(ToVec3(p));
+    b.soft_triangles.assign(s.soft_triangles().begin(), s.soft_triangles().end());
+    b.topology_version = s.topology_version();
+    for (const v1::Vec3& p : s.strand_points()) b.strand_points.push_back(ToVec3(p));
+    b.strand_parents.assign(s.strand_parents().begin(), s.strand_parents().end());
+    b.sleeping = s.sleeping();
+  }
+  for (const v1::PearlState& s : message.pearls()) {
+    frame.pearls.push_back({s.id(), s.u(), ToVec3(s.position()), s.speed()});
+  }
+  for (const v1::CutEvent& c : message.cuts()) {
+    frame.cuts.push_back({c.body(), c.tool(), ToVec3(c.point()), c.cutting_stress(),
+                          c.tets_separated(), c.vertices_added(), c.pieces()});
+  }
+  frame.rods = {message.rods().unknowns(), message.rods().bandwidth(),
+                message.rods().newton_steps(), message.rods().max_violation()};
+  const v1::SolverStats& stats = message.solver();
+  frame.stats.iterations = stats.iterations();
+  frame.stats.residual = stats.residual();
+  frame.stats.constraint_rows = stats.constraint_rows();
+  frame.stats.contacts = stats.contacts();
+  frame.stats.recovered_bodies = stats.recovered_bodies();
+  frame.stats.budget_exhausted = stats.budget_exhausted();
+  frame.stats.max_penetration = stats.max_penetration();
+  frame.stats.solve_ms = stats.solve_ms();
+  frame.stats.sleeping_bodies = stats.sleeping_bodies();
+  frame.stats.substeps = stats.substeps();
+  frame.stats.step_ms = message.step_ms();
+  for (const v1::ToolState& s : message.tools()) {
+    ToolFrameState& t = frame.tools.emplace_back();
+    t.body_id = s.body_id();
+    t.device_id = s.device_id();
+    t.device_pose = ToPose(s.device_pose());
+    t.coupling_force = ToVec3(s.coupling_force());
+    t.coupling_torque = ToVec3(s.coupling_torque());
+    t.contacts = s.contacts();
+    t.watchdog = s.watchdog();
+    t.buttons = s.buttons();
+  }
+  for (const v1::JointBreak& b : message.broken_joints()) {
+    frame.broken_joints.push_back(
+        {ConstraintId(frame.world, b.constraint()), b.force(), b.torque()});
+  }
+  for (const std::string& c : message.removed_constraints()) {
+    frame.removed_constraints.push_back(ConstraintId(frame.world, c));
+  }
+  if (message.has_divergence()) {
+    const v1::DivergenceEvent& d = message.divergence();
+    frame.divergence = DivergenceEvent{d.diverged_tick(), d.restored_tick(), d.body(),
+                                       d.reason(),        d.value(),         d.paused()};
+  }
+  return frame;
+}
+
 v1::World WorldInfoToProto(const WorldInfo& info) {
   v1::World w;
   w.set_name(info.name);

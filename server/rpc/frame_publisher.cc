@@ -10,12 +10,26 @@ namespace ligature {
 
 namespace {
 
-// One chosen world's changing state: whether it is attached, and its newest frame not yet
-// published.
+// One chosen world's changing state: whether it is attached, its newest frame not yet
+// published, and whether its deletion is still to be told.
 struct Slot {
   bool attached = false;  // a sink is in the world's hub
   std::shared_ptr<const PublishedFrame> newest;
+  uint64_t taken = 0;  // the newest version offered
+  bool deleted = false;
 };
+
+// Publishes `data` on `subject` with one header; NATS_OK or the client's error.
+natsStatus PublishWithHeader(natsConnection* connection, const std::string& subject,
+                             const char* header, const std::string& value, const char* data,
+                             int size) {
+  natsMsg* msg = nullptr;
+  natsStatus status = natsMsg_Create(&msg, subject.c_str(), nullptr, data, size);
+  if (status == NATS_OK) status = natsMsgHeader_Set(msg, header, value.c_str());
+  if (status == NATS_OK) status = natsConnection_PublishMsg(connection, msg);
+  natsMsg_Destroy(msg);
+  return status;
+}
 
 }  // namespace
 
@@ -41,13 +55,22 @@ class PublishSink final : public WatchSink {
       : shared_(std::move(shared)), slot_(slot) {}
   void Offer(std::shared_ptr<const PublishedFrame> frame) override {
     absl::MutexLock lock(&shared_->mu);
+    // The hub offers its newest frame again while the world is quiet: each goes once.
     Slot& s = shared_->slots[slot_];
-    if (s.newest == nullptr || frame->version() > s.newest->version()) s.newest = std::move(frame);
+    if (frame->version() > s.taken) {
+      s.taken = frame->version();
+      s.newest = std::move(frame);
+    }
   }
-  void End(const absl::Status&) override {
-    // The world closed: attach again when a world of this id is there.
+  void End(const absl::Status& why) override {
+    // The world closed: attach again when a world of this id is there. A deleted world's
+    // gateways are told (a server shutting down tells them nothing: its worlds may come back).
     absl::MutexLock lock(&shared_->mu);
-    shared_->slots[slot_].attached = false;
+    Slot& s = shared_->slots[slot_];
+    s.attached = false;
+    s.newest.reset();
+    s.taken = 0;  // a new world's versions start again
+    s.deleted = absl::IsNotFound(why);
   }
 
  private:
@@ -136,13 +159,15 @@ void FramePublisher::Run() {
     s.counters->connected.store(connected ? 1 : 0);
     // Worlds to attach to, and frames to publish.
     std::vector<size_t> detached;
+    std::vector<size_t> deleted;
     std::vector<std::pair<size_t, std::shared_ptr<const PublishedFrame>>> frames;
     {
       absl::MutexLock lock(&s.mu);
-      auto ready = [&s]() ABSL_SHARED_LOCKS_REQUIRED(s.mu) {
+      // (A deletion waits for the broker; frames are dropped while it is away.)
+      auto ready = [&s, connected]() ABSL_SHARED_LOCKS_REQUIRED(s.mu) {
         if (s.stop) return true;
         for (const Slot& slot : s.slots) {
-          if (slot.newest != nullptr) return true;
+          if (slot.newest != nullptr || (slot.deleted && connected)) return true;
         }
         return false;
       };
@@ -150,6 +175,10 @@ void FramePublisher::Run() {
       if (s.stop) return;
       for (size_t i = 0; i < s.slots.size(); ++i) {
         if (!s.slots[i].attached) detached.push_back(i);
+        if (s.slots[i].deleted && connected) {
+          deleted.push_back(i);
+          s.slots[i].deleted = false;
+        }
         if (s.slots[i].newest != nullptr) frames.emplace_back(i, std::move(s.slots[i].newest));
       }
     }
@@ -162,6 +191,10 @@ void FramePublisher::Run() {
       }
       s.hubs->Add(*host, std::make_shared<PublishSink>(shared_, i));
     }
+    // A deletion goes before frames of a world created again under the same id.
+    for (const size_t i : deleted) {
+      PublishWithHeader(s.connection, s.subjects[i], kFrameEndHeader, kFrameEndDeleted, nullptr, 0);
+    }
     for (const auto& [i, frame] : frames) {
       grpc::ByteBuffer bytes;
       frame->View("", whole, &bytes);
@@ -171,8 +204,9 @@ void FramePublisher::Run() {
       const bool ok =
           connected && (bytes.TrySingleSlice(&slice).ok() || bytes.DumpToSingleSlice(&slice).ok());
       const natsStatus status =
-          ok ? natsConnection_Publish(s.connection, s.subjects[i].c_str(), slice.begin(),
-                                      static_cast<int>(slice.size()))
+          ok ? PublishWithHeader(
+                   s.connection, s.subjects[i], kFrameRateHeader, absl::StrCat(frame->rate_hz()),
+                   reinterpret_cast<const char*>(slice.begin()), static_cast<int>(slice.size()))
              : NATS_ERR;
       (status == NATS_OK ? s.counters->frames_published : s.counters->publish_failures)
           .fetch_add(1, std::memory_order_relaxed);

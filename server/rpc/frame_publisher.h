@@ -1,8 +1,10 @@
 #pragma once
 // Publishes the whole frames of chosen worlds to a NATS server, one subject per world
 // (<prefix>.<world id>), each message a serialized ligature.v1.Frame: the bytes a
-// whole-frame Watch stream sends, encoded once. Gateways subscribed there can serve a
-// world's viewers beyond what one server feeds, for one publish per frame here.
+// whole-frame Watch stream sends, encoded once, with the world's tick rate in a header.
+// When a world is deleted, an empty message with the end header says so. Gateways
+// subscribed there can serve a world's viewers beyond what one server feeds, for one
+// publish per frame here.
 //
 // It takes frames from each world's watch hub like a stream does (the newest only) and
 // publishes them from a thread of its own, so a slow or absent broker holds up neither the
@@ -22,6 +24,12 @@
 #include "server/rpc/watch_hub.h"
 
 namespace ligature {
+
+// The headers of a published message: the world's tick rate (Hz, decimal) on frames, and
+// on the empty message after a world was deleted, its end.
+inline constexpr char kFrameRateHeader[] = "Ligature-Rate-Hz";
+inline constexpr char kFrameEndHeader[] = "Ligature-End";
+inline constexpr char kFrameEndDeleted[] = "deleted";
 
 struct FramePublisherOptions {
   std::string url;                  // nats://host:port; empty: no publishing

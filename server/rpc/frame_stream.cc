@@ -13,16 +13,15 @@
 namespace ligature {
 
 absl::StatusOr<FrameStreamOptions> MakeFrameStreamOptions(
-    const WorldHost& host, double max_rate_hz,
+    const Frame& latest, double max_rate_hz,
     const google::protobuf::RepeatedPtrField<std::string>& body_ids) {
   FrameStreamOptions options;
   if (!std::isfinite(max_rate_hz) || max_rate_hz < 0.0 || max_rate_hz > 10000.0) {
     return absl::InvalidArgumentError("max_rate_hz: must be in [0, 10000]");
   }
   options.max_rate_hz = max_rate_hz;
-  const std::shared_ptr<const Frame> frame = host.LatestFrame();
   absl::flat_hash_set<std::string> present;
-  for (const BodyState& b : frame->bodies) present.insert(b.id);
+  for (const BodyState& b : latest.bodies) present.insert(b.id);
   for (int i = 0; i < body_ids.size(); ++i) {
     // A malformed id is a bad argument, as in Interact's poses; a well-formed one may be absent.
     const std::string field = absl::StrCat("body_ids[", i, "]");

@@ -26,9 +26,9 @@ struct FrameStreamOptions {
   FrameFilterOptions filter;              // region and delta frames (its `only` unused)
 };
 
-// Validates a watch request's rate and body filter against the world.
+// Validates a watch request's rate and body filter against the world's newest frame.
 absl::StatusOr<FrameStreamOptions> MakeFrameStreamOptions(
-    const WorldHost& host, double max_rate_hz,
+    const Frame& latest, double max_rate_hz,
     const google::protobuf::RepeatedPtrField<std::string>& body_ids);
 
 // Adds a watch request's region and delta settings; INVALID_ARGUMENT naming the field.

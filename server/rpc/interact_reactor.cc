@@ -32,7 +32,8 @@ absl::Status InteractReactor::Start(const v1::InteractRequest& first) {
   auto host = manager_->Get(*id);
   if (!host.ok()) return host.status();
   host_ = *host;
-  auto options = MakeFrameStreamOptions(*host_, first.max_rate_hz(), first.body_ids());
+  auto options =
+      MakeFrameStreamOptions(*host_->LatestFrame(), first.max_rate_hz(), first.body_ids());
   if (!options.ok()) return options.status();
   options_ = std::move(*options);
   return absl::OkStatus();

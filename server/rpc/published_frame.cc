@@ -13,6 +13,12 @@ void EncodeMessage(const google::protobuf::MessageLite& message, grpc::ByteBuffe
   out->Swap(&bytes);
 }
 
+PublishedFrame::PublishedFrame(std::shared_ptr<const Frame> frame, uint64_t version, double rate_hz,
+                               const grpc::ByteBuffer& whole)
+    : PublishedFrame(std::move(frame), version, rate_hz) {
+  absl::call_once(whole_once_, [&] { whole_ = whole; });
+}
+
 bool PublishedFrame::View(const std::string& key, const FrameStreamOptions& options,
                           grpc::ByteBuffer* out) const {
   if (key.empty()) {

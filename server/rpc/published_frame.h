@@ -26,6 +26,10 @@ class PublishedFrame {
  public:
   PublishedFrame(std::shared_ptr<const Frame> frame, uint64_t version, double rate_hz)
       : frame_(std::move(frame)), version_(version), rate_hz_(rate_hz) {}
+  // A frame whose whole-frame bytes came encoded already (from another server): streams of
+  // the whole frame send `whole` as it is.
+  PublishedFrame(std::shared_ptr<const Frame> frame, uint64_t version, double rate_hz,
+                 const grpc::ByteBuffer& whole);
 
   const Frame& frame() const { return *frame_; }
   // The host's publication number: streams compare it to what they sent.

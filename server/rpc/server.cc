@@ -1,14 +1,10 @@
 #include "server/rpc/server.h"
 
-#include <cstdio>
-#include <fstream>
-#include <sstream>
-
 #include "absl/strings/str_cat.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/health_check_service_interface.h"
-#include "grpcpp/security/server_credentials.h"
 #include "grpcpp/server_builder.h"
+#include "server/rpc/credentials.h"
 
 namespace ligature {
 namespace {
@@ -22,69 +18,6 @@ std::unique_ptr<TokenStore> LoadTokens(const std::string& path, absl::Status* st
     return nullptr;
   }
   return *std::move(store);
-}
-
-absl::StatusOr<std::string> ReadFile(const std::string& path, const char* flag) {
-  std::ifstream in(path);
-  if (!in) return absl::NotFoundError(absl::StrCat(flag, ": cannot read ", path));
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-// The host part of a listen address (brackets of an IPv6 address removed).
-std::string HostOf(const std::string& address) {
-  const size_t colon = address.rfind(':');
-  std::string host = colon == std::string::npos ? address : address.substr(0, colon);
-  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
-    host = host.substr(1, host.size() - 2);
-  }
-  return host;
-}
-
-// A listen address on the loopback interface (127.0.0.0/8, ::1, localhost).
-bool IsLoopback(const std::string& address) {
-  const std::string host = HostOf(address);
-  return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
-}
-
-// TLS credentials from the options' files, or insecure ones where that is allowed.
-absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> Credentials(const ServerOptions& o) {
-  if (o.tls_cert.empty() != o.tls_key.empty()) {
-    return absl::InvalidArgumentError("--tls_cert and --tls_key go together");
-  }
-  if (o.tls_cert.empty()) {
-    if (!o.tls_client_ca.empty()) {
-      return absl::InvalidArgumentError("--tls_client_ca needs --tls_cert and --tls_key");
-    }
-    if (!IsLoopback(o.listen_address)) {
-      if (!o.allow_insecure) {
-        return absl::FailedPreconditionError(absl::StrCat(
-            "refusing to serve without TLS on ", o.listen_address,
-            ", which is not a loopback address: give --tls_cert and --tls_key, or "
-            "--allow_insecure"));
-      }
-      std::fprintf(stderr,
-                   "ligatured: WARNING: serving without TLS on %s (--allow_insecure): "
-                   "tokens and traffic travel in clear\n",
-                   o.listen_address.c_str());
-    }
-    return grpc::InsecureServerCredentials();
-  }
-  auto cert = ReadFile(o.tls_cert, "--tls_cert");
-  if (!cert.ok()) return cert.status();
-  auto key = ReadFile(o.tls_key, "--tls_key");
-  if (!key.ok()) return key.status();
-  grpc::SslServerCredentialsOptions ssl(
-      o.tls_client_ca.empty() ? GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE
-                              : GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY);
-  if (!o.tls_client_ca.empty()) {
-    auto ca = ReadFile(o.tls_client_ca, "--tls_client_ca");
-    if (!ca.ok()) return ca.status();
-    ssl.pem_root_certs = *ca;
-  }
-  ssl.pem_key_cert_pairs.push_back({*key, *cert});
-  return grpc::SslServerCredentials(ssl);
 }
 
 }  // namespace
@@ -110,7 +43,10 @@ Server::~Server() { Shutdown(absl::ZeroDuration()); }
 
 absl::Status Server::Start() {
   if (!tokens_status_.ok()) return tokens_status_;
-  auto credentials = Credentials(options_);
+  auto credentials =
+      ServerCredentialsFor({options_.listen_address, options_.tls_cert, options_.tls_key,
+                            options_.tls_client_ca, options_.allow_insecure},
+                           "ligatured");
   if (!credentials.ok()) return credentials.status();
   // The haptic datagram port listens on the gRPC address's host.
   if (options_.haptic_datagram_port >= 0) {

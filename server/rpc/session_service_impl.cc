@@ -22,12 +22,17 @@ grpc::ServerWriteReactor<grpc::ByteBuffer>* SessionServiceImpl::Watch(
   auto call = OpenWorldCall({tokens_, nullptr, manager_}, *ctx,
                             ParseWorldName(req.world(), "world"), Role::kViewer);
   if (!call.ok()) return WatchReactor::Refuse(ToGrpcStatus(call.status()));
-  auto options = MakeFrameStreamOptions(*call->host, req.max_rate_hz(), req.body_ids());
+  auto options =
+      MakeFrameStreamOptions(*call->host->LatestFrame(), req.max_rate_hz(), req.body_ids());
   if (!options.ok()) return WatchReactor::Refuse(ToGrpcStatus(options.status()));
   if (auto s = AddWatchFilter(req, &*options); !s.ok()) {
     return WatchReactor::Refuse(ToGrpcStatus(s));
   }
-  return WatchReactor::Start(&hubs_, call->host, *std::move(options), &counters_->watch);
+  return WatchReactor::Start(
+      [this, &host = call->host](std::shared_ptr<WatchSink> sink) {
+        return hubs_.Add(host, std::move(sink));
+      },
+      *std::move(options), &counters_->watch);
 }
 
 grpc::Status SessionServiceImpl::WatchEvents(grpc::ServerContext* ctx,

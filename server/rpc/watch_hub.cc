@@ -1,15 +1,15 @@
 #include "server/rpc/watch_hub.h"
 
 #include <algorithm>
+#include <optional>
 #include <vector>
 
-#include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 
 namespace ligature {
 
-WatchHub::WatchHub(std::shared_ptr<WorldHost> host, const std::atomic<bool>* server_stopping)
-    : host_(std::move(host)), server_stopping_(server_stopping) {
+WatchHub::WatchHub(std::shared_ptr<FrameSource> source, const std::atomic<bool>* server_stopping)
+    : source_(std::move(source)), server_stopping_(server_stopping) {
   thread_ = std::thread([this] { Run(); });
 }
 
@@ -63,44 +63,54 @@ void WatchHub::Run() {
   // streams that held it back for their rate limit or had a write in flight when it came,
   // and checks whether it should stop.
   constexpr absl::Duration kPoll = absl::Milliseconds(100);
-  uint64_t seen = 0;
   std::shared_ptr<const PublishedFrame> current;
-  bool open = true;
+  std::optional<absl::Status> ended;
   while (!quit_.load()) {
-    uint64_t version = 0;
-    std::shared_ptr<const Frame> frame = host_->WaitForFrame(seen, kPoll, &version, &open);
-    if (!open) break;
-    if (version != seen) {
-      seen = version;
-      current = std::make_shared<const PublishedFrame>(std::move(frame), version, host_->rate_hz());
+    std::shared_ptr<const PublishedFrame> frame =
+        source_->WaitForFrame(current != nullptr ? current->version() : 0, kPoll, &ended);
+    if (ended) break;
+    if (frame != nullptr && frame != current) {
+      current = std::move(frame);
       absl::MutexLock lock(&mu_);
       current_ = current;
     }
     if (current != nullptr) OfferToAll(current);
   }
-  // The world closed (or the server is stopping): every stream ends.
+  // The source ended (or the server is stopping): every stream ends.
   absl::flat_hash_map<const WatchSink*, std::shared_ptr<WatchSink>> sinks;
   {
     absl::MutexLock lock(&mu_);
     ended_ = true;
     sinks.swap(sinks_);
   }
-  const absl::Status why =
-      server_stopping_->load() || open
-          ? absl::UnavailableError("the server is shutting down")
-          : absl::NotFoundError(absl::StrCat(host_->name(), " was deleted"));
+  const absl::Status why = server_stopping_->load() || !ended
+                               ? absl::UnavailableError("the server is shutting down")
+                               : *ended;
   for (const auto& [key, sink] : sinks) sink->End(why);
 }
 
 std::shared_ptr<WatchHub> WatchHubs::Add(const std::shared_ptr<WorldHost>& host,
                                          std::shared_ptr<WatchSink> sink) {
+  return AddKeyed(
+      host.get(), [&host] { return std::make_shared<HostFrameSource>(host); }, std::move(sink));
+}
+
+std::shared_ptr<WatchHub> WatchHubs::Add(const std::shared_ptr<FrameSource>& source,
+                                         std::shared_ptr<WatchSink> sink) {
+  return AddKeyed(
+      source.get(), [&source] { return source; }, std::move(sink));
+}
+
+std::shared_ptr<WatchHub> WatchHubs::AddKeyed(
+    const void* key, const std::function<std::shared_ptr<FrameSource>()>& make_source,
+    std::shared_ptr<WatchSink> sink) {
   absl::MutexLock lock(&mu_);
   // Hubs of closed worlds go; a world closed under a new stream's feet gets a fresh hub,
   // which ends that stream at once.
   absl::erase_if(hubs_, [](const auto& entry) { return entry.second->ended(); });
-  std::shared_ptr<WatchHub>& hub = hubs_[host.get()];
+  std::shared_ptr<WatchHub>& hub = hubs_[key];
   if (hub == nullptr || !hub->Add(sink)) {
-    hub = std::make_shared<WatchHub>(host, server_stopping_);
+    hub = std::make_shared<WatchHub>(make_source(), server_stopping_);
     hub->Add(sink);
   }
   return hub;

@@ -1,9 +1,11 @@
 #pragma once
 // Fans one world's frames out to its Watch streams. A thread per watched world waits for the
-// world's publications and offers each, as one PublishedFrame, to every stream; the streams
-// take their view's shared bytes and write them without a thread of their own.
+// publications of the world's frame source and offers each, as one PublishedFrame, to every
+// stream; the streams take their view's shared bytes and write them without a thread of
+// their own.
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <thread>
 
@@ -12,6 +14,7 @@
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 #include "server/host/world_host.h"
+#include "server/rpc/frame_source.h"
 #include "server/rpc/published_frame.h"
 
 namespace ligature {
@@ -28,8 +31,8 @@ class WatchSink {
 
 class WatchHub {
  public:
-  // Starts the hub's thread. `server_stopping` tells a shutdown from a deleted world.
-  WatchHub(std::shared_ptr<WorldHost> host, const std::atomic<bool>* server_stopping);
+  // Starts the hub's thread. `server_stopping` tells a shutdown from an ended source.
+  WatchHub(std::shared_ptr<FrameSource> source, const std::atomic<bool>* server_stopping);
   ~WatchHub();  // ends the streams still here (UNAVAILABLE) and joins the thread
   WatchHub(const WatchHub&) = delete;
   WatchHub& operator=(const WatchHub&) = delete;
@@ -43,7 +46,7 @@ class WatchHub {
   void Run();
   void OfferToAll(const std::shared_ptr<const PublishedFrame>& frame) ABSL_LOCKS_EXCLUDED(mu_);
 
-  const std::shared_ptr<WorldHost> host_;
+  const std::shared_ptr<FrameSource> source_;
   const std::atomic<bool>* server_stopping_;
   std::atomic<bool> quit_{false};
   mutable absl::Mutex mu_;
@@ -62,11 +65,19 @@ class WatchHubs {
   // Adds `sink` to the hub of `host`'s world; returns that hub.
   std::shared_ptr<WatchHub> Add(const std::shared_ptr<WorldHost>& host,
                                 std::shared_ptr<WatchSink> sink) ABSL_LOCKS_EXCLUDED(mu_);
+  // Adds `sink` to the hub of `source`.
+  std::shared_ptr<WatchHub> Add(const std::shared_ptr<FrameSource>& source,
+                                std::shared_ptr<WatchSink> sink) ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
+  // Adds `sink` to the hub kept under `key`, started on `make_source()` when there is none.
+  std::shared_ptr<WatchHub> AddKeyed(
+      const void* key, const std::function<std::shared_ptr<FrameSource>()>& make_source,
+      std::shared_ptr<WatchSink> sink) ABSL_LOCKS_EXCLUDED(mu_);
+
   const std::atomic<bool>* server_stopping_;
   absl::Mutex mu_;
-  absl::flat_hash_map<const WorldHost*, std::shared_ptr<WatchHub>> hubs_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<const void*, std::shared_ptr<WatchHub>> hubs_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace ligature

@@ -21,14 +21,13 @@ grpc::ServerWriteReactor<grpc::ByteBuffer>* WatchReactor::Refuse(const grpc::Sta
   return new RefusedWatch(status);
 }
 
-grpc::ServerWriteReactor<grpc::ByteBuffer>* WatchReactor::Start(WatchHubs* hubs,
-                                                                std::shared_ptr<WorldHost> host,
+grpc::ServerWriteReactor<grpc::ByteBuffer>* WatchReactor::Start(const Attach& attach,
                                                                 FrameStreamOptions options,
                                                                 StreamCounters* counters) {
   auto reactor = std::make_shared<WatchReactor>(std::move(options), counters);
   reactor->self_ = reactor;
   counters->open.fetch_add(1, std::memory_order_relaxed);
-  reactor->hub_ = hubs->Add(host, reactor);
+  reactor->hub_ = attach(reactor);
   return reactor.get();
 }
 

@@ -2,16 +2,16 @@
 // One Watch stream: frames offered by its world's hub, written as shared bytes (its view's,
 // or its own for delta frames), the newest only and at most at its rate; no thread of its own.
 
+#include <grpcpp/grpcpp.h>
+
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 
-#include <grpcpp/grpcpp.h>
-
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
-#include "server/host/world_host.h"
 #include "server/rpc/frame_filter.h"
 #include "server/rpc/frame_stream.h"
 #include "server/rpc/session_counters.h"
@@ -21,9 +21,10 @@ namespace ligature {
 
 class WatchReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer>, public WatchSink {
  public:
-  // Starts a stream of `host`'s frames; the reactor owns itself until gRPC is done with it.
-  static grpc::ServerWriteReactor<grpc::ByteBuffer>* Start(WatchHubs* hubs,
-                                                           std::shared_ptr<WorldHost> host,
+  // Starts a stream; `attach` adds it to its world's hub and returns the hub. The reactor
+  // owns itself until gRPC is done with it.
+  using Attach = std::function<std::shared_ptr<WatchHub>(std::shared_ptr<WatchSink>)>;
+  static grpc::ServerWriteReactor<grpc::ByteBuffer>* Start(const Attach& attach,
                                                            FrameStreamOptions options,
                                                            StreamCounters* counters);
   // A stream refused before it started.
