@@ -57,7 +57,8 @@ ABSL_FLAG(std::string, nats_url, "",
           "frames are published once it is there.");
 ABSL_FLAG(std::vector<std::string>, nats_worlds, {},
           "Comma-separated ids of the worlds whose frames go to --nats_url, each on subject "
-          "<--nats_subject_prefix>.<id>, whenever a world of that id exists.");
+          "<--nats_subject_prefix>.<id>, whenever a world of that id exists; * for every "
+          "world.");
 ABSL_FLAG(std::string, nats_subject_prefix, "ligature.frames",
           "Subject prefix of the published frames.");
 ABSL_FLAG(double, max_edits_per_second, 0.0,

@@ -2,6 +2,8 @@
 
 #include <nats/nats.h>
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "server/scene/scene_proto.h"
@@ -13,6 +15,8 @@ namespace {
 // One chosen world's changing state: whether it is attached, its newest frame not yet
 // published, and whether its deletion is still to be told.
 struct Slot {
+  std::string id;
+  std::string subject;
   bool attached = false;  // a sink is in the world's hub
   std::shared_ptr<const PublishedFrame> newest;
   uint64_t taken = 0;  // the newest version offered
@@ -38,12 +42,18 @@ struct FramePublisher::Shared {
   WatchHubs* hubs = nullptr;
   PublishCounters* counters = nullptr;
   natsConnection* connection = nullptr;
-  // Per chosen world, fixed at start: its id and subject.
-  std::vector<std::string> ids;
-  std::vector<std::string> subjects;
+  std::string subject_prefix;
+  bool every_world = false;  // "*": every world the server has, as they come
   absl::Mutex mu;
   bool stop ABSL_GUARDED_BY(mu) = false;
-  std::vector<Slot> slots ABSL_GUARDED_BY(mu);
+  std::vector<Slot> slots ABSL_GUARDED_BY(mu);  // only ever appended to
+
+  // Adds a slot for world `id`.
+  void AddSlot(const std::string& id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
+    Slot& slot = slots.emplace_back();
+    slot.id = id;
+    slot.subject = absl::StrCat(subject_prefix, ".", id);
+  }
 };
 
 namespace {
@@ -87,7 +97,7 @@ absl::StatusOr<std::unique_ptr<FramePublisher>> FramePublisher::Start(
     return absl::InvalidArgumentError("nats_url: must be nats://host:port");
   }
   if (options.worlds.empty()) {
-    return absl::InvalidArgumentError("nats_worlds: name at least one world to publish");
+    return absl::InvalidArgumentError("nats_worlds: name at least one world to publish, or *");
   }
   // Subjects are the prefix's tokens and the world's id, which is one token.
   if (options.subject_prefix.empty() ||
@@ -100,16 +110,16 @@ absl::StatusOr<std::unique_ptr<FramePublisher>> FramePublisher::Start(
   shared->worlds = worlds;
   shared->hubs = hubs;
   shared->counters = counters;
-  {
+  shared->subject_prefix = options.subject_prefix;
+  shared->every_world = options.worlds == std::vector<std::string>{"*"};
+  if (!shared->every_world) {
     absl::MutexLock lock(&shared->mu);
     for (size_t i = 0; i < options.worlds.size(); ++i) {
       const std::string& id = options.worlds[i];
       if (absl::Status s = ValidateId(id, absl::StrCat("nats_worlds[", i, "]")); !s.ok()) {
         return s;
       }
-      shared->ids.push_back(id);
-      shared->subjects.push_back(absl::StrCat(options.subject_prefix, ".", id));
-      shared->slots.emplace_back();
+      shared->AddSlot(id);
     }
   }
   // Reconnects for ever, every half second. Frames are not kept for the broker meanwhile
@@ -151,6 +161,21 @@ FramePublisher::~FramePublisher() {
   natsConnection_Destroy(shared_->connection);
 }
 
+void FramePublisher::AddNewWorlds(std::vector<std::pair<size_t, std::string>>* detached) {
+  Shared& s = *shared_;
+  const std::vector<std::shared_ptr<WorldHost>> hosts = s.worlds->Hosts();
+  absl::MutexLock lock(&s.mu);
+  for (const std::shared_ptr<WorldHost>& host : hosts) {
+    // worlds/{id}
+    const std::string id = host->name().substr(host->name().find('/') + 1);
+    const bool known = std::any_of(s.slots.begin(), s.slots.end(),
+                                   [&id](const Slot& slot) { return slot.id == id; });
+    if (known) continue;
+    s.AddSlot(id);
+    detached->emplace_back(s.slots.size() - 1, id);
+  }
+}
+
 void FramePublisher::Run() {
   Shared& s = *shared_;
   const FrameStreamOptions whole;  // every body, no filter: the whole-frame view
@@ -158,9 +183,9 @@ void FramePublisher::Run() {
     const bool connected = natsConnection_Status(s.connection) == NATS_CONN_STATUS_CONNECTED;
     s.counters->connected.store(connected ? 1 : 0);
     // Worlds to attach to, and frames to publish.
-    std::vector<size_t> detached;
-    std::vector<size_t> deleted;
-    std::vector<std::pair<size_t, std::shared_ptr<const PublishedFrame>>> frames;
+    std::vector<std::pair<size_t, std::string>> detached;  // slot, world id
+    std::vector<std::string> deleted;                      // subjects
+    std::vector<std::pair<std::string, std::shared_ptr<const PublishedFrame>>> frames;
     {
       absl::MutexLock lock(&s.mu);
       // (A deletion waits for the broker; frames are dropped while it is away.)
@@ -174,16 +199,18 @@ void FramePublisher::Run() {
       s.mu.AwaitWithTimeout(absl::Condition(&ready), absl::Milliseconds(100));
       if (s.stop) return;
       for (size_t i = 0; i < s.slots.size(); ++i) {
-        if (!s.slots[i].attached) detached.push_back(i);
-        if (s.slots[i].deleted && connected) {
-          deleted.push_back(i);
-          s.slots[i].deleted = false;
+        Slot& slot = s.slots[i];
+        if (!slot.attached) detached.emplace_back(i, slot.id);
+        if (slot.deleted && connected) {
+          deleted.push_back(slot.subject);
+          slot.deleted = false;
         }
-        if (s.slots[i].newest != nullptr) frames.emplace_back(i, std::move(s.slots[i].newest));
+        if (slot.newest != nullptr) frames.emplace_back(slot.subject, std::move(slot.newest));
       }
     }
-    for (const size_t i : detached) {
-      absl::StatusOr<std::shared_ptr<WorldHost>> host = s.worlds->Get(s.ids[i]);
+    if (s.every_world) AddNewWorlds(&detached);
+    for (const auto& [i, id] : detached) {
+      absl::StatusOr<std::shared_ptr<WorldHost>> host = s.worlds->Get(id);
       if (!host.ok()) continue;
       {
         absl::MutexLock lock(&s.mu);
@@ -192,10 +219,10 @@ void FramePublisher::Run() {
       s.hubs->Add(*host, std::make_shared<PublishSink>(shared_, i));
     }
     // A deletion goes before frames of a world created again under the same id.
-    for (const size_t i : deleted) {
-      PublishWithHeader(s.connection, s.subjects[i], kFrameEndHeader, kFrameEndDeleted, nullptr, 0);
+    for (const std::string& subject : deleted) {
+      PublishWithHeader(s.connection, subject, kFrameEndHeader, kFrameEndDeleted, nullptr, 0);
     }
-    for (const auto& [i, frame] : frames) {
+    for (const auto& [subject, frame] : frames) {
       grpc::ByteBuffer bytes;
       frame->View("", whole, &bytes);
       grpc::Slice slice;
@@ -203,11 +230,11 @@ void FramePublisher::Run() {
       // then the world as it is.
       const bool ok =
           connected && (bytes.TrySingleSlice(&slice).ok() || bytes.DumpToSingleSlice(&slice).ok());
-      const natsStatus status =
-          ok ? PublishWithHeader(
-                   s.connection, s.subjects[i], kFrameRateHeader, absl::StrCat(frame->rate_hz()),
-                   reinterpret_cast<const char*>(slice.begin()), static_cast<int>(slice.size()))
-             : NATS_ERR;
+      const natsStatus status = ok ? PublishWithHeader(s.connection, subject, kFrameRateHeader,
+                                                       absl::StrCat(frame->rate_hz()),
+                                                       reinterpret_cast<const char*>(slice.begin()),
+                                                       static_cast<int>(slice.size()))
+                                   : NATS_ERR;
       (status == NATS_OK ? s.counters->frames_published : s.counters->publish_failures)
           .fetch_add(1, std::memory_order_relaxed);
     }

@@ -16,6 +16,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -33,7 +34,7 @@ inline constexpr char kFrameEndDeleted[] = "deleted";
 
 struct FramePublisherOptions {
   std::string url;                  // nats://host:port; empty: no publishing
-  std::vector<std::string> worlds;  // world ids
+  std::vector<std::string> worlds;  // world ids, or just "*": every world, as they come
   std::string subject_prefix = "ligature.frames";
 };
 
@@ -51,6 +52,8 @@ class FramePublisher {
  private:
   FramePublisher() = default;
   void Run();
+  // With "*": slots for the worlds that have none yet, added to `detached`.
+  void AddNewWorlds(std::vector<std::pair<size_t, std::string>>* detached);
 
   std::shared_ptr<Shared> shared_;
   std::thread thread_;

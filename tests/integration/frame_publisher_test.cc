@@ -161,5 +161,52 @@ TEST_F(FramePublisherTest, BadOptionsAreRefusedNamingTheField) {
   EXPECT_NE(start(o).message().find("nats_subject_prefix"), std::string::npos);
 }
 
+TEST_F(FramePublisherTest, EveryWorldWithAStarAndDeletionsAreTold) {
+  std::atomic<bool> stopping{false};
+  WatchHubs hubs(&stopping);
+  PublishCounters counts;
+  FramePublisherOptions every{url_, {"*"}, "every"};
+  auto publisher = FramePublisher::Start(every, &server_->worlds(), &hubs, &counts);
+  ASSERT_TRUE(publisher.ok()) << publisher.status();
+  Subscriber early(url_, "every.early");
+  Subscriber late(url_, "every.late");
+  ASSERT_TRUE(early.ok() && late.ok());
+  // A world there before and one created after: both are published.
+  v1::World w;
+  ASSERT_TRUE(CreateWorld("early", Running(), &w).ok());
+  std::optional<v1::Frame> f = early.Next(5000);
+  ASSERT_TRUE(f.has_value());
+  EXPECT_EQ(f->world(), "worlds/early");
+  ASSERT_TRUE(CreateWorld("late", Running(), &w).ok());
+  f = late.Next(5000);
+  ASSERT_TRUE(f.has_value());
+  EXPECT_EQ(f->world(), "worlds/late");
+
+  // A deleted world's subject gets an empty message with the end header.
+  natsConnection* connection = nullptr;
+  natsSubscription* subscription = nullptr;
+  ASSERT_EQ(natsConnection_ConnectTo(&connection, url_.c_str()), NATS_OK);
+  ASSERT_EQ(natsConnection_SubscribeSync(&subscription, connection, "every.late"), NATS_OK);
+  ASSERT_EQ(natsConnection_Flush(connection), NATS_OK);
+  {
+    grpc::ClientContext ctx;
+    v1::DeleteWorldRequest req;
+    req.set_name("worlds/late");
+    v1::DeleteWorldResponse out;
+    ASSERT_TRUE(worlds_->DeleteWorld(&ctx, req, &out).ok());
+  }
+  bool told = false;
+  natsMsg* msg = nullptr;
+  while (!told && natsSubscription_NextMsg(&msg, subscription, 5000) == NATS_OK) {
+    const char* end = nullptr;
+    told = natsMsgHeader_Get(msg, kFrameEndHeader, &end) == NATS_OK &&
+           std::string(end) == kFrameEndDeleted && natsMsg_GetDataLength(msg) == 0;
+    natsMsg_Destroy(msg);
+  }
+  EXPECT_TRUE(told);
+  natsSubscription_Destroy(subscription);
+  natsConnection_Destroy(connection);
+}
+
 }  // namespace
 }  // namespace ligature::testing
