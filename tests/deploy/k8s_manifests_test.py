@@ -102,6 +102,33 @@ class ManifestsTest(unittest.TestCase):
         self.assertEqual(len(mounted), 1, mounts)
         self.assertIn(mounted[0], claims)
 
+    def test_gateways_take_frames_from_the_broker_ligatured_publishes_to(self):
+        sts = self.one("StatefulSet", "ligatured")
+        server = dict(a.lstrip("-").split("=", 1)
+                      for a in sts["spec"]["template"]["spec"]["containers"][0]["args"])
+        gateway = self.one("Deployment", "ligature-gateway")
+        container = gateway["spec"]["template"]["spec"]["containers"][0]
+        self.assertTrue(container["command"][0].endswith("/ligature-gateway"))
+        args = dict(a.lstrip("-").split("=", 1) for a in container["args"])
+        # Both name the broker's Service and port.
+        self.assertEqual(args["nats_url"], server["nats_url"])
+        host, port = args["nats_url"].removeprefix("nats://").split(":")
+        broker = self.one("Service", host)
+        self.assertIn(int(port), [p["port"] for p in broker["spec"]["ports"]])
+        self.assertEqual(server["nats_worlds"], "*")
+        # Ready while the broker is connected (grpc.health.v1 on the serving port); not
+        # restarted for losing it, since a gateway reconnects by itself.
+        ports = {p["name"]: p["containerPort"] for p in container["ports"]}
+        self.assertEqual(int(args["listen"].rsplit(":", 1)[1]), ports["grpc"])
+        self.assertEqual(container["readinessProbe"]["grpc"]["port"], ports["grpc"])
+        self.assertNotIn("grpc", container["livenessProbe"])
+        # The autoscaler scales the gateways, from at least the Deployment's replicas.
+        hpa = self.one("HorizontalPodAutoscaler", "ligature-gateway")
+        self.assertEqual(hpa["spec"]["scaleTargetRef"]["name"], "ligature-gateway")
+        self.assertGreaterEqual(hpa["spec"]["maxReplicas"], hpa["spec"]["minReplicas"])
+        self.assertLessEqual(hpa["spec"]["minReplicas"], gateway["spec"]["replicas"])
+        self.assertIn("requests", container["resources"])  # CPU utilization needs requests
+
     def test_router_config_names_every_pod_and_passes_nginx_test(self):
         sts = self.one("StatefulSet", "ligatured")
         conf = self.one("ConfigMap", "ligature-router")["data"]["nginx.conf"]
