@@ -72,22 +72,31 @@ function withMetadata(metadata) {
 
 // One client per service the gateway uses, sharing a single channel to `address`, with the
 // channel credentials of `security` (see channelCredentials). `metadata` (optional) goes
-// with the calls that the session code makes through this object.
-function connect(address, protoDir = DEFAULT_PROTO_DIR, security = {}, metadata = undefined) {
+// with the calls that the session code makes through this object. `framesAddress`
+// (optional) is where Watch streams go instead: a viewer gateway (ligature-gateway), or
+// several behind one name, serving the frames the server publishes.
+function connect(address, protoDir = DEFAULT_PROTO_DIR, security = {}, metadata = undefined,
+                 framesAddress = undefined) {
   const pkg = loadLigaturePackage(protoDir);
   const credentials = channelCredentials(security);
   const options = { 'grpc.max_receive_message_length': 64 * 1024 * 1024 };
   const world = new pkg.WorldService(address, credentials, options);
   const channelOverride = world.getChannel();
   const shared = { ...options, channelOverride };
+  const session = new pkg.SessionService(address, credentials, shared);
+  const frames = framesAddress ? new pkg.SessionService(framesAddress, credentials, options) : session;
   return {
     world,
-    session: new pkg.SessionService(address, credentials, shared),
+    session,
+    frames,
     scene: new pkg.SceneService(address, credentials, shared),
     asset: new pkg.AssetService(address, credentials, shared),
     query: new pkg.QueryService(address, credentials, shared),
     metadata,
-    close() { world.close(); },
+    close() {
+      world.close();
+      if (frames !== session) frames.close();
+    },
   };
 }
 

@@ -2,10 +2,12 @@
 'use strict';
 // ligature-web: serves the viewer page and bridges it to a ligatured over WebSocket (/ws).
 //   node gateway/main.js [--ligatured 127.0.0.1:50051] [--listen 127.0.0.1:8080]
-//                        [--proto-dir DIR]
+//                        [--frames HOST:PORT] [--proto-dir DIR]
 //                        [--tls [--tls-ca FILE] [--tls-cert FILE --tls-key FILE]]
 //                        [--token-file FILE] [--require-token]
 //                        [--https-cert FILE --https-key FILE]
+// --frames takes the frames (Watch) from a viewer gateway (ligature-gateway, fed by the
+// server through NATS) instead of ligatured; everything else still goes to ligatured.
 // --listen with port 0 binds a free port; the bound address is printed on stdout as
 // "ligature-web: serving on http://HOST:PORT/" (https with --https-cert).
 //
@@ -26,14 +28,14 @@ const { connect, call, bearerMetadata, isToken, DEFAULT_PROTO_DIR } = require('.
 const { makeRoutes, serveStatic } = require('./static_files');
 const { ViewerSession } = require('./viewer_session');
 
-const USAGE = `usage: node gateway/main.js [--ligatured HOST:PORT] [--listen HOST:PORT] [--proto-dir DIR]
+const USAGE = `usage: node gateway/main.js [--ligatured HOST:PORT] [--listen HOST:PORT] [--frames HOST:PORT] [--proto-dir DIR]
   [--tls [--tls-ca FILE] [--tls-cert FILE --tls-key FILE]] [--token-file FILE]
   [--require-token] [--https-cert FILE --https-key FILE]`;
 
 function parseArgs(argv) {
   const options = { ligatured: '127.0.0.1:50051', listen: '127.0.0.1:8080', protoDir: DEFAULT_PROTO_DIR,
                     tls: false, requireToken: false };
-  const names = { '--ligatured': 'ligatured', '--listen': 'listen', '--proto-dir': 'protoDir',
+  const names = { '--ligatured': 'ligatured', '--listen': 'listen', '--frames': 'frames', '--proto-dir': 'protoDir',
                   '--tls-ca': 'ca', '--tls-cert': 'cert', '--tls-key': 'key',
                   '--token-file': 'tokenFile', '--https-cert': 'httpsCert', '--https-key': 'httpsKey' };
   const switches = { '--tls': 'tls', '--require-token': 'requireToken' };
@@ -127,7 +129,8 @@ function main() {
   try {
     ownMetadata = options.tokenFile ? bearerMetadata(readOwnToken(options.tokenFile)) : undefined;
     clients = connect(options.ligatured, options.protoDir,
-                      { tls: options.tls, ca: options.ca, cert: options.cert, key: options.key });
+                      { tls: options.tls, ca: options.ca, cert: options.cert, key: options.key },
+                      undefined, options.frames);
     if (options.httpsCert) {
       httpsOptions = { cert: readFileOrThrow(options.httpsCert, '--https-cert'),
                        key: readFileOrThrow(options.httpsKey, '--https-key') };
@@ -158,6 +161,7 @@ function main() {
     const shown = bound.family === 'IPv6' ? `[${bound.address}]` : bound.address;
     const scheme = httpsOptions ? 'https' : 'http';
     console.log(`ligature-web: serving on ${scheme}://${shown}:${bound.port}/ (ligatured ${options.ligatured}` +
+                `${options.frames ? `, frames from ${options.frames}` : ''}` +
                 `${options.tls ? ', TLS' : ''}${options.requireToken ? ', browsers need a token' : ''})`);
   });
   server.on('error', (e) => {

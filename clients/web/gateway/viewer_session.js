@@ -134,7 +134,7 @@ class ViewerSession {
     for (const [name, e] of errors) {
       this.send({ type: 'error', op: 'watch', message: `${name}: ${errorText(e)}` });
     }
-    const stream = this.clients.session.Watch({ world, max_rate_hz: this.maxRateHz }, ...withMetadata(this.clients.metadata));
+    const stream = this.clients.frames.Watch({ world, max_rate_hz: this.maxRateHz }, ...withMetadata(this.clients.metadata));
     this.watch = stream;
     this.attach(stream, 'watch');
   }

@@ -245,7 +245,7 @@ function fakeClients(cache, getAssetCalls) {
       if (request.name === TETRA && !request.skip_geometry) done(null, TETRA_ASSET);
       else done(Object.assign(new Error('not found'), { code: 5, details: 'no such asset' }));
     }) },
-    session: { Watch: () => Object.assign(new EventEmitter(), { cancel() {} }) },
+    frames: { Watch: () => Object.assign(new EventEmitter(), { cancel() {} }) },
   };
 }
 
@@ -424,8 +424,8 @@ test('drive targets from the page are checked, then streamed as Interact drive t
   const written = [];
   const interact = Object.assign(new EventEmitter(), { write: (m) => written.push(m), cancel() {} });
   const clients = { metadata: undefined,
-                    session: { Interact: () => interact,
-                               Watch: () => Object.assign(new EventEmitter(), { cancel() {} }) } };
+                    session: { Interact: () => interact },
+                    frames: { Watch: () => Object.assign(new EventEmitter(), { cancel() {} }) } };
   const ws = new FakeSocket();
   const session = new ViewerSession(ws, clients);
   const send = (request) => session.onMessage(JSON.stringify(request));

@@ -93,4 +93,4 @@ async function openViewerSocket(url) {
   return { ws, received, waitFor, send };
 }
 
-module.exports = { WEB_DIR, startLigatured, startGateway, stop, openViewerSocket };
+module.exports = { WEB_DIR, startProcess, startLigatured, startGateway, stop, openViewerSocket };
