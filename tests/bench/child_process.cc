@@ -1,5 +1,6 @@
 #include "tests/bench/child_process.h"
 
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,7 +16,11 @@ absl::StatusOr<std::unique_ptr<ChildProcess>> ChildProcess::Start(const std::str
                                                                   const std::string& value,
                                                                   std::string* ready_line) {
   int in[2], out[2];
-  if (pipe(in) != 0 || pipe(out) != 0) return absl::InternalError("pipe failed");
+  // Close-on-exec: a child started later must not hold this one's pipes open (its stdin
+  // would then never close). dup2 clears the flag on the child's own ends.
+  if (pipe2(in, O_CLOEXEC) != 0 || pipe2(out, O_CLOEXEC) != 0) {
+    return absl::InternalError("pipe failed");
+  }
   const std::string env = absl::StrCat(env_name, "=", value);
   const pid_t pid = fork();
   if (pid < 0) return absl::InternalError("fork failed");

@@ -61,7 +61,8 @@ int Main(int argc, char** argv) {
   // The haptics benchmarks' servers run in a child started as this executable again.
   if (const char* probes = std::getenv(kServeEnv)) return ServeHapticsPeers(std::atoi(probes));
   // So does world/viewers' server.
-  if (const char* scene = std::getenv(kServeCrowdEnv)) return ServeCrowdWorld(scene);
+  if (const char* spec = std::getenv(kServeCrowdEnv)) return ServeCrowdWorld(spec);
+  if (const char* url = std::getenv(kServeGatewayEnv)) return ServeGateway(url);
   Flags flags;
   if (!ParseFlags(argc, argv, &flags)) {
     PrintUsage();

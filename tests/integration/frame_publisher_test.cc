@@ -9,8 +9,8 @@
 #include <optional>
 #include <thread>
 
-#include "tests/integration/nats_broker.h"
 #include "tests/integration/server_fixture.h"
+#include "tests/support/nats_broker.h"
 
 namespace ligature::testing {
 namespace {

@@ -11,8 +11,8 @@
 #include <map>
 #include <thread>
 
-#include "tests/integration/nats_broker.h"
 #include "tests/integration/server_fixture.h"
+#include "tests/support/nats_broker.h"
 
 namespace ligature::testing {
 namespace {

@@ -5,6 +5,8 @@
 #include <cstdio>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "server/gateway/gateway.h"
 #include "server/rpc/server.h"
 #include "tests/bench/child_process.h"
 #include "tests/bench/rigid/scene_bench.h"
@@ -12,9 +14,12 @@
 
 namespace ligature::bench {
 
-int ServeCrowdWorld(const std::string& scene) {
+int ServeCrowdWorld(const std::string& spec) {
+  const std::vector<std::string> words = absl::StrSplit(spec, ' ', absl::SkipEmpty());
+  const std::string scene = words.empty() ? "default" : words[0];
   ServerOptions options;
   options.listen_address = "127.0.0.1:0";
+  if (words.size() > 1) options.publish = {words[1], {"crowd"}};
   Server server(options);
   absl::Status started = server.Start();
   absl::StatusOr<SceneDesc> desc = LoadScene(scene);
@@ -42,6 +47,21 @@ int ServeCrowdWorld(const std::string& scene) {
   bare.reset();
   server.Shutdown(absl::Milliseconds(200));
   server.Wait();
+  return 0;
+}
+
+int ServeGateway(const std::string& nats_url) {
+  GatewayOptions options;
+  options.frames.url = nats_url;
+  options.serve.listen_address = "127.0.0.1:0";
+  Gateway gateway(options);
+  if (absl::Status s = gateway.Start(); !s.ok()) {
+    std::fprintf(stderr, "gateway: %s\n", s.ToString().c_str());
+    return 1;
+  }
+  AnnounceAndWaitForParent(absl::StrCat("port ", gateway.port()));
+  gateway.Shutdown(absl::Milliseconds(200));
+  gateway.Wait();
   return 0;
 }
 

@@ -85,8 +85,8 @@ struct ViewerCrowd::Viewer {
   Arrivals arrivals;
 };
 
-ViewerCrowd::ViewerCrowd(const std::string& address, const std::string& world, int viewers,
-                         int per_connection)
+ViewerCrowd::ViewerCrowd(const std::vector<std::string>& addresses, const std::string& world,
+                         int viewers, int per_connection)
     : Crowd(viewers) {
   v1::WatchRequest req;
   req.set_world(world);
@@ -94,10 +94,11 @@ ViewerCrowd::ViewerCrowd(const std::string& address, const std::string& world, i
   for (int i = 0; i < viewers; ++i) {
     if (i % per_connection == 0) {
       // A distinct channel argument gives each group its own connection.
+      const int connection = i / per_connection;
       grpc::ChannelArguments args;
-      args.SetInt("ligature.bench.connection", i / per_connection);
-      channels_.push_back(
-          grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args));
+      args.SetInt("ligature.bench.connection", connection);
+      channels_.push_back(grpc::CreateCustomChannel(addresses[connection % addresses.size()],
+                                                    grpc::InsecureChannelCredentials(), args));
       stubs_.push_back(std::make_unique<grpc::GenericStub>(channels_.back()));
     }
     auto v = std::make_unique<Viewer>();

@@ -69,8 +69,8 @@ uint64_t FrameTick(const uint8_t* data, size_t size);
 class ViewerCrowd final : public Crowd {
  public:
   // Opens `viewers` Watch streams of `world` (a full name), `per_connection` streams to a
-  // connection.
-  ViewerCrowd(const std::string& address, const std::string& world, int viewers,
+  // connection, the connections spread over `addresses` in turn.
+  ViewerCrowd(const std::vector<std::string>& addresses, const std::string& world, int viewers,
               int per_connection);
   ~ViewerCrowd() override;  // cancels every stream and waits for them to end
 

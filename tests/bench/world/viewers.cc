@@ -22,6 +22,7 @@
 #include "tests/bench/registry.h"
 #include "tests/bench/stats.h"
 #include "tests/bench/world/crowd_server.h"
+#include "tests/bench/world/crowd_window.h"
 #include "tests/bench/world/viewer_crowd.h"
 
 namespace ligature::bench {
@@ -29,155 +30,6 @@ namespace {
 
 constexpr char kName[] = "world/viewers";
 constexpr int kPerConnection = 20;
-using Clock = std::chrono::steady_clock;
-
-struct WorldCounts {
-  uint64_t overruns = 0;
-  uint64_t missed_ticks = 0;
-};
-
-WorldCounts Counts(v1::WorldService::Stub& worlds) {
-  grpc::ClientContext ctx;
-  v1::GetWorldRequest req;
-  req.set_name("worlds/crowd");
-  v1::World out;
-  WorldCounts c;
-  if (worlds.GetWorld(&ctx, req, &out).ok()) {
-    c.overruns = out.overruns();
-    c.missed_ticks = out.missed_ticks();
-  }
-  return c;
-}
-
-// Edits at 20 a second until stopped: a sphere created, then deleted; each edit waits for
-// the tick that applies it. Latencies (ms) are kept while `recording`.
-class Editor {
- public:
-  explicit Editor(std::shared_ptr<grpc::Channel> channel)
-      : scenes_(v1::SceneService::NewStub(channel)), thread_([this] { Run(); }) {}
-  ~Editor() {
-    stop_.Notify();
-    thread_.join();
-  }
-  void Record(bool on) {
-    absl::MutexLock lock(&mu_);
-    recording_ = on;
-    if (on) latency_ms_.clear();
-  }
-  std::vector<double> latency_ms() {
-    absl::MutexLock lock(&mu_);
-    return latency_ms_;
-  }
-  int errors() const { return errors_.load(); }
-
- private:
-  void Run() {
-    for (int i = 0; !stop_.WaitForNotificationWithTimeout(absl::Milliseconds(50)); ++i) {
-      grpc::ClientContext ctx;
-      const auto t0 = Clock::now();
-      grpc::Status s;
-      if (i % 2 == 0) {
-        v1::CreateBodyRequest req;
-        req.set_parent("worlds/crowd");
-        req.mutable_body()->set_id("edited");
-        req.mutable_body()->mutable_shape()->mutable_sphere()->set_radius(0.05);
-        req.mutable_body()->mutable_pose()->mutable_position()->set_y(3.0);
-        v1::Body out;
-        s = scenes_->CreateBody(&ctx, req, &out);
-      } else {
-        v1::DeleteBodyRequest req;
-        req.set_name("worlds/crowd/bodies/edited");
-        v1::DeleteBodyResponse out;
-        s = scenes_->DeleteBody(&ctx, req, &out);
-      }
-      const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-      if (!s.ok()) errors_.fetch_add(1);
-      absl::MutexLock lock(&mu_);
-      if (recording_) latency_ms_.push_back(ms);
-    }
-  }
-
-  std::unique_ptr<v1::SceneService::Stub> scenes_;
-  absl::Notification stop_;
-  std::atomic<int> errors_{0};
-  absl::Mutex mu_;
-  bool recording_ ABSL_GUARDED_BY(mu_) = false;
-  std::vector<double> latency_ms_ ABSL_GUARDED_BY(mu_);
-  std::thread thread_;
-};
-
-// The window is measured in slices; each slice's server CPU per frame received is a sample.
-constexpr double kSliceS = 0.5;
-
-struct Slice {
-  double s = 0;      // wall time
-  double cpu_s = 0;  // the server's CPU time
-  uint64_t frames = 0;
-};
-
-struct Phase {
-  double window_s = 0;
-  double server_cpu_s = 0;
-  std::vector<Slice> slices;
-  CrowdFigures crowd;
-  WorldCounts counts;
-  std::vector<double> edit_ms;
-  bool ok = true;
-  // Server CPU per frame received (us) above `idle_cpu_per_s`, per slice.
-  std::vector<double> CpuPerFrameUs(double idle_cpu_per_s) const {
-    std::vector<double> us;
-    for (const Slice& s : slices) {
-      us.push_back(1e6 * (s.cpu_s - idle_cpu_per_s * s.s) / static_cast<double>(s.frames));
-    }
-    return us;
-  }
-};
-
-using CrowdFactory = std::function<std::unique_ptr<Crowd>()>;
-
-// One measured window with the crowd `make` opens (none when null).
-Phase Measure(pid_t server, int viewers, const CrowdFactory& make, double window_s,
-              v1::WorldService::Stub& worlds, Editor& editor) {
-  Phase phase;
-  std::unique_ptr<Crowd> crowd;
-  if (make) {
-    crowd = make();
-    const auto deadline = Clock::now() + std::chrono::seconds(30);
-    while (crowd->receiving() < viewers && Clock::now() < deadline) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    if (crowd->receiving() < viewers) {
-      std::fprintf(stderr, "[%s] %d of %d viewers receiving\n", kName, crowd->receiving(),
-                   viewers);
-      phase.ok = false;
-    }
-  }
-  std::this_thread::sleep_for(std::chrono::seconds(1));  // streams settle
-  const WorldCounts before = Counts(worlds);
-  const double cpu0 = ProcessCpuSeconds(server);
-  const auto t0 = Clock::now();
-  if (crowd) crowd->StartWindow();
-  editor.Record(true);
-  Slice last{0.0, cpu0, crowd ? crowd->frames() : 0};
-  for (double at = kSliceS; at < window_s + 1e-9; at += kSliceS) {
-    std::this_thread::sleep_until(
-        t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(at)));
-    const Slice now{std::chrono::duration<double>(Clock::now() - t0).count(),
-                    ProcessCpuSeconds(server), crowd ? crowd->frames() : 0};
-    phase.slices.push_back({now.s - last.s, now.cpu_s - last.cpu_s, now.frames - last.frames});
-    last = now;
-  }
-  editor.Record(false);
-  if (crowd) phase.crowd = crowd->EndWindow();
-  phase.window_s = std::chrono::duration<double>(Clock::now() - t0).count();
-  phase.server_cpu_s = ProcessCpuSeconds(server) - cpu0;
-  const WorldCounts after = Counts(worlds);
-  phase.counts = {after.overruns - before.overruns, after.missed_ticks - before.missed_ticks};
-  phase.edit_ms = editor.latency_ms();
-  if (phase.crowd.ended > 0) phase.ok = false;
-  return phase;
-}
-
 RunResult Run(const RunOptions& options) {
   RunResult result;
   std::string ready;
@@ -201,27 +53,28 @@ RunResult Run(const RunOptions& options) {
   const std::vector<int> crowds =
       options.quick ? std::vector<int>{50} : std::vector<int>{100, 1000, 3000};
   // The server with the world and the editor but no viewer: what every frame sent adds to.
-  const Phase idle = Measure(pid, 0, nullptr, window_s, *worlds, editor);
+  const Phase idle = Measure(kName, pid, {}, 0, nullptr, window_s, *worlds, editor);
   const double idle_cpu_per_s = idle.server_cpu_s / idle.window_s;
   std::optional<double> first_edit_p99;
   for (const int viewers : crowds) {
     std::fprintf(stderr, "[%s] %d viewers\n", kName, viewers);
     const Phase p = Measure(
-        pid, viewers,
+        kName, pid, {}, viewers,
         [&] {
-          return std::make_unique<ViewerCrowd>(address, "worlds/crowd", viewers, kPerConnection);
+          return std::make_unique<ViewerCrowd>(std::vector<std::string>{address}, "worlds/crowd",
+                                               viewers, kPerConnection);
         },
         window_s, *worlds, editor);
     const Phase bare = Measure(
-        pid, viewers,
+        kName, pid, {}, viewers,
         [&] {
-          return std::make_unique<ViewerCrowd>(bare_address, "worlds/crowd", viewers,
-                                               kPerConnection);
+          return std::make_unique<ViewerCrowd>(std::vector<std::string>{bare_address},
+                                               "worlds/crowd", viewers, kPerConnection);
         },
         window_s, *worlds, editor);
     const Phase tcp = Measure(
-        pid, viewers, [&] { return std::make_unique<SocketCrowd>(tcp_port, viewers); }, window_s,
-        *worlds, editor);
+        kName, pid, {}, viewers, [&] { return std::make_unique<SocketCrowd>(tcp_port, viewers); },
+        window_s, *worlds, editor);
     const CrowdFigures& c = p.crowd;
     const double frames = static_cast<double>(c.frames);
     const std::vector<double> ours_us = p.CpuPerFrameUs(idle_cpu_per_s);
