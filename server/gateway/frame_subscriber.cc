@@ -90,6 +90,14 @@ absl::StatusOr<std::shared_ptr<SubscribedWorld>> FrameSubscriber::Find(
   return it->second;
 }
 
+FrameSubscriber::Worlds FrameSubscriber::worlds() const {
+  absl::MutexLock lock(&mu_);
+  Worlds out;
+  out.count = worlds_.size();
+  for (const auto& [id, world] : worlds_) out.malformed += world->malformed();
+  return out;
+}
+
 void FrameSubscriber::EndAll(const absl::Status& why) {
   absl::flat_hash_map<std::string, std::shared_ptr<SubscribedWorld>> worlds;
   {

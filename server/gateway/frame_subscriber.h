@@ -50,6 +50,13 @@ class FrameSubscriber {
   // new ones.
   void EndAll(const absl::Status& why) ABSL_LOCKS_EXCLUDED(mu_);
 
+  // The worlds known now, and their messages that did not decode.
+  struct Worlds {
+    size_t count = 0;
+    uint64_t malformed = 0;
+  };
+  Worlds worlds() const ABSL_LOCKS_EXCLUDED(mu_);
+
   // The frames of world `id`; NOT_FOUND when none have reached this gateway.
   absl::StatusOr<std::shared_ptr<SubscribedWorld>> Find(const std::string& id) const
       ABSL_LOCKS_EXCLUDED(mu_);

@@ -45,6 +45,9 @@ class Gateway {
   bool broker_connected() const { return frames_ != nullptr && frames_->connected(); }
   const StreamCounters& watch() const { return watch_counters_; }
   const SubscriberCounters& subscriber() const { return subscriber_counters_; }
+  FrameSubscriber::Worlds worlds() const {
+    return frames_ != nullptr ? frames_->worlds() : FrameSubscriber::Worlds{};
+  }
 
   // Health goes NOT_SERVING, every stream ends with UNAVAILABLE, then the server stops.
   void Shutdown(absl::Duration grace = absl::Seconds(2));

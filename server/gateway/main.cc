@@ -3,12 +3,16 @@
 
 #include <csignal>
 #include <cstdio>
+#include <memory>
+#include <string>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/string_view.h"
 #include "server/gateway/gateway.h"
+#include "server/gateway/gateway_metrics.h"
+#include "server/ops/metrics_exporter.h"
 
 ABSL_FLAG(std::string, listen, "127.0.0.1:50061", "Address to serve on, host:port.");
 ABSL_FLAG(std::string, nats_url, "nats://127.0.0.1:4222",
@@ -22,6 +26,8 @@ ABSL_FLAG(std::string, tls_cert, "", "PEM certificate chain of the gateway (TLS)
 ABSL_FLAG(std::string, tls_key, "", "PEM private key of the gateway (TLS).");
 ABSL_FLAG(std::string, tls_client_ca, "",
           "PEM CA whose certificates clients must present (mutual TLS).");
+ABSL_FLAG(std::string, metrics_address, "",
+          "host:port to serve Prometheus metrics on (GET /metrics); empty: none.");
 ABSL_FLAG(bool, allow_insecure, false,
           "Serve without TLS on a non-loopback address (tokens and frames travel in clear).");
 
@@ -59,6 +65,21 @@ int Run() {
   // The bound port is printed: with port 0 the system picks it (tests rely on this).
   std::fprintf(stderr, "ligature-gateway: serving on %s (port %d), frames from %s\n",
                options.serve.listen_address.c_str(), gateway.port(), options.frames.url.c_str());
+  // Metrics, when asked for: a failure to bind stops the gateway like a bad --listen.
+  std::unique_ptr<ligature::MetricsExporter> metrics;
+  if (const std::string address = absl::GetFlag(FLAGS_metrics_address); !address.empty()) {
+    auto exporter = ligature::MetricsExporter::Start(
+        address, std::make_shared<ligature::GatewayMetrics>(&gateway));
+    if (!exporter.ok()) {
+      Report(exporter.status().message());
+      gateway.Shutdown();
+      gateway.Wait();
+      return 1;
+    }
+    metrics = *std::move(exporter);
+    std::fprintf(stderr, "ligature-gateway: metrics on http://%s/metrics (port %d)\n",
+                 address.c_str(), metrics->port());
+  }
   int signal_number = 0;
   sigwait(&signals, &signal_number);
   std::fprintf(stderr, "ligature-gateway: %s, shutting down\n",

@@ -7,6 +7,7 @@
 
 #include "prometheus/client_metric.h"
 #include "prometheus/metric_type.h"
+#include "server/ops/metric_families.h"
 
 namespace ligature {
 
@@ -15,27 +16,6 @@ namespace {
 using prometheus::ClientMetric;
 using prometheus::MetricFamily;
 using prometheus::MetricType;
-
-MetricFamily Family(std::string name, std::string help, MetricType type) {
-  MetricFamily family;
-  family.name = std::move(name);
-  family.help = std::move(help);
-  family.type = type;
-  return family;
-}
-
-// One sample with a label, of a gauge or a counter.
-void AddSample(MetricFamily* family, const std::string& label, const std::string& value,
-               double sample) {
-  ClientMetric metric;
-  if (!label.empty()) metric.label.push_back({label, value});
-  if (family->type == MetricType::Counter) {
-    metric.counter.value = sample;
-  } else {
-    metric.gauge.value = sample;
-  }
-  family->metric.push_back(std::move(metric));
-}
 
 // The step-time histogram of a world, in seconds, with cumulative buckets.
 ClientMetric TickHistogram(const std::string& world, const StepCounters& counters) {
@@ -153,29 +133,7 @@ void MetricsCollector::CollectWorlds(std::vector<MetricFamily>* out) const {
 
 // Open streams and their frames, by kind (watch, interact).
 void MetricsCollector::CollectSessions(std::vector<MetricFamily>* out) const {
-  MetricFamily open = Family("ligature_sessions",
-                             "Open frame streams: Watch (watchers) and Interact (devices).",
-                             MetricType::Gauge);
-  MetricFamily sent =
-      Family("ligature_frames_sent_total", "Frames sent on streams.", MetricType::Counter);
-  MetricFamily conflated = Family(
-      "ligature_frames_conflated_total",
-      "Frames a stream skipped because a newer one was out when it could send (slow client "
-      "or rate limit).",
-      MetricType::Counter);
-  MetricFamily encoded = Family(
-      "ligature_frames_encoded_total",
-      "Frames serialized for streams: once per frame and view however many streams share it.",
-      MetricType::Counter);
-  for (const auto& [kind, counters] :
-       {std::pair<const char*, const StreamCounters*>{"watch", &sessions_->watch},
-        std::pair<const char*, const StreamCounters*>{"interact", &sessions_->interact}}) {
-    AddSample(&open, "kind", kind, static_cast<double>(counters->open.load()));
-    AddSample(&sent, "kind", kind, static_cast<double>(counters->frames_sent.load()));
-    AddSample(&conflated, "kind", kind,
-              static_cast<double>(counters->frames_conflated.load()));
-    AddSample(&encoded, "kind", kind, static_cast<double>(counters->frames_encoded.load()));
-  }
+  AddStreamFamilies({{"watch", &sessions_->watch}, {"interact", &sessions_->interact}}, out);
   MetricFamily poses = Family("ligature_device_poses_total",
                               "Device poses received on Interact streams.",
                               MetricType::Counter);
@@ -207,8 +165,8 @@ void MetricsCollector::CollectSessions(std::vector<MetricFamily>* out) const {
              "Frames not published: the broker was away, or the client could not take them.",
              MetricType::Counter);
   AddSample(&publish_failures, "", "", static_cast<double>(publish.publish_failures.load()));
-  for (MetricFamily* f : {&open, &sent, &conflated, &encoded, &poses, &event_streams, &events_sent,
-                          &events_dropped, &connected, &published, &publish_failures}) {
+  for (MetricFamily* f : {&poses, &event_streams, &events_sent, &events_dropped, &connected,
+                          &published, &publish_failures}) {
     out->push_back(std::move(*f));
   }
 }

@@ -9,8 +9,13 @@ namespace ligature {
 absl::StatusOr<std::unique_ptr<MetricsExporter>> MetricsExporter::Start(
     const std::string& address, const WorldManager* worlds, const SessionCounters* sessions,
     const HapticCounters* haptics) {
+  return Start(address, std::make_shared<MetricsCollector>(worlds, sessions, haptics));
+}
+
+absl::StatusOr<std::unique_ptr<MetricsExporter>> MetricsExporter::Start(
+    const std::string& address, std::shared_ptr<prometheus::Collectable> collector) {
   std::unique_ptr<MetricsExporter> exporter(new MetricsExporter());
-  exporter->collector_ = std::make_shared<MetricsCollector>(worlds, sessions, haptics);
+  exporter->collector_ = std::move(collector);
   // The HTTP server reports a bind failure by throwing; keep exceptions inside.
   try {
     exporter->exposer_ = std::make_unique<prometheus::Exposer>(address, /*num_threads=*/1);

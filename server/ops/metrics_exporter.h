@@ -18,6 +18,9 @@ class MetricsExporter {
   static absl::StatusOr<std::unique_ptr<MetricsExporter>> Start(
       const std::string& address, const WorldManager* worlds, const SessionCounters* sessions,
       const HapticCounters* haptics = nullptr);
+  // The same with any collectable (a viewer gateway's, for one).
+  static absl::StatusOr<std::unique_ptr<MetricsExporter>> Start(
+      const std::string& address, std::shared_ptr<prometheus::Collectable> collector);
 
   // The bound port.
   int port() const { return port_; }
@@ -25,7 +28,7 @@ class MetricsExporter {
  private:
   MetricsExporter() = default;
 
-  std::shared_ptr<MetricsCollector> collector_;
+  std::shared_ptr<prometheus::Collectable> collector_;
   std::unique_ptr<prometheus::Exposer> exposer_;
   int port_ = 0;
 };

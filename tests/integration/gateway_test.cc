@@ -11,6 +11,7 @@
 #include <map>
 #include <thread>
 
+#include "server/gateway/gateway_metrics.h"
 #include "tests/integration/server_fixture.h"
 #include "tests/support/nats_broker.h"
 
@@ -253,6 +254,41 @@ TEST_F(GatewayTest, ADeletedWorldsStreamsEndAndItsSuccessorIsServed) {
   auto again = Open(gateway_sessions_.get(), Whole());
   ASSERT_TRUE(again->reader->Read(&f));
   EXPECT_LE(f.tick(), Tick());
+}
+
+// The value of the family `name` (its first sample) at a scrape.
+double Sample(const std::vector<prometheus::MetricFamily>& families, const std::string& name) {
+  for (const prometheus::MetricFamily& f : families) {
+    if (f.name != name || f.metric.empty()) continue;
+    const prometheus::ClientMetric& m = f.metric.front();
+    return f.type == prometheus::MetricType::Counter ? m.counter.value : m.gauge.value;
+  }
+  ADD_FAILURE() << "no family " << name;
+  return -1.0;
+}
+
+TEST_F(GatewayTest, MetricsCountStreamsFramesAndWorlds) {
+  GatewayMetrics metrics(gateway_.get());
+  {
+    auto stream = Open(gateway_sessions_.get(), Whole());
+    Read(stream.get(), 10);
+    // (Streams opened before, and ended, leave the count as gRPC finishes them.)
+    std::vector<prometheus::MetricFamily> open = metrics.Collect();
+    for (int i = 0; i < 200 && Sample(open, "ligature_sessions") != 1.0; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      open = metrics.Collect();
+    }
+    EXPECT_EQ(Sample(open, "ligature_sessions"), 1.0);
+    EXPECT_GE(Sample(open, "ligature_frames_sent_total"), 10.0);
+  }
+  const std::vector<prometheus::MetricFamily> after = metrics.Collect();
+  EXPECT_EQ(Sample(after, "ligature_nats_connected"), 1.0);
+  EXPECT_EQ(Sample(after, "ligature_gateway_worlds"), 1.0);
+  EXPECT_GE(Sample(after, "ligature_gateway_frames_received_total"), 10.0);
+  EXPECT_EQ(Sample(after, "ligature_gateway_frames_malformed_total"), 0.0);
+  EXPECT_EQ(Sample(after, "ligature_gateway_messages_dropped_total"), 0.0);
+  // Whole frames go as they came: nothing encoded for the stream.
+  EXPECT_EQ(Sample(after, "ligature_frames_encoded_total"), 0.0);
 }
 
 TEST_F(GatewayTest, ABrokerRestartIsAGapNotAnEnd) {
