@@ -120,6 +120,7 @@ class ManifestsTest(unittest.TestCase):
         # restarted for losing it, since a gateway reconnects by itself.
         ports = {p["name"]: p["containerPort"] for p in container["ports"]}
         self.assertEqual(int(args["listen"].rsplit(":", 1)[1]), ports["grpc"])
+        self.assertEqual(int(args["metrics_address"].rsplit(":", 1)[1]), ports["metrics"])
         self.assertEqual(container["readinessProbe"]["grpc"]["port"], ports["grpc"])
         self.assertNotIn("grpc", container["livenessProbe"])
         # The autoscaler scales the gateways, from at least the Deployment's replicas.
