@@ -25,7 +25,8 @@ class SubscribedWorld final : public FrameSource {
 
   const std::string& name() const { return name_; }
 
-  // A frame message (a serialized whole ligature.v1.Frame) and the world's tick rate.
+  // A frame message (a serialized whole ligature.v1.Frame) and the world's tick rate; the
+  // newest message again (the same bytes) is no new frame.
   void Receive(const char* data, size_t size, double rate_hz) ABSL_LOCKS_EXCLUDED(mu_);
   // The world ended (deleted): streams of it end with `why`.
   void End(absl::Status why) ABSL_LOCKS_EXCLUDED(mu_);

@@ -20,8 +20,15 @@ struct Slot {
   bool attached = false;  // a sink is in the world's hub
   std::shared_ptr<const PublishedFrame> newest;
   uint64_t taken = 0;  // the newest version offered
+  // The last frame published and when: a quiet world's is published again now and then.
+  std::shared_ptr<const PublishedFrame> last;
+  absl::Time last_at = absl::InfinitePast();
   bool deleted = false;
 };
+
+// How often the newest frame of a quiet world (paused, or stepped on demand) goes out again,
+// for gateways that started since: they serve a world once they have a frame of it.
+constexpr absl::Duration kRepeatQuiet = absl::Seconds(1);
 
 // Publishes `data` on `subject` with one header; NATS_OK or the client's error.
 natsStatus PublishWithHeader(natsConnection* connection, const std::string& subject,
@@ -79,6 +86,7 @@ class PublishSink final : public WatchSink {
     Slot& s = shared_->slots[slot_];
     s.attached = false;
     s.newest.reset();
+    s.last.reset();
     s.taken = 0;  // a new world's versions start again
     s.deleted = absl::IsNotFound(why);
   }
@@ -198,6 +206,7 @@ void FramePublisher::Run() {
       };
       s.mu.AwaitWithTimeout(absl::Condition(&ready), absl::Milliseconds(100));
       if (s.stop) return;
+      const absl::Time now = absl::Now();
       for (size_t i = 0; i < s.slots.size(); ++i) {
         Slot& slot = s.slots[i];
         if (!slot.attached) detached.emplace_back(i, slot.id);
@@ -205,7 +214,14 @@ void FramePublisher::Run() {
           deleted.push_back(slot.subject);
           slot.deleted = false;
         }
-        if (slot.newest != nullptr) frames.emplace_back(slot.subject, std::move(slot.newest));
+        if (slot.newest != nullptr) {
+          slot.last = slot.newest;
+          slot.last_at = now;
+          frames.emplace_back(slot.subject, std::move(slot.newest));
+        } else if (slot.last != nullptr && now - slot.last_at >= kRepeatQuiet) {
+          slot.last_at = now;
+          frames.emplace_back(slot.subject, slot.last);
+        }
       }
     }
     if (s.every_world) AddNewWorlds(&detached);

@@ -2,7 +2,9 @@
 // Publishes the whole frames of chosen worlds to a NATS server, one subject per world
 // (<prefix>.<world id>), each message a serialized ligature.v1.Frame: the bytes a
 // whole-frame Watch stream sends, encoded once, with the world's tick rate in a header.
-// When a world is deleted, an empty message with the end header says so. Gateways
+// When a world is deleted, an empty message with the end header says so. A quiet world's
+// newest frame (paused, or stepped on demand) goes out again every second, for gateways that
+// started since. Gateways
 // subscribed there can serve a world's viewers beyond what one server feeds, for one
 // publish per frame here.
 //

@@ -67,6 +67,11 @@ class HapticDatagramPort {
 
   // Sends one sealed datagram to `to`; counted when the socket refuses it (a full buffer).
   void Send(const DatagramPeer& to, std::string_view bytes) const;
+  // A reply that could not go out before the socket (sealing it failed): counted with the
+  // replies the socket refused.
+  void CountSendFailure() const {
+    counters_->send_failures.fetch_add(1, std::memory_order_relaxed);
+  }
 
  private:
   struct Entry {

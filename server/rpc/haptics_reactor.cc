@@ -248,7 +248,11 @@ void HapticsReactor::SendDatagramLocked(const v1::HapticDatagram& datagram) {
   const std::string payload = datagram.SerializeAsString();
   for (uint32_t copy = 0; copy < datagram_copies_; ++copy) {
     absl::StatusOr<std::string> sealed = datagram_sender_->Seal(haptics::MonotonicNanos(), payload);
-    if (sealed.ok()) port_->Send(*datagram_peer_, *sealed);
+    if (sealed.ok()) {
+      port_->Send(*datagram_peer_, *sealed);
+    } else {
+      port_->CountSendFailure();
+    }
   }
 }
 

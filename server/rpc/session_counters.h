@@ -64,7 +64,7 @@ struct DatagramCounters {
   std::atomic<uint64_t> replayed{0};         // an authentic datagram seen before
   std::atomic<uint64_t> stale{0};            // older than the newest taken
   std::atomic<uint64_t> bad_payload{0};      // authentic, but not a pose or a close
-  std::atomic<uint64_t> send_failures{0};    // replies the socket refused
+  std::atomic<uint64_t> send_failures{0};    // replies not sealed, or that the socket refused
 };
 
 // Counters of the haptic streams, for monitoring.

@@ -8,6 +8,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
+#include <fstream>
 #include <map>
 #include <thread>
 
@@ -32,6 +34,7 @@ class GatewayTest : public ServerTest {
     GatewayOptions options;
     options.frames.url = url_;
     options.serve.listen_address = "127.0.0.1:0";
+    CustomizeGateway(&options);
     gateway_ = std::make_unique<Gateway>(options);
     ASSERT_TRUE(gateway_->Start().ok());
     gateway_sessions_ = v1::SessionService::NewStub(grpc::CreateChannel(
@@ -41,6 +44,11 @@ class GatewayTest : public ServerTest {
   void TearDown() override {
     gateway_.reset();
     ServerTest::TearDown();
+  }
+  virtual void CustomizeGateway(GatewayOptions*) {}
+  // The metadata of a bearer token.
+  static void Bearer(grpc::ClientContext* ctx, const std::string& token) {
+    ctx->AddMetadata("authorization", "Bearer " + token);
   }
 
   // The crowd's world at 100 Hz: two falling balls and a post standing still at x = 5.
@@ -58,6 +66,7 @@ class GatewayTest : public ServerTest {
     for (int i = 0; i < 500; ++i) {
       grpc::ClientContext ctx;
       ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(2));
+      if (!probe_token_.empty()) Bearer(&ctx, probe_token_);
       auto reader = gateway_sessions_->Watch(&ctx, Whole());
       v1::Frame f;
       if (reader->Read(&f)) {
@@ -120,6 +129,7 @@ class GatewayTest : public ServerTest {
   std::string url_;
   std::unique_ptr<Gateway> gateway_;
   std::unique_ptr<v1::SessionService::Stub> gateway_sessions_;
+  std::string probe_token_;  // what CreateCrowd watches with, when the gateway wants tokens
 };
 
 TEST_F(GatewayTest, EveryViewCarriesTheServersFramesByteForByte) {
@@ -254,6 +264,81 @@ TEST_F(GatewayTest, ADeletedWorldsStreamsEndAndItsSuccessorIsServed) {
   auto again = Open(gateway_sessions_.get(), Whole());
   ASSERT_TRUE(again->reader->Read(&f));
   EXPECT_LE(f.tick(), Tick());
+}
+
+TEST_F(GatewayTest, AGatewayStartedWhileTheWorldIsPausedServesIt) {
+  ASSERT_TRUE(SetPaused("worlds/crowd", true).ok());
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  const uint64_t paused_at = Tick();
+  GatewayOptions options;
+  options.frames.url = url_;
+  options.serve.listen_address = "127.0.0.1:0";
+  Gateway late(options);
+  ASSERT_TRUE(late.Start().ok());
+  auto sessions = v1::SessionService::NewStub(grpc::CreateChannel(
+      "127.0.0.1:" + std::to_string(late.port()), grpc::InsecureChannelCredentials()));
+  // The server publishes a quiet world's newest frame again every second.
+  v1::Frame f;
+  bool served = false;
+  for (int i = 0; i < 100 && !served; ++i) {
+    grpc::ClientContext ctx;
+    ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(2));
+    auto reader = sessions->Watch(&ctx, Whole());
+    served = reader->Read(&f);
+    ctx.TryCancel();
+    reader->Finish();
+    if (!served) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_TRUE(served);
+  EXPECT_EQ(f.tick(), paused_at);
+  // The repeats are no new frames: a viewer of the paused world gets its frame once, not
+  // again with each repeat (two come in 2.5 s).
+  grpc::ClientContext ctx;
+  ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(2500));
+  auto reader = sessions->Watch(&ctx, Whole());
+  ASSERT_TRUE(reader->Read(&f));
+  EXPECT_EQ(f.tick(), paused_at);
+  EXPECT_FALSE(reader->Read(&f)) << "tick " << f.tick() << " again";
+  EXPECT_EQ(reader->Finish().error_code(), grpc::StatusCode::DEADLINE_EXCEEDED);
+  EXPECT_GE(late.subscriber().frames_received.load(), 1u);
+}
+
+// A gateway with a token file: viewers need the viewer role on the world, as on the server.
+class SecureGatewayTest : public GatewayTest {
+ protected:
+  void CustomizeGateway(GatewayOptions* options) override {
+    token_file_ = ::testing::TempDir() + "gateway_tokens";
+    std::ofstream(token_file_) << "crowd-viewer viewer crowd\nother-viewer viewer other\n";
+    options->token_file = token_file_;
+    probe_token_ = "crowd-viewer";
+  }
+  void TearDown() override {
+    GatewayTest::TearDown();
+    std::remove(token_file_.c_str());
+  }
+  grpc::Status WatchWith(const std::string& token) {
+    grpc::ClientContext ctx;
+    ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
+    if (!token.empty()) Bearer(&ctx, token);
+    auto reader = gateway_sessions_->Watch(&ctx, Whole());
+    v1::Frame f;
+    if (reader->Read(&f)) {
+      ctx.TryCancel();
+      while (reader->Read(&f)) {
+      }
+      reader->Finish();
+      return grpc::Status::OK;
+    }
+    return reader->Finish();
+  }
+  std::string token_file_;
+};
+
+TEST_F(SecureGatewayTest, ViewersNeedTheViewerRoleOnTheWorld) {
+  EXPECT_TRUE(WatchWith("crowd-viewer").ok());
+  EXPECT_EQ(WatchWith("").error_code(), grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_EQ(WatchWith("forged").error_code(), grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_EQ(WatchWith("other-viewer").error_code(), grpc::StatusCode::PERMISSION_DENIED);
 }
 
 // The value of the family `name` (its first sample) at a scrape.

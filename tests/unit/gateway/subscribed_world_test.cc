@@ -56,6 +56,24 @@ TEST(SubscribedWorldTest, TheNewestMessageDecodesAndItsBytesAreSentAsTheyCame) {
   EXPECT_EQ(world.Latest(), frame);
 }
 
+TEST(SubscribedWorldTest, TheSameBytesAgainAreNoNewFrame) {
+  SubscribedWorld world("worlds/crowd");
+  const std::string bytes = FrameBytes("worlds/crowd", 9);
+  world.Receive(bytes.data(), bytes.size(), 60.0);
+  world.Receive(bytes.data(), bytes.size(), 60.0);
+  std::optional<absl::Status> ended;
+  EXPECT_EQ(world.WaitForFrame(0, absl::Seconds(1), &ended)->version(), 1u);
+  // The same tick with other bytes (an edit in a paused world) is a new frame.
+  v1::Frame edited;
+  ASSERT_TRUE(edited.ParseFromString(bytes));
+  edited.mutable_bodies(0)->mutable_pose()->mutable_position()->set_x(1.0);
+  const std::string other = edited.SerializeAsString();
+  world.Receive(other.data(), other.size(), 60.0);
+  std::shared_ptr<const PublishedFrame> frame = world.WaitForFrame(1, absl::Seconds(1), &ended);
+  EXPECT_EQ(frame->version(), 2u);
+  EXPECT_EQ(frame->frame().bodies[0].pose.position.x(), 1.0);
+}
+
 TEST(SubscribedWorldTest, BadMessagesAreCountedAndTheLastGoodFrameStays) {
   SubscribedWorld world("worlds/crowd");
   const std::string good = FrameBytes("worlds/crowd", 3);
