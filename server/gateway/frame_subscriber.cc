@@ -5,48 +5,28 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "server/rpc/frame_publisher.h"
+#include "server/rpc/nats_connection.h"
 #include "server/scene/scene_proto.h"
 
 namespace ligature {
 
 absl::StatusOr<std::unique_ptr<FrameSubscriber>> FrameSubscriber::Start(
     const FrameSubscriberOptions& options, SubscriberCounters* counters) {
-  if (options.url.rfind("nats://", 0) != 0 || options.url.size() <= 7) {
-    return absl::InvalidArgumentError("nats_url: must be nats://host:port");
-  }
-  if (options.subject_prefix.empty() ||
-      options.subject_prefix.find_first_of(" \t*>") != std::string::npos ||
-      options.subject_prefix.front() == '.' || options.subject_prefix.back() == '.') {
-    return absl::InvalidArgumentError(
-        "nats_subject_prefix: must be dot-separated tokens without spaces or wildcards");
+  if (absl::Status s = ValidateNatsOptions(options.url, options.subject_prefix); !s.ok()) {
+    return s;
   }
   if (options.max_worlds < 1) return absl::InvalidArgumentError("max_worlds: must be positive");
   std::unique_ptr<FrameSubscriber> subscriber(new FrameSubscriber(options, counters));
-  // Reconnects for ever, every half second, and subscribes again after each reconnect.
-  natsOptions* nats_options = nullptr;
-  if (natsOptions_Create(&nats_options) != NATS_OK) {
-    return absl::InternalError("nats: cannot create the client's options");
-  }
-  natsStatus status = natsOptions_SetURL(nats_options, options.url.c_str());
-  if (status == NATS_OK) status = natsOptions_SetMaxReconnect(nats_options, -1);
-  if (status == NATS_OK) status = natsOptions_SetReconnectWait(nats_options, 500);
-  if (status == NATS_OK) {
-    status = natsOptions_SetRetryOnFailedConnect(nats_options, true, nullptr, nullptr);
-  }
-  if (status == NATS_OK) {
-    status = natsConnection_Connect(&subscriber->connection_, nats_options);
-    if (status == NATS_NOT_YET_CONNECTED) status = NATS_OK;
-  }
-  natsOptions_Destroy(nats_options);
-  if (status != NATS_OK) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("nats_url: ", options.url, ": ", natsStatus_GetText(status)));
-  }
+  // The client subscribes again after each reconnect.
+  absl::StatusOr<natsConnection*> connection = ConnectNats(options.url);
+  if (!connection.ok()) return connection.status();
+  subscriber->connection_ = *connection;
   // Every world under the prefix (one token each). A subscriber that falls behind has its
   // oldest messages dropped by the client: only the newest frame of a world matters.
   const std::string subject = absl::StrCat(options.subject_prefix, ".*");
-  status = natsConnection_Subscribe(&subscriber->subscription_, subscriber->connection_,
-                                    subject.c_str(), &FrameSubscriber::OnMessage, subscriber.get());
+  natsStatus status =
+      natsConnection_Subscribe(&subscriber->subscription_, subscriber->connection_, subject.c_str(),
+                               &FrameSubscriber::OnMessage, subscriber.get());
   if (status == NATS_OK) {
     status = natsSubscription_SetPendingLimits(subscriber->subscription_, 4096, 256 << 20);
   }

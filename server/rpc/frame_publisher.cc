@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "server/rpc/nats_connection.h"
 #include "server/scene/scene_proto.h"
 
 namespace ligature {
@@ -101,18 +102,11 @@ class PublishSink final : public WatchSink {
 absl::StatusOr<std::unique_ptr<FramePublisher>> FramePublisher::Start(
     const FramePublisherOptions& options, WorldManager* worlds, WatchHubs* hubs,
     PublishCounters* counters) {
-  if (options.url.rfind("nats://", 0) != 0 || options.url.size() <= 7) {
-    return absl::InvalidArgumentError("nats_url: must be nats://host:port");
+  if (absl::Status s = ValidateNatsOptions(options.url, options.subject_prefix); !s.ok()) {
+    return s;
   }
   if (options.worlds.empty()) {
     return absl::InvalidArgumentError("nats_worlds: name at least one world to publish, or *");
-  }
-  // Subjects are the prefix's tokens and the world's id, which is one token.
-  if (options.subject_prefix.empty() ||
-      options.subject_prefix.find_first_of(" \t*>") != std::string::npos ||
-      options.subject_prefix.front() == '.' || options.subject_prefix.back() == '.') {
-    return absl::InvalidArgumentError(
-        "nats_subject_prefix: must be dot-separated tokens without spaces or wildcards");
   }
   auto shared = std::make_shared<Shared>();
   shared->worlds = worlds;
@@ -130,29 +124,11 @@ absl::StatusOr<std::unique_ptr<FramePublisher>> FramePublisher::Start(
       shared->AddSlot(id);
     }
   }
-  // Reconnects for ever, every half second. Frames are not kept for the broker meanwhile
-  // (see Run); the client's reconnect buffer only bounds what a publish racing a disconnect
-  // holds.
-  natsOptions* nats_options = nullptr;
-  if (natsOptions_Create(&nats_options) != NATS_OK) {
-    return absl::InternalError("nats: cannot create the client's options");
-  }
-  natsStatus status = natsOptions_SetURL(nats_options, options.url.c_str());
-  if (status == NATS_OK) status = natsOptions_SetMaxReconnect(nats_options, -1);
-  if (status == NATS_OK) status = natsOptions_SetReconnectWait(nats_options, 500);
-  if (status == NATS_OK) status = natsOptions_SetReconnectBufSize(nats_options, 1 << 16);
-  if (status == NATS_OK) {
-    status = natsOptions_SetRetryOnFailedConnect(nats_options, true, nullptr, nullptr);
-  }
-  if (status == NATS_OK) {
-    status = natsConnection_Connect(&shared->connection, nats_options);
-    if (status == NATS_NOT_YET_CONNECTED) status = NATS_OK;
-  }
-  natsOptions_Destroy(nats_options);
-  if (status != NATS_OK) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("nats_url: ", options.url, ": ", natsStatus_GetText(status)));
-  }
+  // Frames are not kept for the broker while it is away (see Run); the client's reconnect
+  // buffer only bounds what a publish racing a disconnect holds.
+  absl::StatusOr<natsConnection*> connection = ConnectNats(options.url, 1 << 16);
+  if (!connection.ok()) return connection.status();
+  shared->connection = *connection;
   std::unique_ptr<FramePublisher> publisher(new FramePublisher());
   publisher->shared_ = std::move(shared);
   publisher->thread_ = std::thread([p = publisher.get()] { p->Run(); });

@@ -63,23 +63,9 @@ class GatewayTest : public ServerTest {
     v1::World w;
     ASSERT_TRUE(CreateWorld("crowd", scene, &w).ok());
     // The gateway serves the world once its first frame came through the broker.
-    for (int i = 0; i < 500; ++i) {
-      grpc::ClientContext ctx;
-      ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(2));
-      if (!probe_token_.empty()) Bearer(&ctx, probe_token_);
-      auto reader = gateway_sessions_->Watch(&ctx, Whole());
-      v1::Frame f;
-      if (reader->Read(&f)) {
-        ctx.TryCancel();
-        while (reader->Read(&f)) {
-        }
-        reader->Finish();
-        return;
-      }
-      reader->Finish();
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    FAIL() << "the gateway never served the world";
+    v1::Frame f;
+    ASSERT_TRUE(WaitUntilServed(gateway_sessions_.get(), probe_token_, &f))
+        << "the gateway never served the world";
   }
 
   static v1::WatchRequest Whole() {
@@ -88,25 +74,38 @@ class GatewayTest : public ServerTest {
     return req;
   }
 
-  // One open Watch stream.
-  struct Stream {
+  static std::unique_ptr<WatchStream> Open(v1::SessionService::Stub* stub,
+                                           const v1::WatchRequest& req) {
+    return OpenWatch(stub, req);
+  }
+  // The first frame of a whole-frame Watch on `stub` (with a bearer `token` unless empty),
+  // within 2 s; the stream ends there. Its status when it failed.
+  static grpc::Status FirstFrame(v1::SessionService::Stub* stub, const std::string& token,
+                                 v1::Frame* f) {
     grpc::ClientContext ctx;
-    std::unique_ptr<grpc::ClientReader<v1::Frame>> reader;
-    ~Stream() {
+    ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(2));
+    if (!token.empty()) Bearer(&ctx, token);
+    auto reader = stub->Watch(&ctx, Whole());
+    if (reader->Read(f)) {
       ctx.TryCancel();
-      v1::Frame f;
-      while (reader->Read(&f)) {
+      while (reader->Read(f)) {
       }
       reader->Finish();
+      return grpc::Status::OK;
     }
-  };
-  static std::unique_ptr<Stream> Open(v1::SessionService::Stub* stub, const v1::WatchRequest& req) {
-    auto s = std::make_unique<Stream>();
-    s->reader = stub->Watch(&s->ctx, req);
-    return s;
+    return reader->Finish();
+  }
+  // Waits up to 10 s for `stub`'s gateway to serve the world; its first frame then.
+  static bool WaitUntilServed(v1::SessionService::Stub* stub, const std::string& token,
+                              v1::Frame* f) {
+    for (int i = 0; i < 200; ++i) {
+      if (FirstFrame(stub, token, f).ok()) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return false;
   }
   // The bytes of `n` frames of a stream, by tick.
-  static std::map<uint64_t, std::string> Read(Stream* s, int n) {
+  static std::map<uint64_t, std::string> Read(WatchStream* s, int n) {
     std::map<uint64_t, std::string> out;
     v1::Frame f;
     for (int i = 0; i < n && s->reader->Read(&f); ++i) out[f.tick()] = f.SerializeAsString();
@@ -279,17 +278,7 @@ TEST_F(GatewayTest, AGatewayStartedWhileTheWorldIsPausedServesIt) {
       "127.0.0.1:" + std::to_string(late.port()), grpc::InsecureChannelCredentials()));
   // The server publishes a quiet world's newest frame again every second.
   v1::Frame f;
-  bool served = false;
-  for (int i = 0; i < 100 && !served; ++i) {
-    grpc::ClientContext ctx;
-    ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(2));
-    auto reader = sessions->Watch(&ctx, Whole());
-    served = reader->Read(&f);
-    ctx.TryCancel();
-    reader->Finish();
-    if (!served) std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  ASSERT_TRUE(served);
+  ASSERT_TRUE(WaitUntilServed(sessions.get(), "", &f));
   EXPECT_EQ(f.tick(), paused_at);
   // The repeats are no new frames: a viewer of the paused world gets its frame once, not
   // again with each repeat (two come in 2.5 s).
@@ -317,19 +306,8 @@ class SecureGatewayTest : public GatewayTest {
     std::remove(token_file_.c_str());
   }
   grpc::Status WatchWith(const std::string& token) {
-    grpc::ClientContext ctx;
-    ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
-    if (!token.empty()) Bearer(&ctx, token);
-    auto reader = gateway_sessions_->Watch(&ctx, Whole());
     v1::Frame f;
-    if (reader->Read(&f)) {
-      ctx.TryCancel();
-      while (reader->Read(&f)) {
-      }
-      reader->Finish();
-      return grpc::Status::OK;
-    }
-    return reader->Finish();
+    return FirstFrame(gateway_sessions_.get(), token, &f);
   }
   std::string token_file_;
 };

@@ -130,6 +130,26 @@ inline v1::Scene BallAndPostScene() {
   return scene;
 }
 
+// One open Watch stream, cancelled and drained when it goes.
+struct WatchStream {
+  grpc::ClientContext ctx;
+  std::unique_ptr<grpc::ClientReader<v1::Frame>> reader;
+  ~WatchStream() {
+    ctx.TryCancel();
+    v1::Frame f;
+    while (reader->Read(&f)) {
+    }
+    reader->Finish();
+  }
+};
+
+inline std::unique_ptr<WatchStream> OpenWatch(v1::SessionService::Stub* stub,
+                                              const v1::WatchRequest& req) {
+  auto s = std::make_unique<WatchStream>();
+  s->reader = stub->Watch(&s->ctx, req);
+  return s;
+}
+
 // The body with this id in a frame, or null.
 inline const v1::BodyState* FindBody(const v1::Frame& frame, const std::string& id) {
   for (const v1::BodyState& b : frame.bodies()) {

@@ -30,23 +30,9 @@ class WatchFanoutTest : public ServerTest {
     ASSERT_TRUE(CreateWorld("w", scene, &w).ok());
   }
 
-  // One open Watch stream.
-  struct Stream {
-    grpc::ClientContext ctx;
-    std::unique_ptr<grpc::ClientReader<v1::Frame>> reader;
-    ~Stream() {
-      ctx.TryCancel();
-      v1::Frame f;
-      while (reader->Read(&f)) {
-      }
-      reader->Finish();
-    }
-  };
-  std::unique_ptr<Stream> Open(const v1::WatchRequest& req,
-                               v1::SessionService::Stub* stub = nullptr) {
-    auto s = std::make_unique<Stream>();
-    s->reader = (stub != nullptr ? stub : sessions_.get())->Watch(&s->ctx, req);
-    return s;
+  std::unique_ptr<WatchStream> Open(const v1::WatchRequest& req,
+                                    v1::SessionService::Stub* stub = nullptr) {
+    return OpenWatch(stub != nullptr ? stub : sessions_.get(), req);
   }
   static v1::WatchRequest Whole() {
     v1::WatchRequest req;
@@ -82,13 +68,13 @@ class WatchFanoutTest : public ServerTest {
 TEST_F(WatchFanoutTest, StreamsOfOneViewGetTheSameBytesFromOneEncodingPerFrame) {
   // Three views shared by two or three streams each (a subset asked for in either order is
   // one view), and two streams with delta frames, which are encoded for each.
-  std::vector<std::vector<std::unique_ptr<Stream>>> views(3);
+  std::vector<std::vector<std::unique_ptr<WatchStream>>> views(3);
   for (int i = 0; i < 3; ++i) views[0].push_back(Open(Whole()));
   views[1].push_back(Open(Subset({"ball", "post"})));
   views[1].push_back(Open(Subset({"post", "ball"})));
   views[2].push_back(Open(AroundThePost()));
   views[2].push_back(Open(AroundThePost()));
-  std::vector<std::unique_ptr<Stream>> deltas;
+  std::vector<std::unique_ptr<WatchStream>> deltas;
   deltas.push_back(Open(Deltas(1000)));
   deltas.push_back(Open(Deltas(1000)));
   const SessionCounters& counts = server_->sessions();
@@ -143,7 +129,7 @@ TEST_F(WatchFanoutTest, DeltaStreamsKeepTheirOwnKeyFramesAndRebuildTheWorld) {
   // The second stream joins two steps after the first, so their key frames (every third
   // frame of each) fall on different ticks.
   auto whole = Open(Whole());
-  std::vector<std::unique_ptr<Stream>> deltas;
+  std::vector<std::unique_ptr<WatchStream>> deltas;
   deltas.push_back(Open(Deltas(3)));
   // What each delta stream has rebuilt: body id -> serialized state.
   std::vector<std::map<std::string, std::string>> rebuilt(2);
@@ -199,7 +185,7 @@ TEST_F(WatchFanoutTest, StalledViewersHoldTheirNewestFrameNotABacklog) {
   args.SetInt(GRPC_ARG_HTTP2_BDP_PROBE, 0);
   auto sessions = v1::SessionService::NewStub(grpc::CreateCustomChannel(
       "127.0.0.1:" + std::to_string(server_->port()), grpc::InsecureChannelCredentials(), args));
-  std::vector<std::unique_ptr<Stream>> stalled;
+  std::vector<std::unique_ptr<WatchStream>> stalled;
   v1::WatchRequest req;
   req.set_world("worlds/busy");
   constexpr int kViewers = 1000;
