@@ -44,13 +44,13 @@ from ligature.messages import (  # noqa: E402
     to_message, vec3)
 from ligature.mesh_import import load_mesh_file  # noqa: E402
 from ligature.scene_file import load_scene, parse_scene  # noqa: E402
-from ligature.streams import FrameStream, Interaction, QueryStream  # noqa: E402
+from ligature.streams import FrameStream, Interaction, QueryStream, ResumingWatch  # noqa: E402
 from ligature.client import Client, connect  # noqa: E402
 
 __all__ = [
     "Asset", "Body", "BodyState", "Client", "Constraint", "DevicePose", "Frame",
     "FrameStream", "Interaction", "LigatureError", "Pose", "QueryHit", "QueryResponse",
-    "QueryStream", "Quaternion", "Scene", "SceneQuery", "TriangleMesh", "Vec3", "World",
+    "QueryStream", "Quaternion", "ResumingWatch", "Scene", "SceneQuery", "TriangleMesh", "Vec3", "World",
     "WorldSettings", "body_state", "connect",
     "load_mesh_file", "load_scene", "parse_scene", "pose", "to_message", "vec3",
 ]

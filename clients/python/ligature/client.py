@@ -21,7 +21,7 @@ from ligature.messages import (
 from ligature.names import (
     asset_name, body_name, constraint_name, routing_metadata, world_name)
 from ligature.scene_file import load_scene, upload_mesh_files
-from ligature.streams import FrameStream, Interaction, QueryStream
+from ligature.streams import FrameStream, Interaction, QueryStream, ResumingWatch
 
 # Update masks from dicts: the nested dicts the server takes field by field (every other
 # key is replaced whole, e.g. gravity or material).
@@ -427,17 +427,26 @@ class Client:
 
     # -- sessions -----------------------------------------------------------------------
 
-    def watch(self, world, rate_hz=0.0, bodies=(), duration=None):
+    def watch(self, world, rate_hz=0.0, bodies=(), duration=None, resume=False):
         """Streams the frames of `world` as a :class:`FrameStream`.
 
         `rate_hz` caps the frame rate (0: the world's rate); `bodies` limits frames to
         those body ids; `duration` (s) ends the stream after that long. Close the stream
-        (or use it in a ``with`` block) to end it early.
+        (or use it in a ``with`` block) to end it early. With `resume`, a stream whose
+        server goes away (UNAVAILABLE) is opened again, for viewers of several viewer
+        gateways behind one address (see :class:`ResumingWatch`).
         """
         request = session_service_pb2.WatchRequest(
             world=world_name(world), max_rate_hz=rate_hz, body_ids=list(bodies))
-        call = self._sessions.Watch(request, timeout=duration, metadata=self._metadata(world))
-        stream = FrameStream(call, "Watch", duration=duration)
+        metadata = self._metadata(world)
+
+        def open_call(timeout):
+            return self._sessions.Watch(request, timeout=timeout, metadata=metadata)
+
+        if resume:
+            stream = ResumingWatch(open_call, duration=duration)
+        else:
+            stream = FrameStream(open_call(duration), "Watch", duration=duration)
         self._streams.add(stream)
         return stream
 

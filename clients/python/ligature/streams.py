@@ -7,6 +7,7 @@ when it closes."""
 
 import queue
 import threading
+import time
 
 import grpc
 
@@ -88,6 +89,86 @@ class FrameStream:
             self.close()
         except Exception:  # noqa: BLE001 - never raise from a finalizer
             pass
+
+
+class ResumingWatch(FrameStream):
+    """A Watch that opens itself again when its server goes away (UNAVAILABLE), for viewers
+    of viewer gateways: a channel naming several of them (a DNS name with several addresses,
+    or ``ipv4:A,B,C``) then reaches another. It gives up, raising the last error, after
+    `give_up_after` seconds without a frame; other errors (a deleted world, bad arguments)
+    end it as on a plain stream. Frames older than the last one yielded are skipped, and the
+    newest one again, once, after a reopening."""
+
+    def __init__(self, open_call, duration=None, give_up_after=10.0):
+        self._open_call = open_call
+        self._ends_at = None if duration is None else time.monotonic() + duration
+        self._give_up_after = give_up_after
+        self._last_tick = None
+        self._reopened = False
+        super().__init__(open_call(duration), "Watch", duration=duration)
+
+    def __next__(self):
+        while True:
+            try:
+                frame = super().__next__()
+            except LigatureError as error:
+                if error.code != grpc.StatusCode.UNAVAILABLE:
+                    raise
+                self._reopen(error)
+                continue
+            last, self._last_tick = self._last_tick, frame.tick
+            reopened, self._reopened = self._reopened, False
+            if last is not None and (frame.tick < last or (reopened and frame.tick == last)):
+                self._last_tick = last
+                continue
+            return frame
+
+    def _reopen(self, error):
+        """Opens the call again, waiting a little between tries, until `give_up_after`."""
+        gave_up_at = time.monotonic() + self._give_up_after
+        while True:
+            with self._lock:
+                if self._cancelled:
+                    raise StopIteration
+            remaining = None if self._ends_at is None else self._ends_at - time.monotonic()
+            if remaining is not None and remaining <= 0:
+                raise StopIteration
+            if time.monotonic() > gave_up_at:
+                raise error
+            call = self._open_call(remaining)
+            try:
+                # The first message (or the error) says whether this server has the world.
+                first = next(call)
+            except grpc.RpcError as e:
+                if e.code() != grpc.StatusCode.UNAVAILABLE:
+                    raise LigatureError.from_rpc_error(e, self._method) from None
+                time.sleep(0.1)
+                continue
+            except StopIteration:
+                raise
+            with self._lock:
+                self._call = _Prepended(first, call)
+                self._closed = False
+                self._error_raised = False
+                self._reopened = True
+            return
+
+
+class _Prepended:
+    """A call whose first message was read already: it comes first, then the rest."""
+
+    def __init__(self, first, call):
+        self._first = first
+        self._call = call
+
+    def __next__(self):
+        if self._first is not None:
+            first, self._first = self._first, None
+            return first
+        return next(self._call)
+
+    def cancel(self):
+        self._call.cancel()
 
 
 _END = object()  # ends the request stream (half-close)
