@@ -42,17 +42,14 @@ absl::StatusOr<std::unique_ptr<FrameSubscriber>> FrameSubscriber::Start(
 }
 
 FrameSubscriber::~FrameSubscriber() {
-  // A delivery in progress finishes before this goes.
+  // Closing the connection closes the subscription; its handler is done (a delivery in
+  // progress finished) once OnComplete has run, and only then does this go.
+  if (connection_ != nullptr) natsConnection_Close(connection_);
   if (subscription_ != nullptr) {
-    if (natsSubscription_Unsubscribe(subscription_) == NATS_OK) {
-      handler_done_.WaitForNotificationWithTimeout(absl::Seconds(10));
-    }
+    handler_done_.WaitForNotificationWithTimeout(absl::Seconds(10));
     natsSubscription_Destroy(subscription_);
   }
-  if (connection_ != nullptr) {
-    natsConnection_Close(connection_);
-    natsConnection_Destroy(connection_);
-  }
+  if (connection_ != nullptr) natsConnection_Destroy(connection_);
 }
 
 bool FrameSubscriber::connected() const {

@@ -14,7 +14,7 @@ void SubscribedWorld::Receive(const char* data, size_t size, double rate_hz) {
   // The server publishes a quiet world's newest frame again now and then: the same bytes
   // are not a new frame.
   if (version_ != 0 && raw_rate_hz_ == rate_hz && raw_.size() == size &&
-      std::memcmp(raw_.begin(), data, size) == 0) {
+      (size == 0 || std::memcmp(raw_.begin(), data, size) == 0)) {
     return;
   }
   raw_ = std::move(raw);

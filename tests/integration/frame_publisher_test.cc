@@ -56,6 +56,11 @@ class FramePublisherTest : public ServerTest {
     options->publish.url = url_;
     options->publish.worlds = {"pub"};
   }
+  // The server goes before the broker.
+  void TearDown() override {
+    ServerTest::TearDown();
+    server_.reset();
+  }
   static v1::Scene Running() {
     v1::Scene scene = BallScene();  // 100 Hz
     scene.mutable_settings()->set_paused(false);

@@ -41,9 +41,11 @@ class GatewayTest : public ServerTest {
         "127.0.0.1:" + std::to_string(gateway_->port()), grpc::InsecureChannelCredentials()));
     ASSERT_NO_FATAL_FAILURE(CreateCrowd());
   }
+  // The gateway, then the server, go before the broker.
   void TearDown() override {
     gateway_.reset();
     ServerTest::TearDown();
+    server_.reset();
   }
   virtual void CustomizeGateway(GatewayOptions*) {}
   // The metadata of a bearer token.
