@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "server/rpc/names.h"
 #include "server/rpc/nats_connection.h"
 #include "server/scene/scene_proto.h"
 
@@ -150,8 +151,9 @@ void FramePublisher::AddNewWorlds(std::vector<std::pair<size_t, std::string>>* d
   const std::vector<std::shared_ptr<WorldHost>> hosts = s.worlds->Hosts();
   absl::MutexLock lock(&s.mu);
   for (const std::shared_ptr<WorldHost>& host : hosts) {
-    // worlds/{id}
-    const std::string id = host->name().substr(host->name().find('/') + 1);
+    absl::StatusOr<std::string> parsed = ParseWorldName(host->name(), "world");
+    if (!parsed.ok()) continue;
+    const std::string& id = *parsed;
     const bool known = std::any_of(s.slots.begin(), s.slots.end(),
                                    [&id](const Slot& slot) { return slot.id == id; });
     if (known) continue;
@@ -163,10 +165,13 @@ void FramePublisher::AddNewWorlds(std::vector<std::pair<size_t, std::string>>* d
 void FramePublisher::Run() {
   Shared& s = *shared_;
   const FrameStreamOptions whole;  // every body, no filter: the whole-frame view
+  constexpr absl::Duration kScanInterval = absl::Milliseconds(100);
+  absl::Time next_scan = absl::InfinitePast();
   while (true) {
     const bool connected = natsConnection_Status(s.connection) == NATS_CONN_STATUS_CONNECTED;
     s.counters->connected.store(connected ? 1 : 0);
     // Worlds to attach to, and frames to publish.
+    bool scan = false;                                     // look for worlds to attach to
     std::vector<std::pair<size_t, std::string>> detached;  // slot, world id
     std::vector<std::string> deleted;                      // subjects
     std::vector<std::pair<std::string, std::shared_ptr<const PublishedFrame>>> frames;
@@ -183,9 +188,12 @@ void FramePublisher::Run() {
       s.mu.AwaitWithTimeout(absl::Condition(&ready), absl::Milliseconds(100));
       if (s.stop) return;
       const absl::Time now = absl::Now();
+      // Worlds are looked for a tenth of a second apart, not at every frame.
+      scan = now >= next_scan;
+      if (scan) next_scan = now + kScanInterval;
       for (size_t i = 0; i < s.slots.size(); ++i) {
         Slot& slot = s.slots[i];
-        if (!slot.attached) detached.emplace_back(i, slot.id);
+        if (scan && !slot.attached) detached.emplace_back(i, slot.id);
         if (slot.deleted && connected) {
           deleted.push_back(slot.subject);
           slot.deleted = false;
@@ -200,7 +208,7 @@ void FramePublisher::Run() {
         }
       }
     }
-    if (s.every_world) AddNewWorlds(&detached);
+    if (scan && s.every_world) AddNewWorlds(&detached);
     for (const auto& [i, id] : detached) {
       absl::StatusOr<std::shared_ptr<WorldHost>> host = s.worlds->Get(id);
       if (!host.ok()) continue;

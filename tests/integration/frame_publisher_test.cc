@@ -9,8 +9,7 @@
 #include <optional>
 #include <thread>
 
-#include "tests/integration/server_fixture.h"
-#include "tests/support/nats_broker.h"
+#include "tests/integration/publishing_server_fixture.h"
 
 namespace ligature::testing {
 namespace {
@@ -47,20 +46,9 @@ class Subscriber {
   bool ok_ = false;
 };
 
-class FramePublisherTest : public ServerTest {
+class FramePublisherTest : public PublishingServerTest {
  protected:
-  void Customize(ServerOptions* options) override {
-    port_ = FreePort();
-    ASSERT_TRUE(broker_.Start(port_)) << "nats-server did not start";
-    url_ = "nats://127.0.0.1:" + std::to_string(port_);
-    options->publish.url = url_;
-    options->publish.worlds = {"pub"};
-  }
-  // The server goes before the broker.
-  void TearDown() override {
-    ServerTest::TearDown();
-    server_.reset();
-  }
+  FramePublisherTest() : PublishingServerTest({"pub"}) {}
   static v1::Scene Running() {
     v1::Scene scene = BallScene();  // 100 Hz
     scene.mutable_settings()->set_paused(false);
@@ -69,10 +57,6 @@ class FramePublisherTest : public ServerTest {
   uint64_t Tick(const std::string& world) {
     return server_->worlds().Get(world).value()->Info().tick;
   }
-
-  Broker broker_;
-  int port_ = 0;
-  std::string url_;
 };
 
 TEST_F(FramePublisherTest, ChosenWorldsReachSubscribersAndNeverWaitForTheBroker) {

@@ -14,23 +14,16 @@
 #include <thread>
 
 #include "server/gateway/gateway_metrics.h"
-#include "tests/integration/server_fixture.h"
-#include "tests/support/nats_broker.h"
+#include "tests/integration/publishing_server_fixture.h"
 
 namespace ligature::testing {
 namespace {
 
-class GatewayTest : public ServerTest {
+class GatewayTest : public PublishingServerTest {
  protected:
-  void Customize(ServerOptions* options) override {
-    port_ = FreePort();
-    ASSERT_TRUE(broker_.Start(port_)) << "nats-server did not start";
-    url_ = "nats://127.0.0.1:" + std::to_string(port_);
-    options->publish.url = url_;
-    options->publish.worlds = {"crowd"};
-  }
+  GatewayTest() : PublishingServerTest({"crowd"}) {}
   void SetUp() override {
-    ServerTest::SetUp();
+    PublishingServerTest::SetUp();
     GatewayOptions options;
     options.frames.url = url_;
     options.serve.listen_address = "127.0.0.1:0";
@@ -44,8 +37,7 @@ class GatewayTest : public ServerTest {
   // The gateway, then the server, go before the broker.
   void TearDown() override {
     gateway_.reset();
-    ServerTest::TearDown();
-    server_.reset();
+    PublishingServerTest::TearDown();
   }
   virtual void CustomizeGateway(GatewayOptions*) {}
   // The metadata of a bearer token.
@@ -125,9 +117,6 @@ class GatewayTest : public ServerTest {
   }
   uint64_t Tick() { return server_->worlds().Get("crowd").value()->Info().tick; }
 
-  Broker broker_;
-  int port_ = 0;
-  std::string url_;
   std::unique_ptr<Gateway> gateway_;
   std::unique_ptr<v1::SessionService::Stub> gateway_sessions_;
   std::string probe_token_;  // what CreateCrowd watches with, when the gateway wants tokens
