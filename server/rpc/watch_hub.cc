@@ -9,13 +9,13 @@
 namespace ligature {
 
 WatchHub::WatchHub(std::shared_ptr<FrameSource> source, const std::atomic<bool>* server_stopping)
-    : source_(std::move(source)), server_stopping_(server_stopping) {
-  thread_ = std::thread([this] { Run(); });
+    : core_(std::make_shared<Core>(std::move(source), server_stopping)) {
+  thread_ = std::thread([core = core_] { Run(core); });
 }
 
 WatchHub::~WatchHub() {
-  quit_.store(true);
-  // The last owner may be a stream ending on this hub's own thread.
+  core_->quit.store(true);
+  // The last owner may be a stream ending on this hub's own thread, which holds the core.
   if (thread_.get_id() == std::this_thread::get_id()) {
     thread_.detach();
   } else {
@@ -26,10 +26,10 @@ WatchHub::~WatchHub() {
 bool WatchHub::Add(std::shared_ptr<WatchSink> sink) {
   std::shared_ptr<const PublishedFrame> current;
   {
-    absl::MutexLock lock(&mu_);
-    if (ended_) return false;
-    sinks_[sink.get()] = sink;
-    current = current_;
+    absl::MutexLock lock(&core_->mu);
+    if (core_->ended) return false;
+    core_->sinks[sink.get()] = sink;
+    current = core_->current;
   }
   // A new stream starts with the newest frame, even in a paused world. (Before the first
   // publication the thread offers it to every stream.)
@@ -38,52 +38,53 @@ bool WatchHub::Add(std::shared_ptr<WatchSink> sink) {
 }
 
 void WatchHub::Remove(const WatchSink* sink) {
-  absl::MutexLock lock(&mu_);
-  sinks_.erase(sink);
+  absl::MutexLock lock(&core_->mu);
+  core_->sinks.erase(sink);
 }
 
 bool WatchHub::ended() const {
-  absl::MutexLock lock(&mu_);
-  return ended_;
+  absl::MutexLock lock(&core_->mu);
+  return core_->ended;
 }
 
-void WatchHub::OfferToAll(const std::shared_ptr<const PublishedFrame>& frame) {
+void WatchHub::Core::OfferToAll(const std::shared_ptr<const PublishedFrame>& frame) {
   // Offered outside the lock: streams may come and go meanwhile.
-  std::vector<std::shared_ptr<WatchSink>> sinks;
+  std::vector<std::shared_ptr<WatchSink>> copies;
   {
-    absl::MutexLock lock(&mu_);
-    sinks.reserve(sinks_.size());
-    for (const auto& [key, sink] : sinks_) sinks.push_back(sink);
+    absl::MutexLock lock(&mu);
+    copies.reserve(sinks.size());
+    for (const auto& [key, sink] : sinks) copies.push_back(sink);
   }
-  for (const std::shared_ptr<WatchSink>& sink : sinks) sink->Offer(frame);
+  for (const std::shared_ptr<WatchSink>& sink : copies) sink->Offer(frame);
 }
 
-void WatchHub::Run() {
+void WatchHub::Run(const std::shared_ptr<Core>& core) {
   // How long a hub waits for a publication before it offers the newest frame again, to the
   // streams that held it back for their rate limit or had a write in flight when it came,
   // and checks whether it should stop.
   constexpr absl::Duration kPoll = absl::Milliseconds(100);
   std::shared_ptr<const PublishedFrame> current;
   std::optional<absl::Status> ended;
-  while (!quit_.load()) {
+  while (!core->quit.load()) {
     std::shared_ptr<const PublishedFrame> frame =
-        source_->WaitForFrame(current != nullptr ? current->version() : 0, kPoll, &ended);
+        core->source->WaitForFrame(current != nullptr ? current->version() : 0, kPoll, &ended);
     if (ended) break;
     if (frame != nullptr && frame != current) {
       current = std::move(frame);
-      absl::MutexLock lock(&mu_);
-      current_ = current;
+      absl::MutexLock lock(&core->mu);
+      core->current = current;
     }
-    if (current != nullptr) OfferToAll(current);
+    if (current != nullptr) core->OfferToAll(current);
   }
-  // The source ended (or the server is stopping): every stream ends.
+  // The source ended (or the hub or the server is stopping): every stream ends. A hub that
+  // quit may have outlived its server, whose flag is then not read.
   absl::flat_hash_map<const WatchSink*, std::shared_ptr<WatchSink>> sinks;
   {
-    absl::MutexLock lock(&mu_);
-    ended_ = true;
-    sinks.swap(sinks_);
+    absl::MutexLock lock(&core->mu);
+    core->ended = true;
+    sinks.swap(core->sinks);
   }
-  const absl::Status why = server_stopping_->load() || !ended
+  const absl::Status why = !ended || core->server_stopping->load()
                                ? absl::UnavailableError("the server is shutting down")
                                : *ended;
   for (const auto& [key, sink] : sinks) sink->End(why);

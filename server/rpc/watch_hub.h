@@ -33,26 +33,34 @@ class WatchHub {
  public:
   // Starts the hub's thread. `server_stopping` tells a shutdown from an ended source.
   WatchHub(std::shared_ptr<FrameSource> source, const std::atomic<bool>* server_stopping);
-  ~WatchHub();  // ends the streams still here (UNAVAILABLE) and joins the thread
+  ~WatchHub();  // stops the thread (the streams still here end, UNAVAILABLE)
   WatchHub(const WatchHub&) = delete;
   WatchHub& operator=(const WatchHub&) = delete;
 
   // Adds `sink` and offers it the newest frame at once. False once the hub has ended.
-  bool Add(std::shared_ptr<WatchSink> sink) ABSL_LOCKS_EXCLUDED(mu_);
-  void Remove(const WatchSink* sink) ABSL_LOCKS_EXCLUDED(mu_);
-  bool ended() const ABSL_LOCKS_EXCLUDED(mu_);
+  bool Add(std::shared_ptr<WatchSink> sink);
+  void Remove(const WatchSink* sink);
+  bool ended() const;
 
  private:
-  void Run();
-  void OfferToAll(const std::shared_ptr<const PublishedFrame>& frame) ABSL_LOCKS_EXCLUDED(mu_);
+  // Everything the hub's thread uses. The thread shares it: the last stream may let go of
+  // the hub on the hub's own thread, and the thread then runs on to its end.
+  struct Core {
+    Core(std::shared_ptr<FrameSource> source, const std::atomic<bool>* server_stopping)
+        : source(std::move(source)), server_stopping(server_stopping) {}
+    void OfferToAll(const std::shared_ptr<const PublishedFrame>& frame) ABSL_LOCKS_EXCLUDED(mu);
 
-  const std::shared_ptr<FrameSource> source_;
-  const std::atomic<bool>* server_stopping_;
-  std::atomic<bool> quit_{false};
-  mutable absl::Mutex mu_;
-  bool ended_ ABSL_GUARDED_BY(mu_) = false;
-  std::shared_ptr<const PublishedFrame> current_ ABSL_GUARDED_BY(mu_);
-  absl::flat_hash_map<const WatchSink*, std::shared_ptr<WatchSink>> sinks_ ABSL_GUARDED_BY(mu_);
+    const std::shared_ptr<FrameSource> source;
+    const std::atomic<bool>* server_stopping;
+    std::atomic<bool> quit{false};
+    mutable absl::Mutex mu;
+    bool ended ABSL_GUARDED_BY(mu) = false;
+    std::shared_ptr<const PublishedFrame> current ABSL_GUARDED_BY(mu);
+    absl::flat_hash_map<const WatchSink*, std::shared_ptr<WatchSink>> sinks ABSL_GUARDED_BY(mu);
+  };
+  static void Run(const std::shared_ptr<Core>& core);
+
+  const std::shared_ptr<Core> core_;
   std::thread thread_;
 };
 
