@@ -6,6 +6,8 @@
 #include <cmath>
 #include <map>
 #include <memory>
+#include <numbers>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -63,6 +65,9 @@ class BulletScene : public SteppedScene {
 
   // Adds the Bullet twin of `desc`, or fails on a shape or kind the peer does not map.
   absl::Status AddBody(const BodyDesc& desc);
+  // Adds the Bullet twin of a ball, hinge or fixed joint between bodies added before, or
+  // fails naming the constraint.
+  absl::Status AddJoint(const ConstraintDesc& desc);
 
   // Exactly one substep of dt: maxSubSteps = 0 makes Bullet step by timeStep as given.
   void Step() override { world_->stepSimulation(dt_, 0, dt_); }
@@ -105,6 +110,14 @@ class BulletScene : public SteppedScene {
   std::map<const ConvexHull*, btCollisionShape*> hulls_;
   std::map<const TriangleMesh*, btCollisionShape*> meshes_;
   std::vector<std::unique_ptr<btRigidBody>> bodies_;
+  // Per body id: its index in bodies_ and our body frame expressed in Bullet's (none for a
+  // plane, whose Bullet body sits at the origin).
+  struct Placed {
+    size_t index = 0;
+    std::optional<Transform> frame;
+  };
+  std::map<std::string, Placed> placed_;
+  std::vector<std::unique_ptr<btTypedConstraint>> joints_;
 };
 
 BulletScene::BulletScene(const WorldSettings& settings, const BulletSceneOptions& options)
@@ -119,6 +132,7 @@ BulletScene::BulletScene(const WorldSettings& settings, const BulletSceneOptions
 }
 
 BulletScene::~BulletScene() {
+  for (const auto& joint : joints_) world_->removeConstraint(joint.get());
   for (const auto& body : bodies_) world_->removeRigidBody(body.get());
 }
 
@@ -230,6 +244,7 @@ absl::Status BulletScene::AddBody(const BodyDesc& desc) {
   const RigidBodyDesc& rigid = *desc.rigid();
   // A plane is a body of its own.
   if (IsPlane(rigid)) {
+    placed_[desc.id] = {bodies_.size(), std::nullopt};
     AddPlane(rigid);
     return absl::OkStatus();
   }
@@ -257,12 +272,66 @@ absl::Status BulletScene::AddBody(const BodyDesc& desc) {
                         shapes_frame.orientation.coeffs() == Quat::Identity().coeffs();
   btCollisionShape* shape = rigid.children.empty() && identity ? Primitive(rigid.shape)
                                                                : Compound(children, shapes_frame);
+  placed_[desc.id] = {bodies_.size(), shapes_frame};
   AddRigidBody(rigid, shape, pose, mass, inertia);
   if (rigid.children.empty() && rigid.shape.type == ShapeType::kMesh) {
     btRigidBody* body = bodies_.back().get();
     body->setCollisionFlags(body->getCollisionFlags() |
                             btCollisionObject::CF_CUSTOM_MATERIAL_CALLBACK);
   }
+  return absl::OkStatus();
+}
+
+absl::Status BulletScene::AddJoint(const ConstraintDesc& desc) {
+  const JointParams& p = desc.params;
+  const auto refuse = [&desc](absl::string_view why) {
+    return absl::InvalidArgumentError(absl::StrCat("bullet peer: constraint ", desc.id, ": ", why));
+  };
+  if (desc.rod || desc.pearl || desc.soft || desc.strand) return refuse("only joints are mapped");
+  if (p.kind != JointKind::kBall && p.kind != JointKind::kHinge && p.kind != JointKind::kFixed) {
+    return refuse("only ball, hinge and fixed joints are mapped");
+  }
+  if (p.limited || p.axis_drive.on() || p.angular_drive.on() || p.linear_drive.on() ||
+      std::isfinite(p.break_force) || std::isfinite(p.break_torque)) {
+    return refuse("limits, drives and breaking are not mapped");
+  }
+  // Each side's frame in its Bullet body's frame; the world is Bullet's fixed body, whose
+  // frame is the world's.
+  struct Side {
+    btRigidBody* body = nullptr;
+    Transform frame;
+  };
+  const auto side = [this](const std::string& id, const Transform& frame) -> std::optional<Side> {
+    if (id.empty()) return Side{&btTypedConstraint::getFixedBody(), frame};
+    auto it = placed_.find(id);
+    if (it == placed_.end() || !it->second.frame) return std::nullopt;
+    return Side{bodies_[it->second.index].get(), *it->second.frame * frame};
+  };
+  const std::optional<Side> a = side(desc.body_a, desc.frame_a);
+  const std::optional<Side> b = side(desc.body_b, desc.frame_b);
+  if (!a || !b || desc.body_a.empty()) return refuse("its bodies must be non-plane bodies");
+  std::unique_ptr<btTypedConstraint> joint;
+  switch (p.kind) {
+    case JointKind::kBall:
+      joint = std::make_unique<btPoint2PointConstraint>(
+          *a->body, *b->body, ToBullet(a->frame.position), ToBullet(b->frame.position));
+      break;
+    case JointKind::kHinge: {
+      // Our hinge turns about its frames' X axes, Bullet's about their Z axes: a quarter
+      // turn about Y takes Z onto X.
+      const Transform z_to_x{Vec3::Zero(),
+                             Quat(Eigen::AngleAxisd(0.5 * std::numbers::pi, Vec3::UnitY()))};
+      joint = std::make_unique<btHingeConstraint>(*a->body, *b->body, ToBullet(a->frame * z_to_x),
+                                                  ToBullet(b->frame * z_to_x), false);
+      break;
+    }
+    default:
+      joint = std::make_unique<btFixedConstraint>(*a->body, *b->body, ToBullet(a->frame),
+                                                  ToBullet(b->frame));
+      break;
+  }
+  world_->addConstraint(joint.get(), !desc.collide_connected);
+  joints_.push_back(std::move(joint));
   return absl::OkStatus();
 }
 
@@ -294,13 +363,14 @@ absl::StatusOr<std::unique_ptr<SteppedScene>> MakeBulletScene(const SceneDesc& s
   if (!(scene.settings.rate_hz > 0.0) || scene.settings.solver.max_iterations <= 0) {
     return absl::InvalidArgumentError("bullet peer: rate_hz and max_iterations must be > 0");
   }
-  if (!scene.constraints.empty()) {
-    return absl::InvalidArgumentError("bullet peer: constraints are not supported");
-  }
-  // One Bullet body per scene body, in scene order.
+  // One Bullet body per scene body, in scene order, then the joints.
   auto peer = std::make_unique<BulletScene>(scene.settings, options);
   for (const BodyDesc& body : scene.bodies) {
     absl::Status added = peer->AddBody(body);
+    if (!added.ok()) return added;
+  }
+  for (const ConstraintDesc& joint : scene.constraints) {
+    absl::Status added = peer->AddJoint(joint);
     if (!added.ok()) return added;
   }
   return peer;

@@ -25,8 +25,10 @@ std::string BulletPeerName();
 // spheres, boxes, capsules and hulls (btConvexHullShape of our hull's vertices, 1 mm
 // margin, polyhedral contact clipping), static planes, and compounds of them.
 // Masses and inertias are our engine's (peer_body.h) and each body starts at its centre of
-// mass, in its principal axes. Kinematic bodies and constraints are an INVALID_ARGUMENT
-// error naming the body.
+// mass, in its principal axes. Ball, hinge and fixed joints without limits, drives or
+// breaking map to btPoint2PointConstraint, btHingeConstraint and btFixedConstraint (the
+// world side is Bullet's fixed body). Kinematic bodies and other constraints are an
+// INVALID_ARGUMENT error naming the body or constraint.
 absl::StatusOr<std::unique_ptr<SteppedScene>> MakeBulletScene(
     const SceneDesc& scene, const BulletSceneOptions& options = {});
 

@@ -49,7 +49,8 @@ class RecordingSink : public WatchSink {
  public:
   void Offer(std::shared_ptr<const PublishedFrame> frame) override {
     absl::MutexLock lock(&mu_);
-    if (ticks_.empty() || ticks_.back() != frame->frame().tick) ticks_.push_back(frame->frame().tick);
+    if (ticks_.empty() || ticks_.back() != frame->frame().tick)
+      ticks_.push_back(frame->frame().tick);
   }
   void End(const absl::Status& why) override {
     absl::MutexLock lock(&mu_);
