@@ -58,16 +58,26 @@ bool DirectBlocks::Factor(const ConstraintRows& rows, Response response,
   offset_.resize(members_.size());
   int n = 0;
   std::vector<BodySide> sides;
+  std::vector<PatternKey> key;
+  key.reserve(members_.size());
   for (uint32_t m = 0; m < members_.size(); ++m) {
     const ConstraintBlock& b = rows.blocks[members_[m]];
     offset_[m] = n;
     n += b.dim;
+    key.push_back({b.body_a, b.body_b, static_cast<uint32_t>(b.dim)});
     if (b.body_a != kWorldBody) sides.push_back({b.body_a, m, 0});
     if (b.body_b != kWorldBody) sides.push_back({b.body_b, m, 1});
   }
   std::stable_sort(sides.begin(), sides.end());
-  std::vector<Eigen::Triplet<double>> entries;
+  // The entries in a fixed order, which only the members' bodies and sizes decide.
+  const bool same_pattern = !slots_.empty() && key == pattern_;
+  entries_.clear();
+  values_.clear();
   Eigen::VectorXd diagonal = Eigen::VectorXd::Zero(n);
+  const auto add = [&](int row, int col, double value) {
+    if (!same_pattern) entries_.emplace_back(row, col, 0.0);
+    values_.push_back(value);
+  };
   for (size_t first = 0; first < sides.size();) {
     size_t last = first;
     while (last < sides.size() && sides[last].body == sides[first].body) ++last;
@@ -80,7 +90,7 @@ bool DirectBlocks::Factor(const ConstraintRows& rows, Response response,
         const int row = offset_[sides[p].member];
         const int col = offset_[sides[q].member];
         for (int r = 0; r < bp.dim; ++r) {
-          for (int c = 0; c < bq.dim; ++c) entries.emplace_back(row + r, col + c, w(r, c));
+          for (int c = 0; c < bq.dim; ++c) add(row + r, col + c, w(r, c));
           if (p == q) diagonal(row + r) += w(r, r);
         }
       }
@@ -89,10 +99,29 @@ bool DirectBlocks::Factor(const ConstraintRows& rows, Response response,
   }
   // A share of each diagonal far below the redundancy test keeps exactly repeated rows
   // from stopping the factorization: their pivots come out tiny and are found below.
-  for (int k = 0; k < n; ++k) entries.emplace_back(k, k, kDiagonalShare * diagonal(k));
-  Eigen::SparseMatrix<double> w(n, n);
-  w.setFromTriplets(entries.begin(), entries.end());
-  factor_.compute(w);
+  for (int k = 0; k < n; ++k) add(k, k, kDiagonalShare * diagonal(k));
+  // A new pattern: W_gg's sparsity, where each entry lands in it, and the fill-reducing
+  // ordering and elimination tree, all kept while the members' bodies stay the same (a
+  // world's joints from tick to tick). The values are then summed in place, in the same
+  // order whichever way, so that a factorization is the same bits either way.
+  if (!same_pattern) {
+    w_.resize(n, n);
+    w_.setFromTriplets(entries_.begin(), entries_.end());
+    slots_.resize(entries_.size());
+    for (size_t t = 0; t < entries_.size(); ++t) {
+      const int col = entries_[t].col();
+      const int* begin = w_.innerIndexPtr() + w_.outerIndexPtr()[col];
+      const int* end = w_.innerIndexPtr() + w_.outerIndexPtr()[col + 1];
+      slots_[t] =
+          static_cast<int>(std::lower_bound(begin, end, entries_[t].row()) - w_.innerIndexPtr());
+    }
+    factor_.analyzePattern(w_);
+    pattern_ = std::move(key);
+  }
+  double* value = w_.valuePtr();
+  std::fill(value, value + w_.nonZeros(), 0.0);
+  for (size_t t = 0; t < values_.size(); ++t) value[slots_[t]] += values_[t];
+  factor_.factorize(w_);
   if (factor_.info() != Eigen::Success) return false;
   // The block of the smallest pivot relative to its diagonal, if that one vanished (row k
   // of W_gg is row P(k) of the factored P W P^T). One block at a time: the rows a block

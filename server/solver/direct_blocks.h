@@ -1,9 +1,10 @@
 #pragma once
 // The bilateral blocks of a Gauss-Seidel solve (joints' anchors, orientations and axes)
 // solved together and exactly: their compliance matrix W_gg = H_g C H_g^T, sparse wherever
-// bodies share no block, is factored once per solve (sparse LDL^T, fill-reducing
-// ordering) and each sweep then finds the force changes that take all of their violations
-// to zero at once, given what the other blocks do. A chain of links then holds its length
+// bodies share no block, is factored once per solve (sparse LDL^T; its fill-reducing
+// ordering is kept while the joints' bodies stay the same) and each sweep then finds the
+// force changes that take all of their violations to zero at once, given what the other
+// blocks do. A chain of links then holds its length
 // whatever its length and mass ratios, where sweeping block by block needs about as many
 // sweeps as it has links and loses ground under heavy ends.
 //
@@ -30,6 +31,8 @@ class DirectBlocks {
   DirectBlocks& operator=(const DirectBlocks&) {
     members_.clear();
     member_.clear();
+    pattern_.clear();
+    slots_.clear();
     return *this;
   }
 
@@ -58,6 +61,20 @@ class DirectBlocks {
   std::vector<uint32_t> members_;
   std::vector<int> offset_;  // per member, its first row in W_gg
   std::vector<char> member_;
+  // The members' bodies and sizes in order, which decide W_gg's pattern.
+  struct PatternKey {
+    uint32_t body_a;
+    uint32_t body_b;
+    uint32_t dim;
+    bool operator==(const PatternKey&) const = default;
+  };
+  // Kept from the last factorization: its pattern, W_gg, where each entry of the fixed
+  // order adds into W_gg's values, and the symbolic factorization.
+  std::vector<PatternKey> pattern_;
+  Eigen::SparseMatrix<double> w_;
+  std::vector<int> slots_;
+  std::vector<Eigen::Triplet<double>> entries_;  // scratch
+  std::vector<double> values_;                   // scratch
   Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> factor_;
   Eigen::VectorXd rhs_;
   Eigen::VectorXd solution_;

@@ -116,6 +116,38 @@ TEST(DirectBlocksTest, OneStepSolvesAChainExactly) {
   EXPECT_LT(LargestViolation(rows, dq), 1e-12);
 }
 
+// The pattern of W kept from one solve to the next: new directions, compliances and
+// violations on the same bodies are solved exactly, to the same bits as by a DirectBlocks
+// that never solved before; a chain one block shorter (a new pattern) is solved exactly too.
+TEST(DirectBlocksTest, AKeptPatternSolvesNewValuesAsAFreshOneDoes) {
+  std::mt19937 rng(23);
+  std::vector<BodyCompliance> bodies = RandomBodies(30, rng);
+  ConstraintRows first = RandomChain(30, rng);
+  DirectBlocks kept;
+  std::vector<Vec6> dq;
+  PrepareAndStep(kept, first, bodies, &dq);
+
+  bodies = RandomBodies(30, rng);
+  ConstraintRows second = RandomChain(30, rng);
+  ConstraintRows again = second;
+  const testing::AssembledSystem a = Assemble(second, bodies);
+  const VecX exact = a.w.ldlt().solve(-a.delta);
+  PrepareAndStep(kept, second, bodies, &dq);
+  EXPECT_LT((StackedForces(second) - exact).norm(), 1e-9 * exact.norm());
+  EXPECT_LT(LargestViolation(second, dq), 1e-12);
+  DirectBlocks fresh;
+  std::vector<Vec6> dq_fresh;
+  PrepareAndStep(fresh, again, bodies, &dq_fresh);
+  for (size_t i = 0; i < second.blocks.size(); ++i) {
+    EXPECT_EQ(second.blocks[i].force, again.blocks[i].force) << "block " << i;
+  }
+
+  ConstraintRows shorter = RandomChain(29, rng);
+  PrepareAndStep(kept, shorter, bodies, &dq);
+  EXPECT_EQ(kept.members().size(), shorter.blocks.size());
+  EXPECT_LT(LargestViolation(shorter, dq), 1e-12);
+}
+
 // A block that repeats another (the same rows between the same bodies, as a closed loop of
 // hinges repeats directions) makes W singular: one of the two is left out of the direct
 // solve, and since the two agree the step still cancels both.
