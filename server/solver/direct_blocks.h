@@ -4,9 +4,9 @@
 // bodies share no block, is factored once per solve (sparse LDL^T; its fill-reducing
 // ordering is kept while the joints' bodies stay the same) and each sweep then finds the
 // force changes that take all of their violations to zero at once, given what the other
-// blocks do. A chain of links then holds its length
-// whatever its length and mass ratios, where sweeping block by block needs about as many
-// sweeps as it has links and loses ground under heavy ends.
+// blocks do. A chain of links then holds its length whatever its length and mass ratios,
+// where sweeping block by block needs about as many sweeps as it has links and loses
+// ground under heavy ends.
 //
 // Redundant blocks (a closed loop of hinges constrains some directions twice) would make
 // W_gg singular; a block whose pivot vanishes is left to the sweeps, and the others stay
