@@ -6,19 +6,17 @@ at its rate. A broker restart is a gap in the viewers' frames, not the end of th
 the gateways subscribe again by themselves."""
 
 import os
-import re
 import shutil
 import signal
 import socket
 import subprocess
-import tempfile
 import threading
 import time
 import unittest
 
 import ligature
 from ligature.errors import LigatureError
-from server_process import ServerProcess
+from server_process import ServerProcess, free_port
 
 NATS = shutil.which("nats-server")
 GATEWAY = os.environ.get("LIGATURE_GATEWAY")
@@ -29,12 +27,6 @@ SCENE = {"settings": {"rate_hz": RATE_HZ},
                      "pose": {"position": (0, 50, 0)}},
                     {"id": "post", "kind": "kinematic", "shape": {"sphere": {"radius": 0.2}},
                      "pose": {"position": (5, 1, 0)}}]}
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def wait_for_port(port, timeout=10.0):
@@ -72,50 +64,9 @@ class Broker:
             self.process.wait()
 
 
-class GatewayProcess:
+def gateway_process(url):
     """ligature-gateway on a free port, taking frames from `url`."""
-
-    _PORT_LINE = re.compile(r"serving on \S+ \(port (\d+)\)")
-
-    def __init__(self, url):
-        self.url = url
-        self.process = None
-        self.port = None
-        self._log = None
-
-    @property
-    def address(self):
-        return f"127.0.0.1:{self.port}"
-
-    def log(self):
-        self._log.seek(0)
-        return self._log.read()
-
-    def start(self):
-        self._log = tempfile.TemporaryFile(mode="w+")
-        self.process = subprocess.Popen(
-            [GATEWAY, "--listen=127.0.0.1:0", f"--nats_url={self.url}"],
-            stdout=self._log, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline and self.process.poll() is None:
-            match = self._PORT_LINE.search(self.log())
-            if match:
-                self.port = int(match.group(1))
-                return self
-            time.sleep(0.02)
-        raise RuntimeError(f"ligature-gateway did not start:\n{self.log()}")
-
-    def stop(self, sig=signal.SIGINT):
-        if self.process is not None and self.process.poll() is None:
-            self.process.send_signal(sig)
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-        if self._log is not None:
-            self._log.close()
-        return self.process.returncode if self.process is not None else None
+    return ServerProcess(f"--nats_url={url}", binary=GATEWAY)
 
 
 def frames_by_tick(clients, n, world="crowd"):
@@ -152,7 +103,7 @@ class GatewaysTest(unittest.TestCase):
         self.addCleanup(self.server.stop)
         self.gateways = []
         for _ in range(3):
-            gateway = GatewayProcess(self.broker.url)
+            gateway = gateway_process(self.broker.url)
             self.addCleanup(gateway.stop)
             self.gateways.append(gateway.start())
         self.direct = ligature.connect(self.server.address)

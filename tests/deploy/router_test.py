@@ -18,18 +18,12 @@ import unittest
 import grpc
 
 import ligature
-from server_process import ServerProcess
+from server_process import ServerProcess, free_port
 
 TEMPLATE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "deploy",
                         "nginx", "ligature-router.conf.template")
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
 WORLDS = [f"w{i}" for i in range(12)]
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def fill(template, **values):
