@@ -101,6 +101,7 @@ class Stretch : public SteppedScene {
     const double rest = kPivotY - kLink * kLinks - kLoadHalf;
     double sum = 0.0;
     for (int c = 0; c < kChains; ++c) {
+      // Chains() adds each chain's links, then its load: the load is the chain's last body.
       const std::optional<std::array<double, 3>> load =
           inner_->Position(static_cast<size_t>((c + 1) * (kLinks + 1) - 1));
       if (!load) return {{"stretch_m", NAN}};
