@@ -118,6 +118,9 @@ void WorldHost::RunTick() {
   // A paused world's tools see its edits at once.
   if (!advance && !commands.empty()) world_->PublishHapticModels();
   if (advance || !commands.empty()) Publish();
+  // The calls among the commands answer now that the publication holds what they made.
+  for (const std::function<void()>& reply : replies_) reply();
+  replies_.clear();
 }
 
 // The world reports events while someone reads them; the step's events go to the log even
@@ -194,14 +197,6 @@ void WorldHost::Publish() {
            {}};
   info_.counters.withheld_frames += withheld_frames_;
   frame_cv_.SignalAll();
-}
-
-void WorldHost::RefreshCounts(const World& world) {
-  absl::MutexLock lock(&mu_);
-  info_.body_count = world.body_count();
-  info_.constraint_count = world.constraint_count();
-  info_.counters = world.counters();
-  info_.counters.withheld_frames += withheld_frames_;
 }
 
 bool WorldHost::paused() const {

@@ -65,8 +65,10 @@ class WorldHost {
   // Queues a command for the start of the next tick; returns false when closed.
   bool Enqueue(WorldCommand command) ABSL_LOCKS_EXCLUDED(mu_);
 
-  // Queues `fn` and waits for its result (or `timeout`). The scheduler is woken through
-  // the callback set by SetWakeCallback so that paused worlds apply edits promptly.
+  // Queues `fn` and waits for its result (or `timeout`). The result comes back once the
+  // tick that ran `fn` has published, so that the caller's next read (GetWorld, a frame, a
+  // haptic tool) sees what `fn` made. The scheduler is woken through the callback set by
+  // SetWakeCallback so that paused worlds apply edits promptly.
   template <typename T>
   absl::StatusOr<T> Call(std::function<absl::StatusOr<T>(World&)> fn, absl::Duration timeout)
       ABSL_LOCKS_EXCLUDED(mu_);
@@ -127,12 +129,11 @@ class WorldHost {
 
  private:
   void Publish() ABSL_LOCKS_EXCLUDED(mu_);
-  // The summary's body and constraint counts and its step counters (a StepWorld call's
-  // rollbacks among them), from the world as it is now.
-  void RefreshCounts(const World& world) ABSL_LOCKS_EXCLUDED(mu_);
 
   const std::string name_;
   std::unique_ptr<World> world_;  // touched only in RunTick and the constructor
+  // The answers of this tick's calls, given once the tick has published (world thread only).
+  std::vector<std::function<void()>> replies_;
   // Set by the scheduler when it takes the host (Scheduler::Add), read without the lock:
   // Enqueue calls it after releasing mu_, since the scheduler's lock is taken inside it.
   std::function<void()> wake_;
@@ -181,17 +182,27 @@ absl::StatusOr<T> WorldHost::Call(std::function<absl::StatusOr<T>(World&)> fn,
   struct Shared {
     absl::Mutex mu;
     std::optional<absl::StatusOr<T>> result ABSL_GUARDED_BY(mu);
-    bool has_result() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) { return result.has_value(); }
+    bool ready ABSL_GUARDED_BY(mu) = false;
+    bool has_result() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) { return ready; }
+    void Answer() ABSL_LOCKS_EXCLUDED(mu) {
+      absl::MutexLock lock(&mu);
+      ready = true;
+    }
   };
   auto shared = std::make_shared<Shared>();
   const bool queued = Enqueue([this, shared, fn = std::move(fn)](World* world) {
     absl::StatusOr<T> r = world ? fn(*world)
                                 : absl::StatusOr<T>(absl::NotFoundError("world was deleted"));
-    // The summary counts what the call made before its caller hears back, so that a
-    // GetWorld right after an edit sees it (the frame follows at the end of the tick).
-    if (world) RefreshCounts(*world);
-    absl::MutexLock lock(&shared->mu);
-    shared->result.emplace(std::move(r));
+    {
+      absl::MutexLock lock(&shared->mu);
+      shared->result.emplace(std::move(r));
+    }
+    // A closed world answers at once; a running one after its tick's publication.
+    if (world == nullptr) {
+      shared->Answer();
+    } else {
+      replies_.push_back([shared] { shared->Answer(); });
+    }
   });
   if (!queued) return absl::NotFoundError("world was deleted");
   // The result, or a timeout when the world has not run the command by then.

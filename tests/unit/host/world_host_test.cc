@@ -8,6 +8,8 @@
 #include <thread>
 #include <vector>
 
+#include "absl/synchronization/notification.h"
+
 namespace ligature {
 namespace {
 
@@ -132,6 +134,44 @@ TEST(WorldHostTest, CallReturnsResultAfterRunTick) {
   caller.join();
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_EQ(*result, 1);
+}
+
+// A call's caller hears back only once the tick that ran the call has published: not while
+// a command queued after it still runs, and then its next reads (Info, the frame) hold the
+// three ticks and the body the call made.
+TEST(WorldHostTest, ACallAnswersOnceItsTickHasPublished) {
+  WorldHost host(MakeWorld(true));
+  absl::StatusOr<uint64_t> stepped;
+  absl::Notification heard_back;
+  WorldInfo info;
+  uint64_t frame_tick = 0;
+  std::thread caller([&] {
+    stepped = host.Call<uint64_t>(
+        [](World& w) -> absl::StatusOr<uint64_t> {
+          if (auto id = w.AddBody(Ball("")); !id.ok()) return id.status();
+          for (int i = 0; i < 3; ++i) w.Step();
+          return w.tick();
+        },
+        absl::Seconds(60));
+    info = host.Info();
+    frame_tick = host.LatestFrame()->tick;
+    heard_back.Notify();
+  });
+  WaitUntilQueued(host);
+  // Runs after the call in the same tick: gives a caller that heard back early a moment to
+  // say so.
+  bool early = false;
+  ASSERT_TRUE(host.Enqueue(
+      [&](World*) { early = heard_back.WaitForNotificationWithTimeout(absl::Milliseconds(100)); }));
+  host.RunTick();
+  caller.join();
+  EXPECT_FALSE(early);
+  ASSERT_TRUE(stepped.ok()) << stepped.status();
+  EXPECT_EQ(*stepped, 3u);
+  EXPECT_EQ(info.tick, 3u);
+  EXPECT_DOUBLE_EQ(info.sim_time, 3 * 0.01);
+  EXPECT_EQ(info.body_count, 1u);
+  EXPECT_EQ(frame_tick, 3u);
 }
 
 // A command's error comes back through Call.
