@@ -23,7 +23,7 @@ class DatagramSender {
   uint64_t sent() const { return header_.sequence; }
 
  private:
-  SessionKey key_;
+  AeadKey key_;
   DatagramHeader header_;
 };
 
@@ -47,7 +47,7 @@ class DatagramReceiver {
   const DatagramCounts& counts() const { return counts_; }
 
  private:
-  SessionKey key_;
+  AeadKey key_;
   uint32_t session_;
   Direction direction_;
   ReplayWindow window_;

@@ -31,8 +31,8 @@ uint64_t GetLittleEndian(std::string_view s, size_t at, int bytes) {
 }
 
 // The nonce of a datagram: its direction and sequence number.
-std::array<uint8_t, 12> Nonce(const DatagramHeader& h) {
-  std::array<uint8_t, 12> nonce{};
+AeadNonce Nonce(const DatagramHeader& h) {
+  AeadNonce nonce{};
   nonce[0] = static_cast<uint8_t>(h.direction);
   for (int i = 0; i < 8; ++i) nonce[4 + i] = static_cast<uint8_t>((h.sequence >> (8 * i)) & 0xff);
   return nonce;
@@ -52,52 +52,84 @@ absl::StatusOr<SessionKey> NewSessionKey() {
   return key;
 }
 
-absl::StatusOr<std::string> AeadSeal(const SessionKey& key, const std::array<uint8_t, 12>& nonce,
-                                     std::string_view aad, std::string_view plaintext) {
-  CipherContext ctx(EVP_CIPHER_CTX_new());
-  if (!ctx) return CryptoError("no context");
+// The cipher and key go into each context once, on its first use; later messages set the
+// nonce alone.
+struct AeadKey::Contexts {
+  std::array<CipherContext, 2> by_use;  // kOpen, kSeal
+};
+
+AeadKey::AeadKey(const SessionKey& key) : key_(key) {}
+AeadKey::~AeadKey() = default;
+AeadKey::AeadKey(AeadKey&&) noexcept = default;
+AeadKey& AeadKey::operator=(AeadKey&&) noexcept = default;
+
+EVP_CIPHER_CTX* AeadKey::Context(Use use) {
+  if (!contexts_) contexts_ = std::make_unique<Contexts>();
+  CipherContext& ctx = contexts_->by_use[use];
+  if (!ctx) {
+    ctx.reset(EVP_CIPHER_CTX_new());
+    if (ctx && EVP_CipherInit_ex2(ctx.get(), EVP_chacha20_poly1305(), key_.data(), nullptr,
+                                  use == kSeal ? 1 : 0, nullptr) != 1) {
+      ctx.reset();
+    }
+  }
+  return ctx.get();
+}
+
+absl::StatusOr<std::string> AeadKey::Seal(const AeadNonce& nonce, std::string_view aad,
+                                          std::string_view plaintext) {
+  EVP_CIPHER_CTX* ctx = Context(kSeal);
+  if (ctx == nullptr) return CryptoError("seal set-up");
   std::string out(plaintext.size() + kDatagramTagBytes, '\0');
   auto* data = reinterpret_cast<unsigned char*>(out.data());
   int len = 0;
-  if (EVP_EncryptInit_ex(ctx.get(), EVP_chacha20_poly1305(), nullptr, key.data(), nonce.data()) !=
+  if (EVP_EncryptInit_ex2(ctx, nullptr, nullptr, nonce.data(), nullptr) != 1 ||
+      EVP_EncryptUpdate(ctx, nullptr, &len, Bytes(aad), static_cast<int>(aad.size())) != 1 ||
+      EVP_EncryptUpdate(ctx, data, &len, Bytes(plaintext), static_cast<int>(plaintext.size())) !=
           1 ||
-      EVP_EncryptUpdate(ctx.get(), nullptr, &len, Bytes(aad), static_cast<int>(aad.size())) != 1 ||
-      EVP_EncryptUpdate(ctx.get(), data, &len, Bytes(plaintext),
-                        static_cast<int>(plaintext.size())) != 1 ||
-      EVP_EncryptFinal_ex(ctx.get(), data + len, &len) != 1 ||
-      EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_AEAD_GET_TAG, kDatagramTagBytes,
-                          data + plaintext.size()) != 1) {
+      EVP_EncryptFinal_ex(ctx, data + len, &len) != 1 ||
+      EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, kDatagramTagBytes, data + plaintext.size()) !=
+          1) {
     return CryptoError("seal");
   }
   return out;
 }
 
-absl::StatusOr<std::string> AeadOpen(const SessionKey& key, const std::array<uint8_t, 12>& nonce,
-                                     std::string_view aad, std::string_view sealed) {
+absl::StatusOr<std::string> AeadKey::Open(const AeadNonce& nonce, std::string_view aad,
+                                          std::string_view sealed) {
   if (sealed.size() < kDatagramTagBytes) return absl::InvalidArgumentError("sealed: too short");
+  EVP_CIPHER_CTX* ctx = Context(kOpen);
+  if (ctx == nullptr) return CryptoError("open set-up");
   const size_t size = sealed.size() - kDatagramTagBytes;
-  CipherContext ctx(EVP_CIPHER_CTX_new());
-  if (!ctx) return CryptoError("no context");
   std::string out(size, '\0');
   auto* data = reinterpret_cast<unsigned char*>(out.data());
   // The tag is handed over as a copy: the control call takes a non-const pointer.
   std::array<unsigned char, kDatagramTagBytes> tag;
   std::copy(sealed.end() - kDatagramTagBytes, sealed.end(), tag.begin());
   int len = 0;
-  if (EVP_DecryptInit_ex(ctx.get(), EVP_chacha20_poly1305(), nullptr, key.data(), nonce.data()) !=
-          1 ||
-      EVP_DecryptUpdate(ctx.get(), nullptr, &len, Bytes(aad), static_cast<int>(aad.size())) != 1 ||
-      EVP_DecryptUpdate(ctx.get(), data, &len, Bytes(sealed), static_cast<int>(size)) != 1 ||
-      EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_AEAD_SET_TAG, kDatagramTagBytes, tag.data()) != 1) {
+  if (EVP_DecryptInit_ex2(ctx, nullptr, nullptr, nonce.data(), nullptr) != 1 ||
+      EVP_DecryptUpdate(ctx, nullptr, &len, Bytes(aad), static_cast<int>(aad.size())) != 1 ||
+      EVP_DecryptUpdate(ctx, data, &len, Bytes(sealed), static_cast<int>(size)) != 1 ||
+      EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, kDatagramTagBytes, tag.data()) != 1) {
     return CryptoError("open");
   }
-  if (EVP_DecryptFinal_ex(ctx.get(), data + len, &len) != 1) {
+  if (EVP_DecryptFinal_ex(ctx, data + len, &len) != 1) {
     return absl::UnauthenticatedError("datagram: its tag does not verify");
   }
   return out;
 }
 
-absl::StatusOr<std::string> SealDatagram(const SessionKey& key, const DatagramHeader& header,
+absl::StatusOr<std::string> AeadSeal(const SessionKey& key, const AeadNonce& nonce,
+                                     std::string_view aad, std::string_view plaintext) {
+  return AeadKey(key).Seal(nonce, aad, plaintext);
+}
+
+absl::StatusOr<std::string> AeadOpen(const SessionKey& key, const AeadNonce& nonce,
+                                     std::string_view aad, std::string_view sealed) {
+  return AeadKey(key).Open(nonce, aad, sealed);
+}
+
+absl::StatusOr<std::string> SealDatagram(AeadKey& key, const DatagramHeader& header,
                                          int64_t timestamp_ns, std::string_view payload) {
   if (payload.size() > kMaxDatagramPayload) {
     return absl::InvalidArgumentError(
@@ -114,7 +146,7 @@ absl::StatusOr<std::string> SealDatagram(const SessionKey& key, const DatagramHe
   plaintext.reserve(8 + payload.size());
   PutLittleEndian(static_cast<uint64_t>(timestamp_ns), 8, &plaintext);
   plaintext.append(payload);
-  absl::StatusOr<std::string> sealed = AeadSeal(key, Nonce(header), out, plaintext);
+  absl::StatusOr<std::string> sealed = key.Seal(Nonce(header), out, plaintext);
   if (!sealed.ok()) return sealed.status();
   out.append(*sealed);
   return out;
@@ -148,18 +180,28 @@ absl::StatusOr<DatagramHeader> ReadDatagramHeader(std::string_view bytes) {
   return h;
 }
 
-absl::StatusOr<OpenedDatagram> OpenDatagram(const SessionKey& key, std::string_view bytes) {
+absl::StatusOr<std::string> SealDatagram(const SessionKey& key, const DatagramHeader& header,
+                                         int64_t timestamp_ns, std::string_view payload) {
+  AeadKey keyed(key);
+  return SealDatagram(keyed, header, timestamp_ns, payload);
+}
+
+absl::StatusOr<OpenedDatagram> OpenDatagram(AeadKey& key, std::string_view bytes) {
   absl::StatusOr<DatagramHeader> header = ReadDatagramHeader(bytes);
   if (!header.ok()) return header.status();
-  absl::StatusOr<std::string> plaintext =
-      AeadOpen(key, Nonce(*header), bytes.substr(0, kDatagramHeaderBytes),
-               bytes.substr(kDatagramHeaderBytes));
+  absl::StatusOr<std::string> plaintext = key.Open(
+      Nonce(*header), bytes.substr(0, kDatagramHeaderBytes), bytes.substr(kDatagramHeaderBytes));
   if (!plaintext.ok()) return plaintext.status();
   OpenedDatagram out;
   out.header = *header;
   out.timestamp_ns = static_cast<int64_t>(GetLittleEndian(*plaintext, 0, 8));
   out.payload = plaintext->substr(8);
   return out;
+}
+
+absl::StatusOr<OpenedDatagram> OpenDatagram(const SessionKey& key, std::string_view bytes) {
+  AeadKey keyed(key);
+  return OpenDatagram(keyed, bytes);
 }
 
 }  // namespace ligature::haptics

@@ -22,25 +22,55 @@ SessionKey DatagramKey(uint8_t first) {
 }
 
 // RFC 8439, section 2.8.2: the AEAD_CHACHA20_POLY1305 test vector.
-TEST(SealedDatagramTest, CipherMatchesRfc8439Vector) {
-  const SessionKey key = DatagramKey(0x80);
-  const std::array<uint8_t, 12> nonce = {0x07, 0x00, 0x00, 0x00, 0x40, 0x41,
-                                         0x42, 0x43, 0x44, 0x45, 0x46, 0x47};
-  const std::string aad = FromHex("50515253c0c1c2c3c4c5c6c7");
-  const std::string plaintext =
+struct Rfc8439Vector {
+  SessionKey key = DatagramKey(0x80);
+  AeadNonce nonce = {0x07, 0x00, 0x00, 0x00, 0x40, 0x41, 0x42, 0x43, 0x44, 0x45, 0x46, 0x47};
+  std::string aad = FromHex("50515253c0c1c2c3c4c5c6c7");
+  std::string plaintext =
       "Ladies and Gentlemen of the class of '99: If I could offer you only one tip for the "
       "future, sunscreen would be it.";
-  const std::string expected = FromHex(
+  std::string sealed = FromHex(
       "d31a8d34648e60db7b86afbc53ef7ec2a4aded51296e08fea9e2b5a736ee62d63dbea45e8ca96712"
       "82fafb69da92728b1a71de0a9e060b2905d6a5b67ecd3b3692ddbd7f2d778b8c9803aee328091b58"
       "fab324e4fad675945585808b4831d7bc3ff4def08e4b7a9de576d26586cec64b6116"
       "1ae10b594f09e26a7e902ecbd0600691");
-  const absl::StatusOr<std::string> sealed = AeadSeal(key, nonce, aad, plaintext);
+};
+
+TEST(SealedDatagramTest, CipherMatchesRfc8439Vector) {
+  const Rfc8439Vector v;
+  const absl::StatusOr<std::string> sealed = AeadSeal(v.key, v.nonce, v.aad, v.plaintext);
   ASSERT_TRUE(sealed.ok()) << sealed.status();
-  EXPECT_EQ(*sealed, expected);
-  const absl::StatusOr<std::string> opened = AeadOpen(key, nonce, aad, expected);
+  EXPECT_EQ(*sealed, v.sealed);
+  const absl::StatusOr<std::string> opened = AeadOpen(v.key, v.nonce, v.aad, v.sealed);
   ASSERT_TRUE(opened.ok()) << opened.status();
-  EXPECT_EQ(*opened, plaintext);
+  EXPECT_EQ(*opened, v.plaintext);
+}
+
+// A key keeps its cipher contexts from message to message: after other nonces, other
+// lengths and a forged message that failed to open, it still seals and opens the RFC's
+// vector exactly.
+TEST(SealedDatagramTest, AKeyUsedManyTimesStillMatchesRfc8439Vector) {
+  const Rfc8439Vector v;
+  AeadKey key(v.key);
+  for (uint8_t i = 0; i < 20; ++i) {
+    AeadNonce nonce{};
+    nonce[11] = i;
+    const std::string text(i, static_cast<char>('a' + i));
+    const absl::StatusOr<std::string> sealed = key.Seal(nonce, "aad", text);
+    ASSERT_TRUE(sealed.ok()) << sealed.status();
+    std::string forged = *sealed;
+    forged.back() = static_cast<char>(forged.back() ^ 1);
+    EXPECT_EQ(key.Open(nonce, "aad", forged).status().code(), absl::StatusCode::kUnauthenticated);
+    const absl::StatusOr<std::string> opened = key.Open(nonce, "aad", *sealed);
+    ASSERT_TRUE(opened.ok()) << opened.status();
+    EXPECT_EQ(*opened, text);
+  }
+  const absl::StatusOr<std::string> sealed = key.Seal(v.nonce, v.aad, v.plaintext);
+  ASSERT_TRUE(sealed.ok()) << sealed.status();
+  EXPECT_EQ(*sealed, v.sealed);
+  const absl::StatusOr<std::string> opened = key.Open(v.nonce, v.aad, v.sealed);
+  ASSERT_TRUE(opened.ok()) << opened.status();
+  EXPECT_EQ(*opened, v.plaintext);
 }
 
 TEST(SealedDatagramTest, RoundTripKeepsHeaderTimestampAndPayload) {
