@@ -5,6 +5,8 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "server/haptics/datagram/sealed_datagram.h"
+#include "server/haptics/wire/haptics_proto.h"
 #include "server/scene/scene_proto.h"
 #include "tests/bench/json_line.h"
 #include "tests/bench/stats.h"
@@ -86,6 +88,16 @@ std::string LatencySummary(const std::vector<double>& us) {
   return absl::StrCat("p50=", f(Median(us)), " p99=", f(Percentile(us, 99.0)),
                       " p99.9=", f(Percentile(us, 99.9)), " max=", f(max),
                       " over_1ms=", CountOver(us, 1000.0), " n=", us.size());
+}
+
+int PoseDatagramBytes() {
+  haptics::DevicePose pose;
+  pose.sequence = 1000;
+  pose.client_time = 1.0;
+  pose.position = Vec3(0, 0.005, 0);
+  v1::HapticDatagram d;
+  DevicePoseToProto(pose, d.mutable_pose());
+  return static_cast<int>(d.ByteSizeLong() + haptics::kDatagramOverhead);
 }
 
 }  // namespace ligature::bench

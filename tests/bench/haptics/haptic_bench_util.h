@@ -34,6 +34,10 @@ std::string RoundTripLine(const std::string& bench, const std::vector<double>& o
                           const std::string& peer, const std::vector<double>& peer_us,
                           const std::string& notes);
 
+// The bytes of one of our pose datagrams for a probe pressed 5 mm into the floor, sealed:
+// what an echo peer carries to do equal work on the wire.
+int PoseDatagramBytes();
+
 // Round-trip times in microseconds: "p50=.. p99=.. p99.9=.. max=.. over_1ms=.." text.
 std::string LatencySummary(const std::vector<double>& us);
 int CountOver(const std::vector<double>& us, double limit_us);

@@ -61,7 +61,7 @@ class EchoClient {
   bool RoundTrip();
   // UDP only: the reply waited for as the haptic client waits for a force: polling the socket
   // for `spin` seconds, then sleeping in ppoll until `wait` has passed; false when nothing
-  // came by then.
+  // came by then. A late reply to an earlier message is dropped first.
   bool BoundedRoundTrip(double spin, double wait);
 
  private:

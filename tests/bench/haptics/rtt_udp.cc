@@ -21,8 +21,6 @@
 #include "clients/cpp/haptic_session.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/security/credentials.h"
-#include "server/haptics/datagram/sealed_datagram.h"
-#include "server/haptics/wire/haptics_proto.h"
 #include "tests/bench/haptics/haptic_bench_util.h"
 #include "tests/bench/haptics/peer_process.h"
 #include "tests/bench/registry.h"
@@ -40,13 +38,6 @@ haptics::DevicePose PressedPose(uint64_t seq) {
   pose.client_time = seq * 1e-3;
   pose.position = Vec3(0, 0.005, 0);  // 5 mm into the floor
   return pose;
-}
-
-// The size of one of our pose datagrams, so that the echo carries as many bytes.
-int PoseDatagramBytes() {
-  v1::HapticDatagram d;
-  DevicePoseToProto(PressedPose(1000), d.mutable_pose());
-  return static_cast<int>(d.ByteSizeLong() + haptics::kDatagramOverhead);
 }
 
 RunResult Run(const RunOptions& options) {
