@@ -5,6 +5,8 @@
 // forces (a force answering a pose newer than the last one's): a lost datagram is replaced
 // by the next period's, a lost TCP segment holds every force behind it until it is sent
 // again.
+// Beside them, the floor: a raw UDP echo device in the same rig, paced and waiting alike,
+// each message in as many copies as ours (floor_max_gap_ms).
 // One line per loss rate: our gaps' median and p99 against the stream's, ratio = ours /
 // stream (medians); max_gap_ms and peer_max_gap_ms are the longest gaps (targets for ours:
 // 3 ms at 1 %, 5 ms at 5 %, 8 ms at 10 %); the notes hold p99.9 of both, the poses whose
@@ -85,12 +87,46 @@ Felt Drive(client::HapticSession* session, int probe, int periods, uint64_t* seq
   return felt;
 }
 
+// The floor's device: the same pacing, each period's message a raw UDP echo sent in as
+// many copies as ours and waited for as our client waits for a force (no crypto, no
+// physics); a fresh echo is one newer than the last.
+Felt DriveEcho(EchoClient* echo, int copies, double wait, int periods, uint64_t* sequence) {
+  Felt felt;
+  uint64_t fresh_sequence = 0;
+  Clock::time_point fresh_at;
+  auto deadline = Clock::now();
+  for (int p = 0; p < periods; ++p) {
+    deadline += std::chrono::milliseconds(1);
+    if (Clock::now() > deadline) deadline = Clock::now();
+    PaceUntil(deadline);
+    const uint64_t number = ++*sequence;
+    const uint64_t echoed = echo->NumberedRoundTrip(number, copies, wait);
+    const auto now = Clock::now();
+    if (echoed != number) ++felt.lost;
+    if (echoed > fresh_sequence) {
+      if (fresh_sequence != 0) {
+        felt.gaps_ms.push_back(std::chrono::duration<double, std::milli>(now - fresh_at).count());
+      }
+      fresh_sequence = echoed;
+      fresh_at = now;
+    }
+  }
+  return felt;
+}
+
 std::string Summary(const Felt& f) {
   return absl::StrCat("p50=", Median(f.gaps_ms), " p99=", Percentile(f.gaps_ms, 99.0),
                       " p99.9=", Percentile(f.gaps_ms, 99.9),
                       " max=", *std::max_element(f.gaps_ms.begin(), f.gaps_ms.end()),
                       " ms, lost=", f.lost, ", largest force ", f.max_force, " N, largest step ",
                       f.max_step, " N");
+}
+
+std::string FloorSummary(const Felt& f) {
+  return absl::StrCat("p50=", Median(f.gaps_ms), " p99=", Percentile(f.gaps_ms, 99.0),
+                      " p99.9=", Percentile(f.gaps_ms, 99.9),
+                      " max=", *std::max_element(f.gaps_ms.begin(), f.gaps_ms.end()),
+                      " ms, lost=", f.lost);
 }
 
 std::unique_ptr<client::HapticSession> OpenProbe(const std::string& address, int probe,
@@ -136,7 +172,14 @@ RunResult Measure(const RunOptions& options) {
     result.ok = false;
     return result;
   }
-  uint64_t ours_sequence = 0, stream_sequence = 0;
+  EchoClient echo(EchoClient::Kind::kUdp, (*peers)->ports().udp_echo, PoseDatagramBytes());
+  if (!echo.ok()) {
+    result.ok = false;
+    return result;
+  }
+  const client::HapticSessionOptions defaults;
+  const int copies = static_cast<int>(ours->params().datagram_copies());
+  uint64_t ours_sequence = 0, stream_sequence = 0, echo_sequence = 0;
   // Settle both probes on the floor before any loss.
   if (!Drive(ours.get(), 0, 300, &ours_sequence).ok ||
       !Drive(stream.get(), 1, 300, &stream_sequence).ok) {
@@ -152,8 +195,10 @@ RunResult Measure(const RunOptions& options) {
                  periods);
     const Felt udp = Drive(ours.get(), 0, periods, &ours_sequence);
     const Felt tcp = Drive(stream.get(), 1, periods, &stream_sequence);
+    const Felt floor = DriveEcho(&echo, copies, defaults.reply_wait, periods, &echo_sequence);
     const bool stayed = ours->transport() == client::HapticSession::Transport::kDatagrams;
-    if (!udp.ok || !tcp.ok || !stayed || udp.gaps_ms.empty() || tcp.gaps_ms.empty()) {
+    if (!udp.ok || !tcp.ok || !stayed || udp.gaps_ms.empty() || tcp.gaps_ms.empty() ||
+        floor.gaps_ms.empty()) {
       std::fprintf(stderr, "[%s] a session failed or left the datagram channel\n", kName);
       result.ok = false;
       return result;
@@ -171,11 +216,16 @@ RunResult Measure(const RunOptions& options) {
         .Number("ratio", Median(udp.gaps_ms) / Median(tcp.gaps_ms))
         .Number("max_gap_ms", max_gap)
         .Number("peer_max_gap_ms", *std::max_element(tcp.gaps_ms.begin(), tcp.gaps_ms.end()))
+        .Number("floor_max_gap_ms", *std::max_element(floor.gaps_ms.begin(), floor.gaps_ms.end()))
         .String("notes", absl::StrCat("loss=", level.percent,
                                       "% of packets each way, at random; "
                                       "longest gap ours=",
                                       max_gap, " ms (target <= ", level.target_ms, "); datagrams ",
                                       Summary(udp), "; grpc stream ", Summary(tcp),
+                                      "; floor (a raw UDP echo in ", copies,
+                                      " copies each way, paced and waited for alike, no crypto, "
+                                      "no physics) ",
+                                      FloorSummary(floor),
                                       "; 1 kHz device, probe pressed 5 mm into the floor, world "
                                       "100 Hz, server in a second process, all in a network "
                                       "namespace whose loopback drops packets (nftables numgen)"));

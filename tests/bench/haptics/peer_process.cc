@@ -9,9 +9,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -267,6 +269,31 @@ bool EchoClient::BoundedRoundTrip(double spin, double wait) {
     ppoll(&fds, 1, &timeout, nullptr);
   }
   return true;
+}
+
+uint64_t EchoClient::NumberedRoundTrip(uint64_t number, int copies, double wait) {
+  std::vector<char> buf(std::max<int>(bytes_, sizeof(number)), 0);
+  std::memcpy(buf.data(), &number, sizeof(number));
+  for (int copy = 0; copy < copies; ++copy) send(fd_, buf.data(), buf.size(), MSG_DONTWAIT);
+  using Clock = std::chrono::steady_clock;
+  const auto deadline = Clock::now() + std::chrono::duration<double>(wait);
+  uint64_t highest = 0;
+  while (highest != number) {
+    const ssize_t n = recv(fd_, buf.data(), buf.size(), MSG_DONTWAIT);
+    if (n >= static_cast<ssize_t>(sizeof(number))) {
+      uint64_t echoed = 0;
+      std::memcpy(&echoed, buf.data(), sizeof(echoed));
+      highest = std::max(highest, echoed);
+      continue;
+    }
+    const auto now = Clock::now();
+    if (now >= deadline) break;
+    const double left = std::chrono::duration<double>(deadline - now).count();
+    timespec timeout{0, static_cast<long>(left * 1e9)};
+    pollfd fds{fd_, POLLIN, 0};
+    ppoll(&fds, 1, &timeout, nullptr);
+  }
+  return highest;
 }
 
 }  // namespace ligature::bench

@@ -63,6 +63,11 @@ class EchoClient {
   // for `spin` seconds, then sleeping in ppoll until `wait` has passed; false when nothing
   // came by then. A late reply to an earlier message is dropped first.
   bool BoundedRoundTrip(double spin, double wait);
+  // UDP only: message `number` (carried in its first 8 bytes) sent in `copies` datagrams, and
+  // the echoes waited for (sleeping, as a device thread that must not spin) until one of
+  // them carries `number` or `wait` seconds have passed. Returns the highest number echoed
+  // meanwhile, 0 when nothing came.
+  uint64_t NumberedRoundTrip(uint64_t number, int copies, double wait);
 
  private:
   int fd_ = -1;
