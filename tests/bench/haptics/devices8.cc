@@ -11,6 +11,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <functional>
 #include <optional>
 #include <string>
 #include <thread>
@@ -41,6 +42,32 @@ struct Device {
   bool ok = true;
 };
 
+// Paces `periods` device periods of 1 ms by sleeping, after 200 that settle and are not
+// counted, each one round trip by `round_trip(p)`, which says whether its answer came (or
+// nothing, when the session failed): the round trips' times, the late periods and the lost
+// answers go to `out`.
+void PaceDevice(int periods, const std::function<std::optional<bool>(int)>& round_trip,
+                Device* out) {
+  const int settle = 200;
+  auto deadline = Clock::now();
+  for (int p = 0; p < settle + periods; ++p) {
+    deadline += std::chrono::milliseconds(1);
+    const bool late = Clock::now() > deadline;
+    PaceUntil(deadline, /*spin=*/false);
+    const auto t0 = Clock::now();
+    const std::optional<bool> answered = round_trip(p);
+    const double us = std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
+    if (!answered) {
+      out->ok = false;
+      return;
+    }
+    if (p < settle) continue;
+    out->rtt_us.push_back(us);
+    if (late) ++out->late_periods;
+    if (!*answered) ++out->lost;
+  }
+}
+
 void RunDevice(const char* name, const std::string& address, int index, int periods, bool datagrams,
                Device* out) {
   // One channel per device, as separate device stations would have.
@@ -65,28 +92,18 @@ void RunDevice(const char* name, const std::string& address, int index, int peri
     out->ok = false;
     return;
   }
-  const int settle = 200;
-  auto deadline = Clock::now();
-  for (int p = 0; p < settle + periods; ++p) {
-    deadline += std::chrono::milliseconds(1);
-    const bool late = Clock::now() > deadline;
-    PaceUntil(deadline, /*spin=*/false);
-    haptics::DevicePose pose;
-    pose.sequence = p + 1;
-    pose.client_time = (p + 1) * 1e-3;
-    pose.position = Vec3(0.1 * index, 0.005, 0);
-    const auto t0 = Clock::now();
-    auto r = (*session)->Force(pose);
-    const double us = std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
-    if (!r.ok()) {
-      out->ok = false;
-      return;
-    }
-    if (p < settle) continue;
-    out->rtt_us.push_back(us);
-    if (late) ++out->late_periods;
-    if (r->sequence != pose.sequence) ++out->lost;
-  }
+  PaceDevice(
+      periods,
+      [&](int p) -> std::optional<bool> {
+        haptics::DevicePose pose;
+        pose.sequence = p + 1;
+        pose.client_time = (p + 1) * 1e-3;
+        pose.position = Vec3(0.1 * index, 0.005, 0);
+        auto r = (*session)->Force(pose);
+        if (!r.ok()) return std::nullopt;
+        return r->sequence == pose.sequence;
+      },
+      out);
   // A session that fell back to the stream did not measure what it was run for.
   if (datagrams && (*session)->transport() != client::HapticSession::Transport::kDatagrams) {
     out->ok = false;
@@ -102,20 +119,8 @@ void RunEchoDevice(int port, double wait, int periods, Device* out) {
     out->ok = false;
     return;
   }
-  const int settle = 200;
-  auto deadline = Clock::now();
-  for (int p = 0; p < settle + periods; ++p) {
-    deadline += std::chrono::milliseconds(1);
-    const bool late = Clock::now() > deadline;
-    PaceUntil(deadline, /*spin=*/false);
-    const auto t0 = Clock::now();
-    const bool answered = echo.BoundedRoundTrip(0.0, wait);
-    const double us = std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
-    if (p < settle) continue;
-    out->rtt_us.push_back(us);
-    if (late) ++out->late_periods;
-    if (!answered) ++out->lost;
-  }
+  PaceDevice(
+      periods, [&](int) -> std::optional<bool> { return echo.BoundedRoundTrip(0.0, wait); }, out);
 }
 
 // Misses of one device: a round trip over 1 ms, a late period, or a lost answer.
