@@ -15,6 +15,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <functional>
+#include <optional>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -49,10 +51,19 @@ struct Felt {
   bool ok = true;
 };
 
+// What a device got in one period: the sequence number its answer was for, and the force
+// (zero for an echo).
+struct Answer {
+  uint64_t sequence = 0;
+  Vec3 force = Vec3::Zero();
+};
+
 // `periods` device periods of 1 ms (a period that starts late starts the schedule again, as
-// a device loop that cannot catch up would), each pose 5 mm into the floor under probe
-// `probe` (at x = 0.1 m per probe).
-Felt Drive(client::HapticSession* session, int probe, int periods, uint64_t* sequence) {
+// a device loop that cannot catch up would), each one message numbered from `*sequence` on
+// and answered by `exchange(number)`, or nothing when the session failed. A fresh answer is
+// one for a message newer than the last fresh one's.
+Felt Feel(int periods, uint64_t* sequence,
+          const std::function<std::optional<Answer>(uint64_t)>& exchange) {
   Felt felt;
   uint64_t fresh_sequence = 0;
   Clock::time_point fresh_at;
@@ -62,17 +73,14 @@ Felt Drive(client::HapticSession* session, int probe, int periods, uint64_t* seq
     deadline += std::chrono::milliseconds(1);
     if (Clock::now() > deadline) deadline = Clock::now();
     PaceUntil(deadline);
-    haptics::DevicePose pose;
-    pose.sequence = ++*sequence;
-    pose.client_time = pose.sequence * 1e-3;
-    pose.position = Vec3(0.1 * probe, 0.005, 0);
-    auto r = session->Force(pose);
+    const uint64_t number = ++*sequence;
+    const std::optional<Answer> r = exchange(number);
     const auto now = Clock::now();
-    if (!r.ok() || !r->force.allFinite()) {
+    if (!r || !r->force.allFinite()) {
       felt.ok = false;
       return felt;
     }
-    if (r->sequence != pose.sequence) ++felt.lost;
+    if (r->sequence != number) ++felt.lost;
     if (r->sequence > fresh_sequence) {
       if (fresh_sequence != 0) {
         felt.gaps_ms.push_back(std::chrono::duration<double, std::milli>(now - fresh_at).count());
@@ -87,46 +95,39 @@ Felt Drive(client::HapticSession* session, int probe, int periods, uint64_t* seq
   return felt;
 }
 
-// The floor's device: the same pacing, each period's message a raw UDP echo sent in as
-// many copies as ours and waited for as our client waits for a force (no crypto, no
-// physics); a fresh echo is one newer than the last.
+// Our device: each pose 5 mm into the floor under probe `probe` (at x = 0.1 m per probe).
+Felt Drive(client::HapticSession* session, int probe, int periods, uint64_t* sequence) {
+  return Feel(periods, sequence, [&](uint64_t number) -> std::optional<Answer> {
+    haptics::DevicePose pose;
+    pose.sequence = number;
+    pose.client_time = number * 1e-3;
+    pose.position = Vec3(0.1 * probe, 0.005, 0);
+    auto r = session->Force(pose);
+    if (!r.ok()) return std::nullopt;
+    return Answer{r->sequence, r->force};
+  });
+}
+
+// The floor's device: each period's message a raw UDP echo sent in as many copies as ours
+// and waited for as our client waits for a force (no crypto, no physics).
 Felt DriveEcho(EchoClient* echo, int copies, double wait, int periods, uint64_t* sequence) {
-  Felt felt;
-  uint64_t fresh_sequence = 0;
-  Clock::time_point fresh_at;
-  auto deadline = Clock::now();
-  for (int p = 0; p < periods; ++p) {
-    deadline += std::chrono::milliseconds(1);
-    if (Clock::now() > deadline) deadline = Clock::now();
-    PaceUntil(deadline);
-    const uint64_t number = ++*sequence;
-    const uint64_t echoed = echo->NumberedRoundTrip(number, copies, wait);
-    const auto now = Clock::now();
-    if (echoed != number) ++felt.lost;
-    if (echoed > fresh_sequence) {
-      if (fresh_sequence != 0) {
-        felt.gaps_ms.push_back(std::chrono::duration<double, std::milli>(now - fresh_at).count());
-      }
-      fresh_sequence = echoed;
-      fresh_at = now;
-    }
-  }
-  return felt;
+  return Feel(periods, sequence, [&](uint64_t number) -> std::optional<Answer> {
+    return Answer{echo->NumberedRoundTrip(number, copies, wait)};
+  });
 }
 
-std::string Summary(const Felt& f) {
-  return absl::StrCat("p50=", Median(f.gaps_ms), " p99=", Percentile(f.gaps_ms, 99.0),
-                      " p99.9=", Percentile(f.gaps_ms, 99.9),
-                      " max=", *std::max_element(f.gaps_ms.begin(), f.gaps_ms.end()),
-                      " ms, lost=", f.lost, ", largest force ", f.max_force, " N, largest step ",
-                      f.max_step, " N");
-}
-
-std::string FloorSummary(const Felt& f) {
+// The gaps and the answers lost.
+std::string GapSummary(const Felt& f) {
   return absl::StrCat("p50=", Median(f.gaps_ms), " p99=", Percentile(f.gaps_ms, 99.0),
                       " p99.9=", Percentile(f.gaps_ms, 99.9),
                       " max=", *std::max_element(f.gaps_ms.begin(), f.gaps_ms.end()),
                       " ms, lost=", f.lost);
+}
+
+// The gaps, the answers lost and the forces the device was given.
+std::string Summary(const Felt& f) {
+  return absl::StrCat(GapSummary(f), ", largest force ", f.max_force, " N, largest step ",
+                      f.max_step, " N");
 }
 
 std::unique_ptr<client::HapticSession> OpenProbe(const std::string& address, int probe,
@@ -225,7 +226,7 @@ RunResult Measure(const RunOptions& options) {
                                       "; floor (a raw UDP echo in ", copies,
                                       " copies each way, paced and waited for alike, no crypto, "
                                       "no physics) ",
-                                      FloorSummary(floor),
+                                      GapSummary(floor),
                                       "; 1 kHz device, probe pressed 5 mm into the floor, world "
                                       "100 Hz, server in a second process, all in a network "
                                       "namespace whose loopback drops packets (nftables numgen)"));

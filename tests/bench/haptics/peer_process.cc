@@ -168,6 +168,13 @@ int ListenUdpEcho(std::vector<std::thread>* threads, int* fd) {
   return ntohs(addr.sin_port);
 }
 
+// Sleeps in ppoll until `fd` can be read or `left` (under a second) has passed.
+void SleepUntilReadable(int fd, std::chrono::duration<double> left) {
+  timespec timeout{0, static_cast<long>(left.count() * 1e9)};
+  pollfd fds{fd, POLLIN, 0};
+  ppoll(&fds, 1, &timeout, nullptr);
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<PeerProcess>> PeerProcess::Start(int probes) {
@@ -263,10 +270,7 @@ bool EchoClient::BoundedRoundTrip(double spin, double wait) {
       sched_yield();
       continue;
     }
-    const double left = std::chrono::duration<double>(deadline - now).count();
-    timespec timeout{0, static_cast<long>(left * 1e9)};
-    pollfd fds{fd_, POLLIN, 0};
-    ppoll(&fds, 1, &timeout, nullptr);
+    SleepUntilReadable(fd_, deadline - now);
   }
   return true;
 }
@@ -288,10 +292,7 @@ uint64_t EchoClient::NumberedRoundTrip(uint64_t number, int copies, double wait)
     }
     const auto now = Clock::now();
     if (now >= deadline) break;
-    const double left = std::chrono::duration<double>(deadline - now).count();
-    timespec timeout{0, static_cast<long>(left * 1e9)};
-    pollfd fds{fd_, POLLIN, 0};
-    ppoll(&fds, 1, &timeout, nullptr);
+    SleepUntilReadable(fd_, deadline - now);
   }
   return highest;
 }
